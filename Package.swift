@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "RowCast",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "rowcastd", targets: ["rowcastd"]),
+        .executable(name: "rowcast", targets: ["rowcast"]),
+        .library(name: "RowCastKit", targets: ["RowCastKit"]),
+        .library(name: "RowCastClient", targets: ["RowCastClient"]),
+        // Cell-controller plugins: each is a shared library loaded by rowcastd at run time.
+        // The file name (librowcast-<name>.so) matches the loader's pattern.
+        .library(name: "rowcast-product", type: .dynamic, targets: ["ProductCell"]),
+        .library(name: "rowcast-advertising", type: .dynamic, targets: ["AdvertisingCell"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "CRowCastPlugin"),
+        .target(name: "RowCastKit", dependencies: ["CRowCastPlugin"]),
+        .target(
+            name: "RowCastCore",
+            dependencies: [
+                "RowCastKit",
+                "CRowCastPlugin",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Collections", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "RowCastDaemon",
+            dependencies: [
+                "ZeroMQ",
+                "RowCastCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "RowCastClient", dependencies: ["ZeroMQ", "RowCastKit"]),
+        .executableTarget(
+            name: "rowcastd",
+            dependencies: [
+                "RowCastDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "rowcast",
+            dependencies: [
+                "RowCastClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "ProductCell", dependencies: ["RowCastKit"], path: "Plugins/ProductCell"),
+        .target(name: "AdvertisingCell", dependencies: ["RowCastKit"], path: "Plugins/AdvertisingCell"),
+        .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
+        .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
+        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit"]),
+        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "ZeroMQ"]),
+    ]
+)

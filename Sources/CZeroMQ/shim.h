@@ -1,0 +1,4 @@
+#ifndef ROWCAST_CZEROMQ_SHIM_H
+#define ROWCAST_CZEROMQ_SHIM_H
+#include <zmq.h>
+#endif

@@ -1,0 +1,1 @@
+// scaffold: replaced as the target is written

@@ -1,0 +1,115 @@
+/// Appends compact JSON text to a byte buffer; the one serializer RowCast uses on every path.
+public struct JSONWriter {
+    /// The bytes written so far.
+    public var bytes: [UInt8]
+
+    /// A writer with an empty buffer of at least `capacity` bytes.
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Appends `value` as compact JSON.
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: writeRaw("null")
+        case .bool(let flag): writeRaw(flag ? "true" : "false")
+        case .number(let number): write(number: number)
+        case .string(let string): write(string: string)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let object):
+            bytes.append(UInt8(ascii: "{"))
+            for (offset, entry) in object.entries.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(string: entry.key)
+                bytes.append(UInt8(ascii: ":"))
+                write(entry.value)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends a number: integral values up to 2^53 without a fraction, non-finite ones as `null`.
+    public mutating func write(number: Double) {
+        guard number.isFinite else {
+            writeRaw("null")
+            return
+        }
+        if number == number.rounded(), abs(number) < 9_007_199_254_740_992 {
+            write(integer: Int64(number))
+        } else {
+            bytes.append(contentsOf: String(describing: number).utf8)
+        }
+    }
+
+    /// Appends an integer.
+    public mutating func write(integer: Int64) {
+        if integer == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
+        var magnitude = integer.magnitude
+        if integer < 0 { bytes.append(UInt8(ascii: "-")) }
+        let start = bytes.count
+        while magnitude > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        }
+        bytes[start...].reverse()
+    }
+
+    /// Appends a quoted, escaped string.
+    public mutating func write(string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for (offset, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<offset]))
+                appendEscape(byte)
+                runStart = offset + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends bytes that are already valid JSON (a stored row, say) without looking at them.
+    public mutating func writeRaw(_ json: some Sequence<UInt8>) {
+        bytes.append(contentsOf: json)
+    }
+
+    /// Appends ASCII text that is already valid JSON (punctuation, a literal).
+    public mutating func writeRaw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func appendEscape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+    }
+}
+
+extension JSONValue {
+    /// This value as compact JSON bytes.
+    public func serialized() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(self)
+        return writer.bytes
+    }
+}
