@@ -50,6 +50,7 @@ let package = Package(
             name: "rowcastd",
             dependencies: [
                 "RowCastDaemon",
+                "RowCastKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
