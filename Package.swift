@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -34,6 +35,7 @@ let package = Package(
                 "CRowCastPlugin",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Collections", package: "swift-collections"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .target(
@@ -49,6 +51,7 @@ let package = Package(
             name: "rowcastd",
             dependencies: [
                 "RowCastDaemon",
+                "RowCastCore",
                 "RowCastKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

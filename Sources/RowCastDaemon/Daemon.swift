@@ -27,6 +27,8 @@ public final class Daemon {
     private var publish: Socket?
     private let poller = Poller()
     private var engine: Engine?
+    private var durable: DurableEngine?
+    private var restoreReports: [Publication] = []
     private var lastPublication = ContinuousClock.now
 
     /// A daemon that loads its plugins from the configured directories.
@@ -44,13 +46,18 @@ public final class Daemon {
         context = try Context()
     }
 
-    /// Loads the plugins and binds every socket. Throws a `ZeroMQError` naming the endpoint
-    /// when one cannot be bound (in use, or malformed).
+    /// Loads the plugins, opens the durable store and loads every feed from it, then binds
+    /// every socket. Throws a `StoreError` naming the file when the state cannot be used, and
+    /// a `ZeroMQError` naming the endpoint when one cannot be bound (in use, or malformed).
     public func start() throws {
         let renderer = loadRenderer(configuration.pluginDirectories, nil)
         self.renderer = renderer
         let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
         self.engine = engine
+        let store = try SQLiteFeedStore(directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous, logger: logger)
+        let durable = DurableEngine(engine: engine, store: store, logger: logger)
+        restoreReports = try durable.start()
+        self.durable = durable
 
         let zmqLimit = Int64(configuration.maximumMessageBytes) * 4 + 4096
         let ingest = try Socket(context: context, type: .pull)
@@ -80,6 +87,7 @@ public final class Daemon {
         engine.statusMembers = [
             "version": .string(RowCastVersion.current),
             "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],
+            "state": ["directory": .string(configuration.stateDirectory), "durability": .string(configuration.durability.rawValue)],
         ]
         logger.info("rowcastd ready", metadata: [
             "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
@@ -95,10 +103,13 @@ public final class Daemon {
     /// Runs the loop until `signal` asks for a stop, then answers what it already read and
     /// closes the sockets (waiting at most the linger time for queued messages).
     public func run(until signal: StopSignal) throws {
-        guard let engine, let ingest, let control, let publish else {
+        guard let durable, let ingest, let control, let publish else {
             preconditionFailure("Daemon.run called before start")
         }
+        let engine = durable.engine
         lastPublication = .now
+        try publishAll(restoreReports, on: publish)
+        restoreReports = []
         var messages: [IncomingMessage] = []
         var envelopes: [ControlEnvelope] = []
         messages.reserveCapacity(configuration.batchLimit)
@@ -109,18 +120,19 @@ public final class Daemon {
                 envelopes.removeAll(keepingCapacity: true)
                 try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
                 if !messages.isEmpty {
-                    let output = engine.process(messages)
+                    let output = try durable.process(messages)
                     try send(output, envelopes: envelopes, control: control, publish: publish)
                 }
             }
-            if signal.takeReloadRequest() { try reload(engine: engine, publish: publish) }
+            if signal.takeReloadRequest() { try reload(durable: durable, publish: publish) }
             try heartbeatIfIdle(engine: engine, publish: publish)
         }
         logger.info("rowcastd stopping", metadata: ["feeds": "\(engine.feeds.count)"])
         close()
     }
 
-    /// Closes every socket; queued replies and deltas get up to the linger time to leave.
+    /// Closes every socket (queued replies and deltas get up to the linger time to leave),
+    /// then records a clean stop in the store and closes it.
     public func close() {
         ingest?.close()
         control?.close()
@@ -128,6 +140,8 @@ public final class Daemon {
         ingest = nil
         control = nil
         publish = nil
+        durable?.close()
+        durable = nil
     }
 
     /// Reads at most `batchLimit` messages, alternating between the two sockets so neither
@@ -169,11 +183,11 @@ public final class Daemon {
         lastPublication = .now
     }
 
-    private func reload(engine: Engine, publish: Socket) throws {
+    private func reload(durable: DurableEngine, publish: Socket) throws {
         logger.info("reloading plugins", metadata: ["directories": "\(configuration.pluginDirectories)"])
         let renderer = loadRenderer(configuration.pluginDirectories, self.renderer)
         self.renderer = renderer
-        try publishAll(engine.replaceRenderer(renderer), on: publish)
+        try publishAll(durable.replaceRenderer(renderer), on: publish)
         logger.info("plugins reloaded", metadata: ["plugins": "\(renderer.pluginCount)"])
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import RowCastCore
 import RowCastDaemon
 import RowCastKit
 
@@ -24,6 +25,11 @@ struct RowcastdCommand: ParsableCommand {
 
             SIGTERM or SIGINT stops it (a second one stops it at once); SIGHUP rescans the plugin \
             directories.
+
+            Feeds are kept in an SQLite database in the state directory and every ack is sent \
+            after its batch is committed (docs/OPERATIONS.md, "State"). Exit status 65: the \
+            database needs a person (damaged, newer, foreign); 73: the state directory cannot \
+            be written; 75: another rowcastd uses it.
             """,
         version: RowCastVersion.current
     )
@@ -46,6 +52,12 @@ struct RowcastdCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Heartbeat after this many milliseconds without publishing.", valueName: "ms"))
     var heartbeatMs = DaemonConfiguration().heartbeatMilliseconds
 
+    @Option(name: .long, help: ArgumentHelp("Directory of the durable state (default: $STATE_DIRECTORY, else ./.rowcast).", valueName: "dir"))
+    var stateDir: String?
+
+    @Option(name: .long, help: ArgumentHelp("normal: acked data survives a crash of rowcastd; full: it also survives power loss (slower commits).", valueName: "level"))
+    var durability = DaemonConfiguration().durability.rawValue
+
     @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel = "info"
 
@@ -55,6 +67,10 @@ struct RowcastdCommand: ParsableCommand {
         }
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
+        guard Durability(rawValue: durability) != nil else {
+            throw ValidationError("--durability must be normal or full (got \"\(durability)\")")
+        }
+        if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
     }
 
     func run() throws {
@@ -73,19 +89,35 @@ struct RowcastdCommand: ParsableCommand {
         configuration.pluginDirectories = pluginDirectories.isEmpty ? Self.defaultPluginDirectories() : pluginDirectories
         configuration.maximumMessageBytes = maxMessageBytes
         configuration.heartbeatMilliseconds = heartbeatMs
+        configuration.stateDirectory = stateDir ?? DaemonConfiguration.defaultStateDirectory(variable: getenv("STATE_DIRECTORY").map { String(cString: $0) })
+        configuration.durability = Durability(rawValue: durability)!
 
         let signal = StopSignal()
         let handlers = signal.installSignalHandlers()
         let daemon = try Daemon(configuration: configuration, logger: logger)
         do {
             try daemon.start()
+        } catch let error as StoreError {
+            Self.exit(storeError: error, stage: "cannot start")
         } catch {
             throw RowcastdFailure(message: "cannot start: \(error)")
         }
         print(daemon.readyLine)
         fflush(nil)
-        try daemon.run(until: signal)
+        do {
+            try daemon.run(until: signal)
+        } catch let error as StoreError {
+            Self.exit(storeError: error, stage: "stopped")
+        }
         withExtendedLifetime(handlers) {}
+    }
+
+    /// Prints a store error on one line and exits with its status (see `StoreError.exitStatus`).
+    static func exit(storeError error: StoreError, stage: String) -> Never {
+        var line = "rowcastd: \(stage): \(error.message)\n"
+        fflush(nil)
+        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+        Glibc.exit(error.exitStatus)
     }
 
     /// The directory of this executable, then `../lib/rowcast/plugins` beside it: those of the

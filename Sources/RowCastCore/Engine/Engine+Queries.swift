@@ -13,6 +13,8 @@ extension Engine {
             members.append(key: "epoch", value: feeds[name].map { .string($0.epoch) } ?? .null)
             for entry in extra.entries { members.append(key: entry.key, value: entry.value) }
             return ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
+        case .recalled(let key, let answer):
+            return recalledReply(key, answer: answer)
         case .query(let request):
             do {
                 return try answer(request, publications: &publications)

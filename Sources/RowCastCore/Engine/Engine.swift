@@ -13,6 +13,9 @@ public final class Engine {
     public internal(set) var counters = EngineCounters()
     /// Extra members of the `status` reply (version, endpoints), set by the daemon.
     public var statusMembers = JSONObject()
+    /// Recent answers to acked mutations by (client, req): a repeated request gets its first
+    /// answer instead of being applied again (see `Engine+Ledger.swift`).
+    public var ledger = RequestLedger()
 
     var renderer: any RowRendering
     let decoder: RequestDecoder
@@ -49,6 +52,9 @@ public final class Engine {
         case query(Request)
         /// A refusal.
         case failed(RowCastError, op: String?, req: JSONValue?, client: String?)
+        /// A repeated acked mutation: its first answer (nil while that answer is being written
+        /// in the same batch).
+        case recalled(LedgerKey, answer: [UInt8]?)
     }
 
     /// Processes one batch: everything read from the sockets in one pass.
@@ -63,8 +69,11 @@ public final class Engine {
         }
         publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
         for (token, outcome) in pending {
-            output.replies.append(Reply(token: token, body: reply(for: outcome, publications: &output.publications)))
+            let body = reply(for: outcome, publications: &output.publications)
+            remember(outcome, reply: body)
+            output.replies.append(Reply(token: token, body: body))
         }
+        ledger.endBatch()
         return output
     }
 
@@ -81,6 +90,7 @@ public final class Engine {
             return refuse(error, op: op, req: req, client: client, publishing: isIngest, into: &publications)
         case .request(let request):
             guard request.isMutation else { return .query(request) }
+            if !isIngest, let recalled = recall(request) { return recalled }
             do {
                 let extra = try apply(request, batch: &batch, publications: &publications)
                 counters.applied += 1
@@ -117,6 +127,11 @@ public final class Engine {
     /// Puts a restored feed in place, replacing any feed of that name.
     func installRestored(_ feed: Feed) {
         feeds[feed.name] = feed
+    }
+
+    /// Drops a feed the durable store never had (after a failed commit created it).
+    func discardFeed(named name: String) {
+        feeds[name] = nil
     }
 
     /// The feed named `name`, created (with a new epoch) when `create` is set.

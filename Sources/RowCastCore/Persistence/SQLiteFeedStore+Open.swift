@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+
+extension SQLiteFeedStore {
+    /// What the meta table said when opening.
+    struct OpenedMeta {
+        var storeID: String
+        var commits: UInt64
+        var continuity: StoreContinuity
+    }
+
+    /// Opens the database in WAL mode with the `synchronous` setting, checks it (integrity,
+    /// ownership, schema version) and migrates it to this build's schema.
+    static func openDatabase(at path: String, synchronous: Synchronous) throws(StoreError) -> DatabaseQueue {
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            throw StoreError(.foreign, path: path, message: "\(path) is not a regular file. Move it aside (or choose another --state-dir) and start again.")
+        }
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.label = "rowcast.store"
+        let pragma = synchronous == .full ? "FULL" : "NORMAL"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(pragma)")
+        }
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw storeError(error, path: path, during: "opening")
+        }
+        do {
+            let migrator = Self.migrator
+            try queue.read { db in
+                let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+                guard check == ["ok"] else {
+                    throw corruption(path: path, detail: check.prefix(3).joined(separator: "; "))
+                }
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                if !tables.isEmpty && !tables.contains("grdb_migrations") {
+                    throw StoreError(.foreign, path: path, message: "\(path) is an SQLite database of another program (tables: \(tables.prefix(5).joined(separator: ", "))), not a rowcastd state. rowcastd leaves it alone: choose another --state-dir, or move the file aside.")
+                }
+                if try migrator.hasBeenSuperseded(db) {
+                    let applied = try migrator.appliedIdentifiers(db).sorted().joined(separator: ", ")
+                    throw StoreError(.newerSchema, path: path, message: "\(path) was written by a newer rowcastd (schema versions \(applied); this build knows up to \(schemaVersion)). Run that newer rowcastd, or move the file aside (its data is then not served) to start this one with an empty state.")
+                }
+            }
+            try migrator.migrate(queue)
+        } catch let error as StoreError {
+            try? queue.close()
+            throw error
+        } catch {
+            try? queue.close()
+            throw storeError(error, path: path, during: "checking")
+        }
+        return queue
+    }
+
+    /// Reads the meta table and judges whether the stored history continues.
+    static func readMeta(_ queue: DatabaseQueue, path: String, marker: CommitMarker) throws -> OpenedMeta {
+        let meta = try queue.read { db in
+            Dictionary(try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) }, uniquingKeysWith: { $1 })
+        }
+        guard let storeID = meta["store_id"], let commits = meta["commits"].flatMap({ UInt64($0) }) else {
+            return OpenedMeta(storeID: UUID().uuidString.lowercased(), commits: 0, continuity: .fresh)
+        }
+        var reasons: [String] = []
+        let markerPath = marker.path
+        if let position = marker.read() {
+            if position.storeID != storeID {
+                reasons.append("\(markerPath) belongs to another database (store \(position.storeID), this one is \(storeID))")
+            } else if position.commits > commits {
+                reasons.append("the database has \(commits) commits but had reached \(position.commits) (\(markerPath)): it is an older copy, or commits were lost")
+            }
+        } else {
+            reasons.append("\(markerPath) is missing or unreadable, so the database cannot be shown to be the latest")
+        }
+        if meta["clean"] != "1", meta["durability"] != Synchronous.full.rawValue {
+            let current = BootIdentity.current()
+            if current == nil || current != meta["boot_id"] {
+                reasons.append("the machine restarted since rowcastd last stopped without a clean shutdown, with durability normal, so its last commits may be lost")
+            }
+        }
+        return OpenedMeta(storeID: storeID, commits: commits, continuity: reasons.isEmpty ? .continued : .broken(reason: reasons.joined(separator: "; ")))
+    }
+
+    /// Writes meta values in a transaction synced to disk whatever the durability setting.
+    static func writeMetaDurably(_ queue: DatabaseQueue, _ values: [String: String], synchronous: Synchronous) throws {
+        try queue.inDatabase { db in
+            if synchronous != .full { try db.execute(sql: "PRAGMA synchronous = FULL") }
+            defer { if synchronous != .full { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
+            try db.inTransaction {
+                for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                    try db.execute(sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key, value])
+                }
+                return .commit
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import GRDB
+
+extension SQLiteFeedStore {
+    /// Every schema version this build knows, oldest first. Never edit a registered
+    /// migration: add a new one. A database that has a migration not listed here was written
+    /// by a newer rowcastd and is refused.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE meta (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE feeds (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    seq INTEGER NOT NULL,
+                    epoch TEXT NOT NULL,
+                    next_arrival INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE sections (
+                    feed TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    sort_order REAL,
+                    type TEXT,
+                    header TEXT,
+                    declared INTEGER NOT NULL,
+                    arrival INTEGER NOT NULL,
+                    PRIMARY KEY (feed, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE items (
+                    feed TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    section TEXT NOT NULL,
+                    sort REAL,
+                    arrival INTEGER NOT NULL,
+                    json BLOB NOT NULL,
+                    PRIMARY KEY (feed, id)
+                ) WITHOUT ROWID;
+                CREATE TABLE requests (
+                    client TEXT NOT NULL,
+                    req TEXT NOT NULL,
+                    ord INTEGER NOT NULL,
+                    reply BLOB NOT NULL,
+                    PRIMARY KEY (client, req)
+                ) WITHOUT ROWID;
+                CREATE TABLE renderers (
+                    kind TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    identity TEXT,
+                    PRIMARY KEY (kind, type)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+
+    /// The newest schema version this build writes.
+    static var schemaVersion: String { "v1" }
+}

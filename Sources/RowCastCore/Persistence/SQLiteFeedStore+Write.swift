@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import RowCastKit
+
+extension SQLiteFeedStore {
+    /// Writes a commit's rows; the caller holds the transaction.
+    static func write(_ commit: StoreCommit, to db: Database) throws {
+        if !commit.feeds.isEmpty { try writeFeeds(commit.feeds, to: db) }
+        if !commit.counters.isEmpty {
+            let update = try db.cachedStatement(sql: "UPDATE feeds SET seq = ?, epoch = ? WHERE name = ?")
+            for counters in commit.counters {
+                try update.execute(arguments: [Int64(counters.seq), counters.epoch, counters.feed])
+            }
+        }
+        if !commit.ledger.forgotten.isEmpty {
+            let forget = try db.cachedStatement(sql: "DELETE FROM requests WHERE client = ? AND req = ?")
+            for key in commit.ledger.forgotten { try forget.execute(arguments: [key.client, key.req]) }
+        }
+        if !commit.ledger.recorded.isEmpty {
+            let record = try db.cachedStatement(sql: "INSERT OR REPLACE INTO requests(client, req, ord, reply) VALUES (?, ?, ?, ?)")
+            for entry in commit.ledger.recorded {
+                try record.execute(arguments: [entry.key.client, entry.key.req, Int64(entry.order), Data(entry.reply)])
+            }
+        }
+        if !commit.renderers.isEmpty {
+            let record = try db.cachedStatement(sql: "INSERT OR REPLACE INTO renderers(kind, type, identity) VALUES (?, ?, ?)")
+            for renderer in commit.renderers {
+                try record.execute(arguments: [renderer.kind.rawValue, renderer.type, renderer.identity])
+            }
+        }
+    }
+
+    private static func writeFeeds(_ changes: [FeedChanges], to db: Database) throws {
+        let upsertFeed = try db.cachedStatement(sql: """
+            INSERT INTO feeds(name, seq, epoch, next_arrival) VALUES (?, ?, ?, ?)
+            ON CONFLICT(name) DO UPDATE SET seq = excluded.seq, epoch = excluded.epoch, next_arrival = excluded.next_arrival
+            """)
+        let upsertItem = try db.cachedStatement(sql: "INSERT OR REPLACE INTO items(feed, id, type, section, sort, arrival, json) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let deleteItem = try db.cachedStatement(sql: "DELETE FROM items WHERE feed = ? AND id = ?")
+        let upsertSection = try db.cachedStatement(sql: "INSERT OR REPLACE INTO sections(feed, id, sort_order, type, header, declared, arrival) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let deleteSection = try db.cachedStatement(sql: "DELETE FROM sections WHERE feed = ? AND id = ?")
+        for change in changes {
+            try upsertFeed.execute(arguments: [change.feed, Int64(change.seq), change.epoch, Int64(change.nextArrival)])
+            if change.replacedAll {
+                try db.execute(sql: "DELETE FROM items WHERE feed = ?", arguments: [change.feed])
+                try db.execute(sql: "DELETE FROM sections WHERE feed = ?", arguments: [change.feed])
+            }
+            for (id, item) in change.items {
+                if let item {
+                    try upsertItem.execute(arguments: [change.feed, id, item.type, item.section, item.sort, Int64(item.arrival), Data(item.json)])
+                } else if !change.replacedAll {
+                    try deleteItem.execute(arguments: [change.feed, id])
+                }
+            }
+            for (id, section) in change.sections {
+                if let section {
+                    let header = section.header.map { String(decoding: JSONValue.object($0).serialized(), as: UTF8.self) }
+                    try upsertSection.execute(arguments: [change.feed, id, section.order, section.type, header, section.declared, Int64(section.arrival)])
+                } else if !change.replacedAll {
+                    try deleteSection.execute(arguments: [change.feed, id])
+                }
+            }
+        }
+    }
+}

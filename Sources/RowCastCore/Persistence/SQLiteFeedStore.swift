@@ -1,0 +1,166 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The durable store: one SQLite database (`rowcast.db`) in the state directory, through
+/// GRDB, in WAL mode. Every batch is one transaction; `synchronous` decides whether a commit
+/// waits for the disk (see docs/OPERATIONS.md, "Durability").
+///
+/// Opening refuses, with a `StoreError` naming the file and what to do, a directory it
+/// cannot write, a damaged file, an SQLite file of another program, and a database written by
+/// a newer rowcastd. It never deletes or rewrites a file it refuses.
+///
+/// Not `Sendable`: the daemon's loop thread owns it (GRDB's queue is thread-safe, but the
+/// commit counter and marker are not).
+public final class SQLiteFeedStore: FeedStore {
+    /// SQLite's `synchronous` setting for commits.
+    public enum Synchronous: String, Sendable, CaseIterable {
+        /// WAL with `synchronous=NORMAL`: a commit survives a crash of the process; power loss
+        /// may undo the last commits.
+        case normal
+        /// WAL with `synchronous=FULL`: the WAL is synced before a commit returns, so it also
+        /// survives power loss.
+        case full
+    }
+
+    /// The database file's name in the state directory.
+    public static let databaseFileName = "rowcast.db"
+    /// The commit marker's file name in the state directory.
+    public static let markerFileName = "rowcast.position"
+
+    /// The state directory.
+    public let directory: String
+    /// The database file.
+    public let databasePath: String
+    /// The `synchronous` setting in force.
+    public let synchronous: Synchronous
+    /// Whether the stored feeds continue what subscribers saw, as judged when opening.
+    public let continuity: StoreContinuity
+
+    private let stateDirectory: StateDirectory
+    private var queue: DatabaseQueue?
+    private let marker: CommitMarker
+    private let storeID: String
+    private var commits: UInt64
+    private let logger: Logger
+
+    /// Opens (creating when absent) the store in `directory`, migrating its schema, and records
+    /// this start (boot id, durability) durably.
+    public init(directory: String, synchronous: Synchronous, logger: Logger = Logger(label: "rowcast.store")) throws(StoreError) {
+        self.directory = directory
+        self.synchronous = synchronous
+        self.logger = logger
+        stateDirectory = try StateDirectory(path: directory)
+        databasePath = directory + "/" + Self.databaseFileName
+        marker = CommitMarker(path: directory + "/" + Self.markerFileName)
+        let queue = try Self.openDatabase(at: databasePath, synchronous: synchronous)
+        self.queue = queue
+        let path = databasePath
+        do {
+            let opened = try Self.readMeta(queue, path: path, marker: marker)
+            storeID = opened.storeID
+            commits = opened.commits + 1
+            continuity = opened.continuity
+            let started: [String: String] = [
+                "store_id": storeID, "commits": String(commits), "boot_id": BootIdentity.current() ?? "",
+                "durability": synchronous.rawValue, "clean": "0", "schema": Self.schemaVersion,
+            ]
+            try Self.writeMetaDurably(queue, started, synchronous: synchronous)
+        } catch let error as StoreError {
+            try? queue.close()
+            throw error
+        } catch {
+            try? queue.close()
+            throw Self.storeError(error, path: path, during: "recording the start in")
+        }
+        marker.writeAndSync(CommitMarker.Position(storeID: storeID, commits: commits))
+        logger.info("state opened", metadata: ["database": "\(databasePath)", "durability": "\(synchronous.rawValue)", "commits": "\(commits)", "continuity": "\(continuity)"])
+    }
+
+    // MARK: - FeedStore
+
+    /// Everything stored, with the continuity judged when opening.
+    public func load() throws(StoreError) -> StoredState {
+        let queue = try openQueue()
+        do {
+            return try queue.read { db in
+                StoredState(
+                    feeds: try Self.readFeeds(db, names: nil, logger: logger),
+                    ledger: try Self.readLedger(db),
+                    renderers: try Self.readRenderers(db),
+                    continuity: continuity)
+            }
+        } catch {
+            throw Self.storeError(error, path: databasePath, during: "reading")
+        }
+    }
+
+    /// Writes one batch in one transaction, then moves the commit marker.
+    public func commit(_ commit: StoreCommit) throws(StoreError) {
+        guard !commit.isEmpty else { return }
+        let queue = try openQueue()
+        let next = commits + 1
+        do {
+            try queue.write { db in
+                try Self.write(commit, to: db)
+                try db.cachedStatement(sql: "UPDATE meta SET value = ? WHERE key = 'commits'").execute(arguments: [String(next)])
+            }
+        } catch {
+            throw Self.storeError(error, path: databasePath, during: "committing to")
+        }
+        commits = next
+        if !marker.write(CommitMarker.Position(storeID: storeID, commits: next)) {
+            logger.warning("cannot update the commit marker", metadata: ["file": "\(marker.path)", "error": "\(StateDirectory.describe(errno))"])
+        }
+    }
+
+    /// The named feeds as committed.
+    public func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] {
+        let queue = try openQueue()
+        do {
+            return try queue.read { db in try Self.readFeeds(db, names: Set(names), logger: logger) }
+        } catch {
+            throw Self.storeError(error, path: databasePath, during: "reading")
+        }
+    }
+
+    /// The remembered answers as committed.
+    public func ledgerEntries() throws(StoreError) -> [LedgerEntry] {
+        let queue = try openQueue()
+        do {
+            return try queue.read { db in try Self.readLedger(db) }
+        } catch {
+            throw Self.storeError(error, path: databasePath, during: "reading")
+        }
+    }
+
+    /// Records a clean stop (synced), closes the database (which checkpoints the WAL into it)
+    /// and releases the state directory.
+    public func close() {
+        guard let queue else { return }
+        do {
+            try Self.writeMetaDurably(queue, ["clean": "1"], synchronous: synchronous)
+            try queue.close()
+            marker.writeAndSync(CommitMarker.Position(storeID: storeID, commits: commits))
+        } catch {
+            logger.error("could not close the state cleanly; the next start may begin new epochs", metadata: ["database": "\(databasePath)", "error": "\(error)"])
+        }
+        self.queue = nil
+        marker.close()
+        stateDirectory.unlock()
+    }
+
+    deinit {
+        if let queue { try? queue.close() }
+    }
+
+    private func openQueue() throws(StoreError) -> DatabaseQueue {
+        guard let queue else {
+            throw StoreError(.io, path: databasePath, message: "the store \(databasePath) is closed")
+        }
+        return queue
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteFeedStore: Sendable {}
