@@ -1,0 +1,114 @@
+import RowCastKit
+
+extension Engine {
+    /// Applies one feed operation to its feed, or throws without changing anything.
+    /// Returns extra reply members (`warning`, `rejected`).
+    func apply(_ request: Request, batch: inout BatchState, publications: inout [Publication]) throws(RowCastError) -> JSONObject {
+        let name = request.feed!
+        var extra = JSONObject()
+        switch request.operation {
+        case .upsert(let item):
+            let rendered = try renderItem(item, feed: name)
+            let feed = feed(named: name, create: true)!
+            if rendered == nil {
+                let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
+                extra.append(key: "warning", value: warning.json)
+            }
+            feed.upsert(item, pluginInput: item.pluginInput(), row: rendered)
+
+        case .delete(let id):
+            guard let feed = feeds[name], feed.delete(id: id) else {
+                throw RowCastError(.notFound, "delete: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
+            }
+
+        case .section(let section):
+            let headerRow = try renderHeader(section, feed: name)
+            feed(named: name, create: true)!.declareSection(section, headerRow: headerRow)
+
+        case .deleteSection(let id):
+            guard let feed = feeds[name], feed.deleteSection(id: id) else {
+                throw RowCastError(.notFound, "delete_section: feed \"\(name)\" has no section \"\(id)\"", field: "id", feed: name, id: id)
+            }
+
+        case .reset(let items, let sections):
+            extra = reset(feed: name, items: items, sections: sections, request: request, publications: &publications)
+
+        case .snapshot, .status, .plugins, .select:
+            preconditionFailure("queries are not mutations")
+        }
+        batch.touch(name)
+        return extra
+    }
+
+    private func reset(feed name: String, items: [ItemInput], sections: [SectionInput], request: Request, publications: inout [Publication]) -> JSONObject {
+        let feed = feed(named: name, create: true)!
+        var rejected: [JSONValue] = []
+        var warnings: [JSONValue] = []
+        func report(_ error: RowCastError) {
+            counters.rejected += 1
+            publications.append(ReplyBuilder.errorEvent(error, req: request.req, client: request.client))
+        }
+
+        var keptSections: [(SectionInput, [UInt8]?)] = []
+        for section in lastOccurrences(sections, id: \.id, kind: "section", feed: name, report: report) {
+            do {
+                keptSections.append((section, try renderHeader(section, feed: name)))
+            } catch {
+                report(error)
+                rejected.append(error.json)
+                keptSections.append((section, nil))
+            }
+        }
+        var keptItems: [(ItemInput, [UInt8], RenderedRow?)] = []
+        keptItems.reserveCapacity(items.count)
+        for item in lastOccurrences(items, id: \.id, kind: "item", feed: name, report: report) {
+            do {
+                let row = try renderItem(item, feed: name)
+                if row == nil {
+                    let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
+                    if warnings.isEmpty { warnings.append(warning.json) }
+                }
+                keptItems.append((item, item.pluginInput(), row))
+            } catch {
+                report(error)
+                rejected.append(error.json)
+            }
+        }
+        feed.reset(sections: keptSections, items: keptItems)
+        var extra = JSONObject()
+        if let warning = warnings.first { extra.append(key: "warning", value: warning) }
+        if !rejected.isEmpty { extra.append(key: "rejected", value: .array(rejected)) }
+        return extra
+    }
+
+    /// The elements whose id does not appear again later, in order; each earlier duplicate is
+    /// reported as `duplicate_id`.
+    private func lastOccurrences<Element>(_ elements: [Element], id: KeyPath<Element, String>, kind: String, feed: String, report: (RowCastError) -> Void) -> [Element] {
+        var lastIndex: [String: Int] = [:]
+        lastIndex.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() { lastIndex[element[keyPath: id]] = index }
+        guard lastIndex.count < elements.count else { return elements }
+        var kept: [Element] = []
+        kept.reserveCapacity(lastIndex.count)
+        for (index, element) in elements.enumerated() {
+            let elementID = element[keyPath: id]
+            if lastIndex[elementID] == index {
+                kept.append(element)
+            } else {
+                report(RowCastError(.duplicateID, "reset: \(kind) id \"\(elementID)\" appears more than once; the last one was kept", feed: feed, id: elementID))
+            }
+        }
+        return kept
+    }
+
+    /// The `unknown_type` warning for an item that waits for a plugin; published once per
+    /// feed and type.
+    func unknownTypeWarning(_ item: ItemInput, feed: Feed, publications: inout [Publication]) -> RowCastError {
+        let warning = RowCastError(.unknownType, "no plugin handles item type \"\(item.type)\"; item \"\(item.id)\" is kept and will be rendered when one is loaded", field: "item.type", feed: feed.name, id: item.id)
+        if feed.reportedUnknownTypes.insert(item.type).inserted {
+            logger.warning("no plugin for item type", metadata: ["feed": "\(feed.name)", "type": "\(item.type)", "item": "\(item.id)"])
+            publications.append(ReplyBuilder.errorEvent(warning, req: nil, client: nil))
+        }
+        return warning
+    }
+}

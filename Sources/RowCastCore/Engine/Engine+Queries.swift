@@ -1,0 +1,129 @@
+import RowCastKit
+
+extension Engine {
+    /// The reply body for one request of the batch, written after the batch's deltas.
+    func reply(for outcome: Pending, publications: inout [Publication]) -> [UInt8] {
+        switch outcome {
+        case .failed(let error, let op, let req, let client):
+            return ReplyBuilder.failure(error, op: op, req: req, client: client)
+        case .applied(let request, let name, let extra):
+            var members = JSONObject()
+            members.append(key: "feed", value: .string(name))
+            members.append(key: "seq", value: .number(Double(feeds[name]?.seq ?? 0)))
+            members.append(key: "epoch", value: feeds[name].map { .string($0.epoch) } ?? .null)
+            for entry in extra.entries { members.append(key: entry.key, value: entry.value) }
+            return ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
+        case .query(let request):
+            do {
+                return try answer(request, publications: &publications)
+            } catch {
+                counters.rejected += 1
+                return ReplyBuilder.failure(error, op: request.op, req: request.req, client: request.client)
+            }
+        }
+    }
+
+    private func answer(_ request: Request, publications: inout [Publication]) throws(RowCastError) -> [UInt8] {
+        switch request.operation {
+        case .snapshot:
+            return snapshotReply(feed: request.feed!, request: request)
+        case .status:
+            return ReplyBuilder.success(op: request.op, members: statusMembersNow(), req: request.req, client: request.client)
+        case .plugins:
+            return ReplyBuilder.success(op: request.op, members: renderer.pluginsDescription(), req: request.req, client: request.client)
+        case .select(let id, let action):
+            return try select(id: id, action: action, request: request, publications: &publications)
+        case .upsert, .delete, .section, .deleteSection, .reset:
+            preconditionFailure("mutations are answered as applied")
+        }
+    }
+
+    /// The snapshot reply, written straight from the stored bytes.
+    func snapshotReply(feed name: String, request: Request) -> [UInt8] {
+        let feed = feeds[name]
+        var writer = JSONWriter(capacity: 256 + (feed?.snapshot.rowCount ?? 0) * 256)
+        writer.writeRaw("{\"ok\":true,\"op\":\"snapshot\",\"feed\":")
+        writer.write(string: name)
+        writer.writeRaw(",\"seq\":")
+        writer.write(integer: Int64(feed?.seq ?? 0))
+        writer.writeRaw(",\"epoch\":")
+        if let feed { writer.write(string: feed.epoch) } else { writer.writeRaw("null") }
+        writer.writeRaw(",\"sections\":")
+        SnapshotEncoder.writeSections(feed?.snapshot ?? FeedSnapshot(), to: &writer)
+        writer.writeRaw(",\"pending\":")
+        writer.write(integer: Int64(feed?.pendingCount ?? 0))
+        if let req = request.req {
+            writer.writeRaw(",\"req\":")
+            writer.write(req)
+        }
+        if let client = request.client {
+            writer.writeRaw(",\"client\":")
+            writer.write(string: client)
+        }
+        writer.writeRaw("}")
+        return writer.bytes
+    }
+
+    private func statusMembersNow() -> JSONObject {
+        var members = JSONObject()
+        for entry in statusMembers.entries { members.append(key: entry.key, value: entry.value) }
+        members.append(key: "protocol", value: 1)
+        members.append(key: "uptime", value: .number((uptimeSeconds * 1000).rounded() / 1000))
+        let feedList: [JSONValue] = feeds.keys.sorted().map { name in
+            let feed = feeds[name]!
+            return [
+                "feed": .string(name), "seq": .number(Double(feed.seq)), "epoch": .string(feed.epoch),
+                "sections": .number(Double(feed.snapshot.sections.count)), "rows": .number(Double(feed.snapshot.rowCount)),
+                "items": .number(Double(feed.itemCount)), "pending": .number(Double(feed.pendingCount)),
+            ]
+        }
+        members.append(key: "feeds", value: .array(feedList))
+        members.append(key: "plugins", value: .number(Double(renderer.pluginCount)))
+        members.append(key: "counters", value: [
+            "received": .number(Double(counters.received)), "applied": .number(Double(counters.applied)),
+            "rejected": .number(Double(counters.rejected)), "published": .number(Double(counters.published)),
+        ])
+        return members
+    }
+
+    private func select(id: String, action: String, request: Request, publications: inout [Publication]) throws(RowCastError) -> [UInt8] {
+        let name = request.feed!
+        guard let item = feeds[name]?.item(id) else {
+            throw RowCastError(.notFound, "select: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
+        }
+        var writer = JSONWriter(capacity: item.pluginInput.count + 64)
+        writer.writeRaw("{\"feed\":")
+        writer.write(string: name)
+        writer.writeRaw(",\"id\":")
+        writer.write(string: id)
+        writer.writeRaw(",\"action\":")
+        writer.write(string: action)
+        writer.writeRaw(",\"item\":")
+        writer.writeRaw(item.pluginInput)
+        writer.writeRaw("}")
+        let subject = "select \"\(action)\" on item \"\(id)\" (type \(item.input.type))"
+        let result: JSONValue
+        switch renderer.select(type: item.input.type, input: writer.bytes) {
+        case .ok(let output):
+            do {
+                result = try JSONParser.parse(output)
+            } catch {
+                throw RowCastError(.pluginFailed, "\(subject): the plugin returned invalid JSON (\(error))", feed: name, id: id)
+            }
+        case .rejected(let message, let field, _):
+            throw RowCastError(.invalidField, "\(subject): \(message)", field: field, feed: name, id: id)
+        case .failed(let message):
+            throw RowCastError(.pluginFailed, "\(subject): \(message)", feed: name, id: id)
+        case .noRenderer:
+            throw RowCastError(.noAction, "\(subject): no loaded plugin handles actions for type \(item.input.type)", feed: name, id: id)
+        }
+        let event: JSONValue = ["event": "action", "feed": .string(name), "id": .string(id), "action": .string(action), "result": result]
+        publications.append(Publication(topic: Topic.actions(name), body: event.serialized()))
+        var members = JSONObject()
+        members.append(key: "feed", value: .string(name))
+        members.append(key: "id", value: .string(id))
+        members.append(key: "action", value: .string(action))
+        members.append(key: "event", value: result)
+        return ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
+    }
+}

@@ -1,0 +1,136 @@
+import Logging
+import RowCastKit
+
+/// The heart of rowcastd without sockets: takes a batch of messages, applies the feed
+/// operations in order, renders items through the plugins, and returns one delta per changed
+/// feed plus the replies, in the order they must go out.
+///
+/// Not `Sendable`: the engine, its feeds and its renderer belong to the daemon's loop thread.
+public final class Engine {
+    /// The feeds by name.
+    public private(set) var feeds: [String: Feed] = [:]
+    /// Running totals for `status`.
+    public internal(set) var counters = EngineCounters()
+    /// Extra members of the `status` reply (version, endpoints), set by the daemon.
+    public var statusMembers = JSONObject()
+
+    var renderer: any RowRendering
+    let decoder: RequestDecoder
+    let logger: Logger
+    let makeEpoch: () -> String
+    let started = ContinuousClock.now
+
+    /// An engine rendering through `renderer`.
+    /// - Parameter makeEpoch: names a new feed history; random by default.
+    public init(renderer: any RowRendering, decoder: RequestDecoder = RequestDecoder(), logger: Logger = Logger(label: "rowcast.engine"), makeEpoch: @escaping () -> String = Engine.randomEpoch) {
+        self.renderer = renderer
+        self.decoder = decoder
+        self.logger = logger
+        self.makeEpoch = makeEpoch
+    }
+
+    /// A random 64-bit epoch as 16 hex digits.
+    public static func randomEpoch() -> String {
+        let hex = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Seconds since the engine started.
+    public var uptimeSeconds: Double {
+        let elapsed = ContinuousClock.now - started
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// What a request turned into, waiting for the batch's deltas before its reply is written.
+    enum Pending {
+        /// A feed operation that was applied; the reply carries the feed's seq after the batch.
+        case applied(Request, feed: String, extra: JSONObject)
+        /// A query, answered from the state after the batch.
+        case query(Request)
+        /// A refusal.
+        case failed(RowCastError, op: String?, req: JSONValue?, client: String?)
+    }
+
+    /// Processes one batch: everything read from the sockets in one pass.
+    public func process(_ messages: [IncomingMessage]) -> EngineOutput {
+        var output = EngineOutput()
+        var batch = BatchState()
+        var pending: [(token: Int, pending: Pending)] = []
+        for message in messages {
+            counters.received += 1
+            let outcome = handle(message, batch: &batch, publications: &output.publications)
+            if case .control(let token) = message.origin { pending.append((token, outcome)) }
+        }
+        publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
+        for (token, outcome) in pending {
+            output.replies.append(Reply(token: token, body: reply(for: outcome, publications: &output.publications)))
+        }
+        return output
+    }
+
+    private func handle(_ message: IncomingMessage, batch: inout BatchState, publications: inout [Publication]) -> Pending {
+        let isIngest = message.origin == .ingest
+        let outcome: RequestDecoder.Outcome
+        if isIngest, message.frameCount != 1 {
+            outcome = .failure(RowCastError(.invalidRequest, "an ingest message must have exactly one frame, got \(message.frameCount)"), op: nil, req: nil, client: nil)
+        } else {
+            outcome = decoder.decode(message.body, from: isIngest ? .ingest : .control)
+        }
+        switch outcome {
+        case .failure(let error, let op, let req, let client):
+            return refuse(error, op: op, req: req, client: client, publishing: isIngest, into: &publications)
+        case .request(let request):
+            guard request.isMutation else { return .query(request) }
+            do {
+                let extra = try apply(request, batch: &batch, publications: &publications)
+                counters.applied += 1
+                return .applied(request, feed: request.feed!, extra: extra)
+            } catch {
+                return refuse(error, op: request.op, req: request.req, client: request.client, publishing: isIngest, into: &publications)
+            }
+        }
+    }
+
+    private func refuse(_ error: RowCastError, op: String?, req: JSONValue?, client: String?, publishing: Bool, into publications: inout [Publication]) -> Pending {
+        counters.rejected += 1
+        logger.debug("refused request", metadata: ["code": "\(error.code)", "feed": "\(error.feed ?? "-")", "error": "\(error.message)"])
+        if publishing { publications.append(ReplyBuilder.errorEvent(error, req: req, client: client)) }
+        return .failed(error, op: op, req: req, client: client)
+    }
+
+    /// Diffs every feed the batch touched against its last snapshot and publishes one delta
+    /// per feed that visibly changed.
+    func publishDeltas(for dirtyFeeds: [String], into publications: inout [Publication]) {
+        for name in dirtyFeeds {
+            guard let feed = feeds[name] else { continue }
+            let next = feed.buildSnapshot()
+            let delta = SnapshotDiff.delta(from: feed.snapshot, to: next)
+            feed.snapshot = next
+            guard !delta.isEmpty else { continue }
+            feed.seq += 1
+            counters.published += 1
+            let body = DeltaEncoder.encode(delta, feed: name, epoch: feed.epoch, seq: feed.seq, new: next)
+            publications.append(Publication(topic: Topic.rows(name), body: body))
+        }
+    }
+
+    /// The feed named `name`, created (with a new epoch) when `create` is set.
+    func feed(named name: String, create: Bool) -> Feed? {
+        if let feed = feeds[name] { return feed }
+        guard create else { return nil }
+        let feed = Feed(name: name, epoch: makeEpoch())
+        feeds[name] = feed
+        logger.info("feed created", metadata: ["feed": "\(name)", "epoch": "\(feed.epoch)"])
+        return feed
+    }
+}
+
+/// The feeds a batch changed, in first-touch order.
+struct BatchState {
+    private(set) var dirtyFeeds: [String] = []
+    private var seen: Set<String> = []
+
+    mutating func touch(_ feed: String) {
+        if seen.insert(feed).inserted { dirtyFeeds.append(feed) }
+    }
+}

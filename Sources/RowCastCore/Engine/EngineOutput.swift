@@ -1,0 +1,38 @@
+/// A message to publish on the PUB socket: topic frame and body.
+public struct Publication: Sendable, Equatable {
+    /// The topic frame (NUL-terminated, see `Topic`).
+    public var topic: [UInt8]
+    /// The JSON body.
+    public var body: [UInt8]
+
+    /// A publication from its parts.
+    public init(topic: [UInt8], body: [UInt8]) {
+        self.topic = topic
+        self.body = body
+    }
+}
+
+/// A reply to one control request.
+public struct Reply: Sendable, Equatable {
+    /// The token of the caller, from `IncomingMessage.Origin.control`.
+    public var token: Int
+    /// The JSON body.
+    public var body: [UInt8]
+
+    /// A reply from its parts.
+    public init(token: Int, body: [UInt8]) {
+        self.token = token
+        self.body = body
+    }
+}
+
+/// What one batch produced: publish these first, then send these replies, in order.
+public struct EngineOutput: Sendable {
+    /// Deltas and events, in the order they must be published.
+    public var publications: [Publication] = []
+    /// Replies, in the order the requests arrived.
+    public var replies: [Reply] = []
+
+    /// An empty output.
+    public init() {}
+}

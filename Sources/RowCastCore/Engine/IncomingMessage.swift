@@ -1,0 +1,24 @@
+/// One message read from a socket, as the engine receives it.
+public struct IncomingMessage: Sendable {
+    /// Where the message came from, and where its reply goes.
+    public enum Origin: Sendable, Equatable {
+        /// The PULL socket: no reply; errors go to the error topic.
+        case ingest
+        /// The ROUTER socket: the reply goes to the caller this token stands for.
+        case control(replyTo: Int)
+    }
+
+    /// Where the message came from.
+    public var origin: Origin
+    /// The request bytes.
+    public var body: [UInt8]
+    /// How many frames the message had (an ingest message must have exactly one).
+    public var frameCount: Int
+
+    /// A message from its parts.
+    public init(origin: Origin, body: [UInt8], frameCount: Int = 1) {
+        self.origin = origin
+        self.body = body
+        self.frameCount = frameCount
+    }
+}

@@ -1,0 +1,39 @@
+/// A machine-readable error code, as listed in docs/PROTOCOL.md. A struct, not an enum, so
+/// codes can be added without breaking code that switches over the known ones.
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The code as it appears on the wire, e.g. `missing_field`.
+    public let rawValue: String
+
+    /// A code from its wire name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The wire name.
+    public var description: String { rawValue }
+
+    /// The message is not valid JSON.
+    public static let invalidJSON = ErrorCode(rawValue: "invalid_json")
+    /// The JSON is not a request object, or a PULL message had several frames.
+    public static let invalidRequest = ErrorCode(rawValue: "invalid_request")
+    /// The message is over the size limit.
+    public static let tooLarge = ErrorCode(rawValue: "too_large")
+    /// `op` names no operation this socket takes.
+    public static let unknownOp = ErrorCode(rawValue: "unknown_op")
+    /// A required field is absent.
+    public static let missingField = ErrorCode(rawValue: "missing_field")
+    /// A field has the wrong type or an impossible value.
+    public static let invalidField = ErrorCode(rawValue: "invalid_field")
+    /// The plugin rejected the item without naming a field.
+    public static let invalidItem = ErrorCode(rawValue: "invalid_item")
+    /// No plugin handles the item's type; the item waits for one.
+    public static let unknownType = ErrorCode(rawValue: "unknown_type")
+    /// A reset named an id twice; the last one was kept.
+    public static let duplicateID = ErrorCode(rawValue: "duplicate_id")
+    /// The feed has no item or section with that id.
+    public static let notFound = ErrorCode(rawValue: "not_found")
+    /// The row's plugin has no action handler.
+    public static let noAction = ErrorCode(rawValue: "no_action")
+    /// The plugin failed or returned something that is not a valid row.
+    public static let pluginFailed = ErrorCode(rawValue: "plugin_failed")
+    /// A bug in rowcastd.
+    public static let internalError = ErrorCode(rawValue: "internal_error")
+}

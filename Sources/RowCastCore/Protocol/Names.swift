@@ -1,0 +1,38 @@
+/// The naming rules of docs/PROTOCOL.md ("Names and limits").
+public enum Names {
+    /// The longest feed name, in bytes.
+    public static let maximumFeedLength = 128
+    /// The longest item or section id, in bytes.
+    public static let maximumIDLength = 256
+    /// The longest item or section type, in bytes.
+    public static let maximumTypeLength = 64
+
+    /// Whether `name` is a valid feed name: 1 to 128 bytes of `A-Z a-z 0-9 . _ -`.
+    public static func isValidFeed(_ name: String) -> Bool {
+        isToken(name, maximumLength: maximumFeedLength)
+    }
+
+    /// Whether `type` is a valid item or section type: 1 to 64 bytes of `A-Z a-z 0-9 . _ -`.
+    public static func isValidType(_ type: String) -> Bool {
+        isToken(type, maximumLength: maximumTypeLength)
+    }
+
+    /// Whether `id` is a valid item or section id: a non-empty string of at most 256 bytes.
+    public static func isValidID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= maximumIDLength
+    }
+
+    private static func isToken(_ text: String, maximumLength: Int) -> Bool {
+        let utf8 = text.utf8
+        guard !utf8.isEmpty, utf8.count <= maximumLength else { return false }
+        return utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+}

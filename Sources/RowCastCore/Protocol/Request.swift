@@ -1,0 +1,54 @@
+import RowCastKit
+
+/// One decoded request: what to do, to which feed, and the caller's correlation fields.
+public struct Request: Sendable {
+    /// What the request asks for.
+    public enum Operation: Sendable {
+        /// Insert an item, or replace the item with its id.
+        case upsert(ItemInput)
+        /// Delete the item with this id.
+        case delete(id: String)
+        /// Declare a section or replace its order, type and header.
+        case section(SectionInput)
+        /// Delete a section and every item in it.
+        case deleteSection(id: String)
+        /// Replace the whole feed.
+        case reset(items: [ItemInput], sections: [SectionInput])
+        /// The feed's full current state.
+        case snapshot
+        /// Daemon status.
+        case status
+        /// Which plugin renders which type.
+        case plugins
+        /// Run a row's action handler.
+        case select(id: String, action: String)
+    }
+
+    /// The `op` as sent.
+    public var op: String
+    /// The feed the request concerns (nil for `status` and `plugins`).
+    public var feed: String?
+    /// What to do.
+    public var operation: Operation
+    /// The caller's request id, echoed in the reply.
+    public var req: JSONValue?
+    /// The caller's client name, echoed in the reply.
+    public var client: String?
+
+    /// A request from its parts.
+    public init(op: String, feed: String?, operation: Operation, req: JSONValue? = nil, client: String? = nil) {
+        self.op = op
+        self.feed = feed
+        self.operation = operation
+        self.req = req
+        self.client = client
+    }
+
+    /// Whether the request changes a feed (as opposed to querying).
+    public var isMutation: Bool {
+        switch operation {
+        case .upsert, .delete, .section, .deleteSection, .reset: return true
+        case .snapshot, .status, .plugins, .select: return false
+        }
+    }
+}

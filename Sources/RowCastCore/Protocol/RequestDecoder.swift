@@ -1,0 +1,184 @@
+import RowCastKit
+
+/// Turns the bytes of one message into a validated `Request`, or an error that names what is
+/// wrong. Parsing happens once; nothing here allocates per field beyond the parsed values.
+public struct RequestDecoder: Sendable {
+    /// Where a message came from: some operations are only taken on the control socket.
+    public enum Channel: Sendable {
+        /// The PULL socket: feed operations only, fire-and-forget.
+        case ingest
+        /// The ROUTER socket: everything, with a reply.
+        case control
+    }
+
+    /// The largest message accepted, in bytes.
+    public var maximumMessageBytes: Int
+
+    /// A decoder that refuses messages over `maximumMessageBytes`.
+    public init(maximumMessageBytes: Int = 1 << 20) {
+        self.maximumMessageBytes = maximumMessageBytes
+    }
+
+    /// The outcome of decoding: a request, or an error with whatever correlation fields could
+    /// still be read (so the error can be echoed to the right caller and feed).
+    public enum Outcome: Sendable {
+        /// A valid request.
+        case request(Request)
+        /// An invalid one.
+        case failure(RowCastError, op: String?, req: JSONValue?, client: String?)
+    }
+
+    /// Decodes one message body received on `channel`.
+    public func decode(_ bytes: [UInt8], from channel: Channel) -> Outcome {
+        guard bytes.count <= maximumMessageBytes else {
+            return .failure(RowCastError(.tooLarge, "message of \(bytes.count) bytes is over the limit of \(maximumMessageBytes) bytes"), op: nil, req: nil, client: nil)
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            return .failure(RowCastError(.invalidJSON, "invalid JSON: \(error)"), op: nil, req: nil, client: nil)
+        }
+        guard case .object(let object) = value else {
+            return .failure(RowCastError(.invalidRequest, "a request must be a JSON object, got \(value.kindName)"), op: nil, req: nil, client: nil)
+        }
+        let req = object["req"].flatMap { value -> JSONValue? in
+            switch value {
+            case .string, .number: return value
+            default: return nil
+            }
+        }
+        let client = object["client"]?.stringValue
+        let op = object["op"]?.stringValue
+        do throws(RowCastError) {
+            let request = try decode(object, channel: channel, req: req, client: client)
+            return .request(request)
+        } catch {
+            var error = error
+            if error.feed == nil, let feed = object["feed"]?.stringValue, Names.isValidFeed(feed) { error.feed = feed }
+            return .failure(error, op: op, req: req, client: client)
+        }
+    }
+
+    private func decode(_ object: JSONObject, channel: Channel, req: JSONValue?, client: String?) throws(RowCastError) -> Request {
+        let top = FieldReader(object: object, path: "", context: "request")
+        let op = try top.string("op")
+        if let value = object["req"], req == nil {
+            throw RowCastError(.invalidField, "request: field \"req\" must be a string or a number, got \(value.kindName)", field: "req")
+        }
+        if let value = object["client"], client == nil {
+            throw RowCastError(.invalidField, "request: field \"client\" must be a string, got \(value.kindName)", field: "client")
+        }
+        let reader = FieldReader(object: object, path: "", context: op)
+        let common: Set<String> = ["op", "req", "client"]
+        switch op {
+        case "upsert":
+            try reader.rejectUnknown(allowing: common.union(["feed", "item"]))
+            let feed = try feedName(reader)
+            let item = try Self.item(try reader.object("item"), path: "item.", context: op)
+            return Request(op: op, feed: feed, operation: .upsert(item), req: req, client: client)
+        case "delete":
+            try reader.rejectUnknown(allowing: common.union(["feed", "id"]))
+            return Request(op: op, feed: try feedName(reader), operation: .delete(id: try reader.id("id")), req: req, client: client)
+        case "section":
+            try reader.rejectUnknown(allowing: common.union(["feed", "section"]))
+            let feed = try feedName(reader)
+            let section = try Self.section(try reader.object("section"), path: "section.", context: op)
+            return Request(op: op, feed: feed, operation: .section(section), req: req, client: client)
+        case "delete_section":
+            try reader.rejectUnknown(allowing: common.union(["feed", "id"]))
+            return Request(op: op, feed: try feedName(reader), operation: .deleteSection(id: try reader.id("id")), req: req, client: client)
+        case "reset":
+            try reader.rejectUnknown(allowing: common.union(["feed", "items", "sections"]))
+            let feed = try feedName(reader)
+            guard let itemValues = try reader.optionalArray("items") else {
+                throw RowCastError(.missingField, "reset: missing field \"items\" (send [] to empty the feed)", field: "items")
+            }
+            var items: [ItemInput] = []
+            items.reserveCapacity(itemValues.count)
+            for (index, value) in itemValues.enumerated() {
+                guard case .object(let itemObject) = value else {
+                    throw RowCastError(.invalidField, "reset: items[\(index)] must be an object, got \(value.kindName)", field: "items[\(index)]")
+                }
+                items.append(try Self.item(itemObject, path: "items[\(index)].", context: op))
+            }
+            var sections: [SectionInput] = []
+            for (index, value) in (try reader.optionalArray("sections") ?? []).enumerated() {
+                guard case .object(let sectionObject) = value else {
+                    throw RowCastError(.invalidField, "reset: sections[\(index)] must be an object, got \(value.kindName)", field: "sections[\(index)]")
+                }
+                sections.append(try Self.section(sectionObject, path: "sections[\(index)].", context: op))
+            }
+            return Request(op: op, feed: feed, operation: .reset(items: items, sections: sections), req: req, client: client)
+        case "snapshot", "status", "plugins", "select":
+            guard channel == .control else {
+                throw RowCastError(.unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL)", field: "op")
+            }
+            switch op {
+            case "snapshot":
+                try reader.rejectUnknown(allowing: common.union(["feed"]))
+                return Request(op: op, feed: try feedName(reader), operation: .snapshot, req: req, client: client)
+            case "select":
+                try reader.rejectUnknown(allowing: common.union(["feed", "id", "action"]))
+                let feed = try feedName(reader)
+                let id = try reader.id("id")
+                let action = try reader.optionalString("action") ?? "select"
+                return Request(op: op, feed: feed, operation: .select(id: id, action: action), req: req, client: client)
+            case "status":
+                try reader.rejectUnknown(allowing: common)
+                return Request(op: op, feed: nil, operation: .status, req: req, client: client)
+            default:
+                try reader.rejectUnknown(allowing: common)
+                return Request(op: op, feed: nil, operation: .plugins, req: req, client: client)
+            }
+        default:
+            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, snapshot, status, plugins or select)", field: "op")
+        }
+    }
+
+    private func feedName(_ reader: FieldReader) throws(RowCastError) -> String {
+        let feed = try reader.string("feed")
+        guard Names.isValidFeed(feed) else {
+            throw reader.invalid("feed", "must be 1 to \(Names.maximumFeedLength) characters of A-Z a-z 0-9 . _ -")
+        }
+        return feed
+    }
+
+    /// Validates an item object found at `path`.
+    static func item(_ object: JSONObject, path: String, context: String) throws(RowCastError) -> ItemInput {
+        let reader = FieldReader(object: object, path: path, context: context)
+        let id = try reader.id("id")
+        do throws(RowCastError) {
+            try reader.rejectUnknown(allowing: ["id", "type", "section", "sort", "data"])
+            let type = try reader.type("type")
+            let section = try reader.optionalString("section") ?? ItemInput.defaultSection
+            guard Names.isValidID(section) else {
+                throw reader.invalid("section", "must be a non-empty string of at most \(Names.maximumIDLength) bytes")
+            }
+            let sort = try reader.optionalNumber("sort")
+            let data = try reader.optionalObject("data") ?? JSONObject()
+            return ItemInput(id: id, type: type, section: section, sort: sort, data: data)
+        } catch {
+            var error = error
+            error.id = id
+            throw error
+        }
+    }
+
+    /// Validates a section object found at `path`.
+    static func section(_ object: JSONObject, path: String, context: String) throws(RowCastError) -> SectionInput {
+        let reader = FieldReader(object: object, path: path, context: context)
+        let id = try reader.id("id")
+        do throws(RowCastError) {
+            try reader.rejectUnknown(allowing: ["id", "order", "type", "header"])
+            let order = try reader.optionalNumber("order")
+            let type: String? = object["type"].map { $0.isNull } == false ? try reader.type("type") : nil
+            let header = try reader.optionalObject("header")
+            return SectionInput(id: id, order: order, type: type, header: header)
+        } catch {
+            var error = error
+            error.id = id
+            throw error
+        }
+    }
+}

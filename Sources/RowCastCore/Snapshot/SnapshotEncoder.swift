@@ -1,0 +1,22 @@
+import RowCastKit
+
+/// Writes a snapshot's sections as the JSON array of docs/PROTOCOL.md, each section object
+/// with its `rows` spliced in from the stored bytes.
+public enum SnapshotEncoder {
+    /// Appends `[{"id",...,"headerRow":...,"rows":[...]}, ...]` to `writer`.
+    public static func writeSections(_ snapshot: FeedSnapshot, to writer: inout JSONWriter) {
+        writer.writeRaw("[")
+        for (offset, section) in snapshot.sections.enumerated() {
+            if offset > 0 { writer.writeRaw(",") }
+            // The section object without its closing brace, then the rows.
+            writer.writeRaw(section.bytes.dropLast())
+            writer.writeRaw(",\"rows\":[")
+            for (rowOffset, row) in section.rows.enumerated() {
+                if rowOffset > 0 { writer.writeRaw(",") }
+                writer.writeRaw(row.bytes)
+            }
+            writer.writeRaw("]}")
+        }
+        writer.writeRaw("]")
+    }
+}

@@ -1,0 +1,96 @@
+@testable import RowCastCore
+import RowCastKit
+import Testing
+
+/// Random pairs of sectioned snapshots: the delta must turn the old one into the new one
+/// exactly, applied by the independent reference replica of docs/PROTOCOL.md.
+struct SnapshotDiffPropertyTests {
+    /// A small deterministic generator (SplitMix64) so failures reproduce from the seed.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static func randomSnapshot(_ random: inout Generator, idPool: Int, sectionPool: Int) -> FeedSnapshot {
+        var sectionIDs = (0..<sectionPool).map { "s\($0)" }.shuffled(using: &random)
+        sectionIDs = Array(sectionIDs.prefix(Int.random(in: 0...sectionPool, using: &random)))
+        var rowIDs = (0..<idPool).map { "r\($0)" }.shuffled(using: &random)
+        rowIDs = Array(rowIDs.prefix(Int.random(in: 0...idPool, using: &random)))
+        var sections = sectionIDs.map { id in
+            let header = Int.random(in: 0..<2, using: &random)
+            let bytes = JSONValue.object(["id": .string(id), "order": nil, "type": nil, "header": ["v": .number(Double(header))], "headerRow": nil]).serialized()
+            return FeedSnapshot.Section(id: id, bytes: bytes, rows: [])
+        }
+        guard !sections.isEmpty else { return FeedSnapshot() }
+        for id in rowIDs {
+            let cell = Int.random(in: 0..<2, using: &random) == 0 ? "A" : "B"
+            let content = Int.random(in: 0..<3, using: &random)
+            let bytes = JSONValue.object(["id": .string(id), "type": "t", "cell": .string(cell), "height": 1, "content": ["v": .number(Double(content))]]).serialized()
+            let target = Int.random(in: 0..<sections.count, using: &random)
+            sections[target].rows.append(FeedSnapshot.Row(id: id, cell: cell, bytes: bytes))
+        }
+        return FeedSnapshot(sections: sections)
+    }
+
+    static func reply(_ snapshot: FeedSnapshot, seq: Int) -> JSONValue {
+        var writer = JSONWriter()
+        writer.writeRaw("{\"seq\":")
+        writer.write(integer: Int64(seq))
+        writer.writeRaw(",\"epoch\":\"e\",\"sections\":")
+        SnapshotEncoder.writeSections(snapshot, to: &writer)
+        writer.writeRaw("}")
+        return try! JSONParser.parse(writer.bytes)
+    }
+
+    @Test("random snapshot pairs: applying the delta yields the new snapshot", arguments: [1, 2, 3, 4])
+    func randomPairs(seedBase: UInt64) throws {
+        var random = Generator(state: seedBase * 1_000_003)
+        for round in 0..<750 {
+            let idPool = [0, 1, 3, 8, 20][round % 5]
+            let sectionPool = [1, 2, 4][round % 3]
+            let old = Self.randomSnapshot(&random, idPool: idPool, sectionPool: sectionPool)
+            let new = Self.randomSnapshot(&random, idPool: idPool, sectionPool: sectionPool)
+            let delta = SnapshotDiff.delta(from: old, to: new)
+            let body = DeltaEncoder.encode(delta, feed: "f", epoch: "e", seq: 8, new: new)
+            var replica = ReferenceReplica(snapshot: Self.reply(old, seq: 7))
+            try replica.apply(try JSONParser.parse(body))
+            #expect(replica == ReferenceReplica(snapshot: Self.reply(new, seq: 8)), "seed \(seedBase) round \(round)")
+            #expect(delta.isEmpty == (old == new))
+        }
+    }
+
+    @Test("no entry for a row whose content did not change")
+    func unchangedRowsAreNotSent() {
+        let row = FeedSnapshot.Row(id: "a", cell: "A", bytes: Array("{\"id\":\"a\"}".utf8))
+        let section = FeedSnapshot.Section(id: "s", bytes: Array("{\"id\":\"s\"}".utf8), rows: [row])
+        let snapshot = FeedSnapshot(sections: [section])
+        #expect(SnapshotDiff.delta(from: snapshot, to: snapshot).isEmpty)
+    }
+
+    @Test("moves are minimal: one row moved to the front of ten is one move")
+    func minimalMoves() {
+        func snapshot(_ ids: [String]) -> FeedSnapshot {
+            FeedSnapshot(sections: [.init(id: "s", bytes: [], rows: ids.map { .init(id: $0, cell: "A", bytes: Array($0.utf8)) })])
+        }
+        let ids = (0..<10).map { "r\($0)" }
+        let delta = SnapshotDiff.delta(from: snapshot(ids), to: snapshot([ids[9]] + ids.dropLast()))
+        #expect(delta.movedRows == [.init(id: "r9", from: IndexPath(section: 0, row: 9), to: IndexPath(section: 0, row: 0))])
+        #expect(delta.insertedRows.isEmpty && delta.deletedRows.isEmpty)
+    }
+
+    @Test("a cell change is a reload, a content change a reconfigure")
+    func reloadVersusReconfigure() {
+        func snapshot(_ rows: [FeedSnapshot.Row]) -> FeedSnapshot { FeedSnapshot(sections: [.init(id: "s", bytes: [], rows: rows)]) }
+        let old = snapshot([.init(id: "a", cell: "A", bytes: [1]), .init(id: "b", cell: "A", bytes: [2])])
+        let new = snapshot([.init(id: "a", cell: "A", bytes: [3]), .init(id: "b", cell: "B", bytes: [2, 0])])
+        let delta = SnapshotDiff.delta(from: old, to: new)
+        #expect(delta.reconfiguredRows == [.init(id: "a", at: IndexPath(section: 0, row: 0))])
+        #expect(delta.reloadedRows == [.init(id: "b", at: IndexPath(section: 0, row: 1))])
+    }
+}

@@ -1,0 +1,71 @@
+import RowCastCore
+import RowCastKit
+import Testing
+
+struct RequestDecoderTests {
+    let decoder = RequestDecoder()
+
+    func decodeError(_ json: String, channel: RequestDecoder.Channel = .control) -> RowCastError? {
+        if case .failure(let error, _, _, _) = decoder.decode(Array(json.utf8), from: channel) { return error }
+        return nil
+    }
+
+    @Test("a full upsert decodes every field")
+    func upsertDecodes() throws {
+        let json = #"{"op":"upsert","feed":"cars","req":"r1","client":"c","item":{"id":"42","type":"product","section":"new","sort":1.5,"data":{"name":"Tesla"}}}"#
+        guard case .request(let request) = decoder.decode(Array(json.utf8), from: .ingest) else {
+            Issue.record("did not decode")
+            return
+        }
+        #expect(request.feed == "cars")
+        #expect(request.req == "r1")
+        #expect(request.client == "c")
+        guard case .upsert(let item) = request.operation else {
+            Issue.record("not an upsert")
+            return
+        }
+        #expect(item == ItemInput(id: "42", type: "product", section: "new", sort: 1.5, data: ["name": "Tesla"]))
+    }
+
+    @Test("errors name the field and the problem", arguments: [
+        (#"{"op":"upsert","feed":"cars"}"#, "missing_field", "item"),
+        (#"{"op":"upsert","feed":"cars","item":{"id":42,"type":"product"}}"#, "invalid_field", "item.id"),
+        (#"{"op":"upsert","feed":"cars","item":{"id":"","type":"product"}}"#, "invalid_field", "item.id"),
+        (#"{"op":"upsert","feed":"cars","item":{"id":"1","type":"pro duct"}}"#, "invalid_field", "item.type"),
+        (#"{"op":"upsert","feed":"cars","item":{"id":"1","type":"p","sort":"high"}}"#, "invalid_field", "item.sort"),
+        (#"{"op":"upsert","feed":"cars","item":{"id":"1","type":"p","data":[]}}"#, "invalid_field", "item.data"),
+        (#"{"op":"upsert","feed":"cars","item":{"id":"1","type":"p","colour":"red"}}"#, "invalid_field", "item.colour"),
+        (#"{"op":"upsert","feed":"","item":{"id":"1","type":"p"}}"#, "invalid_field", "feed"),
+        (#"{"op":7}"#, "invalid_field", "op"),
+        (#"{"op":"delete","feed":"cars"}"#, "missing_field", "id"),
+        (#"{"op":"reset","feed":"cars","items":[1]}"#, "invalid_field", "items[0]"),
+        (#"{"op":"reset","feed":"cars"}"#, "missing_field", "items"),
+        (#"{"op":"section","feed":"cars","section":{"id":"s","order":"first"}}"#, "invalid_field", "section.order"),
+        (#"{"op":"status","req":{"a":1}}"#, "invalid_field", "req"),
+    ])
+    func fieldErrors(json: String, code: String, field: String) throws {
+        let error = try #require(decodeError(json))
+        #expect(error.code.rawValue == code)
+        #expect(error.field == field)
+        #expect(error.message.contains(field))
+    }
+
+    @Test("invalid JSON says where")
+    func invalidJSON() throws {
+        let error = try #require(decodeError(#"{"op":"upsert",}"#))
+        #expect(error.code == .invalidJSON)
+        #expect(error.message.contains("at byte"))
+    }
+
+    @Test("an error keeps the request's req and feed for the reply")
+    func correlationSurvives() {
+        let outcome = decoder.decode(Array(#"{"op":"delete","feed":"cars","req":9}"#.utf8), from: .control)
+        guard case .failure(let error, let op, let req, _) = outcome else {
+            Issue.record("decoded")
+            return
+        }
+        #expect(op == "delete")
+        #expect(req == 9)
+        #expect(error.feed == "cars")
+    }
+}

@@ -1,0 +1,59 @@
+import RowCastCore
+import RowCastKit
+
+/// A renderer for engine tests: renders every type in `itemTypes` into a row whose content
+/// echoes the item data, rejects items whose data has `"bad": true`, and lets a test change
+/// which types it handles (to simulate a plugin reload).
+final class FakeRenderer: RowRendering {
+    var itemTypes: Set<String>
+    var headerTypes: Set<String>
+    var generation: Int
+    var renderCalls = 0
+
+    init(itemTypes: Set<String> = ["product"], headerTypes: Set<String> = [], generation: Int = 1) {
+        self.itemTypes = itemTypes
+        self.headerTypes = headerTypes
+        self.generation = generation
+    }
+
+    func renderItem(type: String, input: [UInt8]) -> RenderOutcome {
+        guard itemTypes.contains(type) else { return .noRenderer }
+        renderCalls += 1
+        guard let item = try? JSONParser.parse(input), let data = item["data"]?.objectValue else {
+            return .failed(message: "bad input")
+        }
+        if data["bad"] == .bool(true) { return .rejected(message: "missing field \"name\"", field: "name", code: "missing_field") }
+        if data["garbage"] == .bool(true) { return .ok(Array("not json".utf8)) }
+        let cell = data["cell"]?.stringValue ?? "\(type)Cell"
+        let row: JSONValue = ["cell": .string(cell), "height": 44, "content": .object(data), "actions": []]
+        return .ok(row.serialized())
+    }
+
+    func renderHeader(type: String, input: [UInt8]) -> RenderOutcome {
+        guard headerTypes.contains(type) else { return .noRenderer }
+        let section = try! JSONParser.parse(input)
+        let row: JSONValue = ["cell": "Header", "height": 30, "content": section["header"] ?? .null]
+        return .ok(row.serialized())
+    }
+
+    func select(type: String, input: [UInt8]) -> RenderOutcome {
+        guard itemTypes.contains(type) else { return .noRenderer }
+        let request = try! JSONParser.parse(input)
+        let event: JSONValue = ["kind": "show_detail", "id": request["id"] ?? .null]
+        return .ok(event.serialized())
+    }
+
+    func rendererIdentity(forItemType type: String) -> String? {
+        itemTypes.contains(type) ? "fake@\(generation)" : nil
+    }
+
+    func rendererIdentity(forHeaderType type: String) -> String? {
+        headerTypes.contains(type) ? "fake@\(generation)" : nil
+    }
+
+    func pluginsDescription() -> JSONObject {
+        ["plugins": [], "types": [:], "refusals": []]
+    }
+
+    var pluginCount: Int { 1 }
+}
