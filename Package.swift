@@ -22,7 +22,6 @@ let package = Package(
     targets: [
         .systemLibrary(
             name: "CZeroMQ",
-            pkgConfig: "libzmq",
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
@@ -50,6 +49,7 @@ let package = Package(
             name: "rowcastd",
             dependencies: [
                 "RowCastDaemon",
+                "RowCastKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

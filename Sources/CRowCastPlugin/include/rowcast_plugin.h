@@ -60,7 +60,8 @@ typedef int (*rowcast_render_fn)(void *context, const char *input, size_t input_
 /*
  * Handles a select request on a row.
  * input: {"feed", "id", "action", "item": <the item JSON as given to render>}.
- * output on ROWCAST_OK: a JSON object describing the event, published to subscribers.
+ * output on ROWCAST_OK: a JSON object describing the event, published to subscribers, or the
+ * JSON literal null when the action publishes no event.
  */
 typedef int (*rowcast_select_fn)(void *context, const char *input, size_t input_length,
                                  rowcast_sink *sink);

@@ -1,0 +1,99 @@
+import CRowCastPlugin
+
+/// A plugin library that passed every check, ready to render: its name, version, file, types,
+/// and the calls over the C ABI.
+///
+/// Not `Sendable`: the ABI promises a plugin is called from one thread at a time, so a loaded
+/// plugin belongs to the thread that renders. It is never unloaded (see ``PluginLoader``).
+public final class LoadedPlugin {
+    /// The most output one call may write; more is a failure, not an allocation spiral.
+    public static let maximumOutputSize = 16 << 20
+
+    /// The plugin's name, e.g. `product`.
+    public let name: String
+    /// The plugin's version, e.g. `1.0.0`.
+    public let version: String
+    /// The plugin file's path as found in its directory.
+    public let file: String
+    /// The item types it renders.
+    public let itemTypes: [String]
+    /// The section types whose headers it renders (often none).
+    public let headerTypes: [String]
+    /// The identity of the file when it was loaded; a reload reuses this plugin only when
+    /// the file's identity is still the same.
+    public let fileIdentity: PluginFileIdentity
+    /// The path `dlopen` was given: `file`, or a private copy when the file had been loaded
+    /// before in this process.
+    public let loadedFrom: String
+
+    private let library: PluginLibrary
+    private let descriptor: UnsafePointer<rowcast_plugin>
+    private let context: UnsafeMutableRawPointer?
+    private let renderItemFunction: rowcast_render_fn
+    private let renderHeaderFunction: rowcast_render_fn?
+    private let selectFunction: rowcast_select_fn?
+
+    init(file: String, identity: PluginFileIdentity, library: PluginLibrary, info: PluginDescriptorInfo) {
+        self.file = file
+        self.fileIdentity = identity
+        self.library = library
+        self.loadedFrom = library.loadedFrom
+        self.descriptor = info.descriptor
+        self.name = info.name
+        self.version = info.version
+        self.itemTypes = info.itemTypes
+        self.headerTypes = info.headerTypes
+        let plugin = info.descriptor.pointee
+        self.context = plugin.context
+        self.renderItemFunction = plugin.render_item!  // checked by PluginDescriptorReader
+        self.renderHeaderFunction = info.headerTypes.isEmpty ? nil : plugin.render_header
+        self.selectFunction = plugin.select
+    }
+
+    /// Whether the plugin handles select requests.
+    public var handlesSelect: Bool { selectFunction != nil }
+
+    /// Whether the plugin renders section headers.
+    public var rendersHeaders: Bool { renderHeaderFunction != nil }
+
+    /// Renders an item, given as its JSON `{"id","type","section","sort","data"}`, into a row.
+    public func renderItem(_ json: [UInt8]) -> PluginCallResult {
+        call(renderItemFunction, json, expecting: .row)
+    }
+
+    /// Renders a section header, given as `{"id","type","order","header"}`, into a row.
+    public func renderHeader(_ json: [UInt8]) -> PluginCallResult {
+        guard let renderHeaderFunction else {
+            return .failed(PluginCallError(message: "plugin \(name) renders no section headers", code: "unsupported"))
+        }
+        return call(renderHeaderFunction, json, expecting: .row)
+    }
+
+    /// Handles a select request `{"feed","id","action","item"}`; `.ok` holds the event object,
+    /// or `null` when the action publishes no event.
+    public func select(_ json: [UInt8]) -> PluginCallResult {
+        guard let selectFunction else {
+            return .failed(PluginCallError(message: "plugin \(name) handles no select actions", code: "unsupported"))
+        }
+        return call(selectFunction, json, expecting: .event)
+    }
+
+    private func call(_ function: rowcast_render_fn, _ input: [UInt8], expecting expectation: PluginOutput.Expectation) -> PluginCallResult {
+        var sink = PluginSink(limit: Self.maximumOutputSize)
+        let status = sink.withSink { sinkPointer in
+            input.withUnsafeBytes { bytes in
+                function(context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, sinkPointer)
+            }
+        }
+        if sink.overflowed {
+            return .failed(PluginCallError(
+                message: "plugin \(name) wrote more than \(Self.maximumOutputSize) bytes of output",
+                code: "output_too_large"
+            ))
+        }
+        return PluginOutput.result(status: status, output: sink.bytes, expecting: expectation, plugin: name)
+    }
+}
+
+@available(*, unavailable)
+extension LoadedPlugin: Sendable {}

@@ -1,0 +1,49 @@
+/// Why a plugin file (or a plugin directory) was not loaded: a value to log, report in a
+/// `plugins` status request and act on. Loading continues with the other files.
+public struct PluginRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A machine-readable refusal code; new codes can be added without breaking callers.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code as it appears in JSON, e.g. `abi_mismatch`.
+        public let rawValue: String
+
+        /// A code from its JSON spelling.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// A configured plugin directory does not exist or cannot be read.
+        public static let directoryUnreadable = Code(rawValue: "directory_unreadable")
+        /// The file cannot be read or copied.
+        public static let fileUnreadable = Code(rawValue: "file_unreadable")
+        /// `dlopen` failed (not a shared library, a missing dependency, ...).
+        public static let openFailed = Code(rawValue: "open_failed")
+        /// The library does not export `rowcast_plugin_entry`.
+        public static let missingEntry = Code(rawValue: "missing_entry")
+        /// The plugin speaks another ABI version.
+        public static let abiMismatch = Code(rawValue: "abi_mismatch")
+        /// The descriptor is incomplete or malformed.
+        public static let invalidDescriptor = Code(rawValue: "invalid_descriptor")
+        /// An item or section type is already claimed by another plugin.
+        public static let duplicateType = Code(rawValue: "duplicate_type")
+        /// Another plugin with the same name is already loaded.
+        public static let duplicateName = Code(rawValue: "duplicate_name")
+
+        /// The JSON spelling.
+        public var description: String { rawValue }
+    }
+
+    /// The plugin file (or directory) that was refused.
+    public let file: String
+    /// What kind of refusal this is.
+    public let code: Code
+    /// Why, in one line, naming the plugins and types involved and what to do.
+    public let reason: String
+
+    /// A refusal of `file` for `reason`.
+    public init(file: String, code: Code, reason: String) {
+        self.file = file
+        self.code = code
+        self.reason = reason
+    }
+
+    /// `<file>: <reason>`.
+    public var description: String { "\(file): \(reason)" }
+}

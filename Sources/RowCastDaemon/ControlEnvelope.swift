@@ -1,0 +1,27 @@
+/// Splits a message received on the ROUTER socket into its routing envelope and its request,
+/// and joins a reply back onto the envelope (docs/PROTOCOL.md, "Framing").
+///
+/// `[identity, ..., empty, request]` (REQ, or DEALER with a delimiter) keeps everything up to
+/// and including the empty frame; `[identity, request]` (DEALER without one) keeps the identity.
+struct ControlEnvelope {
+    /// The frames the reply must start with.
+    let routing: [[UInt8]]
+    /// The request body.
+    let body: [UInt8]
+    /// How many frames the request part had (more than one is refused).
+    let bodyFrameCount: Int
+
+    init(frames: [[UInt8]]) {
+        let delimiter = frames.dropFirst().firstIndex(where: \.isEmpty)
+        let bodyStart = delimiter.map { $0 + 1 } ?? 1
+        routing = Array(frames[..<min(bodyStart, frames.count)])
+        let bodyFrames = frames.count > bodyStart ? Array(frames[bodyStart...]) : []
+        body = bodyFrames.first ?? []
+        bodyFrameCount = bodyFrames.count
+    }
+
+    /// The frames of the reply: the envelope, then `reply`.
+    func replyFrames(_ reply: [UInt8]) -> [[UInt8]] {
+        routing + [reply]
+    }
+}

@@ -1,0 +1,195 @@
+import Logging
+import RowCastCore
+import RowCastKit
+import ZeroMQ
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// rowcastd itself: binds the three sockets, loads the plugins, and runs the loop that reads a
+/// batch, hands it to the engine, publishes the deltas and sends the replies.
+///
+/// Not `Sendable`: every socket, the engine and the plugins belong to the thread that calls
+/// `run`. Other threads talk to it only through its `StopSignal`.
+public final class Daemon {
+    /// The configuration it started with.
+    public let configuration: DaemonConfiguration
+    /// The endpoints actually bound (wildcard ports resolved), once `start` returned.
+    public private(set) var boundEndpoints: (ingest: String, control: String, publish: String) = ("", "", "")
+
+    private let logger: Logger
+    private let loadRenderer: ([String], PluginRenderer?) -> PluginRenderer
+    private var renderer: PluginRenderer?
+    private let context: Context
+    private var ingest: Socket?
+    private var control: Socket?
+    private var publish: Socket?
+    private let poller = Poller()
+    private var engine: Engine?
+    private var lastPublication = ContinuousClock.now
+
+    /// A daemon that loads its plugins from the configured directories.
+    public convenience init(configuration: DaemonConfiguration, logger: Logger) throws {
+        try self.init(configuration: configuration, logger: logger) { directories, previous in
+            PluginRenderer.load(directories: directories, logger: logger, previous: previous)
+        }
+    }
+
+    /// A daemon that loads its renderer with `loadRenderer` (directories, previous renderer).
+    public init(configuration: DaemonConfiguration, logger: Logger, loadRenderer: @escaping ([String], PluginRenderer?) -> PluginRenderer) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.loadRenderer = loadRenderer
+        context = try Context()
+    }
+
+    /// Loads the plugins and binds every socket. Throws a `ZeroMQError` naming the endpoint
+    /// when one cannot be bound (in use, or malformed).
+    public func start() throws {
+        let renderer = loadRenderer(configuration.pluginDirectories, nil)
+        self.renderer = renderer
+        let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
+        self.engine = engine
+
+        let zmqLimit = Int64(configuration.maximumMessageBytes) * 4 + 4096
+        let ingest = try Socket(context: context, type: .pull)
+        try ingest.setOption(.linger, 0)
+        try ingest.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
+        try ingest.setOption(.maxMessageSize, zmqLimit)
+        try ingest.bind(configuration.ingestEndpoint)
+        self.ingest = ingest
+
+        let control = try Socket(context: context, type: .router)
+        try control.setOption(.linger, configuration.lingerMilliseconds)
+        try control.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
+        try control.setOption(.sendHighWaterMark, configuration.receiveHighWaterMark)
+        try control.setOption(.maxMessageSize, zmqLimit)
+        try control.bind(configuration.controlEndpoint)
+        self.control = control
+
+        let publish = try Socket(context: context, type: .pub)
+        try publish.setOption(.linger, configuration.lingerMilliseconds)
+        try publish.setOption(.sendHighWaterMark, configuration.publishHighWaterMark)
+        try publish.bind(configuration.publishEndpoint)
+        self.publish = publish
+
+        poller.register(ingest, for: .readable)
+        poller.register(control, for: .readable)
+        boundEndpoints = (ingest.lastEndpoint, control.lastEndpoint, publish.lastEndpoint)
+        engine.statusMembers = [
+            "version": .string(RowCastVersion.current),
+            "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],
+        ]
+        logger.info("rowcastd ready", metadata: [
+            "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
+            "plugins": "\(renderer.pluginCount)",
+        ])
+    }
+
+    /// The one-line ready message printed on standard output once `start` returned.
+    public var readyLine: String {
+        "rowcastd ready ingest=\(boundEndpoints.ingest) control=\(boundEndpoints.control) publish=\(boundEndpoints.publish)"
+    }
+
+    /// Runs the loop until `signal` asks for a stop, then answers what it already read and
+    /// closes the sockets (waiting at most the linger time for queued messages).
+    public func run(until signal: StopSignal) throws {
+        guard let engine, let ingest, let control, let publish else {
+            preconditionFailure("Daemon.run called before start")
+        }
+        lastPublication = .now
+        var messages: [IncomingMessage] = []
+        var envelopes: [ControlEnvelope] = []
+        messages.reserveCapacity(configuration.batchLimit)
+        while !signal.isStopRequested {
+            let ready = try poller.poll(timeoutMilliseconds: pollTimeout())
+            if ready > 0 {
+                messages.removeAll(keepingCapacity: true)
+                envelopes.removeAll(keepingCapacity: true)
+                try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
+                if !messages.isEmpty {
+                    let output = engine.process(messages)
+                    try send(output, envelopes: envelopes, control: control, publish: publish)
+                }
+            }
+            if signal.takeReloadRequest() { try reload(engine: engine, publish: publish) }
+            try heartbeatIfIdle(engine: engine, publish: publish)
+        }
+        logger.info("rowcastd stopping", metadata: ["feeds": "\(engine.feeds.count)"])
+        close()
+    }
+
+    /// Closes every socket; queued replies and deltas get up to the linger time to leave.
+    public func close() {
+        ingest?.close()
+        control?.close()
+        publish?.close()
+        ingest = nil
+        control = nil
+        publish = nil
+    }
+
+    /// Reads at most `batchLimit` messages, alternating between the two sockets so neither
+    /// starves the other.
+    private func read(ingest: Socket, control: Socket, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
+        var budget = configuration.batchLimit
+        while budget > 0 {
+            var progressed = false
+            if let frames = try ingest.receiveMultipart(dontWait: true) {
+                messages.append(IncomingMessage(origin: .ingest, body: frames.first ?? [], frameCount: frames.count))
+                progressed = true
+                budget -= 1
+            }
+            if let frames = try control.receiveMultipart(dontWait: true) {
+                let envelope = ControlEnvelope(frames: frames)
+                messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount))
+                envelopes.append(envelope)
+                progressed = true
+                budget -= 1
+            }
+            if !progressed { break }
+        }
+    }
+
+    /// Publishes first, then replies: a client that got its ack finds the delta already sent.
+    private func send(_ output: EngineOutput, envelopes: [ControlEnvelope], control: Socket, publish: Socket) throws {
+        try publishAll(output.publications, on: publish)
+        for reply in output.replies {
+            let sent = try control.send(envelopes[reply.token].replyFrames(reply.body), dontWait: true)
+            if !sent { logger.warning("reply dropped: the client is not reading its replies (high-water mark reached)") }
+        }
+    }
+
+    private func publishAll(_ publications: [Publication], on publish: Socket) throws {
+        guard !publications.isEmpty else { return }
+        for publication in publications {
+            _ = try publish.send([publication.topic, publication.body], dontWait: true)
+        }
+        lastPublication = .now
+    }
+
+    private func reload(engine: Engine, publish: Socket) throws {
+        logger.info("reloading plugins", metadata: ["directories": "\(configuration.pluginDirectories)"])
+        let renderer = loadRenderer(configuration.pluginDirectories, self.renderer)
+        self.renderer = renderer
+        try publishAll(engine.replaceRenderer(renderer), on: publish)
+        logger.info("plugins reloaded", metadata: ["plugins": "\(renderer.pluginCount)"])
+    }
+
+    private func heartbeatIfIdle(engine: Engine, publish: Socket) throws {
+        guard ContinuousClock.now - lastPublication >= .milliseconds(configuration.heartbeatMilliseconds) else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        let body: JSONValue = ["event": "heartbeat", "time": .number(Double(milliseconds)), "uptime": .number(engine.uptimeSeconds.rounded())]
+        try publishAll([Publication(topic: Topic.heartbeat, body: body.serialized())], on: publish)
+    }
+
+    /// Wakes up in time for the next heartbeat, and at least every 100 ms to see a stop request.
+    private func pollTimeout() -> Int {
+        let untilHeartbeat = Duration.milliseconds(configuration.heartbeatMilliseconds) - (ContinuousClock.now - lastPublication)
+        let milliseconds = Int(untilHeartbeat.components.seconds * 1000 + untilHeartbeat.components.attoseconds / 1_000_000_000_000_000)
+        return max(0, min(100, milliseconds))
+    }
+}

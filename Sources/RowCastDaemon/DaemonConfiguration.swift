@@ -1,0 +1,26 @@
+/// Everything rowcastd needs to start, with the embedded defaults of docs/OPERATIONS.md.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// The PULL endpoint for fire-and-forget ingest.
+    public var ingestEndpoint = "tcp://127.0.0.1:7701"
+    /// The ROUTER endpoint for acked requests and queries.
+    public var controlEndpoint = "tcp://127.0.0.1:7702"
+    /// The PUB endpoint for deltas and events.
+    public var publishEndpoint = "tcp://127.0.0.1:7703"
+    /// Directories scanned for plugins (`librowcast-*.so`), in order.
+    public var pluginDirectories: [String] = []
+    /// The largest request accepted, in bytes; larger ones get `too_large`.
+    public var maximumMessageBytes = 1 << 20
+    /// How long the publisher may stay silent before a heartbeat, in milliseconds.
+    public var heartbeatMilliseconds = 1000
+    /// The most messages read in one pass (one batch, one delta per feed).
+    public var batchLimit = 4096
+    /// Messages the PUB socket queues per subscriber before dropping (ZMQ_SNDHWM).
+    public var publishHighWaterMark = 100_000
+    /// Messages each receiving socket queues (ZMQ_RCVHWM).
+    public var receiveHighWaterMark = 100_000
+    /// How long closing sockets may wait to deliver what is queued, in milliseconds.
+    public var lingerMilliseconds = 2000
+
+    /// The embedded defaults.
+    public init() {}
+}

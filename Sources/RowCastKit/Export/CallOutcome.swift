@@ -1,0 +1,25 @@
+import CRowCastPlugin
+
+/// The result of one plugin call before it is written to the ABI sink.
+enum CallOutcome {
+    /// Success: these JSON bytes go to the sink with `ROWCAST_OK`.
+    case ok([UInt8])
+    /// The input was rejected: the error's JSON goes to the sink with `ROWCAST_ITEM_ERROR`.
+    case itemError(ItemError)
+
+    /// The ABI status code.
+    var status: Int32 {
+        switch self {
+        case .ok: return Int32(ROWCAST_OK.rawValue)
+        case .itemError: return Int32(ROWCAST_ITEM_ERROR.rawValue)
+        }
+    }
+
+    /// The bytes to write.
+    var bytes: [UInt8] {
+        switch self {
+        case .ok(let bytes): return bytes
+        case .itemError(let error): return error.jsonValue.serialized()
+        }
+    }
+}

@@ -1,0 +1,150 @@
+/// One exported plugin's controllers, dispatched by type: the object behind the descriptor's
+/// `context` pointer.
+///
+/// Made once per process by ``RowCastPluginExport`` and never freed. Not `Sendable`: rowcastd
+/// calls a plugin from one thread at a time (the ABI's threading rule), and the dispatch
+/// tables are never mutated after `init`.
+final class PluginRuntime {
+    /// Renders and handles selects for one item type.
+    struct CellEntry {
+        /// Item → model → row.
+        let render: (Item) throws(ItemError) -> Row
+        /// Item → model → event.
+        let select: (String, Item) throws(ItemError) -> JSONObject?
+    }
+
+    /// The plugin name, for messages.
+    let name: String
+    /// The item types, in the order the controllers list them, without repeats.
+    let itemTypes: [String]
+    /// The section types whose headers the plugin renders.
+    let headerTypes: [String]
+    /// What is wrong with the export call, if anything; a non-empty list exports no types.
+    let problems: [String]
+
+    private let cells: [String: CellEntry]
+    private let headers: [String: (SectionHeader) throws(ItemError) -> Row]
+
+    /// Makes one instance of every controller and indexes them by type.
+    init(name: String, controllers: [any CellController.Type], headers headerControllers: [any HeaderController.Type]) {
+        var problems: [String] = []
+        if name.isEmpty { problems.append("the plugin name is empty") }
+        if controllers.isEmpty { problems.append("no cell controllers were given") }
+
+        var cells: [String: CellEntry] = [:]
+        var owners: [String: String] = [:]
+        var itemTypes: [String] = []
+        for controller in controllers {
+            let owner = String(describing: controller)
+            for type in controller.itemTypes {
+                if type.isEmpty {
+                    problems.append("\(owner) lists an empty item type")
+                } else if let other = owners[type] {
+                    problems.append("\(owner) and \(other) both claim item type \"\(type)\"")
+                } else {
+                    owners[type] = owner
+                    itemTypes.append(type)
+                    cells[type] = Self.cellEntry(controller)
+                }
+            }
+        }
+
+        var headers: [String: (SectionHeader) throws(ItemError) -> Row] = [:]
+        var headerOwners: [String: String] = [:]
+        var headerTypes: [String] = []
+        for controller in headerControllers {
+            let owner = String(describing: controller)
+            for type in controller.sectionTypes {
+                if type.isEmpty {
+                    problems.append("\(owner) lists an empty section type")
+                } else if let other = headerOwners[type] {
+                    problems.append("\(owner) and \(other) both claim section type \"\(type)\"")
+                } else {
+                    headerOwners[type] = owner
+                    headerTypes.append(type)
+                    headers[type] = Self.headerRenderer(controller)
+                }
+            }
+        }
+
+        self.name = name
+        self.problems = problems
+        self.itemTypes = problems.isEmpty ? itemTypes : []
+        self.headerTypes = problems.isEmpty ? headerTypes : []
+        self.cells = cells
+        self.headers = headers
+    }
+
+    // MARK: - Calls
+
+    /// Renders an item given as JSON bytes.
+    func renderItem(_ input: UnsafeRawBufferPointer) -> CallOutcome {
+        do throws(ItemError) {
+            let item = try Item(parsing: input)
+            guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
+            return .ok(try entry.render(item).serialized())
+        } catch {
+            return .itemError(error)
+        }
+    }
+
+    /// Renders a section header given as JSON bytes.
+    func renderHeader(_ input: UnsafeRawBufferPointer) -> CallOutcome {
+        do throws(ItemError) {
+            let value: JSONValue
+            do { value = try JSONParser.parse(input) } catch { throw .invalidJSON("the section", error) }
+            let header = try SectionHeader(json: value)
+            guard let render = headers[header.type] else { throw unknownType(header.type, kind: "section") }
+            return .ok(try render(header).serialized())
+        } catch {
+            return .itemError(error)
+        }
+    }
+
+    /// Handles a select request `{"feed", "id", "action", "item": {...}}`; no event is `null`.
+    func select(_ input: UnsafeRawBufferPointer) -> CallOutcome {
+        do throws(ItemError) {
+            let value: JSONValue
+            do { value = try JSONParser.parse(input) } catch { throw .invalidJSON("the select request", error) }
+            guard let request = value.objectValue else {
+                throw ItemError(code: .invalidInput, message: "a select request must be a JSON object, got \(value.kindName)")
+            }
+            let envelope = Envelope(fields: request)
+            let action = try envelope.string("action")
+            let item = try Item(object: try envelope.object("item"))
+            guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
+            guard let event = try entry.select(action, item) else { return .ok(Array("null".utf8)) }
+            return .ok(JSONValue.object(event).serialized())
+        } catch {
+            return .itemError(error)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func unknownType(_ type: String, kind: String) -> ItemError {
+        ItemError(code: .unknownType, field: "type", message: "plugin \(name) has no controller for \(kind) type \"\(type)\"")
+    }
+
+    private static func cellEntry<Controller: CellController>(_ type: Controller.Type) -> CellEntry {
+        let controller = Controller()
+        return CellEntry(
+            render: { (item: Item) throws(ItemError) -> Row in
+                controller.row(for: try controller.model(from: item), item: item)
+            },
+            select: { (action: String, item: Item) throws(ItemError) -> JSONObject? in
+                try controller.select(action: action, model: try controller.model(from: item), item: item)
+            }
+        )
+    }
+
+    private static func headerRenderer<Controller: HeaderController>(_ type: Controller.Type) -> (SectionHeader) throws(ItemError) -> Row {
+        let controller = Controller()
+        return { (header: SectionHeader) throws(ItemError) -> Row in
+            controller.row(for: try controller.model(from: header), header: header)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension PluginRuntime: Sendable {}

@@ -1,0 +1,121 @@
+/// Typed, throwing access to the fields of a JSON object: the "failable init from a
+/// dictionary" of the table-view pattern, one field at a time.
+///
+/// Every accessor throws an ``ItemError`` that names the field: `missing field "price"` when it
+/// is absent, `field "price" must be a number, got string` when it has the wrong type. The
+/// `optional…` accessors return `nil` for an absent or `null` field but still throw on a wrong
+/// type, so a typo in a publisher is never silently ignored.
+public protocol FieldReading {
+    /// The object the accessors read (an item's `data`, a section's `header`).
+    var fields: JSONObject { get }
+}
+
+extension FieldReading {
+    /// The field's value; throws when it is absent.
+    public func value(_ name: String) throws(ItemError) -> JSONValue {
+        guard let value = fields[name] else { throw .missingField(name) }
+        return value
+    }
+
+    /// The field's value, or `nil` when it is absent or `null`.
+    public func optionalValue(_ name: String) -> JSONValue? {
+        guard let value = fields[name], !value.isNull else { return nil }
+        return value
+    }
+
+    /// A required string field.
+    public func string(_ name: String) throws(ItemError) -> String {
+        let value = try value(name)
+        guard let string = value.stringValue else { throw .invalidField(name, mustBe: "a string", got: value) }
+        return string
+    }
+
+    /// An optional string field: `nil` when absent or `null`.
+    public func optionalString(_ name: String) throws(ItemError) -> String? {
+        guard optionalValue(name) != nil else { return nil }
+        return try string(name)
+    }
+
+    /// A required number field.
+    public func number(_ name: String) throws(ItemError) -> Double {
+        let value = try value(name)
+        guard let number = value.numberValue else { throw .invalidField(name, mustBe: "a number", got: value) }
+        return number
+    }
+
+    /// An optional number field: `nil` when absent or `null`.
+    public func optionalNumber(_ name: String) throws(ItemError) -> Double? {
+        guard optionalValue(name) != nil else { return nil }
+        return try number(name)
+    }
+
+    /// A required integer field: a number without a fraction that fits in `Int`.
+    public func integer(_ name: String) throws(ItemError) -> Int {
+        let number = try number(name)
+        guard let integer = Int(exactly: number) else { throw .invalidField(name, "must be an integer, got \(number)") }
+        return integer
+    }
+
+    /// An optional integer field: `nil` when absent or `null`.
+    public func optionalInteger(_ name: String) throws(ItemError) -> Int? {
+        guard optionalValue(name) != nil else { return nil }
+        return try integer(name)
+    }
+
+    /// A required Boolean field.
+    public func bool(_ name: String) throws(ItemError) -> Bool {
+        let value = try value(name)
+        guard let flag = value.boolValue else { throw .invalidField(name, mustBe: "a boolean", got: value) }
+        return flag
+    }
+
+    /// An optional Boolean field: `nil` when absent or `null`.
+    public func optionalBool(_ name: String) throws(ItemError) -> Bool? {
+        guard optionalValue(name) != nil else { return nil }
+        return try bool(name)
+    }
+
+    /// A required URL field: a string with a scheme (`https://...`, `myapp:detail`), no spaces.
+    public func url(_ name: String) throws(ItemError) -> String {
+        let string = try string(name)
+        guard Self.looksLikeURL(string) else {
+            throw .invalidField(name, "must be a URL with a scheme such as https://, got \"\(string)\"")
+        }
+        return string
+    }
+
+    /// An optional URL field: `nil` when absent or `null`.
+    public func optionalURL(_ name: String) throws(ItemError) -> String? {
+        guard optionalValue(name) != nil else { return nil }
+        return try url(name)
+    }
+
+    /// A required object field.
+    public func object(_ name: String) throws(ItemError) -> JSONObject {
+        let value = try value(name)
+        guard let object = value.objectValue else { throw .invalidField(name, mustBe: "an object", got: value) }
+        return object
+    }
+
+    /// A required array field.
+    public func array(_ name: String) throws(ItemError) -> [JSONValue] {
+        let value = try value(name)
+        guard let array = value.arrayValue else { throw .invalidField(name, mustBe: "an array", got: value) }
+        return array
+    }
+
+    /// RFC 3986 scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`), a colon, then a
+    /// non-empty rest without whitespace or control characters.
+    static func looksLikeURL(_ string: String) -> Bool {
+        let bytes = string.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex else { return false }
+        for (offset, byte) in bytes[..<colon].enumerated() {
+            let isLetter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+            let isOther = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            guard isLetter || (offset > 0 && isOther) else { return false }
+        }
+        let rest = bytes[bytes.index(after: colon)...]
+        return !rest.isEmpty && !rest.contains(where: { $0 <= 0x20 || $0 == 0x7F })
+    }
+}

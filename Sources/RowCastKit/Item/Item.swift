@@ -1,0 +1,65 @@
+/// A read-only view of one feed item as rowcastd hands it to a plugin:
+/// `{"id": string, "type": string, "section": string, "sort": number (optional), "data": {...}}`.
+///
+/// The envelope fields are checked once, when the item is made; the fields of `data` are read
+/// with the typed accessors of ``FieldReading`` (`string("name")`, `number("price")`, ...),
+/// which throw an ``ItemError`` naming the field.
+public struct Item: FieldReading, Sendable {
+    /// The item id, unique in its feed; it is the row's identity.
+    public let id: String
+    /// The item type that chose the controller, e.g. `product`.
+    public let type: String
+    /// The id of the section the item belongs to (empty when the input has none).
+    public let section: String
+    /// The item's sort key within its section, when it has one.
+    public let sort: Double?
+    /// The item's own fields (an empty object when the input has no `data`).
+    public let data: JSONObject
+    /// The whole item object as received.
+    public let json: JSONObject
+
+    /// The fields the accessors read: `data`.
+    public var fields: JSONObject { data }
+
+    /// An item from its JSON; throws when it is not an object or an envelope field is missing
+    /// or mistyped (`missing field "id"`, `field "data" must be an object, got array`).
+    public init(json: JSONValue) throws(ItemError) {
+        guard let object = json.objectValue else {
+            throw ItemError(code: .invalidInput, message: "an item must be a JSON object, got \(json.kindName)")
+        }
+        try self.init(object: object)
+    }
+
+    /// An item from its JSON object.
+    public init(object: JSONObject) throws(ItemError) {
+        let envelope = Envelope(fields: object)
+        id = try envelope.string("id")
+        type = try envelope.string("type")
+        section = try envelope.optionalString("section") ?? ""
+        sort = try envelope.optionalNumber("sort")
+        if let data = envelope.optionalValue("data") {
+            guard let dataObject = data.objectValue else { throw .invalidField("data", mustBe: "an object", got: data) }
+            self.data = dataObject
+        } else {
+            self.data = JSONObject()
+        }
+        json = object
+    }
+
+    /// An item parsed from UTF-8 JSON bytes; invalid JSON is an ``ItemError`` too.
+    public init(parsing bytes: UnsafeRawBufferPointer) throws(ItemError) {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw .invalidJSON("the item", error)
+        }
+        try self.init(json: value)
+    }
+}
+
+/// Reads the top-level members of an input object with the same typed accessors.
+struct Envelope: FieldReading {
+    /// The input object.
+    let fields: JSONObject
+}

@@ -1,0 +1,65 @@
+import CZeroMQ
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Socket {
+    /// Receives one whole message, all of its frames in order.
+    ///
+    /// A receive interrupted by a signal (`EINTR`) is retried; with `receiveTimeout` set, the
+    /// timeout starts again after the retry. A context shutdown ends the wait with `ETERM`.
+    ///
+    /// - Returns: the frames, or nil when nothing arrived: `dontWait` and no message is waiting,
+    ///   or `receiveTimeout` expired.
+    public func receiveMultipart(dontWait: Bool = false) throws(ZeroMQError) -> [[UInt8]]? {
+        let handle = try openHandle("receive")
+        guard let first = try receiveFrame(handle: handle, dontWait: dontWait) else { return nil }
+        var frames = [first.bytes]
+        var more = first.more
+        while more {
+            // libzmq delivers a message's frames together, so the rest are already here.
+            guard let next = try receiveFrame(handle: handle, dontWait: dontWait) else {
+                throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(frames.count + 1)")
+            }
+            frames.append(next.bytes)
+            more = next.more
+        }
+        return frames
+    }
+
+    /// Receives one frame; `hasMore` then tells whether the message has further frames.
+    ///
+    /// Same retry and result as `receiveMultipart(dontWait:)`: nil when nothing arrived.
+    public func receive(dontWait: Bool = false) throws(ZeroMQError) -> [UInt8]? {
+        let handle = try openHandle("receive")
+        return try receiveFrame(handle: handle, dontWait: dontWait)?.bytes
+    }
+
+    /// `zmq_msg_recv` into the socket's reusable message, copied out once; nil on `EAGAIN`.
+    private func receiveFrame(
+        handle: UnsafeMutableRawPointer, dontWait: Bool
+    ) throws(ZeroMQError) -> (bytes: [UInt8], more: Bool)? {
+        let flags = dontWait ? ZMQ_DONTWAIT : 0
+        zmq_msg_init(message)
+        defer { zmq_msg_close(message) }
+        while zmq_msg_recv(message, handle, flags) < 0 {
+            let error = ZeroMQError.fromErrno(operation: "receive")
+            if error.isInterrupted { continue }
+            if error.isWouldBlock { return nil }
+            throw error
+        }
+        let size = zmq_msg_size(message)
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            if size > 0, let data = zmq_msg_data(message) {
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: data, count: size))
+            }
+            count = size
+        }
+        return (bytes, zmq_msg_more(message) != 0)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A real `rowcastd` process on wildcard loopback ports, with its own plugin directory.
+/// Start waits a bounded time for the ready line; `stop()` (or deinit) always ends the process.
+final class DaemonProcess {
+    let process = Process()
+    let pluginDirectory: TemporaryDirectory
+    private let stdoutPipe = Pipe()
+    private let stderrPipe = Pipe()
+    private let output = LockedBuffer()
+    private(set) var ingest = ""
+    private(set) var control = ""
+    private(set) var publish = ""
+
+    /// Starts rowcastd with the given plugin files copied into its plugin directory.
+    /// - Parameter plugins: library file names from the build directory (default: both real plugins).
+    init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], extraArguments: [String] = [], timeout: TimeInterval = 20) throws {
+        pluginDirectory = try TemporaryDirectory("rowcast-plugins")
+        for plugin in plugins {
+            try FileManager.default.copyItem(atPath: try BuildProducts.path(plugin), toPath: pluginDirectory.url.appendingPathComponent(plugin).path)
+        }
+        process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcastd"))
+        process.arguments = [
+            "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
+            "--plugins", pluginDirectory.path, "--heartbeat-ms", "200",
+        ] + extraArguments
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        let buffer = output
+        stdoutPipe.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
+        stderrPipe.fileHandleForReading.readabilityHandler = { handle in buffer.appendLog(handle.availableData) }
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let line = output.lines.first(where: { $0.hasPrefix("rowcastd ready ") }) {
+                for field in line.split(separator: " ").dropFirst(2) {
+                    let parts = field.split(separator: "=", maxSplits: 1).map(String.init)
+                    switch parts[0] {
+                    case "ingest": ingest = parts[1]
+                    case "control": control = parts[1]
+                    case "publish": publish = parts[1]
+                    default: break
+                    }
+                }
+                return
+            }
+            guard process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        stop()
+        throw TestFailure("rowcastd did not print its ready line within \(timeout) s; log:\n\(output.log)")
+    }
+
+    /// What rowcastd logged on standard error so far.
+    var log: String { output.log }
+
+    /// Sends a signal to the process.
+    func signal(_ number: Int32) { if process.isRunning { kill(process.processIdentifier, number) } }
+
+    /// Waits at most `timeout` for the process to exit; its exit status, or nil if still running.
+    func waitForExit(timeout: TimeInterval) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// SIGTERM, then SIGKILL after 5 s; idempotent.
+    func stop() {
+        if process.isRunning {
+            signal(SIGTERM)
+            if waitForExit(timeout: 5) == nil {
+                signal(SIGKILL)
+                _ = waitForExit(timeout: 5)
+            }
+        }
+        stdoutPipe.fileHandleForReading.readabilityHandler = nil
+        stderrPipe.fileHandleForReading.readabilityHandler = nil
+    }
+
+    deinit { stop() }
+}
+
+/// Output collected from a child process's pipes on another thread.
+final class LockedBuffer: @unchecked Sendable {  // every access holds `lock`
+    private let lock = NSLock()
+    private var stdoutText = ""
+    private var stderrText = ""
+
+    func append(_ data: Data) { lock.withLock { stdoutText += String(decoding: data, as: UTF8.self) } }
+    func appendLog(_ data: Data) { lock.withLock { stderrText += String(decoding: data, as: UTF8.self) } }
+    var lines: [String] { lock.withLock { stdoutText.split(separator: "\n").map(String.init) } }
+    var log: String { lock.withLock { stderrText } }
+}

@@ -1,0 +1,75 @@
+import RowCastKit
+import ZeroMQ
+
+/// Raw ZeroMQ peers speaking docs/PROTOCOL.md directly, with bounded waits, so the end-to-end
+/// tests check the wire format itself rather than the Swift client's view of it.
+final class RawPeer {
+    let context: Context
+    let dealer: Socket
+    let push: Socket
+    let subscriber: Socket
+    private var nextReq = 0
+
+    init(_ daemon: DaemonProcess) throws {
+        context = try Context()
+        dealer = try Socket(context: context, type: .dealer)
+        push = try Socket(context: context, type: .push)
+        subscriber = try Socket(context: context, type: .sub)
+        for socket in [dealer, push, subscriber] {
+            try socket.setOption(.linger, 0)
+            try socket.setOption(.receiveTimeout, 5000)
+            try socket.setOption(.sendTimeout, 5000)
+        }
+        try dealer.connect(daemon.control)
+        try push.connect(daemon.ingest)
+        try subscriber.connect(daemon.publish)
+    }
+
+    /// Sends one request over the control socket and waits (5 s at most) for its reply.
+    func request(_ body: JSONValue) throws -> JSONValue {
+        nextReq += 1
+        var object = body.objectValue ?? JSONObject()
+        if object["req"] == nil { object["req"] = .number(Double(nextReq)) }
+        _ = try dealer.send([[], JSONValue.object(object).serialized()])
+        while true {
+            guard let frames = try dealer.receiveMultipart() else { throw TestFailure("no reply within 5 s to \(body)") }
+            guard frames.count == 2, frames[0].isEmpty else { throw TestFailure("reply frames: \(frames.count)") }
+            let reply = try JSONParser.parse(frames[1])
+            if reply["req"] == object["req"] { return reply }
+        }
+    }
+
+    /// Pushes raw bytes over the ingest socket.
+    func pushRaw(_ bytes: [UInt8]) throws { _ = try push.send(bytes) }
+
+    /// Subscribes to a topic prefix and waits until the subscription is live, proven by a
+    /// heartbeat arriving (the daemon heartbeats every 200 ms in tests).
+    func subscribe(_ topics: [[UInt8]]) throws {
+        for topic in topics { try subscriber.subscribe(topic) }
+        try subscriber.subscribe(Array("heartbeat".utf8))
+        _ = try receive { topic, _ in topic == "heartbeat" }
+        try subscriber.unsubscribe(Array("heartbeat".utf8))
+    }
+
+    /// Receives publications until `match` accepts one (5 s per message at most).
+    func receive(until match: (String, JSONValue) -> Bool) throws -> (String, JSONValue) {
+        while true {
+            guard let frames = try subscriber.receiveMultipart() else { throw TestFailure("nothing published within 5 s") }
+            guard frames.count == 2, frames[0].last == 0 else { throw TestFailure("bad publication framing") }
+            let topic = String(decoding: frames[0].dropLast(), as: UTF8.self)
+            let body = try JSONParser.parse(frames[1])
+            if match(topic, body) { return (topic, body) }
+        }
+    }
+
+    /// Waits for the next delta of `feed` with sequence number `seq` at least.
+    func delta(feed: String, seq: Int) throws -> JSONValue {
+        try receive { topic, body in topic == "rows.\(feed)" && Int(body["seq"]?.numberValue ?? 0) >= seq }.1
+    }
+
+    deinit {
+        dealer.close()
+        push.close()
+        subscriber.close()
+    }
+}

@@ -1,0 +1,88 @@
+import RowCastKit
+import Testing
+
+/// The compact JSON writer, and parse/write round trips.
+@Suite("JSONWriter")
+struct JSONWriterTests {
+    private func text(_ value: JSONValue) -> String { String(decoding: value.serialized(), as: UTF8.self) }
+
+    @Test("integral numbers print without a fraction", arguments: [
+        (0.0, "0"), (-0.0, "0"), (1, "1"), (-1, "-1"), (120, "120"), (39999, "39999"), (1e15, "1000000000000000"),
+        (9_007_199_254_740_991, "9007199254740991"), (-9_007_199_254_740_991, "-9007199254740991"),
+    ])
+    func integral(_ number: Double, _ expected: String) {
+        #expect(text(.number(number)) == expected)
+    }
+
+    @Test("fractional and huge numbers print in shortest round-trip form", arguments: [
+        (0.5, "0.5"), (-17.25, "-17.25"), (0.1, "0.1"), (39999.5, "39999.5"), (0.30000000000000004, "0.30000000000000004"),
+        (1e-7, "1e-07"), (.leastNonzeroMagnitude, "5e-324"), (9_007_199_254_740_992, "9007199254740992.0"), (1e16, "1e+16"), (1e21, "1e+21"),
+        (1.7976931348623157e308, "1.7976931348623157e+308"),
+    ])
+    func fractional(_ number: Double, _ expected: String) throws {
+        let written = text(.number(number))
+        #expect(written == expected)
+        #expect(try JSONParser.parse(written) == .number(number))  // and it is valid JSON
+    }
+
+    @Test("non-finite numbers print as null")
+    func nonFinite() {
+        #expect(text(.number(.infinity)) == "null")
+        #expect(text(.number(-.infinity)) == "null")
+        #expect(text(.number(.nan)) == "null")
+    }
+
+    @Test("integers print exactly, including the extremes")
+    func integers() {
+        var writer = JSONWriter()
+        writer.write(integer: .min)
+        writer.writeRaw(",")
+        writer.write(integer: .max)
+        writer.writeRaw(",")
+        writer.write(integer: 0)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "-9223372036854775808,9223372036854775807,0")
+    }
+
+    @Test("strings escape quotes, backslashes and control characters only")
+    func escapes() {
+        #expect(text("plain") == #""plain""#)
+        #expect(text("a\"b\\c/d") == #""a\"b\\c/d""#)
+        #expect(text("\n\r\t\u{08}\u{0C}\u{0}\u{1F}") == #""\n\r\t\u0008\u000c\u0000\u001f""#)
+        #expect(text("é中😀\u{7F}\u{2028}") == "\"é中😀\u{7F}\u{2028}\"")
+        #expect(text("") == #""""#)
+    }
+
+    @Test("objects keep member order and arrays their elements")
+    func containers() {
+        let value: JSONValue = ["z": 1, "a": [true, false, nil], "m": ["nested": "x"], "e": [:], "l": []]
+        #expect(text(value) == #"{"z":1,"a":[true,false,null],"m":{"nested":"x"},"e":{},"l":[]}"#)
+    }
+
+    @Test("writeRaw appends bytes untouched")
+    func raw() {
+        var writer = JSONWriter(capacity: 4)
+        writer.writeRaw("[")
+        writer.writeRaw(Array(#"{"cell":"X"}"#.utf8))
+        writer.writeRaw("]")
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"[{"cell":"X"}]"#)
+    }
+
+    @Test("parse then write gives back the same compact text", arguments: [
+        #"{"id":"p1","type":"product","section":"cars","sort":1,"data":{"name":"Tesla","price":39999.5}}"#,
+        #"[null,true,false,0,-1,0.25,"a\"b","\u0001",{"":[]},[[[]]]]"#,
+        #""😀 \\ /""#,
+        #"{"a":1,"a":2}"#,
+    ])
+    func roundTrip(_ text: String) throws {
+        let value = try JSONParser.parse(text)
+        #expect(String(decoding: value.serialized(), as: UTF8.self) == text)
+        #expect(try JSONParser.parse(value.serialized()) == value)
+    }
+
+    @Test("every string survives a write and a parse", arguments: [
+        "", "quote\"", "back\\slash", "nul\u{0}byte", "\u{1}\u{2}\u{1F}", "tab\tnew\nline", "ümlaut", "𝄞😀", "\u{FFFF}\u{10FFFF}", "\u{7F}",
+    ])
+    func stringRoundTrip(_ string: String) throws {
+        #expect(try JSONParser.parse(JSONValue.string(string).serialized()) == .string(string))
+    }
+}

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""End-to-end protocol test in Python, written from docs/PROTOCOL.md alone.
+
+It starts a real rowcastd on wildcard loopback ports, publishes items over PUSH and DEALER,
+keeps a replica from a snapshot plus deltas (the Clone pattern) and checks that the replica
+ends identical to the daemon's snapshot, through inserts, moves, section changes, deletes and
+a reset. Every wait is bounded; the daemon is always stopped.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import zmq
+
+BUILD_DIR = os.environ.get("ROWCAST_BUILD_DIR", ".build/debug")
+TIMEOUT_MS = 5000
+
+
+def topic(name):
+    """A topic frame: the name and one NUL byte."""
+    return name.encode() + b"\0"
+
+
+class Daemon:
+    """A rowcastd process with both real plugins in a private plugin directory."""
+
+    def __init__(self):
+        self.plugins = tempfile.mkdtemp(prefix="rowcast-py-plugins-")
+        for name in ("librowcast-product.so", "librowcast-advertising.so"):
+            shutil.copy(os.path.join(BUILD_DIR, name), self.plugins)
+        self.process = subprocess.Popen(
+            [os.path.join(BUILD_DIR, "rowcastd"),
+             "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*",
+             "--publish", "tcp://127.0.0.1:*", "--plugins", self.plugins, "--heartbeat-ms", "200"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.endpoints = {}
+        deadline = time.monotonic() + 20
+        os.set_blocking(self.process.stdout.fileno(), False)
+        buffer = ""
+        while time.monotonic() < deadline and not self.endpoints:
+            chunk = self.process.stdout.read() or ""
+            buffer += chunk
+            for line in buffer.splitlines():
+                if line.startswith("rowcastd ready "):
+                    self.endpoints = dict(field.split("=", 1) for field in line.split()[2:])
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.02)
+        if not self.endpoints:
+            self.stop()
+            raise RuntimeError("rowcastd did not become ready")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        shutil.rmtree(self.plugins, ignore_errors=True)
+
+
+class Replica:
+    """A feed replica that applies deltas exactly as docs/PROTOCOL.md says."""
+
+    def __init__(self, snapshot):
+        self.seq = snapshot["seq"]
+        self.epoch = snapshot["epoch"]
+        self.sections = []
+        for section in snapshot["sections"]:
+            section = dict(section)
+            rows = section.pop("rows")
+            self.sections.append({"section": section, "rows": rows})
+
+    def accepts(self, delta):
+        """True to apply, False to ignore (already included); raises on a gap or epoch change."""
+        if delta["seq"] <= self.seq:
+            return False
+        if self.seq == 0 and self.epoch is None and delta["seq"] == 1:
+            return True
+        if delta["epoch"] != self.epoch or delta["seq"] != self.seq + 1:
+            raise ValueError("gap or new epoch: resync")
+        return True
+
+    def apply(self, delta):
+        sections, rows = delta["sections"], delta["rows"]
+        # Stage 1.1: remove deleted and moved rows by old index path (highest first).
+        removals = [(e["at"], e["id"], False) for e in rows["deleted"]]
+        removals += [(e["from"], e["id"], True) for e in rows["moved"]]
+        moved_rows = {}
+        for (s, r), row_id, is_move in sorted(removals, key=lambda x: x[0], reverse=True):
+            row = self.sections[s]["rows"].pop(r)
+            assert row["id"] == row_id, (row["id"], row_id)
+            if is_move:
+                moved_rows[row_id] = row
+        # Stage 1.2: remove deleted and moved sections by old index.
+        removals = [(e["at"], e["id"], False) for e in sections["deleted"]]
+        removals += [(e["from"], e["id"], True) for e in sections["moved"]]
+        moved_sections = {}
+        for index, section_id, is_move in sorted(removals, reverse=True):
+            section = self.sections.pop(index)
+            assert section["section"]["id"] == section_id
+            if is_move:
+                moved_sections[section_id] = section
+        # Stage 1.3: insert inserted and moved sections at new indexes, ascending.
+        inserts = [(e["at"], {"section": e["section"], "rows": e["rows"]}) for e in sections["inserted"]]
+        inserts += [(e["to"], moved_sections[e["id"]]) for e in sections["moved"]]
+        for index, section in sorted(inserts, key=lambda x: x[0]):
+            self.sections.insert(index, section)
+        # Stage 1.4: insert inserted and moved rows at new index paths, ascending.
+        inserts = [(tuple(e["at"]), e["row"]) for e in rows["inserted"]]
+        inserts += [(tuple(e["to"]), moved_rows[e["id"]]) for e in rows["moved"]]
+        for (s, r), row in sorted(inserts, key=lambda x: x[0]):
+            self.sections[s]["rows"].insert(r, row)
+        # Stage 2: contents by new index path.
+        for entry in rows["reconfigured"] + rows["reloaded"]:
+            s, r = entry["at"]
+            assert self.sections[s]["rows"][r]["id"] == entry["id"]
+            self.sections[s]["rows"][r] = entry["row"]
+        for entry in sections["updated"]:
+            self.sections[entry["at"]]["section"] = entry["section"]
+        self.seq, self.epoch = delta["seq"], delta["epoch"]
+
+    def as_sections(self):
+        return [dict(s["section"], rows=s["rows"]) for s in self.sections]
+
+
+def product(item_id, name="Tesla Model 3", price=39999, section=None, sort=None):
+    item = {"id": item_id, "type": "product",
+            "data": {"name": name, "operatedBy": "Tesla", "price": price, "image": "https://img/" + item_id}}
+    if section is not None:
+        item["section"] = section
+    if sort is not None:
+        item["sort"] = sort
+    return item
+
+
+def advertising(item_id, section="ads"):
+    return {"id": item_id, "type": "advertising", "section": section,
+            "data": {"name": "Ad " + item_id, "operatedBy": "Bob", "price": 5, "image": "https://img/ad",
+                     "url": "https://ads.example/" + item_id}}
+
+
+class ProtocolTest(unittest.TestCase):
+    def setUp(self):
+        self.daemon = Daemon()
+        self.context = zmq.Context()
+        self.dealer = self.context.socket(zmq.DEALER)
+        self.push = self.context.socket(zmq.PUSH)
+        self.sub = self.context.socket(zmq.SUB)
+        for sock in (self.dealer, self.push, self.sub):
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.RCVTIMEO, TIMEOUT_MS)
+            sock.setsockopt(zmq.SNDTIMEO, TIMEOUT_MS)
+        self.dealer.connect(self.daemon.endpoints["control"])
+        self.push.connect(self.daemon.endpoints["ingest"])
+        self.sub.connect(self.daemon.endpoints["publish"])
+        self.req = 0
+
+    def tearDown(self):
+        for sock in (self.dealer, self.push, self.sub):
+            sock.close(0)
+        self.context.term()
+        self.daemon.stop()
+
+    def request(self, body):
+        self.req += 1
+        body = dict(body, req=self.req)
+        self.dealer.send_multipart([b"", json.dumps(body).encode()])
+        while True:
+            empty, reply = self.dealer.recv_multipart()
+            self.assertEqual(empty, b"")
+            reply = json.loads(reply)
+            if reply.get("req") == self.req:
+                return reply
+
+    def subscribe_live(self, topics):
+        """Subscribes, then waits for a heartbeat so the subscription is known to be live."""
+        for name in topics:
+            self.sub.setsockopt(zmq.SUBSCRIBE, name)
+        self.sub.setsockopt(zmq.SUBSCRIBE, topic("heartbeat"))
+        while self.sub.recv_multipart()[0] != topic("heartbeat"):
+            pass
+        self.sub.setsockopt(zmq.UNSUBSCRIBE, topic("heartbeat"))
+
+    def test_replica_matches_snapshot_through_every_kind_of_change(self):
+        feed = "cars"
+        self.subscribe_live([topic("rows." + feed)])
+        # Some history before the replica starts, so it joins late.
+        self.assertTrue(self.request({"op": "upsert", "feed": feed, "item": product("1")})["ok"])
+        snapshot = self.request({"op": "snapshot", "feed": feed})
+        replica = Replica(snapshot)
+
+        steps = [
+            {"op": "upsert", "feed": feed, "item": product("2", sort=-1)},
+            {"op": "upsert", "feed": feed, "item": advertising("ad1")},
+            {"op": "section", "feed": feed, "section": {"id": "ads", "order": -5, "header": {"title": "Sponsored"}}},
+            {"op": "upsert", "feed": feed, "item": product("1", name="Tesla Model S", price=79999.5)},
+            {"op": "upsert", "feed": feed, "item": product("3", section="used")},
+            {"op": "upsert", "feed": feed, "item": product("2", section="used", sort=9)},
+            {"op": "delete", "feed": feed, "id": "1"},
+            {"op": "reset", "feed": feed, "items": [product("3", section="used"), advertising("ad2", section="default"), product("9")]},
+            {"op": "delete_section", "feed": feed, "id": "used"},
+        ]
+        for index, step in enumerate(steps):
+            if index % 2 == 0:
+                self.push.send(json.dumps(step).encode())
+            else:
+                reply = self.request(step)
+                self.assertTrue(reply["ok"], reply)
+        final = self.request({"op": "snapshot", "feed": feed})
+        while replica.seq < final["seq"]:
+            frames = self.sub.recv_multipart()
+            self.assertEqual(len(frames), 2)
+            self.assertEqual(frames[0], topic("rows." + feed))
+            delta = json.loads(frames[1])
+            self.assertEqual(delta["event"], "delta")
+            if replica.accepts(delta):
+                replica.apply(delta)
+        self.assertEqual(replica.seq, final["seq"])
+        self.assertEqual(replica.epoch, final["epoch"])
+        self.assertEqual(replica.as_sections(), final["sections"])
+        rows = [row["id"] for section in final["sections"] for row in section["rows"]]
+        self.assertEqual(rows, ["ad2", "9"])
+        self.assertEqual(final["sections"][0]["rows"][0]["cell"], "AdvertisingCell")
+
+    def test_errors_are_published_and_good_items_keep_flowing(self):
+        self.subscribe_live([topic("rows.cars"), b"errors"])
+        self.push.send(b"{broken")
+        self.push.send(json.dumps({"op": "upsert", "feed": "cars", "item": {"id": "x"}}).encode())
+        self.push.send(json.dumps({"op": "upsert", "feed": "cars", "item": product("ok")}).encode())
+        errors, deltas = [], []
+        while len(errors) < 2 or not deltas:
+            name, body = self.sub.recv_multipart()
+            if name.startswith(b"errors"):
+                errors.append((name, json.loads(body)))
+            elif name == topic("rows.cars"):
+                deltas.append(json.loads(body))
+        self.assertEqual([(n, b["code"]) for n, b in errors],
+                         [(topic("errors"), "invalid_json"), (topic("errors.cars"), "missing_field")])
+        self.assertEqual(errors[1][1]["field"], "item.type")
+        self.assertEqual(deltas[0]["seq"], 1)
+
+    def test_rejected_request_reply_names_the_field(self):
+        reply = self.request({"op": "upsert", "feed": "cars",
+                              "item": {"id": "1", "type": "product", "data": {"name": "n", "operatedBy": "o", "image": "i"}}})
+        self.assertFalse(reply["ok"])
+        self.assertEqual(reply["error"]["code"], "missing_field")
+        self.assertEqual(reply["error"]["field"], "price")
+
+
+if __name__ == "__main__":
+    result = unittest.main(exit=False, verbosity=2).result
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed or result.testsRun == 0 else 0)
