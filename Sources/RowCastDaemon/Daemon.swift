@@ -76,7 +76,7 @@ public final class Daemon {
 
         poller.register(ingest, for: .readable)
         poller.register(control, for: .readable)
-        boundEndpoints = (ingest.lastEndpoint, control.lastEndpoint, publish.lastEndpoint)
+        boundEndpoints = (try ingest.lastEndpoint, try control.lastEndpoint, try publish.lastEndpoint)
         engine.statusMembers = [
             "version": .string(RowCastVersion.current),
             "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],

@@ -10,7 +10,6 @@ import Glibc
 public final class StopSignal: Sendable {
     private let stopRequested = Atomic<Int>(0)
     private let reloadRequested = Atomic<Bool>(false)
-    private let sources = Mutex<[any DispatchSourceSignal]>([])
 
     /// A signal with nothing requested.
     public init() {}
@@ -31,8 +30,8 @@ public final class StopSignal: Sendable {
     public func takeReloadRequest() -> Bool { reloadRequested.exchange(false, ordering: .acquiringAndReleasing) }
 
     /// Routes SIGTERM and SIGINT to `requestStop` (a second one exits at once with status 1)
-    /// and SIGHUP to `requestReload`.
-    public func installSignalHandlers() {
+    /// and SIGHUP to `requestReload`, for as long as the returned handlers are kept.
+    public func installSignalHandlers() -> SignalHandlers {
         let queue = DispatchQueue(label: "rowcastd.signals")
         var installed: [any DispatchSourceSignal] = []
         for number in [SIGTERM, SIGINT] {
@@ -50,6 +49,16 @@ public final class StopSignal: Sendable {
         hangup.setEventHandler { [self] in requestReload() }
         hangup.resume()
         installed.append(hangup)
-        sources.withLock { $0 = installed }
+        return SignalHandlers(sources: installed)
     }
+}
+
+/// The signal sources installed by `StopSignal.installSignalHandlers`; signals are handled
+/// while this is alive. Not `Sendable`: keep it where it was made.
+public final class SignalHandlers {
+    private let sources: [any DispatchSourceSignal]
+
+    init(sources: [any DispatchSourceSignal]) { self.sources = sources }
+
+    deinit { sources.forEach { $0.cancel() } }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import RowCastDaemon
+import RowCastKit
 
 #if canImport(Glibc)
 import Glibc
@@ -74,7 +75,7 @@ struct RowcastdCommand: ParsableCommand {
         configuration.heartbeatMilliseconds = heartbeatMs
 
         let signal = StopSignal()
-        signal.installSignalHandlers()
+        let handlers = signal.installSignalHandlers()
         let daemon = try Daemon(configuration: configuration, logger: logger)
         do {
             try daemon.start()
@@ -82,18 +83,21 @@ struct RowcastdCommand: ParsableCommand {
             throw RowcastdFailure(message: "cannot start: \(error)")
         }
         print(daemon.readyLine)
-        fflush(stdout)
+        fflush(nil)
         try daemon.run(until: signal)
+        withExtendedLifetime(handlers) {}
     }
 
-    /// The directory of this executable, then `../lib/rowcast/plugins` beside it.
+    /// The directory of this executable, then `../lib/rowcast/plugins` beside it: those of the
+    /// two that exist (a directory named explicitly with --plugins must exist).
     static func defaultPluginDirectories() -> [String] {
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return ["/usr/local/lib/rowcast/plugins"] }
         let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        return [directory, directory + "/../lib/rowcast/plugins"]
+        let parent = directory.split(separator: "/").dropLast().joined(separator: "/")
+        return [directory, "/" + parent + "/lib/rowcast/plugins"].filter { access($0, R_OK | X_OK) == 0 }
     }
 }
 

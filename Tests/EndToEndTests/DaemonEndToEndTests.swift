@@ -6,14 +6,14 @@ import Testing
 @Suite(.serialized)
 struct DaemonEndToEndTests {
     static func product(_ id: String, name: String = "Tesla Model 3", price: Double = 39999, section: String? = nil) -> JSONValue {
-        var item: JSONObject = ["id": .string(id), "type": "product", "data": ["name": .string(name), "operatedBy": "Tesla", "price": .number(price), "image": "https://img/\(id).png"]]
+        var item: JSONObject = ["id": .string(id), "type": "product", "data": ["name": .string(name), "operatedBy": "Tesla", "price": .number(price), "image": .string("https://img/\(id).png")]]
         if let section { item["section"] = .string(section) }
         return .object(item)
     }
 
     static func advertising(_ id: String) -> JSONValue {
         ["id": .string(id), "type": "advertising", "section": "ads",
-         "data": ["name": "Garage Sale", "operatedBy": "Bob", "price": 10, "image": "https://img/ad.png", "url": "https://ads.example/\(id)"]]
+         "data": ["name": "Garage Sale", "operatedBy": "Bob", "price": 10, "image": "https://img/ad.png", "url": .string("https://ads.example/\(id)")]]
     }
 
     @Test("both real plugins load and are listed")

@@ -8,6 +8,7 @@ a reset. Every wait is bounded; the daemon is always stopped.
 """
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -38,20 +39,20 @@ class Daemon:
             [os.path.join(BUILD_DIR, "rowcastd"),
              "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*",
              "--publish", "tcp://127.0.0.1:*", "--plugins", self.plugins, "--heartbeat-ms", "200"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.endpoints = {}
         deadline = time.monotonic() + 20
-        os.set_blocking(self.process.stdout.fileno(), False)
-        buffer = ""
+        buffer = b""
         while time.monotonic() < deadline and not self.endpoints:
-            chunk = self.process.stdout.read() or ""
-            buffer += chunk
-            for line in buffer.splitlines():
+            readable, _, _ = select.select([self.process.stdout], [], [], 0.1)
+            if readable:
+                chunk = os.read(self.process.stdout.fileno(), 4096)
+                if not chunk:
+                    break
+                buffer += chunk
+            for line in buffer.decode(errors="replace").splitlines():
                 if line.startswith("rowcastd ready "):
                     self.endpoints = dict(field.split("=", 1) for field in line.split()[2:])
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.02)
         if not self.endpoints:
             self.stop()
             raise RuntimeError("rowcastd did not become ready")
@@ -64,6 +65,7 @@ class Daemon:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=5)
+        self.process.stdout.close()
         shutil.rmtree(self.plugins, ignore_errors=True)
 
 
@@ -198,9 +200,15 @@ class ProtocolTest(unittest.TestCase):
         snapshot = self.request({"op": "snapshot", "feed": feed})
         replica = Replica(snapshot)
 
+        # Fire-and-forget first: PUSH and DEALER are separate connections, so the order between
+        # them is not defined; wait (bounded) until both pushes are applied.
+        self.push.send(json.dumps({"op": "upsert", "feed": feed, "item": product("2", sort=-1)}).encode())
+        self.push.send(json.dumps({"op": "upsert", "feed": feed, "item": advertising("ad1")}).encode())
+        deadline = time.monotonic() + 5
+        while sum(len(s["rows"]) for s in self.request({"op": "snapshot", "feed": feed})["sections"]) < 3:
+            self.assertLess(time.monotonic(), deadline, "pushed items were not applied")
+            time.sleep(0.01)
         steps = [
-            {"op": "upsert", "feed": feed, "item": product("2", sort=-1)},
-            {"op": "upsert", "feed": feed, "item": advertising("ad1")},
             {"op": "section", "feed": feed, "section": {"id": "ads", "order": -5, "header": {"title": "Sponsored"}}},
             {"op": "upsert", "feed": feed, "item": product("1", name="Tesla Model S", price=79999.5)},
             {"op": "upsert", "feed": feed, "item": product("3", section="used")},
@@ -209,12 +217,9 @@ class ProtocolTest(unittest.TestCase):
             {"op": "reset", "feed": feed, "items": [product("3", section="used"), advertising("ad2", section="default"), product("9")]},
             {"op": "delete_section", "feed": feed, "id": "used"},
         ]
-        for index, step in enumerate(steps):
-            if index % 2 == 0:
-                self.push.send(json.dumps(step).encode())
-            else:
-                reply = self.request(step)
-                self.assertTrue(reply["ok"], reply)
+        for step in steps:
+            reply = self.request(step)
+            self.assertTrue(reply["ok"], reply)
         final = self.request({"op": "snapshot", "feed": feed})
         while replica.seq < final["seq"]:
             frames = self.sub.recv_multipart()
