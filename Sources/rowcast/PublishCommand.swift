@@ -24,10 +24,10 @@ struct PublishCommand: ParsableCommand {
             --feed's. A reset is a request like {"op":"reset","feed":"cars","items":[...]}.
 
             Examples:
-              rowcast publish --feed cars --type product --id 42 --field name="Model 3" --field price=39999
-              rowcast publish --feed cars --type product --id 42 --section used --sort 3 --string-field sku=0042
+              rowcast publish --feed cars --type product --id 42 --field price=39999
+              rowcast publish --feed cars --type product --id 42 --string-field sku=0042
               rowcast publish --feed cars --delete --id 42
-              rowcast publish --feed cars --declare-section --section deals --order 1 --header title=Deals
+              rowcast publish --feed cars --declare-section --section deals --order 1
               rowcast publish --feed cars --delete-section --section deals
               rowcast publish --feed cars --file items.ndjson
               generate-items | rowcast publish --feed cars --file - --no-ack

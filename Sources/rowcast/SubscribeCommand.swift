@@ -21,8 +21,10 @@ struct SubscribeCommand: ParsableCommand {
             (resynced) because a delta was missed or did not fit.
 
             --count N stops after N messages; with --replica, after the replica has taken in N \
-            deltas (a resync counts the deltas its fresh snapshot skipped ahead). With --count or \
-            --until-seq, giving up after --timeout seconds without a message is an error (exit 1).
+            deltas (a resync counts the deltas its fresh snapshot skipped ahead). Requests the \
+            daemon applies together make one delta, so to wait for a known state prefer \
+            --until-seq with the seq of the last ack. With --count or --until-seq, going \
+            --timeout seconds without a message is an error (exit 1).
 
             Examples:
               rowcast subscribe --feed cars
@@ -94,7 +96,7 @@ struct SubscribeCommand: ParsableCommand {
     }
 
     /// How long to wait for the next message, and what running out means.
-    var wait: Wait { Wait(idle: untilIdle, giveUp: count != nil || untilSeq != nil ? endpoints.timeout : nil) }
+    var wait: MessageWait { MessageWait(idle: untilIdle, giveUp: count != nil || untilSeq != nil ? endpoints.timeout : nil) }
 
     // MARK: - Plain messages
 
@@ -175,32 +177,5 @@ struct SubscribeCommand: ParsableCommand {
         } else {
             Output.json(replica.snapshotJSON)
         }
-    }
-}
-
-/// The wait for the next message: --until-idle ends well, the give-up limit ends badly.
-struct Wait {
-    /// Seconds of silence after which the command stops successfully.
-    var idle: Double?
-    /// Seconds of silence after which the command fails.
-    var giveUp: Double?
-
-    /// The shorter of the two limits, or `nil` (wait for ever).
-    var duration: Duration? {
-        [idle, giveUp].compactMap { $0 }.min().map { .seconds(fractional: $0) }
-    }
-
-    /// Called when `duration` passed without a message: returns for --until-idle, throws a
-    /// timeout error otherwise.
-    func expire(waitingFor what: String) throws(RowCastClientError) {
-        if let idle, idle <= (giveUp ?? .infinity) { return }
-        throw RowCastClientError(
-            code: "timeout",
-            message: "nothing arrived within \(Self.format(giveUp ?? 0)) while waiting for \(what); pass a longer --timeout, or check that rowcastd is running and the feed is changing")
-    }
-
-    /// "5 s", "0.5 s".
-    static func format(_ seconds: Double) -> String {
-        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 }
