@@ -21,6 +21,20 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// How long closing sockets may wait to deliver what is queued, in milliseconds.
     public var lingerMilliseconds = 2000
 
+    /// Where the durable store lives (`--state-dir`; `$STATE_DIRECTORY` under systemd).
+    public var stateDirectory = "./.rowcast"
+    /// How hard each commit pushes data to disk (SQLite `synchronous`).
+    public var durability: Durability = .normal
+
     /// The embedded defaults.
     public init() {}
+}
+
+/// SQLite's `synchronous` setting for the store, as docs/OPERATIONS.md explains: with WAL,
+/// `normal` survives a process crash, `full` also survives power loss.
+public enum Durability: String, Sendable, Equatable, CaseIterable {
+    /// Survives a crash of rowcastd; the last commits may be lost on power loss.
+    case normal
+    /// Every commit is on disk before its acks go out.
+    case full
 }

@@ -114,6 +114,11 @@ public final class Engine {
         }
     }
 
+    /// Puts a restored feed in place, replacing any feed of that name.
+    func installRestored(_ feed: Feed) {
+        feeds[feed.name] = feed
+    }
+
     /// The feed named `name`, created (with a new epoch) when `create` is set.
     func feed(named name: String, create: Bool) -> Feed? {
         if let feed = feeds[name] { return feed }

@@ -18,6 +18,10 @@ public final class Feed {
     private var nextArrival: UInt64 = 0
     /// Item types already reported as unknown on the error topic (reported once each).
     var reportedUnknownTypes: Set<String> = []
+    /// Items and sections changed since the last `takeChanges`, for the durable store.
+    private var dirtyItems: Set<String> = []
+    private var dirtySections: Set<String> = []
+    private var replacedAll = false
 
     /// An empty feed with a new epoch.
     init(name: String, epoch: String) {
@@ -43,6 +47,7 @@ public final class Feed {
 
     /// Inserts the item, or replaces the one with its id (keeping its first arrival).
     func upsert(_ input: ItemInput, pluginInput: [UInt8], row: RenderedRow?) {
+        dirtyItems.insert(input.id)
         if var existing = items[input.id] {
             if existing.input.section != input.section {
                 leaveSection(existing.input.section, id: input.id)
@@ -67,12 +72,14 @@ public final class Feed {
     @discardableResult
     func delete(id: String) -> Bool {
         guard let removed = items.removeValue(forKey: id) else { return false }
+        dirtyItems.insert(id)
         leaveSection(removed.input.section, id: id)
         return true
     }
 
     /// Declares a section, or replaces its order, type, header and header row.
     func declareSection(_ input: SectionInput, headerRow: [UInt8]?) {
+        dirtySections.insert(input.id)
         if var existing = sections[input.id] {
             existing.input = input
             existing.declared = true
@@ -92,7 +99,9 @@ public final class Feed {
     @discardableResult
     func deleteSection(id: String) -> Bool {
         guard let removed = sections.removeValue(forKey: id) else { return false }
+        dirtySections.insert(id)
         for member in removed.members { items.removeValue(forKey: member) }
+        dirtyItems.formUnion(removed.members)
         return true
     }
 
@@ -101,6 +110,9 @@ public final class Feed {
     func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, [UInt8], RenderedRow?)]) {
         items.removeAll(keepingCapacity: true)
         sections.removeAll(keepingCapacity: true)
+        replacedAll = true
+        dirtyItems.removeAll()
+        dirtySections.removeAll()
         for (input, headerRow) in newSections { declareSection(input, headerRow: headerRow) }
         for (input, pluginInput, row) in newItems { upsert(input, pluginInput: pluginInput, row: row) }
     }
@@ -108,6 +120,7 @@ public final class Feed {
     private func joinSection(_ id: String, id item: String) {
         if sections[id] == nil {
             sections[id] = StoredSection(input: SectionInput(id: id), declared: false, arrival: takeArrival())
+            dirtySections.insert(id)
         }
         sections[id]?.members.insert(item)
     }
@@ -117,6 +130,7 @@ public final class Feed {
         section.members.remove(item)
         if section.members.isEmpty && !section.declared {
             sections.removeValue(forKey: id)
+            dirtySections.insert(id)
         } else {
             sections[id] = section
         }
@@ -125,6 +139,54 @@ public final class Feed {
     private func takeArrival() -> UInt64 {
         defer { nextArrival += 1 }
         return nextArrival
+    }
+
+    // MARK: - Persistence
+
+    /// What changed since the last call (nil when nothing did), and forgets it.
+    func takeChanges() -> FeedChanges? {
+        guard replacedAll || !dirtyItems.isEmpty || !dirtySections.isEmpty else { return nil }
+        let changedItems = (replacedAll ? Set(items.keys) : dirtyItems).sorted().map { id in
+            (id: id, item: items[id].map { stored in
+                PersistedItem(id: id, type: stored.input.type, section: stored.input.section, sort: stored.input.sort, arrival: stored.arrival, json: stored.pluginInput)
+            })
+        }
+        let changedSections = (replacedAll ? Set(sections.keys) : dirtySections).sorted().map { id in
+            (id: id, section: sections[id].map { stored in
+                PersistedSection(id: id, order: stored.input.order, type: stored.input.type, header: stored.input.header, declared: stored.declared, arrival: stored.arrival)
+            })
+        }
+        let changes = FeedChanges(feed: name, seq: seq, epoch: epoch, nextArrival: nextArrival, replacedAll: replacedAll, items: changedItems, sections: changedSections)
+        dirtyItems.removeAll()
+        dirtySections.removeAll()
+        replacedAll = false
+        return changes
+    }
+
+    /// Puts back a section exactly as stored (rank and declaration included).
+    func restoreSection(_ section: PersistedSection, headerRow: [UInt8]?) {
+        sections[section.id] = StoredSection(
+            input: SectionInput(id: section.id, order: section.order, type: section.type, header: section.header),
+            declared: section.declared, arrival: section.arrival, headerRow: headerRow)
+    }
+
+    /// Puts back an item exactly as stored (rank included).
+    func restoreItem(_ input: ItemInput, arrival: UInt64, pluginInput: [UInt8], row: RenderedRow?) {
+        if sections[input.section] == nil {
+            sections[input.section] = StoredSection(input: SectionInput(id: input.section), declared: false, arrival: arrival)
+        }
+        sections[input.section]?.members.insert(input.id)
+        items[input.id] = StoredItem(input: input, pluginInput: pluginInput, arrival: arrival, row: row)
+    }
+
+    /// Sets the counters of a restored feed and takes its snapshot; nothing is dirty after.
+    func finishRestore(seq: UInt64, nextArrival: UInt64) {
+        self.seq = seq
+        self.nextArrival = max(nextArrival, (items.values.map(\.arrival).max() ?? 0) + 1, (sections.values.map(\.arrival).max() ?? 0) + 1)
+        snapshot = buildSnapshot()
+        dirtyItems.removeAll()
+        dirtySections.removeAll()
+        replacedAll = false
     }
 
     // MARK: - Snapshot
