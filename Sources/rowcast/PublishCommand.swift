@@ -21,7 +21,8 @@ struct PublishCommand: ParsableCommand {
 
             A --file holds one JSON request, a JSON array of them, or NDJSON (one per line). An \
             element without "op" is an item, upserted into --feed; requests without "feed" get \
-            --feed's. A reset is a request like {"op":"reset","feed":"cars","items":[...]}.
+            --feed's. A reset is a request like {"op":"reset","feed":"cars","items":[...]}; \
+            --reset builds one from the items of --file (or empties the feed without --file).
 
             Examples:
               rowcast publish --feed cars --type product --id 42 --field price=39999
@@ -30,6 +31,7 @@ struct PublishCommand: ParsableCommand {
               rowcast publish --feed cars --declare-section --section deals --order 1
               rowcast publish --feed cars --delete-section --section deals
               rowcast publish --feed cars --file items.ndjson
+              rowcast publish --feed cars --reset --file items.ndjson
               generate-items | rowcast publish --feed cars --file - --no-ack
             """
     )
@@ -66,6 +68,9 @@ struct PublishCommand: ParsableCommand {
     @Flag(name: .customLong("delete-section"), help: "Delete the section --section and every item in it.")
     var deleteSection = false
 
+    @Flag(help: "Replace the whole feed --feed with the items of --file, in one reset request; without --file, empty the feed.")
+    var reset = false
+
     @Option(help: ArgumentHelp("The order of a declared section.", valueName: "number"))
     var order: Double?
 
@@ -85,8 +90,15 @@ struct PublishCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        let modes = [delete, declareSection, deleteSection].filter { $0 }.count
-        guard modes <= 1 else { throw ValidationError("use only one of --delete, --declare-section and --delete-section") }
+        let modes = [delete, declareSection, deleteSection, reset].filter { $0 }.count
+        guard modes <= 1 else { throw ValidationError("use only one of --delete, --declare-section, --delete-section and --reset") }
+        if reset {
+            guard feed != nil else { throw ValidationError("--reset needs --feed") }
+            let itemFlags = id != nil || type != nil || section != nil || sort != nil || !fields.isEmpty
+                || !stringFields.isEmpty || order != nil || sectionType != nil || !headerFields.isEmpty
+            guard !itemFlags else { throw ValidationError("--reset takes its items from --file; only --feed and --file go with it") }
+            return
+        }
         if file != nil {
             let itemFlags = id != nil || type != nil || section != nil || sort != nil || !fields.isEmpty
                 || !stringFields.isEmpty || modes > 0 || order != nil || sectionType != nil || !headerFields.isEmpty
@@ -120,8 +132,23 @@ struct PublishCommand: ParsableCommand {
         }
     }
 
+    /// The items of --file for --reset: bare items, or upserts into --feed.
+    func resetItems(feed: String) throws -> [JSONValue] {
+        guard let file else { return [] }
+        let reader = RequestReader(source: file == "-" ? "stdin" : file, defaultFeed: feed)
+        return try reader.requests(from: try readText(file)).enumerated().map { index, request in
+            guard request["op"] == "upsert", request["feed"] == .string(feed), let item = request["item"] else {
+                throw ValidationError("--reset: element \(index + 1) of \(file == "-" ? "stdin" : file) is not an item (or an upsert into \(feed))")
+            }
+            return item
+        }
+    }
+
     /// The requests this invocation stands for.
     func buildRequests() throws -> [JSONValue] {
+        if reset, let feed {
+            return [RowCastRequest.reset(feed: feed, items: try resetItems(feed: feed))]
+        }
         if let file {
             let reader = RequestReader(source: file == "-" ? "stdin" : file, defaultFeed: feed)
             return try reader.requests(from: try readText(file))
