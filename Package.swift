@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "AdvertisingCell", dependencies: ["RowCastKit"], path: "Plugins/AdvertisingCell"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
-        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit"]),
+        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastCore", "ZeroMQ"]),
         .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "ZeroMQ"]),
     ]

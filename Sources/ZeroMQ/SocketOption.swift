@@ -35,6 +35,9 @@ extension SocketOption where Value == Int {
     public static var receiveTimeout: Self { .init(code: ZMQ_RCVTIMEO, name: "ZMQ_RCVTIMEO") }
     /// Milliseconds a blocking send waits before returning false (`ZMQ_SNDTIMEO`; -1, the default, waits for ever).
     public static var sendTimeout: Self { .init(code: ZMQ_SNDTIMEO, name: "ZMQ_SNDTIMEO") }
+    /// Milliseconds before a broken or refused connection is tried again (`ZMQ_RECONNECT_IVL`,
+    /// default 100); -1 never reconnects, so a socket lives for one connection at most.
+    public static var reconnectInterval: Self { .init(code: ZMQ_RECONNECT_IVL, name: "ZMQ_RECONNECT_IVL") }
 }
 
 extension SocketOption where Value == Int64 {

@@ -22,8 +22,9 @@ struct EndpointOptions: ParsableArguments {
     /// ``timeout`` as a duration.
     var timeoutDuration: Duration { .seconds(fractional: timeout) }
 
-    /// A control client for this run.
+    /// A control client for this run, with a client name of its own (the daemon answers a
+    /// repeated client and req with its first answer, so names are never shared).
     func makeControlClient() throws(RowCastClientError) -> ControlClient {
-        try ControlClient(endpoint: control, timeout: timeoutDuration, clientName: "rowcast")
+        try ControlClient(endpoint: control, timeout: timeoutDuration, clientName: AckedPublisher.randomClientID())
     }
 }

@@ -11,9 +11,14 @@ struct PublishCommand: ParsableCommand {
         discussion: """
             By default each request goes to the control socket and rowcast waits for its reply, \
             printing one line per request ("ok cars seq=12", or "error: code: message" on \
-            standard error). The exit status is 1 when any request failed. With --no-ack the \
-            requests are pushed to the ingest socket without replies; problems then appear \
-            only on the daemon's error topics (rowcast subscribe shows them).
+            standard error). The exit status is 1 when any request failed. Up to --window \
+            requests are in flight at once; one unanswered for --retry-timeout is sent again \
+            (with every later one, in order) over a new connection, and the daemon answers a \
+            repeat with its first answer, so nothing is applied twice; --timeout bounds each \
+            request, retries included. With --no-ack the requests are pushed to the ingest \
+            socket without replies (at most once: a request lost in a crash is not reported); \
+            problems then appear only on the daemon's error topics (rowcast subscribe shows \
+            them).
 
             A field value that reads as JSON (a number, true, false, null, an array, an object \
             or a "quoted string") is sent as that JSON value; anything else is sent as a \
@@ -86,10 +91,20 @@ struct PublishCommand: ParsableCommand {
     @Flag(name: .customLong("no-ack"), help: "Push the requests to the ingest socket without waiting for replies.")
     var noAck = false
 
+    @Option(help: ArgumentHelp("Acked requests in flight at once (1 to \(AckedPublisherOptions.maximumWindow)).", valueName: "n"))
+    var window = 64
+
+    @Option(name: .customLong("retry-timeout"), help: ArgumentHelp("Seconds before an unanswered request is sent again over a new connection.", valueName: "seconds"))
+    var retryTimeout: Double = 1
+
     @Flag(help: "Print each reply as one line of JSON instead of a summary.")
     var json = false
 
     func validate() throws {
+        guard (1...AckedPublisherOptions.maximumWindow).contains(window) else {
+            throw ValidationError("--window must be between 1 and \(AckedPublisherOptions.maximumWindow)")
+        }
+        guard retryTimeout > 0, retryTimeout.isFinite else { throw ValidationError("--retry-timeout must be a positive number of seconds") }
         let modes = [delete, declareSection, deleteSection, reset].filter { $0 }.count
         guard modes <= 1 else { throw ValidationError("use only one of --delete, --declare-section, --delete-section and --reset") }
         if reset {
@@ -173,13 +188,14 @@ struct PublishCommand: ParsableCommand {
         return [RowCastRequest.upsert(feed: feed, item: builder.item)]
     }
 
-    /// Sends over the control socket, pipelined; prints one line per result; returns the
-    /// number of failures.
+    /// Sends over the control socket, --window at a time, retrying unanswered requests;
+    /// prints one line per result, in order; returns the number of failures.
     func send(_ requests: [JSONValue]) throws -> Int {
-        let client = try endpoints.makeControlClient()
-        defer { client.close() }
+        let options = AckedPublisherOptions(window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: endpoints.timeoutDuration)
+        let publisher = try AckedPublisher(endpoint: endpoints.control, options: options)
+        defer { publisher.close() }
         var failures = 0
-        for result in client.requests(requests) {
+        for result in publisher.publish(requests) {
             switch result {
             case .success(let reply):
                 if json { Output.json(reply) } else { Output.line(RowCastAck(reply: reply).description) }

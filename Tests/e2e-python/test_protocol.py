@@ -33,12 +33,13 @@ class Daemon:
 
     def __init__(self):
         self.plugins = tempfile.mkdtemp(prefix="rowcast-py-plugins-")
+        self.state = tempfile.mkdtemp(prefix="rowcast-py-state-")
         for name in ("librowcast-product.so", "librowcast-advertising.so"):
             shutil.copy(os.path.join(BUILD_DIR, name), self.plugins)
         self.process = subprocess.Popen(
             [os.path.join(BUILD_DIR, "rowcastd"),
              "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*",
-             "--publish", "tcp://127.0.0.1:*", "--plugins", self.plugins, "--heartbeat-ms", "200"],
+             "--publish", "tcp://127.0.0.1:*", "--plugins", self.plugins, "--state-dir", self.state, "--heartbeat-ms", "200"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.endpoints = {}
         deadline = time.monotonic() + 20
@@ -67,6 +68,7 @@ class Daemon:
                 self.process.wait(timeout=5)
         self.process.stdout.close()
         shutil.rmtree(self.plugins, ignore_errors=True)
+        shutil.rmtree(self.state, ignore_errors=True)
 
 
 class Replica:

@@ -12,6 +12,9 @@ public final class ControlClient {
     /// How long a request waits for its reply unless told otherwise.
     public var timeout: Duration
     /// Sent as `client` in every request that has none (the daemon echoes it in events).
+    /// With generated `req` numbers (1, 2, ...) the daemon takes `client` and `req` as the
+    /// identity of an acked change and answers a repeat with the first answer: never give two
+    /// clients the same name (``AckedPublisher/randomClientID(prefix:)`` makes unique ones).
     public var clientName: String?
     /// The DEALER socket.
     let socket: ClientSocket

@@ -88,6 +88,7 @@ public final class DurableEngine {
             for (_, item) in change.items { if let item { noteRenderer(.item, item.type, into: &commit) } }
             for (_, section) in change.sections { if let type = section?.type { noteRenderer(.header, type, into: &commit) } }
         }
+        guard !commit.isEmpty else { return output }
         do {
             try store.commit(commit)
             return output
@@ -117,6 +118,7 @@ public final class DurableEngine {
                 commit.renderers.append(RendererRecord(kind: key.kind, type: key.type, identity: identity))
             }
         }
+        guard !commit.isEmpty else { return publications }
         do {
             try store.commit(commit)
             for record in commit.renderers { recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity }

@@ -61,9 +61,10 @@ extension SQLiteFeedStore {
         let meta = try queue.read { db in
             Dictionary(try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) }, uniquingKeysWith: { $1 })
         }
-        guard let storeID = meta["store_id"], let commits = meta["commits"].flatMap({ UInt64($0) }) else {
+        guard let storeID = meta["store_id"] else {
             return OpenedMeta(storeID: UUID().uuidString.lowercased(), commits: 0, continuity: .fresh)
         }
+        let commits = meta["commits"].flatMap { UInt64($0) } ?? 0
         var reasons: [String] = []
         let markerPath = marker.path
         if let position = marker.read() {

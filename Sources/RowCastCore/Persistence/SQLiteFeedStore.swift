@@ -42,6 +42,7 @@ public final class SQLiteFeedStore: FeedStore {
     private let marker: CommitMarker
     private let storeID: String
     private var commits: UInt64
+    private var committedThisRun = false
     private let logger: Logger
 
     /// Opens (creating when absent) the store in `directory`, migrating its schema, and records
@@ -59,10 +60,12 @@ public final class SQLiteFeedStore: FeedStore {
         do {
             let opened = try Self.readMeta(queue, path: path, marker: marker)
             storeID = opened.storeID
-            commits = opened.commits + 1
+            commits = opened.commits
             continuity = opened.continuity
+            // The commit count and the marker move with the first commit only, so a start that
+            // found broken continuity and stopped before committing new epochs finds it again.
             let started: [String: String] = [
-                "store_id": storeID, "commits": String(commits), "boot_id": BootIdentity.current() ?? "",
+                "store_id": storeID, "boot_id": BootIdentity.current() ?? "",
                 "durability": synchronous.rawValue, "clean": "0", "schema": Self.schemaVersion,
             ]
             try Self.writeMetaDurably(queue, started, synchronous: synchronous)
@@ -73,7 +76,6 @@ public final class SQLiteFeedStore: FeedStore {
             try? queue.close()
             throw Self.storeError(error, path: path, during: "recording the start in")
         }
-        marker.writeAndSync(CommitMarker.Position(storeID: storeID, commits: commits))
         logger.info("state opened", metadata: ["database": "\(databasePath)", "durability": "\(synchronous.rawValue)", "commits": "\(commits)", "continuity": "\(continuity)"])
     }
 
@@ -95,21 +97,25 @@ public final class SQLiteFeedStore: FeedStore {
         }
     }
 
-    /// Writes one batch in one transaction, then moves the commit marker.
+    /// Writes one batch in one transaction (an empty one still counts a commit), then moves
+    /// the commit marker (synced after the first commit of a run).
     public func commit(_ commit: StoreCommit) throws(StoreError) {
-        guard !commit.isEmpty else { return }
         let queue = try openQueue()
         let next = commits + 1
         do {
             try queue.write { db in
                 try Self.write(commit, to: db)
-                try db.cachedStatement(sql: "UPDATE meta SET value = ? WHERE key = 'commits'").execute(arguments: [String(next)])
+                try db.cachedStatement(sql: "INSERT INTO meta(key, value) VALUES ('commits', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+                    .execute(arguments: [String(next)])
             }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "committing to")
         }
         commits = next
-        if !marker.write(CommitMarker.Position(storeID: storeID, commits: next)) {
+        let position = CommitMarker.Position(storeID: storeID, commits: next)
+        let written = committedThisRun ? marker.write(position) : marker.writeAndSync(position)
+        committedThisRun = true
+        if !written {
             logger.warning("cannot update the commit marker", metadata: ["file": "\(marker.path)", "error": "\(StateDirectory.describe(errno))"])
         }
     }
@@ -141,7 +147,7 @@ public final class SQLiteFeedStore: FeedStore {
         do {
             try Self.writeMetaDurably(queue, ["clean": "1"], synchronous: synchronous)
             try queue.close()
-            marker.writeAndSync(CommitMarker.Position(storeID: storeID, commits: commits))
+            if committedThisRun { marker.writeAndSync(CommitMarker.Position(storeID: storeID, commits: commits)) }
         } catch {
             logger.error("could not close the state cleanly; the next start may begin new epochs", metadata: ["database": "\(databasePath)", "error": "\(error)"])
         }

@@ -1,10 +1,12 @@
 import Foundation
 
-/// A real `rowcastd` process on wildcard loopback ports, with its own plugin directory.
+/// A real `rowcastd` process on wildcard loopback ports (or given ones), with its own plugin
+/// and state directories unless it is handed some (to restart on the same state).
 /// Start waits a bounded time for the ready line; `stop()` (or deinit) always ends the process.
 final class DaemonProcess {
     let process = Process()
     let pluginDirectory: TemporaryDirectory
+    let stateDirectory: TemporaryDirectory
     private let stdoutPipe = Pipe()
     private let stderrPipe = Pipe()
     private let output = LockedBuffer()
@@ -14,15 +16,25 @@ final class DaemonProcess {
 
     /// Starts rowcastd with the given plugin files copied into its plugin directory.
     /// - Parameter plugins: library file names from the build directory (default: both real plugins).
-    init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], extraArguments: [String] = [], timeout: TimeInterval = 20) throws {
-        pluginDirectory = try TemporaryDirectory("rowcast-plugins")
-        for plugin in plugins {
-            try FileManager.default.copyItem(atPath: try BuildProducts.path(plugin), toPath: pluginDirectory.url.appendingPathComponent(plugin).path)
+    /// - Parameters:
+    ///   - pluginDirectory: a directory that already holds the plugins (a restart keeps
+    ///     using the same files, so feeds keep their epochs).
+    ///   - stateDirectory: the state to start from (a restart), or a new empty one.
+    ///   - endpoints: (ingest, control, publish) to bind instead of wildcard ports.
+    init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], pluginDirectory: TemporaryDirectory? = nil,
+         stateDirectory: TemporaryDirectory? = nil, endpoints: (String, String, String)? = nil,
+         extraArguments: [String] = [], timeout: TimeInterval = 20) throws {
+        if let pluginDirectory {
+            self.pluginDirectory = pluginDirectory
+        } else {
+            self.pluginDirectory = try Self.pluginDirectory(plugins)
         }
+        self.stateDirectory = try stateDirectory ?? TemporaryDirectory("rowcast-state")
+        let endpoints = endpoints ?? ("tcp://127.0.0.1:*", "tcp://127.0.0.1:*", "tcp://127.0.0.1:*")
         process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcastd"))
         process.arguments = [
-            "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
-            "--plugins", pluginDirectory.path, "--heartbeat-ms", "200",
+            "--ingest", endpoints.0, "--control", endpoints.1, "--publish", endpoints.2,
+            "--plugins", self.pluginDirectory.path, "--state-dir", self.stateDirectory.path, "--heartbeat-ms", "200",
         ] + extraArguments
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
@@ -49,6 +61,21 @@ final class DaemonProcess {
         }
         stop()
         throw TestFailure("rowcastd did not print its ready line within \(timeout) s; log:\n\(output.log)")
+    }
+
+    /// A new directory holding copies of the built `plugins`.
+    static func pluginDirectory(_ plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"]) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory("rowcast-plugins")
+        for plugin in plugins {
+            try FileManager.default.copyItem(atPath: try BuildProducts.path(plugin), toPath: directory.url.appendingPathComponent(plugin).path)
+        }
+        return directory
+    }
+
+    /// Ends the process at once with SIGKILL (no clean shutdown) and waits for it.
+    func crash() {
+        signal(SIGKILL)
+        _ = waitForExit(timeout: 10)
     }
 
     /// What rowcastd logged on standard error so far.

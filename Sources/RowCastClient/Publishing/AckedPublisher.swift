@@ -1,0 +1,228 @@
+import RowCastKit
+import ZeroMQ
+
+/// Acked feed operations over the control socket with a window of requests in flight, retried
+/// without duplicates.
+///
+/// Every request gets `client` (this publisher's ``clientID``) and `req` (1, 2, 3, ...): the
+/// daemon remembers its answers by that pair, so a request sent again gets its first answer
+/// instead of being applied twice, even after a restart of the daemon.
+///
+/// Each connection is one DEALER socket that never reconnects by itself (`ZMQ_RECONNECT_IVL`
+/// -1, `ZMQ_IMMEDIATE`), so the requests the daemon took from a connection are always a prefix
+/// of what was sent on it. When the oldest unanswered request has waited ``AckedPublisherOptions/retryTimeout``,
+/// or a send finds the connection gone, the publisher opens a new connection and sends every
+/// unanswered request again, oldest first, before anything new: requests are applied in the
+/// order they were submitted, once each.
+///
+/// Results come out in submission order (``takeResults()``). Not thread-safe: use one publisher
+/// from one thread.
+public final class AckedPublisher {
+    /// The control endpoint.
+    public let endpoint: String
+    /// The `client` of every request: unique to this publisher.
+    public let clientID: String
+    /// Pacing and retries.
+    public let options: AckedPublisherOptions
+    /// How many times a new connection was opened to send requests again.
+    public private(set) var reconnects = 0
+
+    private let context: Context
+    private var socket: ClientSocket?
+    private var inFlight: [Pending] = []
+    private var finished: [Int: AckedResult] = [:]
+    private var nextNumber = 1
+    private var nextToDeliver = 1
+
+    /// One sent, unanswered request.
+    private struct Pending {
+        let number: Int
+        let op: String
+        let request: JSONValue
+        let bytes: [UInt8]
+        let firstSent: ContinuousClock.Instant
+        var lastSent: ContinuousClock.Instant
+        var attempts: Int
+    }
+
+    /// A publisher for `endpoint`. `clientID` defaults to `rowcast-` and 16 random hex digits;
+    /// one given explicitly must not be used by any other publisher.
+    public init(endpoint: String = RowCastEndpoints.control, options: AckedPublisherOptions = AckedPublisherOptions(),
+                clientID: String? = nil, context: Context? = nil) throws(RowCastClientError) {
+        self.endpoint = endpoint
+        self.options = options
+        self.clientID = clientID ?? Self.randomClientID()
+        self.context = if let context { context } else { try ClientSocket.makeContext() }
+    }
+
+    /// A new client id: `rowcast-` and 16 random hex digits.
+    public static func randomClientID(prefix: String = "rowcast") -> String {
+        let hex = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return prefix + "-" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Requests sent and not yet answered.
+    public var inFlightCount: Int { inFlight.count }
+
+    /// Sends `request` (a JSON object), first waiting for answers while the window is full.
+    /// Returns its `req` number. Its result comes out of ``takeResults()``.
+    @discardableResult
+    public func submit(_ request: JSONValue) throws(RowCastClientError) -> Int {
+        guard var object = request.objectValue else {
+            throw RowCastClientError(code: "invalid_request", message: "a request must be a JSON object, not a \(request.kindName)")
+        }
+        while inFlight.count >= options.window { try pump() }
+        let number = nextNumber
+        nextNumber += 1
+        object["client"] = .string(clientID)
+        object["req"] = .number(Double(number))
+        let now = ContinuousClock.now
+        inFlight.append(Pending(number: number, op: object["op"]?.stringValue ?? "request", request: .object(object),
+                                bytes: JSONValue.object(object).serialized(), firstSent: now, lastSent: now, attempts: 0))
+        do {
+            try transmitLast()
+        } catch {
+            // The connection could not be made at all (a malformed endpoint, say): fail what
+            // waits, this request included.
+            abandonAll(error)
+        }
+        return number
+    }
+
+    /// Results that are ready, in submission order (a result waits for those before it).
+    public func takeResults() -> [AckedResult] {
+        var ready: [AckedResult] = []
+        while let result = finished.removeValue(forKey: nextToDeliver) {
+            ready.append(result)
+            nextToDeliver += 1
+        }
+        return ready
+    }
+
+    /// Waits until every submitted request has a result.
+    public func flush() throws(RowCastClientError) {
+        while !inFlight.isEmpty { try pump() }
+    }
+
+    /// Submits every request and waits for all; one result per request, in order.
+    public func publish(_ requests: [JSONValue]) -> [Result<JSONValue, RowCastClientError>] {
+        var results = [Result<JSONValue, RowCastClientError>?](repeating: nil, count: requests.count)
+        var positions: [Int: Int] = [:]
+        func collect() {
+            for ready in takeResults() {
+                if let index = positions.removeValue(forKey: ready.number) { results[index] = ready.result }
+            }
+        }
+        for (index, request) in requests.enumerated() {
+            do {
+                positions[try submit(request)] = index
+            } catch {
+                results[index] = .failure(error)
+            }
+            collect()
+        }
+        do { try flush() } catch { abandonAll(error) }
+        collect()
+        return results.map { $0 ?? .failure(RowCastClientError(code: "internal_error", message: "request was not answered")) }
+    }
+
+    /// Fails every unanswered request with `error`.
+    private func abandonAll(_ error: RowCastClientError) {
+        for pending in inFlight {
+            finished[pending.number] = AckedResult(number: pending.number, request: pending.request, result: .failure(error), attempts: pending.attempts)
+        }
+        inFlight.removeAll()
+        socket?.close()
+        socket = nil
+    }
+
+    /// Closes the connection; unanswered requests are abandoned.
+    public func close() {
+        socket?.close()
+        socket = nil
+    }
+
+    deinit { socket?.close() }
+
+    // MARK: - Sending and receiving
+
+    /// Waits for at least one answer, a retry or a give-up.
+    private func pump() throws(RowCastClientError) {
+        guard let oldest = inFlight.first else { return }
+        let retryAt = oldest.lastSent.advanced(by: options.retryTimeout)
+        let giveUpAt = oldest.firstSent.advanced(by: options.timeout)
+        let wakeAt = min(retryAt, giveUpAt)
+        if let socket, ContinuousClock.now < wakeAt {
+            let remaining = ContinuousClock.now.duration(to: wakeAt)
+            if let frames = try socket.receive(deadline: Deadline(remaining)) {
+                handleReply(frames)
+                while let more = try socket.receiveNow() { handleReply(more) }
+                return
+            }
+        }
+        let now = ContinuousClock.now
+        if now >= giveUpAt {
+            inFlight.removeFirst()
+            let error = RowCastClientError(code: "timeout", message: "no answer to \(oldest.op) (req \(oldest.number) of client \(clientID)) from rowcastd at \(endpoint) within \(formatSeconds(options.timeout.seconds)), after \(oldest.attempts) attempt(s); it may or may not have been applied")
+            finished[oldest.number] = AckedResult(number: oldest.number, request: oldest.request, result: .failure(error), attempts: oldest.attempts)
+            return
+        }
+        if now >= retryAt { try reconnect() }
+    }
+
+    /// Records one reply.
+    private func handleReply(_ frames: [[UInt8]]) {
+        guard let body = frames.last, let reply = try? JSONParser.parse(body),
+              let number = reply["req"]?.integerValue, reply["client"]?.stringValue == clientID,
+              let index = inFlight.firstIndex(where: { $0.number == number }) else { return }
+        let pending = inFlight.remove(at: index)
+        let result = Result<JSONValue, RowCastClientError> { () throws(RowCastClientError) in try ControlClient.check(reply) }
+        finished[number] = AckedResult(number: number, request: pending.request, result: result, attempts: pending.attempts)
+    }
+
+    /// Sends the newest request on the current connection, opening one (and resending
+    /// everything unanswered) when there is none or it is gone.
+    private func transmitLast() throws(RowCastClientError) {
+        guard let socket else {
+            try reconnect()
+            return
+        }
+        if try socket.send([[], inFlight[inFlight.count - 1].bytes], deadline: Deadline(options.connectTimeout)) {
+            inFlight[inFlight.count - 1].attempts += 1
+        } else {
+            try reconnect()
+        }
+    }
+
+    /// Drops the connection and sends every unanswered request again, oldest first, on new
+    /// ones until one takes them all (or the oldest runs out of time).
+    private func reconnect() throws(RowCastClientError) {
+        while let oldest = inFlight.first {
+            socket?.close()
+            socket = nil
+            reconnects += 1
+            let fresh = try ClientSocket(context: context, type: .dealer, endpoint: endpoint) { socket throws(ZeroMQError) in
+                try socket.setOption(.immediate, true)
+                try socket.setOption(.reconnectInterval, -1)
+                try socket.setOption(.sendHighWaterMark, max(1000, 2 * options.window))
+                try socket.setOption(.receiveHighWaterMark, max(1000, 2 * options.window))
+            }
+            socket = fresh
+            var sentAll = true
+            let now = ContinuousClock.now
+            for index in inFlight.indices {
+                guard try fresh.send([[], inFlight[index].bytes], deadline: Deadline(options.connectTimeout)) else {
+                    sentAll = false
+                    break
+                }
+                inFlight[index].lastSent = now
+                inFlight[index].attempts += 1
+            }
+            if sentAll { return }
+            if ContinuousClock.now >= oldest.firstSent.advanced(by: options.timeout) { return }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension AckedPublisher: Sendable {}

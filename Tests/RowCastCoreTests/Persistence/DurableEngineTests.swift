@@ -1,0 +1,129 @@
+import RowCastCore
+import RowCastKit
+import Testing
+
+/// A store that fails its next commits on demand, over a real SQLite store.
+final class FlakyStore: FeedStore {
+    let base: SQLiteFeedStore
+    var failingCommits = 0
+
+    init(_ base: SQLiteFeedStore) { self.base = base }
+
+    func load() throws(StoreError) -> StoredState { try base.load() }
+    func commit(_ commit: StoreCommit) throws(StoreError) {
+        if failingCommits > 0 {
+            failingCommits -= 1
+            throw StoreError(.full, path: base.databasePath, message: "no space left while committing to \(base.databasePath) (test).")
+        }
+        try base.commit(commit)
+    }
+    func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] { try base.feeds(named: names) }
+    func ledgerEntries() throws(StoreError) -> [LedgerEntry] { try base.ledgerEntries() }
+    func close() { base.close() }
+}
+
+struct DurableEngineTests {
+    func message(_ request: JSONValue, token: Int) -> IncomingMessage {
+        IncomingMessage(origin: .control(replyTo: token), body: request.serialized())
+    }
+
+    func tagged(_ request: JSONValue, req: Int) -> JSONValue {
+        var object = request.objectValue!
+        object["client"] = "c"
+        object["req"] = .number(Double(req))
+        return .object(object)
+    }
+
+    @Test("a failed commit refuses the whole batch with storage_error, publishes nothing and rolls back")
+    func failedCommit() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness()
+        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(engine: harness.engine, store: store)
+        _ = try durable.start()
+        _ = try durable.process([message(tagged(upsert("f", item("1")), req: 1), token: 1)])
+        let before = harness.snapshot("f")
+
+        store.failingCommits = 1
+        let failed = try durable.process([
+            message(tagged(upsert("f", item("1", data: ["name": "changed"])), req: 2), token: 2),
+            message(tagged(["op": "delete", "feed": "f", "id": "1"], req: 3), token: 3),
+            message(tagged(upsert("g", item("new")), req: 4), token: 4),
+            message(["op": "snapshot", "feed": "f", "req": "s"], token: 5),
+        ])
+        #expect(failed.publications.isEmpty)
+        #expect(failed.replies.map(\.token) == [2, 3, 4, 5])
+        for reply in failed.replies {
+            let body = try JSONParser.parse(reply.body)
+            #expect(body["ok"] == false)
+            #expect(body["error"]?["code"] == "storage_error")
+            #expect(body["error"]?["message"]?.stringValue?.contains(store.base.databasePath) == true)
+        }
+        #expect(try JSONParser.parse(failed.replies[0].body)["req"] == 2)
+        #expect(try JSONParser.parse(failed.replies[3].body)["op"] == "snapshot")
+        #expect(harness.snapshot("f") == before)
+        #expect(harness.engine.feeds["g"] == nil)
+        #expect(harness.engine.ledger.answer(LedgerKey(client: "c", req: "2")) == nil)
+
+        // The same requests sent again apply normally, from the committed state.
+        let retried = try durable.process([message(tagged(upsert("f", item("1", data: ["name": "changed"])), req: 2), token: 6)])
+        #expect(try JSONParser.parse(retried.replies[0].body)["seq"] == 2)
+        #expect(retried.publications.count == 1)
+        durable.close()
+    }
+
+    @Test("a feed whose renderer changed while stopped starts a new epoch, keeping its seq")
+    func rendererChanged() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
+        let durable = DurableEngine(engine: harness.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        _ = try durable.start()
+        _ = try durable.process([message(upsert("f", item("1")), token: 1), message(upsert("g", item("2", type: "ad")), token: 2)])
+        durable.close()
+
+        let renderer = FakeRenderer(itemTypes: ["product", "ad"])
+        let restarted = EngineHarness(renderer: renderer)
+        var epochs = 0
+        let again = DurableEngine(engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal), makeEpoch: { epochs += 1; return "new-\(epochs)" })
+        _ = try again.start()
+        #expect(restarted.snapshot("f")["epoch"] == harness.snapshot("f")["epoch"])
+        again.close()
+
+        // Same types, another renderer generation: both feeds' rows may differ.
+        let third = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], generation: 2))
+        let durable3 = DurableEngine(engine: third.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal), makeEpoch: { epochs += 1; return "new-\(epochs)" })
+        _ = try durable3.start()
+        #expect(third.snapshot("f")["epoch"] == "new-1")
+        #expect(third.snapshot("f")["seq"] == 1)
+        #expect(third.snapshot("g")["epoch"] == "new-2")
+        durable3.close()
+
+        // The new epochs were committed: the next start continues them.
+        let fourth = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], generation: 2))
+        let durable4 = DurableEngine(engine: fourth.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        _ = try durable4.start()
+        #expect(fourth.snapshot("f")["epoch"] == "new-1")
+        durable4.close()
+    }
+
+    @Test("a plugin reload commits the new seq before its deltas go out")
+    func reloadCommitsSeq() throws {
+        let directory = try ScratchDirectory()
+        let renderer = FakeRenderer(itemTypes: ["product"])
+        let harness = EngineHarness(renderer: renderer)
+        let durable = DurableEngine(engine: harness.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        _ = try durable.start()
+        _ = try durable.process([message(upsert("f", item("1")), token: 1), message(upsert("f", item("2", type: "ad")), token: 2)])
+        let publications = durable.replaceRenderer(FakeRenderer(itemTypes: ["product", "ad"]))
+        #expect(publications.contains { $0.topic == Topic.rows("f") })
+        let seq = harness.snapshot("f")["seq"]
+        #expect(seq == 2)
+        durable.close()
+
+        let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
+        let again = DurableEngine(engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        _ = try again.start()
+        #expect(restarted.snapshot("f") == harness.snapshot("f"))
+        again.close()
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import GRDB
+import RowCastCore
+import RowCastKit
+import Testing
+
+/// The SQLite store on real files in temporary directories.
+struct SQLiteFeedStoreTests {
+    func open(_ directory: ScratchDirectory, _ synchronous: SQLiteFeedStore.Synchronous = .normal) throws -> SQLiteFeedStore {
+        try SQLiteFeedStore(directory: directory.path, synchronous: synchronous)
+    }
+
+    /// Random operations through an engine, committed batch by batch.
+    func drive(_ harness: EngineHarness, durable: DurableEngine, batches: Int, seed: UInt64) throws {
+        var random = SnapshotDiffPropertyTests.Generator(state: seed)
+        var token = 0
+        for _ in 0..<batches {
+            var messages: [IncomingMessage] = []
+            for _ in 0..<Int.random(in: 1...5, using: &random) {
+                let id = "i\(Int.random(in: 0..<30, using: &random))"
+                let section = "s\(Int.random(in: 0..<4, using: &random))"
+                let request: JSONValue
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<6: request = upsert("f", item(id, type: Bool.random(using: &random) ? "product" : "ad", section: section, sort: Double(Int.random(in: 0..<3, using: &random))))
+                case 6: request = ["op": "delete", "feed": "f", "id": .string(id)]
+                case 7: request = ["op": "section", "feed": "f", "section": ["id": .string(section), "order": .number(Double(Int.random(in: -2..<3, using: &random))), "type": "banner", "header": ["t": "x"]]]
+                case 8: request = ["op": "delete_section", "feed": "f", "id": .string(section)]
+                default: request = ["op": "reset", "feed": "f", "items": .array((0..<Int.random(in: 0..<6, using: &random)).map { _ in item("i\(Int.random(in: 0..<30, using: &random))", section: "s\(Int.random(in: 0..<4, using: &random))") })]
+                }
+                token += 1
+                var object = request.objectValue!
+                object["client"] = "t"
+                object["req"] = .number(Double(token))
+                messages.append(IncomingMessage(origin: .control(replyTo: token), body: JSONValue.object(object).serialized()))
+            }
+            _ = try durable.process(messages)
+        }
+    }
+
+    @Test("feeds committed batch by batch come back with the same snapshot, seq, epoch and answers")
+    func roundTrip() throws {
+        let directory = try ScratchDirectory()
+        let renderer = FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"])
+        let harness = EngineHarness(renderer: renderer)
+        let durable = DurableEngine(engine: harness.engine, store: try open(directory))
+        #expect(try durable.start().isEmpty)
+        try drive(harness, durable: durable, batches: 200, seed: 11)
+        let before = harness.snapshot("f")
+        durable.close()
+
+        let store = try open(directory)
+        #expect(store.continuity == .continued)
+        let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"]))
+        let again = DurableEngine(engine: restarted.engine, store: store)
+        _ = try again.start()
+        #expect(restarted.snapshot("f") == before)
+        #expect(restarted.engine.ledger.count == harness.engine.ledger.count)
+        // A repeat of the last request is answered from the stored ledger.
+        let repeated = try again.process([IncomingMessage(origin: .control(replyTo: 1), body: Array(#"{"op":"delete","feed":"f","id":"zz","client":"t","req":1}"#.utf8))])
+        #expect(repeated.publications.isEmpty)
+        again.close()
+    }
+
+    @Test("the schema is created by migration v1, in WAL mode with the chosen synchronous")
+    func schema() throws {
+        let directory = try ScratchDirectory()
+        try open(directory, .full).close()
+        let queue = try DatabaseQueue(path: directory.file(SQLiteFeedStore.databaseFileName))
+        let (migrations, journal, tables, durability, clean) = try queue.read { db throws in
+            (try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
+             try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+             try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"),
+             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'durability'"),
+             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'clean'"))
+        }
+        #expect(migrations == ["v1"])
+        #expect(journal == "wal")
+        #expect(tables.isSuperset(of: ["meta", "feeds", "items", "sections", "requests", "renderers"]))
+        #expect(durability == "full")
+        #expect(clean == "1")
+    }
+
+    @Test("a database written by a newer rowcastd is refused, naming the file")
+    func newerSchema() throws {
+        let directory = try ScratchDirectory()
+        try open(directory).close()
+        let path = directory.file(SQLiteFeedStore.databaseFileName)
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations(identifier) VALUES ('v2')") }
+        try queue.close()
+        let error = try #require(throws: StoreError.self) { try open(directory) }
+        #expect(error.kind == .newerSchema)
+        #expect(error.exitStatus == 65)
+        #expect(error.message.contains(path))
+        #expect(error.message.contains("newer rowcastd"))
+    }
+
+    @Test("a damaged file is refused and left as it was")
+    func corrupt() throws {
+        let directory = try ScratchDirectory()
+        let path = directory.file(SQLiteFeedStore.databaseFileName)
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        try garbage.write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: StoreError.self) { try open(directory) }
+        #expect(error.kind == .corrupt)
+        #expect(error.exitStatus == 65)
+        #expect(error.message.contains(path))
+        #expect(error.message.contains("move it aside"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+    }
+
+    @Test("a database with a damaged page is refused")
+    func damagedPage() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"]))
+        let durable = DurableEngine(engine: harness.engine, store: try open(directory))
+        _ = try durable.start()
+        _ = try durable.process((0..<400).map { IncomingMessage(origin: .ingest, body: upsert("f", item("item-\($0)", data: ["name": .string(String(repeating: "x", count: 200))])).serialized()) })
+        durable.close()
+        let path = directory.file(SQLiteFeedStore.databaseFileName)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(bytes.count > 4 * 4096)
+        for index in (2 * 4096 + 8)..<(3 * 4096) { bytes[index] = 0xA5 }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: StoreError.self) { try open(directory) }
+        #expect(error.kind == .corrupt)
+    }
+
+    @Test("an SQLite file of another program is refused")
+    func foreign() throws {
+        let directory = try ScratchDirectory()
+        let queue = try DatabaseQueue(path: directory.file(SQLiteFeedStore.databaseFileName))
+        try queue.write { db in try db.execute(sql: "CREATE TABLE photos (id INTEGER PRIMARY KEY)") }
+        try queue.close()
+        let error = try #require(throws: StoreError.self) { try open(directory) }
+        #expect(error.kind == .foreign)
+        #expect(error.message.contains("photos"))
+    }
+
+    @Test("a state directory that is a file, or under one, cannot be used")
+    func unusableDirectory() throws {
+        let directory = try ScratchDirectory()
+        let file = directory.file("plain")
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        for path in [file, file + "/state"] {
+            let error = try #require(throws: StoreError.self) { try SQLiteFeedStore(directory: path, synchronous: .normal) }
+            #expect(error.kind == .unwritable)
+            #expect(error.exitStatus == 73)
+            #expect(error.message.contains(path))
+        }
+    }
+
+    @Test("a missing directory is created; a second store on it is refused while the first is open")
+    func createAndLock() throws {
+        let directory = try ScratchDirectory()
+        let nested = directory.file("a/b/state")
+        let store = try SQLiteFeedStore(directory: nested, synchronous: .normal)
+        #expect(store.continuity == .fresh)
+        let error = try #require(throws: StoreError.self) { try SQLiteFeedStore(directory: nested, synchronous: .normal) }
+        #expect(error.kind == .locked)
+        #expect(error.message.contains("\(getpid())"))
+        store.close()
+        try SQLiteFeedStore(directory: nested, synchronous: .normal).close()
+    }
+
+    @Test("an older copy of the database, or a missing marker, breaks continuity")
+    func olderCopy() throws {
+        let directory = try ScratchDirectory()
+        let database = directory.file(SQLiteFeedStore.databaseFileName)
+        let backup = directory.file("backup.db")
+        let harness = EngineHarness()
+        let durable = DurableEngine(engine: harness.engine, store: try open(directory))
+        _ = try durable.start()
+        _ = try durable.process([IncomingMessage(origin: .ingest, body: upsert("f", item("1")).serialized())])
+        durable.close()
+        try FileManager.default.copyItem(atPath: database, toPath: backup)
+
+        let second = EngineHarness()
+        let again = DurableEngine(engine: second.engine, store: try open(directory))
+        _ = try again.start()
+        _ = try again.process([IncomingMessage(origin: .ingest, body: upsert("f", item("2")).serialized())])
+        again.close()
+
+        try FileManager.default.removeItem(atPath: database)
+        try FileManager.default.copyItem(atPath: backup, toPath: database)
+        let restored = try open(directory)
+        guard case .broken(let reason) = restored.continuity else {
+            Issue.record("expected broken continuity, got \(restored.continuity)")
+            return
+        }
+        #expect(reason.contains("older copy"))
+        restored.close()
+        // Until a start commits (with new epochs), the copy stays suspect.
+        guard case .broken = try open(directory).continuity else {
+            Issue.record("continuity must stay broken until a start commits")
+            return
+        }
+        let third = DurableEngine(engine: EngineHarness().engine, store: try open(directory))
+        _ = try third.start()
+        third.close()
+        #expect(try open(directory).continuity == .continued)
+
+        try FileManager.default.removeItem(atPath: directory.file(SQLiteFeedStore.markerFileName))
+        guard case .broken = try open(directory).continuity else {
+            Issue.record("a missing marker must break continuity")
+            return
+        }
+    }
+}
