@@ -130,7 +130,8 @@ struct DaemonEndToEndTests {
         let first = try DaemonProcess()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcastd"))
-        process.arguments = ["--ingest", first.ingest, "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*", "--plugins", first.pluginDirectory.path]
+        let state = try TemporaryDirectory("rowcast-state")
+        process.arguments = ["--ingest", first.ingest, "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*", "--plugins", first.pluginDirectory.path, "--state-dir", state.path]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = Pipe()

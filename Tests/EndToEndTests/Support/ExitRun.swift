@@ -1,0 +1,23 @@
+import Foundation
+
+/// Runs `rowcastd` with `arguments` until it exits (at most `timeout` seconds, then it is
+/// killed); its exit status and standard error.
+func runRowcastdToExit(_ arguments: [String], timeout: TimeInterval = 20) throws -> (status: Int32, stderr: String) {
+    let directory = try TemporaryDirectory("rowcastd-exit")
+    let errURL = directory.url.appendingPathComponent("err")
+    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcastd"))
+    process.arguments = ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*"] + arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = try FileHandle(forWritingTo: errURL)
+    try process.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw TestFailure("rowcastd \(arguments) did not exit within \(timeout) s")
+    }
+    return (process.terminationStatus, (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+}
