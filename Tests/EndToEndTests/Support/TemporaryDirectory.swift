@@ -1,7 +1,7 @@
 import Foundation
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
-final class TemporaryDirectory {
+final class TemporaryDirectory: Sendable {
     let url: URL
     var path: String { url.path }
 
