@@ -186,14 +186,12 @@ public final class Feed {
     }
 
     private func leaveSection(_ id: String, id item: String) {
-        guard var section = sections[id] else { return }
-        section.members.remove(item)
-        if section.members.isEmpty && !section.declared {
+        // Mutated in place: copying the section out would copy its member set (O(n)).
+        guard sections[id]?.members.remove(item) != nil else { return }
+        if sections[id]!.members.isEmpty && !sections[id]!.declared {
             sections.removeValue(forKey: id)
             sectionBytes[id] = nil
             dirtySections.insert(id)
-        } else {
-            sections[id] = section
         }
     }
 
