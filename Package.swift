@@ -64,7 +64,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "RowCastBench",
-            dependencies: ["RowCastCore", "RowCastKit", "RowCastClient", "ZeroMQ"],
+            dependencies: [
+                "RowCastCore", "RowCastKit", "RowCastClient", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/RowCastBench"
         ),
         .target(name: "ProductCell", dependencies: ["RowCastKit"], path: "Plugins/ProductCell"),

@@ -20,6 +20,22 @@ if wanted("diff") {
     results["diff"] = .object(benchmark.results)
 }
 
+if wanted("engine") {
+    var benchmark = EngineBenchmark()
+    print(benchmark.run())
+    results["engine"] = .object(benchmark.results)
+}
+
+if wanted("throughput") {
+    var benchmark = ThroughputBenchmark()
+    do {
+        print(try benchmark.run())
+    } catch {
+        print("throughput: \(error)")
+    }
+    results["throughput"] = .object(benchmark.results)
+}
+
 let json = JSONValue.object(results).serialized()
 if let file = fopen("bench-results.json", "w") {
     _ = json.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }

@@ -141,16 +141,20 @@ public final class Feed {
     }
 
     /// Deletes the section and every item in it; false when there is no such section.
+    /// Scans the feed's items (O(n)): sections keep a count of their items, not a list, which
+    /// keeps the frequent upsert cheap at the cost of this rare operation.
     @discardableResult
     func deleteSection(id: String) -> Bool {
         guard let removed = sections.removeValue(forKey: id) else { return false }
         dirtySections.insert(id)
         sectionBytes[id] = nil
-        for member in removed.members {
+        guard removed.memberCount > 0 else { return true }
+        let members = items.compactMap { $0.value.input.section == id ? $0.key : nil }
+        for member in members {
             touch(member)
             items.removeValue(forKey: member)
         }
-        dirtyItems.formUnion(removed.members)
+        dirtyItems.formUnion(members)
         return true
     }
 
@@ -182,13 +186,13 @@ public final class Feed {
             sections[id] = StoredSection(input: SectionInput(id: id), declared: false, arrival: takeArrival())
             dirtySections.insert(id)
         }
-        sections[id]?.members.insert(item)
+        sections[id]?.memberCount += 1
     }
 
     private func leaveSection(_ id: String, id item: String) {
-        // Mutated in place: copying the section out would copy its member set (O(n)).
-        guard sections[id]?.members.remove(item) != nil else { return }
-        if sections[id]!.members.isEmpty && !sections[id]!.declared {
+        guard sections[id] != nil else { return }
+        sections[id]!.memberCount -= 1
+        if sections[id]!.memberCount == 0 && !sections[id]!.declared {
             sections.removeValue(forKey: id)
             sectionBytes[id] = nil
             dirtySections.insert(id)
@@ -373,10 +377,10 @@ public final class Feed {
     /// Puts back a section exactly as stored (rank and declaration included).
     func restoreSection(_ section: PersistedSection, headerRow: [UInt8]?) {
         sectionBytes[section.id] = nil
-        let members = sections[section.id]?.members ?? []
+        let memberCount = sections[section.id]?.memberCount ?? 0
         sections[section.id] = StoredSection(
             input: SectionInput(id: section.id, order: section.order, type: section.type, header: section.header),
-            declared: section.declared, arrival: section.arrival, headerRow: headerRow, members: members)
+            declared: section.declared, arrival: section.arrival, headerRow: headerRow, memberCount: memberCount)
     }
 
     /// Puts back an item exactly as stored (rank included).
@@ -384,7 +388,7 @@ public final class Feed {
         if sections[input.section] == nil {
             sections[input.section] = StoredSection(input: SectionInput(id: input.section), declared: false, arrival: arrival)
         }
-        sections[input.section]?.members.insert(input.id)
+        sections[input.section]?.memberCount += 1
         items[input.id] = StoredItem(input: input, pluginInput: pluginInput, arrival: arrival, row: row)
     }
 
