@@ -15,7 +15,7 @@ extension Engine {
                 let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
                 extra.append(key: "warning", value: warning.json)
             }
-            feed.upsert(item, pluginInput: pluginInput, row: rendered)
+            feed.upsert(item, row: rendered)
 
         case .delete(let id):
             guard let feed = feeds[name], feed.delete(id: id) else {
@@ -60,17 +60,16 @@ extension Engine {
                 keptSections.append((section, nil))
             }
         }
-        var keptItems: [(ItemInput, [UInt8], RenderedRow?)] = []
+        var keptItems: [(ItemInput, RenderedRow?)] = []
         keptItems.reserveCapacity(items.count)
         for item in lastOccurrences(items, id: \.id, kind: "item", feed: name, report: report) {
             do {
-                let pluginInput = item.pluginInput()
-                let row = try renderItem(item, input: pluginInput, feed: name)
+                let row = try renderItem(item, input: item.pluginInput(), feed: name)
                 if row == nil {
                     let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
                     if warnings.isEmpty { warnings.append(warning.json) }
                 }
-                keptItems.append((item, pluginInput, row))
+                keptItems.append((item, row))
             } catch {
                 report(error)
                 rejected.append(error.json)

@@ -42,7 +42,7 @@ extension Engine {
                 if row == nil, renderer.rendererIdentity(forItemType: input.type) == nil {
                     _ = unknownTypeWarning(input, feed: feed, publications: &publications)
                 }
-                feed.restoreItem(input, arrival: item.arrival, pluginInput: item.json, row: row)
+                feed.restoreItem(input, arrival: item.arrival, row: row)
             }
             feed.finishRestore(seq: stored.seq, nextArrival: stored.nextArrival)
             installRestored(feed)

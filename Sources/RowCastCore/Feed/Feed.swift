@@ -84,21 +84,21 @@ public final class Feed {
     // MARK: - Mutations
 
     /// Inserts the item, or replaces the one with its id (keeping its first arrival).
-    func upsert(_ input: ItemInput, pluginInput: [UInt8], row: RenderedRow?) {
+    func upsert(_ input: ItemInput, row: RenderedRow?) {
         touch(input.id)
         dirtyItems.insert(input.id)
-        if var existing = items[input.id] {
-            if existing.input.section != input.section {
-                leaveSection(existing.input.section, id: input.id)
+        if let index = items.index(forKey: input.id) {
+            // Changed in place: copying the stored item out and back costs a copy of each field.
+            let previousSection = items.values[index].input.section
+            items.values[index].input = input
+            items.values[index].row = row
+            if previousSection != input.section {
+                leaveSection(previousSection, id: input.id)
                 joinSection(input.section, id: input.id)
             }
-            existing.input = input
-            existing.pluginInput = pluginInput
-            existing.row = row
-            items[input.id] = existing
         } else {
             joinSection(input.section, id: input.id)
-            items[input.id] = StoredItem(input: input, pluginInput: pluginInput, arrival: takeArrival(), row: row)
+            items[input.id] = StoredItem(input: input, arrival: takeArrival(), row: row)
         }
     }
 
@@ -160,7 +160,7 @@ public final class Feed {
 
     /// Replaces the whole contents: sections are declared in list order, then items are added
     /// in list order, each taking a new first-arrival rank. Ids must be unique.
-    func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, [UInt8], RenderedRow?)]) {
+    func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, RenderedRow?)]) {
         for id in items.keys { touch(id) }
         items.removeAll(keepingCapacity: true)
         sections.removeAll(keepingCapacity: true)
@@ -170,7 +170,7 @@ public final class Feed {
         dirtyItems.removeAll()
         dirtySections.removeAll()
         for (input, headerRow) in newSections { declareSection(input, headerRow: headerRow) }
-        for (input, pluginInput, row) in newItems { upsert(input, pluginInput: pluginInput, row: row) }
+        for (input, row) in newItems { upsert(input, row: row) }
     }
 
     /// Records how an item was shown before its first change in this batch.
@@ -384,12 +384,12 @@ public final class Feed {
     }
 
     /// Puts back an item exactly as stored (rank included).
-    func restoreItem(_ input: ItemInput, arrival: UInt64, pluginInput: [UInt8], row: RenderedRow?) {
+    func restoreItem(_ input: ItemInput, arrival: UInt64, row: RenderedRow?) {
         if sections[input.section] == nil {
             sections[input.section] = StoredSection(input: SectionInput(id: input.section), declared: false, arrival: arrival)
         }
         sections[input.section]?.memberCount += 1
-        items[input.id] = StoredItem(input: input, pluginInput: pluginInput, arrival: arrival, row: row)
+        items[input.id] = StoredItem(input: input, arrival: arrival, row: row)
     }
 
     /// Sets the counters of a restored feed and builds its view; nothing is dirty after.
