@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "rowcastd", targets: ["rowcastd"]),
         .executable(name: "rowcast", targets: ["rowcast"]),
+        .executable(name: "rowcast-bench", targets: ["RowCastBench"]),
         .library(name: "RowCastKit", targets: ["RowCastKit"]),
         .library(name: "RowCastClient", targets: ["RowCastClient"]),
         // Cell-controller plugins: each is a shared library loaded by rowcastd at run time.
@@ -63,6 +64,14 @@ let package = Package(
                 "RowCastClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        .executableTarget(
+            name: "RowCastBench",
+            dependencies: [
+                "RowCastCore", "RowCastKit", "RowCastClient", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/RowCastBench"
         ),
         .target(name: "ProductCell", dependencies: ["RowCastKit"], path: "Plugins/ProductCell"),
         .target(name: "AdvertisingCell", dependencies: ["RowCastKit"], path: "Plugins/AdvertisingCell"),
