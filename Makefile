@@ -8,7 +8,7 @@ DESTDIR      ?=
 BUILD_DIR    := .build/debug
 RELEASE_DIR  := .build/release
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libzmq3-dev pkg-config gcc libc6-dev
+APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev
 
 .PHONY: all deps build test test-swift test-python run bench clean help
 

@@ -1,9 +1,14 @@
 import Foundation
 
 /// A release `rowcastd` started by the benchmark on wildcard loopback ports, with the release
-/// plugins; stopped with SIGTERM (then SIGKILL) when done.
+/// plugins and a fresh state directory (removed when stopped); stopped with SIGTERM (then
+/// SIGKILL) when done.
 final class BenchDaemon {
     let process = Process()
+    /// The durability level of its store (`normal` or `full`).
+    let durability: String
+    /// Its state directory.
+    let stateDirectory: String
     private(set) var ingest = ""
     private(set) var control = ""
     private(set) var publish = ""
@@ -14,11 +19,14 @@ final class BenchDaemon {
         URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
     }
 
-    init(extraArguments: [String] = []) throws {
+    init(durability: String = "normal", extraArguments: [String] = []) throws {
         let directory = Self.productsDirectory
+        self.durability = durability
+        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-\(UUID().uuidString)").path
         process.executableURL = URL(fileURLWithPath: directory + "/rowcastd")
         process.arguments = ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
-                             "--plugins", directory, "--log-level", "warning"] + extraArguments
+                             "--plugins", directory, "--log-level", "warning",
+                             "--state-dir", stateDirectory, "--durability", durability] + extraArguments
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         try process.run()
@@ -57,6 +65,7 @@ final class BenchDaemon {
     }
 
     func stop() {
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(10)

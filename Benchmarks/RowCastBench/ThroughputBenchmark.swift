@@ -127,7 +127,7 @@ struct ThroughputBenchmark {
         }
         let elapsed = ContinuousClock.now - start
         subscriber.close()
-        return (elapsed.seconds, daemon.peakResidentBytes, "in memory, real plugins")
+        return (elapsed.seconds, daemon.peakResidentBytes, "store on, durability \(daemon.durability), real plugins")
     }
 }
 

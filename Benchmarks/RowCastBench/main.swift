@@ -36,6 +36,16 @@ if wanted("throughput") {
     results["throughput"] = .object(benchmark.results)
 }
 
+if wanted("acked") {
+    var benchmark = AckedBenchmark()
+    do {
+        print(try benchmark.run())
+    } catch {
+        print("acked: \(error)")
+    }
+    results["acked"] = .object(benchmark.results)
+}
+
 let json = JSONValue.object(results).serialized()
 if let file = fopen("bench-results.json", "w") {
     _ = json.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }

@@ -103,7 +103,8 @@ public struct RequestLedger: Sendable {
         byClient[key.client, default: []].append(key)
         recordingOrder.append((order, key))
         pendingRecorded[key] = LedgerEntry(key: key, order: order, reply: reply)
-        if let keys = byClient[key.client], keys.count > limits.perClient, let oldest = keys.first {
+        // Read count and oldest without holding the deque, so `forget` mutates it in place.
+        if (byClient[key.client]?.count ?? 0) > limits.perClient, let oldest = byClient[key.client]?.first {
             forget(oldest)
         }
         while answers.count > limits.total, let (order, oldest) = recordingOrder.popFirst() {
@@ -117,10 +118,12 @@ public struct RequestLedger: Sendable {
 
     private mutating func forget(_ key: LedgerKey) {
         guard answers.removeValue(forKey: key) != nil else { return }
-        if var keys = byClient[key.client] {
-            if keys.first == key { keys.removeFirst() } else { keys.removeAll { $0 == key } }
-            byClient[key.client] = keys.isEmpty ? nil : keys
+        if byClient[key.client]?.first == key {
+            byClient[key.client]?.removeFirst()
+        } else {
+            byClient[key.client]?.removeAll { $0 == key }
         }
+        if byClient[key.client]?.isEmpty == true { byClient[key.client] = nil }
         // The store deletes forgotten keys before inserting recorded ones, so a key forgotten
         // and recorded again in one commit ends up recorded.
         pendingRecorded.removeValue(forKey: key)
