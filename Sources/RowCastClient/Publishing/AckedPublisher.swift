@@ -173,7 +173,7 @@ public final class AckedPublisher {
     /// Records one reply.
     private func handleReply(_ frames: [[UInt8]]) {
         guard let body = frames.last, let reply = try? JSONParser.parse(body),
-              let number = reply["req"]?.integerValue, reply["client"]?.stringValue == clientID,
+              let number = reply["req"]?.integerValue, reply["client"] == nil || reply["client"]?.stringValue == clientID,
               let index = inFlight.firstIndex(where: { $0.number == number }) else { return }
         let pending = inFlight.remove(at: index)
         let result = Result<JSONValue, RowCastClientError> { () throws(RowCastClientError) in try ControlClient.check(reply) }
