@@ -97,6 +97,40 @@ struct DurabilityEndToEndTests {
         #expect(snapshot["epoch"] != ack["epoch"])
     }
 
+    @Test("when commits fail (the disk is full), acks become storage_error, nothing is published, and the daemon goes on")
+    func commitFailure() throws {
+        let daemon = try DaemonProcess(fileSizeLimitKiB: 1024)
+        let peer = try RawPeer(daemon)
+        try peer.subscribe([Array("rows.cars".utf8) + [0]])
+        let big = String(repeating: "x", count: 60_000)
+        var lastSeq: JSONValue?
+        var failure: JSONValue?
+        for index in 0..<60 {
+            let reply = try peer.request(["op": "upsert", "feed": "cars", "client": "full", "req": .number(Double(index)),
+                                          "item": DaemonEndToEndTests.product("\(index)", name: big)])
+            if reply["ok"] == false {
+                failure = reply
+                break
+            }
+            lastSeq = reply["seq"]
+        }
+        let refused = try #require(failure, "the file size limit was never reached")
+        #expect(refused["error"]?["code"] == "storage_error")
+        #expect(refused["error"]?["message"]?.stringValue?.contains(daemon.stateDirectory.path + "/rowcast.db") == true)
+        #expect(refused["error"]?["message"]?.stringValue?.contains("Nothing of the request was applied") == true)
+        let snapshot = try peer.request(["op": "snapshot", "feed": "cars"])
+        #expect(snapshot["seq"] == lastSeq)
+        // Every delta published is one that was committed: the last has the last acked seq.
+        var seen: [JSONValue] = []
+        while let delta = try? peer.receive(until: { topic, _ in topic == "rows.cars" }).1 {
+            seen.append(delta["seq"] ?? .null)
+            if delta["seq"] == lastSeq { break }
+        }
+        #expect(seen.last == lastSeq)
+        // Small requests that fit still fail or succeed cleanly; the daemon keeps serving.
+        #expect(try peer.request(["op": "status"])["ok"] == true)
+    }
+
     @Test("state that cannot be used stops rowcastd at start with a message naming the file and its own exit status")
     func badStorage() throws {
         let scratch = try TemporaryDirectory("rowcast-bad")

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 extension SQLiteFeedStore {
@@ -13,11 +14,13 @@ extension SQLiteFeedStore {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
             return corruption(path: path, detail: detail)
         case .SQLITE_FULL:
-            return StoreError(.full, path: path, message: "no space left while \(during) \(path) (\(detail)). Free disk space in \(directoryOf(path)) (or raise the file size limit).")
+            return StoreError(.full, path: path, message: "no space left while \(during) \(path) (\(detail); \(freeSpace(directoryOf(path)))). Free disk space in \(directoryOf(path)) (or raise the file size limit).")
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
             return StoreError(.unwritable, path: path, message: "cannot write \(path) while \(during) it (\(detail)). Give the user rowcastd runs as write access to \(directoryOf(path)) and the files in it, or choose another --state-dir.")
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return StoreError(.locked, path: path, message: "\(path) is locked by another program while \(during) it (\(detail)). Stop whatever else opened it.")
+        case .SQLITE_IOERR:
+            return StoreError(.io, path: path, message: "I/O error while \(during) \(path) (\(detail); \(freeSpace(directoryOf(path)))). Check free space, the file size limit (ulimit -f), the disk and the system log.")
         default:
             return StoreError(.io, path: path, message: "error while \(during) \(path) (\(detail)). Check the disk and the system log.")
         }
@@ -26,6 +29,14 @@ extension SQLiteFeedStore {
     /// The error for a damaged or foreign file: never repaired or deleted automatically.
     static func corruption(path: String, detail: String) -> StoreError {
         StoreError(.corrupt, path: path, message: "\(path) is damaged or is not an SQLite database (\(detail)). rowcastd will not change it: stop, move it aside together with its -wal and -shm files, then restore the latest backup there (docs/OPERATIONS.md, \"Backup and restore\") or start with an empty state.")
+    }
+
+    /// "N MiB free" on the file system holding `directory`, for messages.
+    static func freeSpace(_ directory: String) -> String {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return "free space unknown" }
+        let bytes = UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        return "\(bytes / (1 << 20)) MiB free there"
     }
 
     private static func directoryOf(_ path: String) -> String {

@@ -23,7 +23,7 @@ final class DaemonProcess {
     ///   - endpoints: (ingest, control, publish) to bind instead of wildcard ports.
     init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], pluginDirectory: TemporaryDirectory? = nil,
          stateDirectory: TemporaryDirectory? = nil, endpoints: (String, String, String)? = nil,
-         extraArguments: [String] = [], timeout: TimeInterval = 20) throws {
+         extraArguments: [String] = [], fileSizeLimitKiB: Int? = nil, timeout: TimeInterval = 20) throws {
         if let pluginDirectory {
             self.pluginDirectory = pluginDirectory
         } else {
@@ -31,11 +31,19 @@ final class DaemonProcess {
         }
         self.stateDirectory = try stateDirectory ?? TemporaryDirectory("rowcast-state")
         let endpoints = endpoints ?? ("tcp://127.0.0.1:*", "tcp://127.0.0.1:*", "tcp://127.0.0.1:*")
-        process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcastd"))
-        process.arguments = [
+        let executable = try BuildProducts.path("rowcastd")
+        let arguments = [
             "--ingest", endpoints.0, "--control", endpoints.1, "--publish", endpoints.2,
             "--plugins", self.pluginDirectory.path, "--state-dir", self.stateDirectory.path, "--heartbeat-ms", "200",
         ] + extraArguments
+        if let fileSizeLimitKiB {
+            // A file size limit with SIGXFSZ ignored: writes past it fail (EFBIG), like a full disk.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimitKiB); exec \"$0\" \"$@\"", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         let buffer = output
