@@ -36,6 +36,16 @@ if wanted("throughput") {
     results["throughput"] = .object(benchmark.results)
 }
 
+if wanted("latency") {
+    var benchmark = LatencyBenchmark()
+    do {
+        print(try benchmark.run())
+    } catch {
+        print("latency: \(error)")
+    }
+    results["latency"] = .object(benchmark.results)
+}
+
 let json = JSONValue.object(results).serialized()
 if let file = fopen("bench-results.json", "w") {
     _ = json.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }
