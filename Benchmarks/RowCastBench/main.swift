@@ -36,6 +36,16 @@ if wanted("throughput") {
     results["throughput"] = .object(benchmark.results)
 }
 
+if wanted("latency") {
+    var benchmark = LatencyBenchmark()
+    do {
+        print(try benchmark.run())
+    } catch {
+        print("latency: \(error)")
+    }
+    results["latency"] = .object(benchmark.results)
+}
+
 if wanted("acked") {
     var benchmark = AckedBenchmark()
     do {
