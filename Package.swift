@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -42,6 +44,9 @@ let package = Package(
                 "ZeroMQ",
                 "RowCastCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .target(name: "RowCastClient", dependencies: ["ZeroMQ", "RowCastKit"]),
@@ -52,6 +57,8 @@ let package = Package(
                 "RowCastKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -67,6 +74,7 @@ let package = Package(
         .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit"]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit"]),
+        .testTarget(name: "RowCastDaemonTests", dependencies: ["RowCastDaemon", "RowCastCore", "RowCastKit", "ZeroMQ"]),
         .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "ZeroMQ"]),
     ]
 )

@@ -11,46 +11,56 @@ import Glibc
 /// batch, hands it to the engine, publishes the deltas and sends the replies.
 ///
 /// Not `Sendable`: every socket, the engine and the plugins belong to the thread that calls
-/// `run`. Other threads talk to it only through its `StopSignal`.
+/// `start` and `run` (`DaemonService` gives it a thread of its own). Other threads talk to it
+/// only through its `StopSignal`.
 public final class Daemon {
-    /// The configuration it started with.
-    public let configuration: DaemonConfiguration
+    /// The configuration in force: the one it started with, then the last one a reload applied
+    /// (settings that need a restart keep their start-up values).
+    public internal(set) var configuration: DaemonConfiguration
     /// The endpoints actually bound (wildcard ports resolved), once `start` returned.
     public private(set) var boundEndpoints: (ingest: String, control: String, publish: String) = ("", "", "")
 
-    private let logger: Logger
-    private let loadRenderer: ([String], PluginRenderer?) -> PluginRenderer
-    private var renderer: PluginRenderer?
+    let logger: Logger
+    let environment: DaemonEnvironment
+    let loadRenderer: ([String], PluginRenderer?) -> PluginRenderer
+    var renderer: PluginRenderer?
     private let context: Context
-    private var ingest: Socket?
-    private var control: Socket?
-    private var publish: Socket?
+    var ingest: Socket?
+    var control: Socket?
+    var publish: Socket?
     private let poller = Poller()
-    private var engine: Engine?
+    var engine: Engine?
     private var lastPublication = ContinuousClock.now
+    var watchdog: WatchdogSchedule?
+    var statusSummary = StatusSummary()
+    var reloadFailure: String?
 
     /// A daemon that loads its plugins from the configured directories.
-    public convenience init(configuration: DaemonConfiguration, logger: Logger) throws {
-        try self.init(configuration: configuration, logger: logger) { directories, previous in
+    public convenience init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment()) throws {
+        try self.init(configuration: configuration, logger: logger, environment: environment) { directories, previous in
             PluginRenderer.load(directories: directories, logger: logger, previous: previous)
         }
     }
 
     /// A daemon that loads its renderer with `loadRenderer` (directories, previous renderer).
-    public init(configuration: DaemonConfiguration, logger: Logger, loadRenderer: @escaping ([String], PluginRenderer?) -> PluginRenderer) throws {
+    public init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment(), loadRenderer: @escaping ([String], PluginRenderer?) -> PluginRenderer) throws {
         self.configuration = configuration
         self.logger = logger
+        self.environment = environment
         self.loadRenderer = loadRenderer
+        watchdog = environment.watchdog
         context = try Context()
     }
 
-    /// Loads the plugins and binds every socket. Throws a `ZeroMQError` naming the endpoint
-    /// when one cannot be bound (in use, or malformed).
+    /// Loads the plugins, restores the state, and binds every socket, in that order; `run`
+    /// announces readiness after it. Throws a `ZeroMQError` naming the endpoint when one
+    /// cannot be bound (in use, or malformed).
     public func start() throws {
         let renderer = loadRenderer(configuration.pluginDirectories, nil)
         self.renderer = renderer
         let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
         self.engine = engine
+        try restoreState(into: engine)
 
         let zmqLimit = Int64(configuration.maximumMessageBytes) * 4 + 4096
         let ingest = try Socket(context: context, type: .pull)
@@ -81,10 +91,18 @@ public final class Daemon {
             "version": .string(RowCastVersion.current),
             "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],
         ]
-        logger.info("rowcastd ready", metadata: [
+        logger.debug("sockets bound", metadata: [
             "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
             "plugins": "\(renderer.pluginCount)",
         ])
+    }
+
+    /// Where the durable store (issue 4) opens `configuration.stateDirectory` and restores
+    /// the feeds into `engine`: after the plugins are loaded (restored items are rendered) and
+    /// before any socket is bound, so READY=1 means the state is there. Feeds live in memory
+    /// only for now: nothing to restore.
+    func restoreState(into engine: Engine) throws {
+        logger.debug("no durable state to restore: feeds are kept in memory", metadata: ["stateDirectory": "\(configuration.stateDirectory)"])
     }
 
     /// The one-line ready message printed on standard output once `start` returned.
@@ -92,12 +110,14 @@ public final class Daemon {
         "rowcastd ready ingest=\(boundEndpoints.ingest) control=\(boundEndpoints.control) publish=\(boundEndpoints.publish)"
     }
 
-    /// Runs the loop until `signal` asks for a stop, then answers what it already read and
-    /// closes the sockets (waiting at most the linger time for queued messages).
+    /// Announces readiness (the ready line, READY=1), then runs the loop until `signal` asks
+    /// for a stop; answers what it already read, sends STOPPING=1 and closes the sockets
+    /// (waiting at most the linger time for queued messages).
     public func run(until signal: StopSignal) throws {
         guard let engine, let ingest, let control, let publish else {
             preconditionFailure("Daemon.run called before start")
         }
+        announceReady(engine: engine)
         lastPublication = .now
         var messages: [IncomingMessage] = []
         var envelopes: [ControlEnvelope] = []
@@ -111,12 +131,16 @@ public final class Daemon {
                 if !messages.isEmpty {
                     let output = engine.process(messages)
                     try send(output, envelopes: envelopes, control: control, publish: publish)
+                    for deferred in output.deferred {
+                        try answerReload(deferred, envelope: envelopes[deferred.token], engine: engine, control: control, publish: publish)
+                    }
                 }
             }
-            if signal.takeReloadRequest() { try reload(engine: engine, publish: publish) }
+            if signal.takeReloadRequest() { _ = try reload(engine: engine, publish: publish) }
             try heartbeatIfIdle(engine: engine, publish: publish)
+            keepAlive(engine: engine)
         }
-        logger.info("rowcastd stopping", metadata: ["feeds": "\(engine.feeds.count)"])
+        announceStopping(engine: engine)
         close()
     }
 
@@ -161,20 +185,12 @@ public final class Daemon {
         }
     }
 
-    private func publishAll(_ publications: [Publication], on publish: Socket) throws {
+    func publishAll(_ publications: [Publication], on publish: Socket) throws {
         guard !publications.isEmpty else { return }
         for publication in publications {
             _ = try publish.send([publication.topic, publication.body], dontWait: true)
         }
         lastPublication = .now
-    }
-
-    private func reload(engine: Engine, publish: Socket) throws {
-        logger.info("reloading plugins", metadata: ["directories": "\(configuration.pluginDirectories)"])
-        let renderer = loadRenderer(configuration.pluginDirectories, self.renderer)
-        self.renderer = renderer
-        try publishAll(engine.replaceRenderer(renderer), on: publish)
-        logger.info("plugins reloaded", metadata: ["plugins": "\(renderer.pluginCount)"])
     }
 
     private func heartbeatIfIdle(engine: Engine, publish: Socket) throws {
@@ -186,10 +202,13 @@ public final class Daemon {
         try publishAll([Publication(topic: Topic.heartbeat, body: body.serialized())], on: publish)
     }
 
-    /// Wakes up in time for the next heartbeat, and at least every 100 ms to see a stop request.
+    /// Wakes up in time for the next heartbeat and watchdog ping, and at least every 100 ms to
+    /// see a stop request.
     private func pollTimeout() -> Int {
-        let untilHeartbeat = Duration.milliseconds(configuration.heartbeatMilliseconds) - (ContinuousClock.now - lastPublication)
-        let milliseconds = Int(untilHeartbeat.components.seconds * 1000 + untilHeartbeat.components.attoseconds / 1_000_000_000_000_000)
+        let now = ContinuousClock.now
+        var wait = Duration.milliseconds(configuration.heartbeatMilliseconds) - (now - lastPublication)
+        if let watchdog { wait = min(wait, watchdog.timeUntilDue(at: now)) }
+        let milliseconds = Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
         return max(0, min(100, milliseconds))
     }
 }

@@ -15,7 +15,8 @@ public final class Engine {
     public var statusMembers = JSONObject()
 
     var renderer: any RowRendering
-    let decoder: RequestDecoder
+    /// Decodes every message; the daemon changes its size limit on a configuration reload.
+    public var decoder: RequestDecoder
     let logger: Logger
     let makeEpoch: () -> String
     let started = ContinuousClock.now
@@ -63,6 +64,10 @@ public final class Engine {
         }
         publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
         for (token, outcome) in pending {
+            if case .query(let request) = outcome, case .reload = request.operation {
+                output.deferred.append(DeferredRequest(token: token, request: request))
+                continue
+            }
             output.replies.append(Reply(token: token, body: reply(for: outcome, publications: &output.publications)))
         }
         return output
