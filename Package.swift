@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit"]),
-        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit"]),
+        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastCore", "ZeroMQ"]),
         .testTarget(name: "RowCastDaemonTests", dependencies: ["RowCastDaemon", "RowCastCore", "RowCastKit", "ZeroMQ"]),
         .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "ZeroMQ"]),
     ]

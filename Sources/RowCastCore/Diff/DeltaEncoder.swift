@@ -3,9 +3,9 @@ import RowCastKit
 /// Writes a delta as the JSON of docs/PROTOCOL.md ("Deltas"), splicing in the stored bytes of
 /// the rows and sections it carries without re-encoding them.
 public enum DeltaEncoder {
-    /// The delta message body for `feed` at `seq`, with rows and sections taken from `new`.
-    public static func encode(_ delta: FeedDelta, feed: String, epoch: String, seq: UInt64, new: FeedSnapshot) -> [UInt8] {
-        var writer = JSONWriter(capacity: 512)
+    /// The delta message body for `feed` at `seq`.
+    public static func encode(_ delta: FeedDelta, feed: String, epoch: String, seq: UInt64) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256 + delta.payloadSize)
         writer.writeRaw("{\"event\":\"delta\",\"feed\":")
         writer.write(string: feed)
         writer.writeRaw(",\"epoch\":")
@@ -14,70 +14,83 @@ public enum DeltaEncoder {
         writer.write(integer: Int64(seq))
 
         writer.writeRaw(",\"sections\":{\"deleted\":[")
-        for (offset, entry) in delta.deletedSections.enumerated() {
-            if offset > 0 { writer.writeRaw(",") }
+        writeList(delta.deletedSections, &writer) { entry, writer in
             writeID(entry.id, &writer)
             writer.writeRaw(",\"at\":")
             writer.write(integer: Int64(entry.at))
-            writer.writeRaw("}")
         }
         writer.writeRaw("],\"inserted\":[")
-        for (offset, entry) in delta.insertedSections.enumerated() {
-            if offset > 0 { writer.writeRaw(",") }
-            let section = new.sections[entry.at]
+        writeList(delta.insertedSections, &writer) { entry, writer in
             writeID(entry.id, &writer)
             writer.writeRaw(",\"at\":")
             writer.write(integer: Int64(entry.at))
             writer.writeRaw(",\"section\":")
-            writer.writeRaw(section.bytes)
+            writer.writeRaw(entry.section)
             writer.writeRaw(",\"rows\":[")
-            for (rowOffset, row) in section.rows.enumerated() {
-                if rowOffset > 0 { writer.writeRaw(",") }
-                writer.writeRaw(row.bytes)
+            for (offset, row) in entry.rows.enumerated() {
+                if offset > 0 { writer.writeRaw(",") }
+                writer.writeRaw(row)
             }
-            writer.writeRaw("]}")
+            writer.writeRaw("]")
         }
         writer.writeRaw("],\"moved\":[")
-        for (offset, entry) in delta.movedSections.enumerated() {
-            if offset > 0 { writer.writeRaw(",") }
+        writeList(delta.movedSections, &writer) { entry, writer in
             writeID(entry.id, &writer)
             writer.writeRaw(",\"from\":")
             writer.write(integer: Int64(entry.from))
             writer.writeRaw(",\"to\":")
             writer.write(integer: Int64(entry.to))
-            writer.writeRaw("}")
         }
         writer.writeRaw("],\"updated\":[")
-        for (offset, entry) in delta.updatedSections.enumerated() {
-            if offset > 0 { writer.writeRaw(",") }
+        writeList(delta.updatedSections, &writer) { entry, writer in
             writeID(entry.id, &writer)
             writer.writeRaw(",\"at\":")
             writer.write(integer: Int64(entry.at))
             writer.writeRaw(",\"section\":")
-            writer.writeRaw(new.sections[entry.at].bytes)
-            writer.writeRaw("}")
+            writer.writeRaw(entry.section)
         }
 
         writer.writeRaw("]},\"rows\":{\"deleted\":[")
-        writePaths(delta.deletedRows, withRows: nil, &writer)
+        writeList(delta.deletedRows, &writer) { entry, writer in
+            writeID(entry.id, &writer)
+            writer.writeRaw(",\"at\":")
+            writePath(entry.at, &writer)
+        }
         writer.writeRaw("],\"inserted\":[")
-        writePaths(delta.insertedRows, withRows: new, &writer)
+        writeContents(delta.insertedRows, &writer)
         writer.writeRaw("],\"moved\":[")
-        for (offset, entry) in delta.movedRows.enumerated() {
-            if offset > 0 { writer.writeRaw(",") }
+        writeList(delta.movedRows, &writer) { entry, writer in
             writeID(entry.id, &writer)
             writer.writeRaw(",\"from\":")
             writePath(entry.from, &writer)
             writer.writeRaw(",\"to\":")
             writePath(entry.to, &writer)
-            writer.writeRaw("}")
         }
         writer.writeRaw("],\"reconfigured\":[")
-        writePaths(delta.reconfiguredRows, withRows: new, &writer)
+        writeContents(delta.reconfiguredRows, &writer)
         writer.writeRaw("],\"reloaded\":[")
-        writePaths(delta.reloadedRows, withRows: new, &writer)
+        writeContents(delta.reloadedRows, &writer)
         writer.writeRaw("]}}")
         return writer.bytes
+    }
+
+    /// Writes `{entry},{entry}...`: the body writes an entry's members after its opening brace.
+    private static func writeList<Entry>(_ entries: [Entry], _ writer: inout JSONWriter, _ body: (Entry, inout JSONWriter) -> Void) {
+        for (offset, entry) in entries.enumerated() {
+            if offset > 0 { writer.writeRaw(",") }
+            body(entry, &writer)
+            writer.writeRaw("}")
+        }
+    }
+
+    private static func writeContents(_ entries: [FeedDelta.RowContent], _ writer: inout JSONWriter) {
+        writeList(entries, &writer) { entry, writer in
+            writeID(entry.id, &writer)
+            writer.writeRaw(",\"at\":")
+            writePath(entry.at, &writer)
+            writer.writeRaw(",\"row\":")
+            writer.writeRaw(entry.row)
+        }
     }
 
     private static func writeID(_ id: String, _ writer: inout JSONWriter) {
@@ -92,18 +105,15 @@ public enum DeltaEncoder {
         writer.write(integer: Int64(path.row))
         writer.writeRaw("]")
     }
+}
 
-    private static func writePaths(_ entries: [FeedDelta.RowChange], withRows snapshot: FeedSnapshot?, _ writer: inout JSONWriter) {
-        for (offset, entry) in entries.enumerated() {
-            if offset > 0 { writer.writeRaw(",") }
-            writeID(entry.id, &writer)
-            writer.writeRaw(",\"at\":")
-            writePath(entry.at, &writer)
-            if let snapshot {
-                writer.writeRaw(",\"row\":")
-                writer.writeRaw(snapshot.sections[entry.at.section].rows[entry.at.row].bytes)
-            }
-            writer.writeRaw("}")
-        }
+extension FeedDelta {
+    /// Roughly how many bytes of rows and sections the delta carries (to size the buffer).
+    var payloadSize: Int {
+        var size = 0
+        for entry in insertedSections { size += entry.section.count + entry.rows.reduce(0) { $0 + $1.count + 1 } }
+        for entry in updatedSections { size += entry.section.count + 32 }
+        for list in [insertedRows, reconfiguredRows, reloadedRows] { for entry in list { size += entry.row.count + 48 } }
+        return size + (deletedRows.count + movedRows.count) * 48
     }
 }

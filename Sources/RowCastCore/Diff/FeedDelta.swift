@@ -1,6 +1,7 @@
 /// The batch update that turns one snapshot into the next, in UIKit's terms: deletes and move
 /// sources by old index, inserts and move targets by new index, content changes by new index.
-/// See docs/PROTOCOL.md ("Applying a delta").
+/// It carries the bytes of every row and section it sends. See docs/PROTOCOL.md ("Applying a
+/// delta").
 public struct FeedDelta: Sendable, Equatable {
     /// A section deleted from the old index `at`.
     public struct SectionDeletion: Sendable, Equatable {
@@ -10,12 +11,16 @@ public struct FeedDelta: Sendable, Equatable {
         public var at: Int
     }
 
-    /// A section inserted at the new index `at`, rows included.
+    /// A section inserted at the new index `at`, with its rows.
     public struct SectionInsertion: Sendable, Equatable {
         /// The section id.
         public var id: String
         /// The index in the new snapshot.
         public var at: Int
+        /// The section object.
+        public var section: [UInt8]
+        /// Its rows, in order.
+        public var rows: [[UInt8]]
     }
 
     /// A section moved from old index `from` to new index `to`.
@@ -28,12 +33,32 @@ public struct FeedDelta: Sendable, Equatable {
         public var to: Int
     }
 
-    /// A row at an index path (old for deletes, new for inserts and changes).
-    public struct RowChange: Sendable, Equatable {
+    /// A section whose object (declaration or header row) changed, at its new index.
+    public struct SectionUpdate: Sendable, Equatable {
+        /// The section id.
+        public var id: String
+        /// The index in the new snapshot.
+        public var at: Int
+        /// The new section object.
+        public var section: [UInt8]
+    }
+
+    /// A row deleted from an old index path.
+    public struct RowDeletion: Sendable, Equatable {
         /// The row id.
         public var id: String
-        /// The index path.
+        /// The index path in the old snapshot.
         public var at: IndexPath
+    }
+
+    /// A row sent with its content at a new index path (insert, reconfigure, reload).
+    public struct RowContent: Sendable, Equatable {
+        /// The row id.
+        public var id: String
+        /// The index path in the new snapshot.
+        public var at: IndexPath
+        /// The row object.
+        public var row: [UInt8]
     }
 
     /// A row moved from an old index path to a new one.
@@ -52,18 +77,18 @@ public struct FeedDelta: Sendable, Equatable {
     public var insertedSections: [SectionInsertion] = []
     /// Sections moved.
     public var movedSections: [SectionMove] = []
-    /// Sections whose header or declaration changed (new indexes).
-    public var updatedSections: [SectionInsertion] = []
-    /// Rows deleted (old index paths).
-    public var deletedRows: [RowChange] = []
-    /// Rows inserted (new index paths).
-    public var insertedRows: [RowChange] = []
-    /// Rows moved (old to new index paths).
+    /// Sections whose object changed (new indexes).
+    public var updatedSections: [SectionUpdate] = []
+    /// Rows deleted (old index paths, ascending).
+    public var deletedRows: [RowDeletion] = []
+    /// Rows inserted (new index paths, ascending).
+    public var insertedRows: [RowContent] = []
+    /// Rows moved (ascending by new index path).
     public var movedRows: [RowMove] = []
     /// Rows with new content and the same cell (new index paths).
-    public var reconfiguredRows: [RowChange] = []
+    public var reconfiguredRows: [RowContent] = []
     /// Rows with a different cell (new index paths).
-    public var reloadedRows: [RowChange] = []
+    public var reloadedRows: [RowContent] = []
 
     /// An empty delta.
     public init() {}
@@ -73,5 +98,18 @@ public struct FeedDelta: Sendable, Equatable {
         deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty && updatedSections.isEmpty
             && deletedRows.isEmpty && insertedRows.isEmpty && movedRows.isEmpty
             && reconfiguredRows.isEmpty && reloadedRows.isEmpty
+    }
+
+    /// Puts every list in the order the protocol promises.
+    mutating func normalizeOrder() {
+        deletedSections.sort { $0.at < $1.at }
+        insertedSections.sort { $0.at < $1.at }
+        movedSections.sort { $0.to < $1.to }
+        updatedSections.sort { $0.at < $1.at }
+        deletedRows.sort { $0.at < $1.at }
+        insertedRows.sort { $0.at < $1.at }
+        movedRows.sort { $0.to < $1.to }
+        reconfiguredRows.sort { $0.at < $1.at }
+        reloadedRows.sort { $0.at < $1.at }
     }
 }

@@ -1,69 +1,36 @@
-/// Computes the delta between two snapshots of a feed: sections matched by id, rows matched by
-/// id across the whole feed, moves found with a longest increasing subsequence so that every
-/// row not named keeps its relative order (the rule a UIKit batch update relies on).
+/// The full diff between two snapshots of a feed: sections matched by id, rows matched by id
+/// across the whole feed, moves found with a longest increasing subsequence so that every row
+/// not named keeps its relative order (the rule a UIKit batch update relies on). Used for a
+/// `reset` and for batches that touch a large part of a feed; small batches take the
+/// incremental path of `Feed.finishBatch`.
 ///
-/// Cost: O(n log n) in the number of rows of both snapshots, with one hash lookup per row.
+/// Cost: linear in the rows of both snapshots for the matching (one hash lookup per row), plus
+/// O(k log k) for the k rows that stay in their section, to find the fewest moves.
 public enum SnapshotDiff {
     /// The delta that turns `old` into `new`. Section ids and row ids must be unique in each.
     public static func delta(from old: FeedSnapshot, to new: FeedSnapshot) -> FeedDelta {
         var delta = FeedDelta()
-        let sectionMatch = matchSections(old: old, new: new, into: &delta)
-        diffRows(old: old, new: new, sections: sectionMatch, into: &delta)
+        var insertedSections: [(id: String, at: Int)] = []
+        let match = SectionMatcher(
+            old: old.sections.map { .init(id: $0.id, bytes: $0.bytes) },
+            new: new.sections.map { .init(id: $0.id, bytes: $0.bytes) },
+            into: &delta, inserted: &insertedSections)
+        for (id, at) in insertedSections {
+            delta.insertedSections.append(.init(id: id, at: at, section: new.sections[at].bytes, rows: new.sections[at].rows.map(\.bytes)))
+        }
+        diffRows(old: old, new: new, sections: match, into: &delta)
+        delta.normalizeOrder()
         return delta
     }
 
-    /// Which old sections were deleted and which new ones inserted.
-    private struct SectionMatch {
-        var oldDeleted: [Bool]
-        var newInserted: [Bool]
-    }
-
-    private static func matchSections(old: FeedSnapshot, new: FeedSnapshot, into delta: inout FeedDelta) -> SectionMatch {
-        var oldIndex: [String: Int] = [:]
-        oldIndex.reserveCapacity(old.sections.count)
-        for (index, section) in old.sections.enumerated() { oldIndex[section.id] = index }
-        var newIndex: [String: Int] = [:]
-        newIndex.reserveCapacity(new.sections.count)
-        for (index, section) in new.sections.enumerated() { newIndex[section.id] = index }
-
-        var match = SectionMatch(oldDeleted: Array(repeating: false, count: old.sections.count),
-                                 newInserted: Array(repeating: false, count: new.sections.count))
-        for (index, section) in old.sections.enumerated() where newIndex[section.id] == nil {
-            match.oldDeleted[index] = true
-            delta.deletedSections.append(.init(id: section.id, at: index))
-        }
-        var commonOld: [Int] = []
-        var commonNew: [Int] = []
-        for (index, section) in new.sections.enumerated() {
-            if let previous = oldIndex[section.id] {
-                commonOld.append(previous)
-                commonNew.append(index)
-            } else {
-                match.newInserted[index] = true
-                delta.insertedSections.append(.init(id: section.id, at: index))
-            }
-        }
-        let kept = Set(LongestIncreasingSubsequence.positions(in: commonOld))
-        for position in commonOld.indices {
-            let from = commonOld[position]
-            let to = commonNew[position]
-            let id = new.sections[to].id
-            if !kept.contains(position) { delta.movedSections.append(.init(id: id, from: from, to: to)) }
-            if old.sections[from].bytes != new.sections[to].bytes { delta.updatedSections.append(.init(id: id, at: to)) }
-        }
-        return match
-    }
-
-    private static func diffRows(old: FeedSnapshot, new: FeedSnapshot, sections match: SectionMatch, into delta: inout FeedDelta) {
-        var oldPaths: [String: IndexPath] = [:]
-        oldPaths.reserveCapacity(old.rowCount)
+    private static func diffRows(old: FeedSnapshot, new: FeedSnapshot, sections match: SectionMatcher, into delta: inout FeedDelta) {
+        var oldPaths: [String: IndexPath] = Dictionary(minimumCapacity: old.rowCount)
         for (sectionIndex, section) in old.sections.enumerated() {
             for (rowIndex, row) in section.rows.enumerated() {
                 oldPaths[row.id] = IndexPath(section: sectionIndex, row: rowIndex)
             }
         }
-        var newIDs = Set<String>()
-        newIDs.reserveCapacity(new.rowCount)
+        var seen = Set<String>(minimumCapacity: new.rowCount)
 
         for (sectionIndex, section) in new.sections.enumerated() {
             let sectionInserted = match.newInserted[sectionIndex]
@@ -71,18 +38,17 @@ public enum SnapshotDiff {
             var stayingOld: [Int] = []
             var stayingNew: [Int] = []
             for (rowIndex, row) in section.rows.enumerated() {
-                newIDs.insert(row.id)
+                seen.insert(row.id)
                 let newPath = IndexPath(section: sectionIndex, row: rowIndex)
                 guard let oldPath = oldPaths[row.id] else {
-                    if !sectionInserted { delta.insertedRows.append(.init(id: row.id, at: newPath)) }
+                    if !sectionInserted { delta.insertedRows.append(.init(id: row.id, at: newPath, row: row.bytes)) }
                     continue
                 }
-                let oldSectionDeleted = match.oldDeleted[oldPath.section]
-                switch (oldSectionDeleted, sectionInserted) {
+                switch (match.oldDeleted[oldPath.section], sectionInserted) {
                 case (true, true):
                     continue
                 case (true, false):
-                    delta.insertedRows.append(.init(id: row.id, at: newPath))
+                    delta.insertedRows.append(.init(id: row.id, at: newPath, row: row.bytes))
                     continue
                 case (false, true):
                     delta.deletedRows.append(.init(id: row.id, at: oldPath))
@@ -96,18 +62,15 @@ public enum SnapshotDiff {
                     }
                     let oldRow = old.sections[oldPath.section].rows[oldPath.row]
                     if oldRow.bytes != row.bytes {
-                        if oldRow.cell == row.cell {
-                            delta.reconfiguredRows.append(.init(id: row.id, at: newPath))
-                        } else {
-                            delta.reloadedRows.append(.init(id: row.id, at: newPath))
-                        }
+                        let change = FeedDelta.RowContent(id: row.id, at: newPath, row: row.bytes)
+                        if oldRow.cell == row.cell { delta.reconfiguredRows.append(change) } else { delta.reloadedRows.append(change) }
                     }
                 }
             }
             guard !stayingOld.isEmpty else { continue }
             let kept = Set(LongestIncreasingSubsequence.positions(in: stayingOld))
             guard kept.count < stayingOld.count else { continue }
-            let oldSectionIndex = oldPaths[section.rows[stayingNew[0]].id]!.section
+            let oldSectionIndex = match.oldIndex[section.id]!
             for position in stayingOld.indices where !kept.contains(position) {
                 delta.movedRows.append(.init(
                     id: section.rows[stayingNew[position]].id,
@@ -117,12 +80,9 @@ public enum SnapshotDiff {
         }
 
         for (sectionIndex, section) in old.sections.enumerated() where !match.oldDeleted[sectionIndex] {
-            for (rowIndex, row) in section.rows.enumerated() where !newIDs.contains(row.id) {
+            for (rowIndex, row) in section.rows.enumerated() where !seen.contains(row.id) {
                 delta.deletedRows.append(.init(id: row.id, at: IndexPath(section: sectionIndex, row: rowIndex)))
             }
         }
-        delta.deletedRows.sort { $0.at < $1.at }
-        delta.insertedRows.sort { $0.at < $1.at }
-        delta.movedRows.sort { $0.to < $1.to }
     }
 }

@@ -43,7 +43,7 @@ extension Engine {
     /// The snapshot reply, written straight from the stored bytes.
     func snapshotReply(feed name: String, request: Request) -> [UInt8] {
         let feed = feeds[name]
-        var writer = JSONWriter(capacity: 256 + (feed?.snapshot.rowCount ?? 0) * 256)
+        var writer = JSONWriter(capacity: 256 + (feed?.rowCount ?? 0) * 256)
         writer.writeRaw("{\"ok\":true,\"op\":\"snapshot\",\"feed\":")
         writer.write(string: name)
         writer.writeRaw(",\"seq\":")
@@ -51,7 +51,7 @@ extension Engine {
         writer.writeRaw(",\"epoch\":")
         if let feed { writer.write(string: feed.epoch) } else { writer.writeRaw("null") }
         writer.writeRaw(",\"sections\":")
-        SnapshotEncoder.writeSections(feed?.snapshot ?? FeedSnapshot(), to: &writer)
+        if let feed { feed.writeSections(to: &writer) } else { writer.writeRaw("[]") }
         writer.writeRaw(",\"pending\":")
         writer.write(integer: Int64(feed?.pendingCount ?? 0))
         if let req = request.req {
@@ -75,7 +75,7 @@ extension Engine {
             let feed = feeds[name]!
             return [
                 "feed": .string(name), "seq": .number(Double(feed.seq)), "epoch": .string(feed.epoch),
-                "sections": .number(Double(feed.snapshot.sections.count)), "rows": .number(Double(feed.snapshot.rowCount)),
+                "sections": .number(Double(feed.sectionCount)), "rows": .number(Double(feed.rowCount)),
                 "items": .number(Double(feed.itemCount)), "pending": .number(Double(feed.pendingCount)),
             ]
         }

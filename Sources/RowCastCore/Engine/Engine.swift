@@ -108,13 +108,11 @@ public final class Engine {
     func publishDeltas(for dirtyFeeds: [String], into publications: inout [Publication]) {
         for name in dirtyFeeds {
             guard let feed = feeds[name] else { continue }
-            let next = feed.buildSnapshot()
-            let delta = SnapshotDiff.delta(from: feed.snapshot, to: next)
-            feed.snapshot = next
+            let delta = feed.finishBatch()
             guard !delta.isEmpty else { continue }
             feed.seq += 1
             counters.published += 1
-            let body = DeltaEncoder.encode(delta, feed: name, epoch: feed.epoch, seq: feed.seq, new: next)
+            let body = DeltaEncoder.encode(delta, feed: name, epoch: feed.epoch, seq: feed.seq)
             publications.append(Publication(topic: Topic.rows(name), body: body))
         }
     }

@@ -1,24 +1,58 @@
-/// One feed's state: items by id, sections by id, first-arrival ranks, and the sequence
-/// number and epoch of its history. It knows nothing of plugins or sockets: the engine renders
-/// and hands it rows.
+import RowCastKit
+
+/// One feed's state: items by id, sections by id, first-arrival ranks, the sequence number and
+/// epoch of its history, and the published view (visible sections, and each section's rows in
+/// an order-statistic index) that deltas are computed against. It knows nothing of plugins or
+/// sockets: the engine renders and hands it rows.
+///
+/// Mutations change the items at once; the published view follows in `finishBatch`, which
+/// returns the batch's delta. A batch that touches k rows costs O(k log n) there, not a diff
+/// of the whole feed; a reset or a very large batch takes the full diff instead.
 ///
 /// Not `Sendable`: a feed belongs to the engine that owns it, on one thread.
 public final class Feed {
+    /// How `finishBatch` computes the delta.
+    enum DiffMode {
+        /// Incremental for small batches, a full diff for resets and large ones.
+        case automatic
+        /// Always the full diff (tests compare the two paths).
+        case full
+        /// Always the incremental path (tests compare the two paths).
+        case incremental
+    }
+
+    /// A row as the published view holds it.
+    struct ShownRow {
+        var section: String
+        var key: OrderKey
+        var row: RenderedRow
+    }
+
     /// The feed's name.
     public let name: String
     /// The seq of the last delta published (0 before the first).
     public internal(set) var seq: UInt64 = 0
     /// The name of this feed's continuous history.
     public internal(set) var epoch: String
-    /// The snapshot at `seq`.
-    public internal(set) var snapshot = FeedSnapshot()
+    /// How deltas are computed.
+    var diffMode = DiffMode.automatic
 
     private(set) var items: [String: StoredItem] = [:]
     private(set) var sections: [String: StoredSection] = [:]
     private var nextArrival: UInt64 = 0
     /// Item types already reported as unknown on the error topic (reported once each).
     var reportedUnknownTypes: Set<String> = []
-    /// Items and sections changed since the last `takeChanges`, for the durable store.
+
+    // The published view, as of the last `finishBatch`.
+    private var rowIndexes: [String: OrderedRowIndex] = [:]
+    private var visibleSections: [SectionMatcher.Summary] = []
+    private var sectionBytes: [String: [UInt8]] = [:]
+
+    // The batch in progress: how each touched item was shown before it (nil: not shown).
+    private var before: [String: ShownRow?] = [:]
+    private var batchReplacedAll = false
+
+    // Changes since the last `takeChanges`, for the durable store.
     private var dirtyItems: Set<String> = []
     private var dirtySections: Set<String> = []
     private var replacedAll = false
@@ -33,6 +67,10 @@ public final class Feed {
     public var itemCount: Int { items.count }
     /// How many items wait for a plugin (they have no row).
     public var pendingCount: Int { items.values.reduce(0) { $1.row == nil ? $0 + 1 : $0 } }
+    /// How many rows the published view has.
+    public var rowCount: Int { rowIndexes.values.reduce(0) { $0 + $1.count } }
+    /// How many sections the published view has.
+    public var sectionCount: Int { visibleSections.count }
 
     /// The stored item with this id.
     func item(_ id: String) -> StoredItem? { items[id] }
@@ -47,6 +85,7 @@ public final class Feed {
 
     /// Inserts the item, or replaces the one with its id (keeping its first arrival).
     func upsert(_ input: ItemInput, pluginInput: [UInt8], row: RenderedRow?) {
+        touch(input.id)
         dirtyItems.insert(input.id)
         if var existing = items[input.id] {
             if existing.input.section != input.section {
@@ -65,13 +104,17 @@ public final class Feed {
 
     /// Replaces the row of an item (after a plugin appeared, changed or went away).
     func setRow(_ row: RenderedRow?, forItem id: String) {
+        guard items[id] != nil else { return }
+        touch(id)
         items[id]?.row = row
     }
 
     /// Deletes the item; false when the feed has no item with that id.
     @discardableResult
     func delete(id: String) -> Bool {
-        guard let removed = items.removeValue(forKey: id) else { return false }
+        guard items[id] != nil else { return false }
+        touch(id)
+        let removed = items.removeValue(forKey: id)!
         dirtyItems.insert(id)
         leaveSection(removed.input.section, id: id)
         return true
@@ -80,6 +123,7 @@ public final class Feed {
     /// Declares a section, or replaces its order, type, header and header row.
     func declareSection(_ input: SectionInput, headerRow: [UInt8]?) {
         dirtySections.insert(input.id)
+        sectionBytes[input.id] = nil
         if var existing = sections[input.id] {
             existing.input = input
             existing.declared = true
@@ -92,6 +136,7 @@ public final class Feed {
 
     /// Replaces the header row of a section.
     func setHeaderRow(_ headerRow: [UInt8]?, forSection id: String) {
+        sectionBytes[id] = nil
         sections[id]?.headerRow = headerRow
     }
 
@@ -100,7 +145,11 @@ public final class Feed {
     func deleteSection(id: String) -> Bool {
         guard let removed = sections.removeValue(forKey: id) else { return false }
         dirtySections.insert(id)
-        for member in removed.members { items.removeValue(forKey: member) }
+        sectionBytes[id] = nil
+        for member in removed.members {
+            touch(member)
+            items.removeValue(forKey: member)
+        }
         dirtyItems.formUnion(removed.members)
         return true
     }
@@ -108,13 +157,24 @@ public final class Feed {
     /// Replaces the whole contents: sections are declared in list order, then items are added
     /// in list order, each taking a new first-arrival rank. Ids must be unique.
     func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, [UInt8], RenderedRow?)]) {
+        for id in items.keys { touch(id) }
         items.removeAll(keepingCapacity: true)
         sections.removeAll(keepingCapacity: true)
+        sectionBytes.removeAll(keepingCapacity: true)
+        batchReplacedAll = true
         replacedAll = true
         dirtyItems.removeAll()
         dirtySections.removeAll()
         for (input, headerRow) in newSections { declareSection(input, headerRow: headerRow) }
         for (input, pluginInput, row) in newItems { upsert(input, pluginInput: pluginInput, row: row) }
+    }
+
+    /// Records how an item was shown before its first change in this batch.
+    private func touch(_ id: String) {
+        guard before[id] == nil else { return }
+        before[id] = .some(items[id].flatMap { item in
+            item.row.map { ShownRow(section: item.input.section, key: item.orderKey, row: $0) }
+        })
     }
 
     private func joinSection(_ id: String, id item: String) {
@@ -130,6 +190,7 @@ public final class Feed {
         section.members.remove(item)
         if section.members.isEmpty && !section.declared {
             sections.removeValue(forKey: id)
+            sectionBytes[id] = nil
             dirtySections.insert(id)
         } else {
             sections[id] = section
@@ -139,6 +200,154 @@ public final class Feed {
     private func takeArrival() -> UInt64 {
         defer { nextArrival += 1 }
         return nextArrival
+    }
+
+    // MARK: - Publishing
+
+    /// Brings the published view up to date with the batch's mutations and returns the delta
+    /// between the two (empty when nothing visible changed).
+    func finishBatch() -> FeedDelta {
+        defer {
+            before.removeAll(keepingCapacity: true)
+            batchReplacedAll = false
+        }
+        let full: Bool
+        switch diffMode {
+        case .full: full = true
+        case .incremental: full = false
+        case .automatic: full = batchReplacedAll || before.count > 4096 && before.count * 4 > rowCount
+        }
+        return full ? fullDiff() : incrementalDiff()
+    }
+
+    /// The published view as a snapshot (O(n); for replies, tests and the full diff).
+    public var snapshot: FeedSnapshot {
+        materialize { self.items[$0]!.row! }
+    }
+
+    /// Appends the published view's sections, rows included, as the JSON array of a snapshot
+    /// reply, straight from the stored bytes.
+    func writeSections(to writer: inout JSONWriter) {
+        writer.writeRaw("[")
+        for (offset, section) in visibleSections.enumerated() {
+            if offset > 0 { writer.writeRaw(",") }
+            writer.writeRaw(section.bytes.dropLast())
+            writer.writeRaw(",\"rows\":[")
+            var first = true
+            rowIndexes[section.id]?.forEach { entry in
+                if !first { writer.writeRaw(",") }
+                first = false
+                writer.writeRaw(items[entry.id]!.row!.bytes)
+            }
+            writer.writeRaw("]}")
+        }
+        writer.writeRaw("]")
+    }
+
+    private func fullDiff() -> FeedDelta {
+        let old = materialize { id in
+            if let shown = self.before[id] { return shown!.row }
+            return self.items[id]!.row!
+        }
+        rebuildIndexes()
+        visibleSections = computeVisibleSections()
+        return SnapshotDiff.delta(from: old, to: snapshot)
+    }
+
+    private func incrementalDiff() -> FeedDelta {
+        var oldSectionIndex: [String: Int] = Dictionary(minimumCapacity: visibleSections.count)
+        for (index, section) in visibleSections.enumerated() { oldSectionIndex[section.id] = index }
+        // Old paths, from the untouched view.
+        var oldPaths: [String: IndexPath] = Dictionary(minimumCapacity: before.count)
+        for (id, shown) in before {
+            guard let shown else { continue }
+            oldPaths[id] = IndexPath(section: oldSectionIndex[shown.section]!, row: rowIndexes[shown.section]!.rank(of: shown.key))
+        }
+        // Move the touched rows in the view.
+        for case let (_, shown?) in before {
+            rowIndexes[shown.section]!.remove(shown.key)
+            if rowIndexes[shown.section]!.isEmpty { rowIndexes[shown.section] = nil }
+        }
+        for id in before.keys {
+            guard let item = items[id], item.row != nil else { continue }
+            rowIndexes[item.input.section, default: OrderedRowIndex()].insert(item.orderKey, id: id)
+        }
+        let newSections = computeVisibleSections()
+        var delta = FeedDelta()
+        var insertedSections: [(id: String, at: Int)] = []
+        let match = SectionMatcher(old: visibleSections, new: newSections, into: &delta, inserted: &insertedSections)
+        for (id, at) in insertedSections {
+            var rows: [[UInt8]] = []
+            rowIndexes[id]?.forEach { rows.append(items[$0.id]!.row!.bytes) }
+            delta.insertedSections.append(.init(id: id, at: at, section: newSections[at].bytes, rows: rows))
+        }
+        var newSectionIndex: [String: Int] = Dictionary(minimumCapacity: newSections.count)
+        for (index, section) in newSections.enumerated() { newSectionIndex[section.id] = index }
+
+        for (id, shown) in before {
+            let current = items[id].flatMap { item in item.row.map { (item: item, row: $0) } }
+            let oldPath = oldPaths[id]
+            let oldGone = oldPath.map { match.oldDeleted[$0.section] } ?? true
+            guard let current else {
+                if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
+                continue
+            }
+            let sectionIndex = newSectionIndex[current.item.input.section]!
+            if match.newInserted[sectionIndex] {
+                if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
+                continue
+            }
+            let newPath = IndexPath(section: sectionIndex, row: rowIndexes[current.item.input.section]!.rank(of: current.item.orderKey))
+            guard let shown, let oldPath, !oldGone else {
+                delta.insertedRows.append(.init(id: id, at: newPath, row: current.row.bytes))
+                continue
+            }
+            if shown.section != current.item.input.section || shown.key != current.item.orderKey {
+                delta.movedRows.append(.init(id: id, from: oldPath, to: newPath))
+            }
+            if shown.row.bytes != current.row.bytes {
+                let change = FeedDelta.RowContent(id: id, at: newPath, row: current.row.bytes)
+                if shown.row.cell == current.row.cell { delta.reconfiguredRows.append(change) } else { delta.reloadedRows.append(change) }
+            }
+        }
+        visibleSections = newSections
+        delta.normalizeOrder()
+        return delta
+    }
+
+    /// Sections shown: declared ones, and others with at least one row; in order.
+    private func computeVisibleSections() -> [SectionMatcher.Summary] {
+        sections.values
+            .filter { $0.declared || rowIndexes[$0.input.id] != nil }
+            .sorted { $0.orderKey < $1.orderKey }
+            .map { section in
+                if let cached = sectionBytes[section.input.id] { return .init(id: section.input.id, bytes: cached) }
+                let bytes = section.encoded()
+                sectionBytes[section.input.id] = bytes
+                return .init(id: section.input.id, bytes: bytes)
+            }
+    }
+
+    /// Every shown item's row in the view's order, its bytes from `row(id)`.
+    private func materialize(_ row: (String) -> RenderedRow) -> FeedSnapshot {
+        FeedSnapshot(sections: visibleSections.map { section in
+            var rows: [FeedSnapshot.Row] = []
+            rows.reserveCapacity(rowIndexes[section.id]?.count ?? 0)
+            rowIndexes[section.id]?.forEach { entry in
+                let rendered = row(entry.id)
+                rows.append(FeedSnapshot.Row(id: entry.id, cell: rendered.cell, bytes: rendered.bytes))
+            }
+            return FeedSnapshot.Section(id: section.id, bytes: section.bytes, rows: rows)
+        })
+    }
+
+    /// Builds every section's index from the items (bulk load, O(n log n)).
+    private func rebuildIndexes() {
+        var entries: [String: [OrderedRowIndex.Entry]] = [:]
+        for (id, item) in items where item.row != nil {
+            entries[item.input.section, default: []].append(.init(key: item.orderKey, id: id))
+        }
+        rowIndexes = entries.mapValues { list in OrderedRowIndex(sorted: list.sorted { $0.key < $1.key }) }
     }
 
     // MARK: - Persistence
@@ -165,9 +374,11 @@ public final class Feed {
 
     /// Puts back a section exactly as stored (rank and declaration included).
     func restoreSection(_ section: PersistedSection, headerRow: [UInt8]?) {
+        sectionBytes[section.id] = nil
+        let members = sections[section.id]?.members ?? []
         sections[section.id] = StoredSection(
             input: SectionInput(id: section.id, order: section.order, type: section.type, header: section.header),
-            declared: section.declared, arrival: section.arrival, headerRow: headerRow)
+            declared: section.declared, arrival: section.arrival, headerRow: headerRow, members: members)
     }
 
     /// Puts back an item exactly as stored (rank included).
@@ -179,36 +390,17 @@ public final class Feed {
         items[input.id] = StoredItem(input: input, pluginInput: pluginInput, arrival: arrival, row: row)
     }
 
-    /// Sets the counters of a restored feed and takes its snapshot; nothing is dirty after.
+    /// Sets the counters of a restored feed and builds its view; nothing is dirty after.
     func finishRestore(seq: UInt64, nextArrival: UInt64) {
         self.seq = seq
-        self.nextArrival = max(nextArrival, (items.values.map(\.arrival).max() ?? 0) + 1, (sections.values.map(\.arrival).max() ?? 0) + 1)
-        snapshot = buildSnapshot()
+        let highest = max(items.values.map(\.arrival).max() ?? 0, sections.values.map(\.arrival).max() ?? 0)
+        self.nextArrival = max(nextArrival, highest + 1)
+        rebuildIndexes()
+        visibleSections = computeVisibleSections()
+        before.removeAll()
+        batchReplacedAll = false
         dirtyItems.removeAll()
         dirtySections.removeAll()
         replacedAll = false
-    }
-
-    // MARK: - Snapshot
-
-    /// The visible state now: declared sections and sections with at least one row, in order,
-    /// each with its rendered rows in order.
-    func buildSnapshot() -> FeedSnapshot {
-        var result: [FeedSnapshot.Section] = []
-        let ordered = sections.values.sorted { $0.orderKey < $1.orderKey }
-        for section in ordered {
-            var members: [StoredItem] = []
-            members.reserveCapacity(section.members.count)
-            for id in section.members {
-                if let item = items[id], item.row != nil { members.append(item) }
-            }
-            guard section.declared || !members.isEmpty else { continue }
-            members.sort { $0.orderKey < $1.orderKey }
-            let rows = members.map { item in
-                FeedSnapshot.Row(id: item.input.id, cell: item.row!.cell, bytes: item.row!.bytes)
-            }
-            result.append(FeedSnapshot.Section(id: section.input.id, bytes: section.encoded(), rows: rows))
-        }
-        return FeedSnapshot(sections: result)
     }
 }

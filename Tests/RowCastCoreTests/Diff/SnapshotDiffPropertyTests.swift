@@ -57,7 +57,8 @@ struct SnapshotDiffPropertyTests {
             let old = Self.randomSnapshot(&random, idPool: idPool, sectionPool: sectionPool)
             let new = Self.randomSnapshot(&random, idPool: idPool, sectionPool: sectionPool)
             let delta = SnapshotDiff.delta(from: old, to: new)
-            let body = DeltaEncoder.encode(delta, feed: "f", epoch: "e", seq: 8, new: new)
+            let body = DeltaEncoder.encode(delta, feed: "f", epoch: "e", seq: 8)
+            try BatchUpdateValidator.check(delta, old: old, new: new)
             var replica = ReferenceReplica(snapshot: Self.reply(old, seq: 7))
             try replica.apply(try JSONParser.parse(body))
             #expect(replica == ReferenceReplica(snapshot: Self.reply(new, seq: 8)), "seed \(seedBase) round \(round)")
@@ -90,7 +91,7 @@ struct SnapshotDiffPropertyTests {
         let old = snapshot([.init(id: "a", cell: "A", bytes: [1]), .init(id: "b", cell: "A", bytes: [2])])
         let new = snapshot([.init(id: "a", cell: "A", bytes: [3]), .init(id: "b", cell: "B", bytes: [2, 0])])
         let delta = SnapshotDiff.delta(from: old, to: new)
-        #expect(delta.reconfiguredRows == [.init(id: "a", at: IndexPath(section: 0, row: 0))])
-        #expect(delta.reloadedRows == [.init(id: "b", at: IndexPath(section: 0, row: 1))])
+        #expect(delta.reconfiguredRows == [.init(id: "a", at: IndexPath(section: 0, row: 0), row: [3])])
+        #expect(delta.reloadedRows == [.init(id: "b", at: IndexPath(section: 0, row: 1), row: [2, 0])])
     }
 }

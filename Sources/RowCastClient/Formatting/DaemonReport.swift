@@ -1,0 +1,74 @@
+import RowCastKit
+
+/// Renders `status` and `plugins` replies as readable text.
+public enum DaemonReport {
+    /// The lines for a `status` reply: version, uptime, endpoints, counters, then one table
+    /// row per feed.
+    public static func status(_ reply: JSONValue) -> [String] {
+        var lines: [String] = []
+        let version = reply["version"]?.stringValue ?? "?"
+        let proto = reply["protocol"].map(text) ?? "?"
+        let uptime = reply["uptime"]?.numberValue.map(duration) ?? "?"
+        lines.append("rowcastd \(version) (protocol \(proto)), up \(uptime)")
+        if let endpoints = reply["endpoints"]?.objectValue {
+            lines.append("endpoints  " + endpoints.keys.map { "\($0)=\(text(endpoints[$0]))" }.joined(separator: "  "))
+        }
+        if let counters = reply["counters"]?.objectValue {
+            lines.append("counters   " + counters.keys.map { "\($0)=\(text(counters[$0]))" }.joined(separator: "  "))
+        }
+        if let plugins = reply["plugins"] { lines.append("plugins    \(text(plugins))") }
+        let feeds = reply["feeds"]?.arrayValue ?? []
+        if feeds.isEmpty {
+            lines.append("no feeds yet")
+        } else {
+            var table = TextTable(headers: ["FEED", "SEQ", "EPOCH", "SECTIONS", "ROWS", "ITEMS", "PENDING"])
+            for feed in feeds {
+                table.append(["feed", "seq", "epoch", "sections", "rows", "items", "pending"].map { text(feed[$0]) })
+            }
+            lines += table.render()
+        }
+        return lines
+    }
+
+    /// The lines for a `plugins` reply: one table row per plugin, then refused files.
+    public static func plugins(_ reply: JSONValue) -> [String] {
+        let plugins = reply["plugins"]?.arrayValue ?? []
+        var lines: [String] = []
+        if plugins.isEmpty {
+            lines.append("no plugins loaded")
+        } else {
+            var table = TextTable(headers: ["NAME", "VERSION", "ITEM TYPES", "HEADER TYPES", "FILE"])
+            for plugin in plugins {
+                table.append([
+                    text(plugin["name"]), text(plugin["version"]), list(plugin["itemTypes"]),
+                    list(plugin["headerTypes"]), text(plugin["file"]),
+                ])
+            }
+            lines += table.render()
+        }
+        for refusal in reply["refusals"]?.arrayValue ?? [] {
+            lines.append("refused \(text(refusal["file"])): \(text(refusal["reason"]))")
+        }
+        return lines
+    }
+
+    /// "1h 2m 3s" for 3723 seconds.
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds)
+        let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
+        if hours > 0 { return "\(hours)h \(minutes)m \(secs)s" }
+        if minutes > 0 { return "\(minutes)m \(secs)s" }
+        return "\(secs)s"
+    }
+
+    static func list(_ value: JSONValue?) -> String {
+        guard let array = value?.arrayValue, !array.isEmpty else { return "-" }
+        return array.map(text).joined(separator: ",")
+    }
+
+    static func text(_ value: JSONValue?) -> String {
+        guard let value else { return "" }
+        if value.isNull { return "-" }
+        return value.stringValue ?? value.compactText
+    }
+}

@@ -1,0 +1,21 @@
+/// The place of a row in a feed: a section index and a row index within it, as in UIKit.
+public struct RowIndexPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The index of the section in the feed's section list.
+    public var section: Int
+    /// The index of the row within its section.
+    public var row: Int
+
+    /// The index path of row `row` in section `section`.
+    public init(section: Int, row: Int) {
+        self.section = section
+        self.row = row
+    }
+
+    /// Orders by section, then by row.
+    public static func < (lhs: RowIndexPath, rhs: RowIndexPath) -> Bool {
+        (lhs.section, lhs.row) < (rhs.section, rhs.row)
+    }
+
+    /// `[section,row]`, as on the wire.
+    public var description: String { "[\(section),\(row)]" }
+}

@@ -1,0 +1,45 @@
+import RowCastKit
+
+/// Builders for the request objects of PROTOCOL.md ("Operations").
+public enum RowCastRequest {
+    /// `{"op":"upsert","feed","item"}`: insert or replace one item.
+    public static func upsert(feed: String, item: JSONValue) -> JSONValue {
+        ["op": "upsert", "feed": .string(feed), "item": item]
+    }
+
+    /// `{"op":"delete","feed","id"}`: delete one item.
+    public static func delete(feed: String, id: String) -> JSONValue {
+        ["op": "delete", "feed": .string(feed), "id": .string(id)]
+    }
+
+    /// `{"op":"section","feed","section"}`: declare or replace a section.
+    public static func section(feed: String, section: JSONValue) -> JSONValue {
+        ["op": "section", "feed": .string(feed), "section": section]
+    }
+
+    /// `{"op":"delete_section","feed","id"}`: delete a section and its items.
+    public static func deleteSection(feed: String, id: String) -> JSONValue {
+        ["op": "delete_section", "feed": .string(feed), "id": .string(id)]
+    }
+
+    /// `{"op":"reset","feed","items","sections"}`: replace the whole feed.
+    public static func reset(feed: String, items: [JSONValue], sections: [JSONValue]? = nil) -> JSONValue {
+        var object: JSONObject = ["op": "reset", "feed": .string(feed), "items": .array(items)]
+        if let sections { object["sections"] = .array(sections) }
+        return .object(object)
+    }
+
+    /// `{"op":"snapshot","feed"}`.
+    public static func snapshot(feed: String) -> JSONValue { ["op": "snapshot", "feed": .string(feed)] }
+
+    /// `{"op":"status"}`.
+    public static func status() -> JSONValue { ["op": "status"] }
+
+    /// `{"op":"plugins"}`.
+    public static func plugins() -> JSONValue { ["op": "plugins"] }
+
+    /// `{"op":"select","feed","id","action"}`: run a row's action handler.
+    public static func select(feed: String, id: String, action: String = "select") -> JSONValue {
+        ["op": "select", "feed": .string(feed), "id": .string(id), "action": .string(action)]
+    }
+}

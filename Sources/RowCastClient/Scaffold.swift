@@ -1,1 +1,0 @@
-// scaffold: replaced as the target is written

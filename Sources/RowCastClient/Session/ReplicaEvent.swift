@@ -1,0 +1,13 @@
+import RowCastKit
+
+/// What ``ReplicaSession/next(timeout:)`` saw.
+public enum ReplicaEvent: Sendable {
+    /// The replica was loaded from a snapshot (the first time, or after ``ReplicaSession/reload()``).
+    case loaded(FeedReplica)
+    /// A delta was applied; the replica is now at its `seq`.
+    case applied(FeedReplica, delta: JSONValue)
+    /// A delta did not fit (`reason`), so the replica was reloaded from a fresh snapshot.
+    case resynced(FeedReplica, reason: ReplicaError)
+    /// A message on another topic the session subscribed to (errors, actions, heartbeats).
+    case message(SubscriberMessage)
+}

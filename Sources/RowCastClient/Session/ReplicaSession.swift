@@ -1,0 +1,165 @@
+import RowCastKit
+import ZeroMQ
+
+/// Keeps a ``FeedReplica`` of one feed up to date: the Clone pattern of PROTOCOL.md
+/// ("Keeping a replica").
+///
+/// It subscribes to `rows.<feed>\0` first, then asks for a snapshot while buffering the deltas
+/// that arrive meanwhile, drops those the snapshot already includes and applies the rest.
+/// When a delta does not fit (a gap, another epoch, an index or id that does not match) it
+/// discards the replica, loads a fresh snapshot and reports ``ReplicaEvent/resynced(_:reason:)``.
+///
+/// ```swift
+/// let session = try ReplicaSession(feed: "cars", control: control, subscriber: subscriber)
+/// _ = try session.start()
+/// while let event = try session.next(timeout: .seconds(5)) { ... session.replica ... }
+/// ```
+///
+/// Owns its client and subscriber; not thread-safe.
+public final class ReplicaSession {
+    /// The feed replicated.
+    public let feed: String
+    /// The control client snapshots are requested through.
+    public let control: ControlClient
+    /// The subscriber deltas arrive on.
+    public let subscriber: Subscriber
+    /// The replica, or `nil` before ``start()`` and while a reload is failing.
+    public private(set) var replica: FeedReplica?
+    /// How many times the replica was reloaded because a delta did not fit.
+    public private(set) var resyncCount = 0
+    /// Messages received while waiting for a snapshot, in arrival order.
+    private var buffer: [SubscriberMessage] = []
+    /// The index of the next buffered message to hand out.
+    private var bufferHead = 0
+    /// The topic of this feed's deltas, without the NUL.
+    private let rowsTopic: String
+
+    /// A session over `control` and `subscriber`; subscribes to the feed's deltas at once.
+    public init(feed: String, control: ControlClient, subscriber: Subscriber) throws(RowCastClientError) {
+        self.feed = feed
+        self.control = control
+        self.subscriber = subscriber
+        rowsTopic = "rows.\(feed)"
+        try subscriber.subscribe(.rows(feed))
+    }
+
+    /// A session with its own control client and subscriber, on `context` (one of its own
+    /// when `nil`).
+    public convenience init(feed: String, controlEndpoint: String = RowCastEndpoints.control,
+                            publishEndpoint: String = RowCastEndpoints.publish, context: Context? = nil,
+                            timeout: Duration = .seconds(5)) throws(RowCastClientError) {
+        let context = if let context { context } else { try ClientSocket.makeContext() }
+        let subscriber = try Subscriber(endpoint: publishEndpoint, context: context)
+        let control = try ControlClient(endpoint: controlEndpoint, context: context, timeout: timeout)
+        try self.init(feed: feed, control: control, subscriber: subscriber)
+    }
+
+    /// Also hands out messages of `topic` as ``ReplicaEvent/message(_:)``.
+    public func subscribe(_ topic: Topic) throws(RowCastClientError) {
+        try subscriber.subscribe(topic)
+    }
+
+    /// Loads the replica from a snapshot (buffering deltas that arrive meanwhile).
+    @discardableResult
+    public func start() throws(RowCastClientError) -> FeedReplica {
+        let loaded = try loadSnapshot()
+        replica = loaded
+        return loaded
+    }
+
+    /// Discards the replica and everything buffered for it, and loads a fresh snapshot.
+    @discardableResult
+    public func reload() throws(RowCastClientError) -> FeedReplica {
+        replica = nil
+        discardReceivedDeltas()
+        return try start()
+    }
+
+    /// Handles messages until one makes an event, waiting at most `timeout` in all (`nil`:
+    /// for ever).
+    ///
+    /// - Returns: the event, or `nil` when `timeout` passed without one. Deltas the replica
+    ///   already includes make no event.
+    /// - Throws: when a snapshot cannot be had (the replica is then `nil`, and the next call
+    ///   tries again), or a message cannot be read.
+    public func next(timeout: Duration?) throws(RowCastClientError) -> ReplicaEvent? {
+        let deadline = Deadline(timeout)
+        if replica == nil { return .loaded(try start()) }
+        while true {
+            guard let message = try nextMessage(deadline: deadline) else { return nil }
+            guard message.topic == rowsTopic else { return .message(message) }
+            guard var updated = replica else { return .loaded(try start()) }
+            do {
+                switch try updated.apply(delta: message.body) {
+                case .applied:
+                    replica = updated
+                    return .applied(updated, delta: message.body)
+                case .alreadyIncluded:
+                    continue
+                }
+            } catch {
+                resyncCount += 1
+                return .resynced(try reload(), reason: error)
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    /// The next buffered message, else the next one from the socket before `deadline`.
+    private func nextMessage(deadline: Deadline) throws(RowCastClientError) -> SubscriberMessage? {
+        if bufferHead < buffer.count {
+            let message = buffer[bufferHead]
+            bufferHead += 1
+            if bufferHead == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                bufferHead = 0
+            }
+            return message
+        }
+        return try subscriber.receive(timeout: deadline.end.map { ContinuousClock.now.duration(to: $0) })
+    }
+
+    /// Drops this feed's deltas received so far (buffered or waiting in the socket): the
+    /// daemon published them before it gets the next snapshot request, so that snapshot
+    /// includes them. Other messages stay buffered.
+    private func discardReceivedDeltas() {
+        buffer = Array(buffer[bufferHead...])
+        bufferHead = 0
+        while true {
+            let message: SubscriberMessage?
+            do {
+                message = try subscriber.receiveNow()
+            } catch {
+                continue  // an unreadable message: skipped
+            }
+            guard let message else { break }
+            buffer.append(message)
+        }
+        buffer.removeAll { $0.topic == rowsTopic }
+    }
+
+    /// Requests a snapshot and waits for it, buffering what the subscriber receives meanwhile.
+    private func loadSnapshot() throws(RowCastClientError) -> FeedReplica {
+        let limit = control.timeout
+        let deadline = Deadline(limit)
+        let (req, op) = try control.send(RowCastRequest.snapshot(feed: feed), deadline: deadline, limit: limit)
+        while true {
+            while let message = try? subscriber.receiveNow() { buffer.append(message) }
+            if let reply = try control.receiveReply(deadline: Deadline(.zero)) {
+                guard reply["req"] == nil || reply["req"] == req else { continue }
+                let checked = try ControlClient.check(reply)
+                do {
+                    return try FeedReplica(snapshot: checked)
+                } catch {
+                    throw .invalidReply(endpoint: control.endpoint, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
+                }
+            }
+            if deadline.hasPassed { throw .timeout(endpoint: control.endpoint, seconds: limit.seconds, op: op) }
+            try ClientSocket.wait(for: [control.socket, subscriber.clientSocket], deadline: deadline)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension ReplicaSession: Sendable {}

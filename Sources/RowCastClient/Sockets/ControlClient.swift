@@ -1,0 +1,203 @@
+import RowCastKit
+import ZeroMQ
+
+/// A connection to the daemon's control socket (ROUTER) through a DEALER: acked feed
+/// operations and queries, each reply matched to its request by `req`.
+///
+/// Every wait is bounded by a timeout; a timeout error names the endpoint. Not thread-safe:
+/// use one client from one thread.
+public final class ControlClient {
+    /// The control endpoint connected to.
+    public var endpoint: String { socket.endpoint }
+    /// How long a request waits for its reply unless told otherwise.
+    public var timeout: Duration
+    /// Sent as `client` in every request that has none (the daemon echoes it in events).
+    public var clientName: String?
+    /// The DEALER socket.
+    let socket: ClientSocket
+    /// The number of the next generated `req`.
+    private var nextRequestNumber = 1
+
+    /// A client connected to `endpoint` (connecting does not wait for the daemon).
+    public init(endpoint: String = RowCastEndpoints.control, context: Context? = nil, timeout: Duration = .seconds(5),
+                clientName: String? = nil) throws(RowCastClientError) {
+        socket = try ClientSocket(context: context, type: .dealer, endpoint: endpoint)
+        self.timeout = timeout
+        self.clientName = clientName
+    }
+
+    /// Sends `body` and waits for its reply.
+    ///
+    /// A `req` is added when `body` has none. Replies to other (earlier, timed-out) requests
+    /// are skipped.
+    /// - Returns: the reply, whose `ok` is `true`.
+    /// - Throws: a ``RowCastClientError`` with the daemon's code, message and field for an
+    ///   `ok:false` reply; `timeout` when no reply came within `timeout` (default
+    ///   ``timeout``); `socket_error` or `invalid_reply` otherwise.
+    public func request(_ body: JSONValue, timeout: Duration? = nil) throws(RowCastClientError) -> JSONValue {
+        let deadline = Deadline(timeout ?? self.timeout)
+        let (req, op) = try send(body, deadline: deadline, limit: timeout ?? self.timeout)
+        while true {
+            guard let reply = try receiveReply(deadline: deadline) else {
+                throw .timeout(endpoint: endpoint, seconds: (timeout ?? self.timeout).seconds, op: op)
+            }
+            // A reply with no `req` is one the daemon could not read the request of: ours.
+            guard reply["req"] == nil || reply["req"] == req else { continue }
+            return try Self.check(reply)
+        }
+    }
+
+    /// Sends every request before reading replies (pipelining), and returns one result per
+    /// request, in order. Requests still unanswered when no reply has come for `timeout`
+    /// fail with `timeout`. At most `window` requests are in flight at once.
+    public func requests(_ bodies: [JSONValue], timeout: Duration? = nil, window: Int = 1000) -> [Result<JSONValue, RowCastClientError>] {
+        let limit = timeout ?? self.timeout
+        var results = [Result<JSONValue, RowCastClientError>?](repeating: nil, count: bodies.count)
+        var outstanding: [(index: Int, req: JSONValue, op: String)] = []
+        var nextToSend = 0
+        var deadline = Deadline(limit)
+        while nextToSend < bodies.count || !outstanding.isEmpty {
+            while nextToSend < bodies.count, outstanding.count < max(window, 1) {
+                do {
+                    let (req, op) = try send(bodies[nextToSend], deadline: deadline, limit: limit)
+                    outstanding.append((nextToSend, req, op))
+                } catch {
+                    results[nextToSend] = .failure(error)
+                }
+                nextToSend += 1
+            }
+            guard !outstanding.isEmpty else { continue }
+            let reply: JSONValue?
+            do {
+                reply = try receiveReply(deadline: deadline)
+            } catch {
+                for entry in outstanding { results[entry.index] = .failure(error) }
+                outstanding.removeAll()
+                continue
+            }
+            guard let reply else {
+                for entry in outstanding {
+                    results[entry.index] = .failure(.timeout(endpoint: endpoint, seconds: limit.seconds, op: entry.op))
+                }
+                outstanding.removeAll()
+                continue
+            }
+            deadline = Deadline(limit)
+            // Replies come back in request order; one without `req` belongs to the oldest.
+            let position = reply["req"].map { req in outstanding.firstIndex { $0.req == req } } ?? 0
+            guard let position else { continue }
+            let entry = outstanding.remove(at: position)
+            results[entry.index] = Result { () throws(RowCastClientError) in try Self.check(reply) }
+        }
+        return results.map { $0 ?? .failure(RowCastClientError(code: "internal_error", message: "request was not sent")) }
+    }
+
+    /// Closes the socket; later requests fail.
+    public func close() { socket.close() }
+
+    // MARK: - Typed requests
+
+    /// Inserts or replaces `item` in `feed`.
+    public func upsert(feed: String, item: JSONValue) throws(RowCastClientError) -> RowCastAck {
+        RowCastAck(reply: try request(RowCastRequest.upsert(feed: feed, item: item)))
+    }
+
+    /// Deletes the item `id` from `feed` (`not_found` when there is none).
+    public func delete(feed: String, id: String) throws(RowCastClientError) -> RowCastAck {
+        RowCastAck(reply: try request(RowCastRequest.delete(feed: feed, id: id)))
+    }
+
+    /// Declares a section of `feed`, or replaces its `order`, `type` and `header`.
+    public func section(feed: String, section: JSONValue) throws(RowCastClientError) -> RowCastAck {
+        RowCastAck(reply: try request(RowCastRequest.section(feed: feed, section: section)))
+    }
+
+    /// Deletes the section `id` of `feed` with all its items.
+    public func deleteSection(feed: String, id: String) throws(RowCastClientError) -> RowCastAck {
+        RowCastAck(reply: try request(RowCastRequest.deleteSection(feed: feed, id: id)))
+    }
+
+    /// Replaces the whole contents of `feed`.
+    public func reset(feed: String, items: [JSONValue], sections: [JSONValue]? = nil) throws(RowCastClientError) -> RowCastAck {
+        RowCastAck(reply: try request(RowCastRequest.reset(feed: feed, items: items, sections: sections)))
+    }
+
+    /// The `snapshot` reply for `feed`, exactly as the daemon sent it.
+    public func snapshot(feed: String) throws(RowCastClientError) -> JSONValue {
+        try request(RowCastRequest.snapshot(feed: feed))
+    }
+
+    /// A replica of `feed` loaded from a fresh snapshot.
+    public func replica(feed: String) throws(RowCastClientError) -> FeedReplica {
+        let reply = try snapshot(feed: feed)
+        do {
+            return try FeedReplica(snapshot: reply)
+        } catch {
+            throw .invalidReply(endpoint: endpoint, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
+        }
+    }
+
+    /// The `status` reply.
+    public func status() throws(RowCastClientError) -> JSONValue {
+        try request(RowCastRequest.status())
+    }
+
+    /// The `plugins` reply.
+    public func plugins() throws(RowCastClientError) -> JSONValue {
+        try request(RowCastRequest.plugins())
+    }
+
+    /// Runs `action` of the row `id` of `feed`; returns the reply, whose `event` is the
+    /// action event the daemon also published.
+    public func select(feed: String, id: String, action: String = "select") throws(RowCastClientError) -> JSONValue {
+        try request(RowCastRequest.select(feed: feed, id: id, action: action))
+    }
+
+    // MARK: - Framing
+
+    /// Sends `[empty, body]` with a `req` (and `client`) added; returns the `req` and `op`.
+    func send(_ body: JSONValue, deadline: Deadline, limit: Duration) throws(RowCastClientError) -> (req: JSONValue, op: String) {
+        guard var object = body.objectValue else {
+            throw RowCastClientError(code: "invalid_request", message: "a request must be a JSON object, not a \(body.kindName)")
+        }
+        let op = object["op"]?.stringValue ?? "request"
+        let req: JSONValue
+        if let existing = object["req"] {
+            req = existing
+        } else {
+            req = .number(Double(nextRequestNumber))
+            nextRequestNumber += 1
+            object["req"] = req
+        }
+        if let clientName, object["client"] == nil { object["client"] = .string(clientName) }
+        guard try socket.send([[], JSONValue.object(object).serialized()], deadline: deadline) else {
+            throw .timeout(endpoint: endpoint, seconds: limit.seconds, op: op)
+        }
+        return (req, op)
+    }
+
+    /// The next reply (`[empty, reply]`, or `[reply]`), parsed; `nil` at the deadline.
+    func receiveReply(deadline: Deadline) throws(RowCastClientError) -> JSONValue? {
+        guard let frames = try socket.receive(deadline: deadline) else { return nil }
+        guard let body = frames.last, frames.count <= 2, frames.count == 1 || frames[0].isEmpty else {
+            throw .invalidReply(endpoint: endpoint, "has \(frames.count) frames, not [empty, reply]")
+        }
+        do {
+            return try JSONParser.parse(body)
+        } catch {
+            throw .invalidReply(endpoint: endpoint, "is not JSON (\(error))")
+        }
+    }
+
+    /// The reply when `ok` is true; the reply's error otherwise.
+    static func check(_ reply: JSONValue) throws(RowCastClientError) -> JSONValue {
+        if reply["ok"]?.boolValue == true { return reply }
+        guard let error = reply["error"] else {
+            throw RowCastClientError(code: "invalid_reply", message: "a reply with neither \"ok\":true nor an error: \(reply.compactText)", reply: reply)
+        }
+        throw RowCastClientError(errorObject: error, reply: reply)
+    }
+}
+
+@available(*, unavailable)
+extension ControlClient: Sendable {}

@@ -1,0 +1,45 @@
+import RowCastKit
+import ZeroMQ
+
+/// Fire-and-forget feed operations over PUSH to the daemon's ingest (PULL) socket.
+///
+/// There is no reply: problems are published on the error topics (subscribe to `errors` to
+/// see them). Messages wait in the socket until the daemon takes them; ``close(flushWithin:)``
+/// gives them time to leave. Not thread-safe: use one publisher from one thread.
+public final class Publisher {
+    /// The ingest endpoint connected to.
+    public var endpoint: String { socket.endpoint }
+    /// How long ``send(_:)`` may wait for room in the queue.
+    public var timeout: Duration
+    /// The PUSH socket.
+    private let socket: ClientSocket
+
+    /// A publisher connected to `endpoint` (connecting does not wait for the daemon).
+    public init(endpoint: String = RowCastEndpoints.ingest, context: Context? = nil, timeout: Duration = .seconds(5)) throws(RowCastClientError) {
+        socket = try ClientSocket(context: context, type: .push, endpoint: endpoint)
+        self.timeout = timeout
+    }
+
+    /// Queues one request (one frame of compact JSON).
+    ///
+    /// - Throws: `timeout` when the queue stayed full for ``timeout`` (the daemon is not
+    ///   taking messages), `invalid_request` when `request` is not an object.
+    public func send(_ request: JSONValue) throws(RowCastClientError) {
+        guard request.objectValue != nil else {
+            throw RowCastClientError(code: "invalid_request", message: "a request must be a JSON object, not a \(request.kindName)")
+        }
+        guard try socket.send([request.serialized()], deadline: Deadline(timeout)) else {
+            throw RowCastClientError(
+                code: "timeout",
+                message: "could not queue a request for rowcastd at \(endpoint) within \(formatSeconds(timeout.seconds)); the daemon may not be running there (start rowcastd, or pass the right --ingest endpoint)")
+        }
+    }
+
+    /// Closes the socket, giving queued messages up to `flushWithin` to reach the daemon.
+    public func close(flushWithin: Duration) {
+        socket.close(linger: flushWithin)
+    }
+}
+
+@available(*, unavailable)
+extension Publisher: Sendable {}

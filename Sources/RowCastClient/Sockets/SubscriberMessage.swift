@@ -1,0 +1,21 @@
+import RowCastKit
+
+/// One message from the daemon's PUB socket: its topic and its JSON body.
+public struct SubscriberMessage: Sendable, Equatable {
+    /// The topic without its NUL terminator (`rows.cars`, `errors`, `heartbeat`).
+    public let topic: String
+    /// The body: a delta, an error event, an action event or a heartbeat.
+    public let body: JSONValue
+
+    /// A message with `topic` and `body`.
+    public init(topic: String, body: JSONValue) {
+        self.topic = topic
+        self.body = body
+    }
+
+    /// The body's `event` (`delta`, `error`, `action`, `heartbeat`), or `""`.
+    public var event: String { body["event"]?.stringValue ?? "" }
+
+    /// Whether this is a delta (on a `rows.` topic).
+    public var isDelta: Bool { topic.hasPrefix("rows.") }
+}

@@ -1,0 +1,221 @@
+import ArgumentParser
+import Foundation
+import RowCastClient
+import RowCastKit
+
+/// `rowcast publish`: one item (or delete, or section) from flags, or requests from a file.
+struct PublishCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Send feed operations: one item from flags, or requests from a file or stdin.",
+        discussion: """
+            By default each request goes to the control socket and rowcast waits for its reply, \
+            printing one line per request ("ok cars seq=12", or "error: code: message" on \
+            standard error). The exit status is 1 when any request failed. With --no-ack the \
+            requests are pushed to the ingest socket without replies; problems then appear \
+            only on the daemon's error topics (rowcast subscribe shows them).
+
+            A field value that reads as JSON (a number, true, false, null, an array, an object \
+            or a "quoted string") is sent as that JSON value; anything else is sent as a \
+            string. --string-field always sends a string.
+
+            A --file holds one JSON request, a JSON array of them, or NDJSON (one per line). An \
+            element without "op" is an item, upserted into --feed; requests without "feed" get \
+            --feed's. A reset is a request like {"op":"reset","feed":"cars","items":[...]}; \
+            --reset builds one from the items of --file (or empties the feed without --file).
+
+            Examples:
+              rowcast publish --feed cars --type product --id 42 --field price=39999
+              rowcast publish --feed cars --type product --id 42 --string-field sku=0042
+              rowcast publish --feed cars --delete --id 42
+              rowcast publish --feed cars --declare-section --section deals --order 1
+              rowcast publish --feed cars --delete-section --section deals
+              rowcast publish --feed cars --file items.ndjson
+              rowcast publish --feed cars --reset --file items.ndjson
+              generate-items | rowcast publish --feed cars --file - --no-ack
+            """
+    )
+
+    @OptionGroup var endpoints: EndpointOptions
+
+    @Option(help: ArgumentHelp("The feed to change (the default feed of items and requests in --file).", valueName: "feed"))
+    var feed: String?
+
+    @Option(help: ArgumentHelp("The item id (for an upsert or --delete).", valueName: "id"))
+    var id: String?
+
+    @Option(help: ArgumentHelp("The item type; it picks the plugin that renders the item.", valueName: "type"))
+    var type: String?
+
+    @Option(help: ArgumentHelp("The section of the item, or the section for --declare-section and --delete-section.", valueName: "section"))
+    var section: String?
+
+    @Option(help: ArgumentHelp("The item's sort key within its section.", valueName: "number"))
+    var sort: Double?
+
+    @Option(name: .customLong("field"), help: ArgumentHelp("An item data field, key=value; repeatable. JSON values are sent as JSON.", valueName: "key=value"))
+    var fields: [String] = []
+
+    @Option(name: .customLong("string-field"), help: ArgumentHelp("An item data field whose value is always sent as a string; repeatable.", valueName: "key=value"))
+    var stringFields: [String] = []
+
+    @Flag(help: "Delete the item --id instead of upserting.")
+    var delete = false
+
+    @Flag(name: .customLong("declare-section"), help: "Declare the section --section (with --order, --section-type, --header) instead of upserting an item.")
+    var declareSection = false
+
+    @Flag(name: .customLong("delete-section"), help: "Delete the section --section and every item in it.")
+    var deleteSection = false
+
+    @Flag(help: "Replace the whole feed --feed with the items of --file, in one reset request; without --file, empty the feed.")
+    var reset = false
+
+    @Option(help: ArgumentHelp("The order of a declared section.", valueName: "number"))
+    var order: Double?
+
+    @Option(name: .customLong("section-type"), help: ArgumentHelp("The type of a declared section (a plugin renders its header row).", valueName: "type"))
+    var sectionType: String?
+
+    @Option(name: .customLong("header"), help: ArgumentHelp("A header field of a declared section, key=value; repeatable.", valueName: "key=value"))
+    var headerFields: [String] = []
+
+    @Option(help: ArgumentHelp("Read requests from this file (JSON, a JSON array, or NDJSON); - reads standard input.", valueName: "path"))
+    var file: String?
+
+    @Flag(name: .customLong("no-ack"), help: "Push the requests to the ingest socket without waiting for replies.")
+    var noAck = false
+
+    @Flag(help: "Print each reply as one line of JSON instead of a summary.")
+    var json = false
+
+    func validate() throws {
+        let modes = [delete, declareSection, deleteSection, reset].filter { $0 }.count
+        guard modes <= 1 else { throw ValidationError("use only one of --delete, --declare-section, --delete-section and --reset") }
+        if reset {
+            guard feed != nil else { throw ValidationError("--reset needs --feed") }
+            let itemFlags = id != nil || type != nil || section != nil || sort != nil || !fields.isEmpty
+                || !stringFields.isEmpty || order != nil || sectionType != nil || !headerFields.isEmpty
+            guard !itemFlags else { throw ValidationError("--reset takes its items from --file; only --feed and --file go with it") }
+            return
+        }
+        if file != nil {
+            let itemFlags = id != nil || type != nil || section != nil || sort != nil || !fields.isEmpty
+                || !stringFields.isEmpty || modes > 0 || order != nil || sectionType != nil || !headerFields.isEmpty
+            guard !itemFlags else {
+                throw ValidationError("--file takes the requests from the file; only --feed (the default feed) may go with it")
+            }
+            return
+        }
+        guard feed != nil else { throw ValidationError("missing --feed (or give requests with --file)") }
+        if delete {
+            guard id != nil else { throw ValidationError("--delete needs --id") }
+            guard type == nil, fields.isEmpty, stringFields.isEmpty else { throw ValidationError("--delete takes only --feed and --id") }
+        } else if declareSection || deleteSection {
+            guard section != nil else { throw ValidationError("\(declareSection ? "--declare-section" : "--delete-section") needs --section") }
+            guard id == nil, type == nil, fields.isEmpty, stringFields.isEmpty, sort == nil else {
+                throw ValidationError("a section operation takes no item flags (--id, --type, --field, --sort)")
+            }
+        } else {
+            guard id != nil, type != nil else { throw ValidationError("an item needs --id and --type (or use --delete, or --file)") }
+        }
+        if !declareSection, order != nil || sectionType != nil || !headerFields.isEmpty {
+            throw ValidationError("--order, --section-type and --header go with --declare-section")
+        }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let requests = try buildRequests()
+            let failures = noAck ? try push(requests) : try send(requests)
+            if failures > 0 { throw ExitCode.failure }
+        }
+    }
+
+    /// The items of --file for --reset: bare items, or upserts into --feed.
+    func resetItems(feed: String) throws -> [JSONValue] {
+        guard let file else { return [] }
+        let reader = RequestReader(source: file == "-" ? "stdin" : file, defaultFeed: feed)
+        return try reader.requests(from: try readText(file)).enumerated().map { index, request in
+            guard request["op"] == "upsert", request["feed"] == .string(feed), let item = request["item"] else {
+                throw ValidationError("--reset: element \(index + 1) of \(file == "-" ? "stdin" : file) is not an item (or an upsert into \(feed))")
+            }
+            return item
+        }
+    }
+
+    /// The requests this invocation stands for.
+    func buildRequests() throws -> [JSONValue] {
+        if reset, let feed {
+            return [RowCastRequest.reset(feed: feed, items: try resetItems(feed: feed))]
+        }
+        if let file {
+            let reader = RequestReader(source: file == "-" ? "stdin" : file, defaultFeed: feed)
+            return try reader.requests(from: try readText(file))
+        }
+        guard let feed else { return [] }
+        if delete, let id { return [RowCastRequest.delete(feed: feed, id: id)] }
+        if deleteSection, let section { return [RowCastRequest.deleteSection(feed: feed, id: section)] }
+        if declareSection, let section {
+            var object: JSONObject = ["id": .string(section)]
+            if let order { object["order"] = .number(order) }
+            if let sectionType { object["type"] = .string(sectionType) }
+            if !headerFields.isEmpty {
+                var header = ItemBuilder(id: "", type: "")
+                for field in headerFields { try header.addField(field) }
+                object["header"] = .object(header.fields)
+            }
+            return [RowCastRequest.section(feed: feed, section: .object(object))]
+        }
+        var builder = ItemBuilder(id: id ?? "", type: type ?? "", section: section, sort: sort)
+        for field in fields { try builder.addField(field) }
+        for field in stringFields { try builder.addField(field, forceString: true) }
+        return [RowCastRequest.upsert(feed: feed, item: builder.item)]
+    }
+
+    /// Sends over the control socket, pipelined; prints one line per result; returns the
+    /// number of failures.
+    func send(_ requests: [JSONValue]) throws -> Int {
+        let client = try endpoints.makeControlClient()
+        defer { client.close() }
+        var failures = 0
+        for result in client.requests(requests) {
+            switch result {
+            case .success(let reply):
+                if json { Output.json(reply) } else { Output.line(RowCastAck(reply: reply).description) }
+            case .failure(let error):
+                failures += 1
+                if json, let reply = error.reply { Output.json(reply) }
+                Output.error(error)
+            }
+        }
+        return failures
+    }
+
+    /// Pushes over the ingest socket; returns the number of requests that could not be queued.
+    func push(_ requests: [JSONValue]) throws -> Int {
+        let publisher = try Publisher(endpoint: endpoints.ingest, timeout: endpoints.timeoutDuration)
+        defer { publisher.close(flushWithin: endpoints.timeoutDuration) }
+        for (index, request) in requests.enumerated() {
+            do {
+                try publisher.send(request)
+            } catch {
+                Output.error(error)
+                return requests.count - index
+            }
+        }
+        Output.note("queued \(requests.count) request(s) for \(endpoints.ingest) without acks; problems appear on the errors topic")
+        return 0
+    }
+
+    /// The text of `path`, or of standard input for `-`.
+    func readText(_ path: String) throws(RowCastClientError) -> String {
+        if path == "-" {
+            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw RowCastClientError(code: "invalid_request", message: "cannot read --file \(path): no such readable file")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

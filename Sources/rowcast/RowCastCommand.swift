@@ -1,0 +1,27 @@
+import ArgumentParser
+
+/// `rowcast`: publish to, follow and query a running rowcastd.
+@main
+struct RowCastCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rowcast",
+        abstract: "Publish items to rowcastd, follow its feeds and query it.",
+        discussion: """
+            rowcast talks to a running rowcastd over ZeroMQ: feed operations go to its control \
+            socket (acked) or its ingest socket (--no-ack), deltas and events come from its \
+            publish socket. Errors print as one line on standard error, and the exit status is \
+            non-zero when anything failed.
+
+            Examples:
+              rowcast publish --feed cars --type product --id 42 --field price=39999
+              rowcast publish --feed cars --file items.ndjson
+              rowcast subscribe --feed cars --replica --table
+              rowcast snapshot --feed cars
+              rowcast status
+            """,
+        subcommands: [
+            PublishCommand.self, SubscribeCommand.self, SnapshotCommand.self, StatusCommand.self,
+            PluginsCommand.self, SelectCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,181 @@
+import ArgumentParser
+import RowCastClient
+import RowCastKit
+
+/// `rowcast subscribe`: print a feed's deltas and events, or keep a replica of it.
+struct SubscribeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subscribe",
+        abstract: "Print a feed's deltas and events as they happen, or keep a live replica of it.",
+        discussion: """
+            Prints one JSON line per message received: the deltas of --feed (topic rows.<feed>), \
+            its error events and its action events (every feed's when --feed is left out). \
+            Runs until interrupted, unless --count, --until-seq or --until-idle says when to stop.
+
+            With --replica, rowcast keeps a copy of the feed (snapshot, then deltas; PROTOCOL.md \
+            "Keeping a replica") and prints the whole replica as one JSON line \
+            {"feed","seq","epoch","sections"} when it is loaded and after every change, or as a \
+            table with --table, or only once at exit with --final. That line is byte for byte \
+            what `rowcast snapshot --state` prints for the same seq. Error and action events then \
+            go to standard error, and so does a note whenever the replica had to be reloaded \
+            (resynced) because a delta was missed or did not fit.
+
+            --count N stops after N messages; with --replica, after the replica has taken in N \
+            deltas (a resync counts the deltas its fresh snapshot skipped ahead). Requests the \
+            daemon applies together make one delta, so to wait for a known state prefer \
+            --until-seq with the seq of the last ack. With --count or --until-seq, going \
+            --timeout seconds without a message is an error (exit 1).
+
+            Examples:
+              rowcast subscribe --feed cars
+              rowcast subscribe --feed cars --replica --table
+              rowcast subscribe --feed cars --replica --until-seq 12 --final --timeout 30
+              rowcast subscribe --feed cars --replica --count 3 | tail -n 1
+            """
+    )
+
+    @OptionGroup var endpoints: EndpointOptions
+
+    @Option(help: ArgumentHelp("The feed to follow; without it, every feed's deltas and events are printed.", valueName: "feed"))
+    var feed: String?
+
+    @Flag(help: "Keep a replica of --feed and print it after every change.")
+    var replica = false
+
+    @Flag(help: "With --replica: print the replica as a readable table instead of JSON.")
+    var table = false
+
+    @Flag(help: "With --replica: print the replica only once, when the command stops.")
+    var final = false
+
+    @Option(help: ArgumentHelp("Stop after this many messages (with --replica: deltas taken in).", valueName: "n"))
+    var count: Int?
+
+    @Option(name: .customLong("until-seq"), help: ArgumentHelp("Stop once a delta (with --replica: the replica) has reached this seq.", valueName: "seq"))
+    var untilSeq: Int?
+
+    @Option(name: .customLong("until-idle"), help: ArgumentHelp("Stop (successfully) after this many seconds without a message.", valueName: "seconds"))
+    var untilIdle: Double?
+
+    @Flag(name: .customLong("no-errors"), help: "Do not subscribe to the feed's error events.")
+    var noErrors = false
+
+    @Flag(name: .customLong("all-errors"), help: "Subscribe to every error event (of every feed, and those naming none).")
+    var allErrors = false
+
+    @Flag(name: .customLong("no-actions"), help: "Do not subscribe to the feed's action events.")
+    var noActions = false
+
+    @Flag(help: "Also print heartbeats.")
+    var heartbeats = false
+
+    func validate() throws {
+        if replica, feed == nil { throw ValidationError("--replica needs --feed") }
+        if table || final, !replica { throw ValidationError("--table and --final go with --replica") }
+        if table, final { throw ValidationError("use either --table or --final") }
+        if let count, count < 0 { throw ValidationError("--count must be 0 or more") }
+        if let untilIdle, !(untilIdle > 0) { throw ValidationError("--until-idle must be a positive number of seconds") }
+        if noErrors, allErrors { throw ValidationError("use either --no-errors or --all-errors") }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            if replica, let feed { try followReplica(of: feed) } else { try printMessages() }
+        }
+    }
+
+    /// The topics besides the feed's deltas.
+    var eventTopics: [Topic] {
+        var topics: [Topic] = []
+        if allErrors { topics.append(.allErrors) } else if !noErrors {
+            topics.append(feed.map(Topic.errors) ?? .allErrors)
+        }
+        if !noActions { topics.append(feed.map(Topic.actions) ?? Topic(prefix: Array("actions.".utf8))) }
+        if heartbeats { topics.append(.heartbeat) }
+        return topics
+    }
+
+    /// How long to wait for the next message, and what running out means.
+    var wait: MessageWait { MessageWait(idle: untilIdle, giveUp: count != nil || untilSeq != nil ? endpoints.timeout : nil) }
+
+    // MARK: - Plain messages
+
+    func printMessages() throws {
+        let subscriber = try Subscriber(endpoint: endpoints.publish)
+        defer { subscriber.close() }
+        try subscriber.subscribe(feed.map(Topic.rows) ?? Topic(prefix: Array("rows.".utf8)))
+        for topic in eventTopics { try subscriber.subscribe(topic) }
+        var received = 0
+        while count.map({ received < $0 }) ?? true {
+            let message: SubscriberMessage?
+            do {
+                message = try subscriber.receive(timeout: wait.duration)
+            } catch {
+                // An unreadable message is reported and skipped; anything else ends the run.
+                guard error.code == "invalid_reply" else { throw error }
+                Output.error(error)
+                continue
+            }
+            guard let message else { return try wait.expire(waitingFor: "messages on \(endpoints.publish)") }
+            Output.json(message.body)
+            received += 1
+            if let untilSeq, message.isDelta, let seq = message.body["seq"]?.numberValue, seq >= Double(untilSeq) { return }
+        }
+    }
+
+    // MARK: - Replica
+
+    func followReplica(of feed: String) throws {
+        let session = try ReplicaSession(
+            feed: feed, controlEndpoint: endpoints.control, publishEndpoint: endpoints.publish,
+            timeout: endpoints.timeoutDuration)
+        defer {
+            session.subscriber.close()
+            session.control.close()
+        }
+        for topic in eventTopics { try session.subscribe(topic) }
+        var current = try session.start()
+        Output.note("following feed \(feed) from seq \(current.seq) (epoch \(current.epoch ?? "none"))")
+        show(current)
+        var taken = 0
+        func done() -> Bool {
+            if let count, taken >= count { return true }
+            if let untilSeq, current.seq >= untilSeq { return true }
+            return false
+        }
+        while !done() {
+            guard let event = try session.next(timeout: wait.duration) else {
+                try wait.expire(waitingFor: "deltas of feed \(feed) (replica at seq \(current.seq))")
+                break
+            }
+            switch event {
+            case .loaded(let replica):
+                current = replica
+                show(current)
+            case .applied(let replica, _):
+                taken += 1
+                current = replica
+                show(current)
+            case .resynced(let replica, let reason):
+                Output.note("resynced feed \(feed) from a fresh snapshot (seq \(replica.seq)) because \(reason)")
+                taken += replica.epoch == current.epoch ? max(replica.seq - current.seq, 1) : max(replica.seq, 1)
+                current = replica
+                show(current)
+            case .message(let message):
+                Output.note("\(message.event.isEmpty ? message.topic : message.event) event: \(message.body)")
+            }
+        }
+        if final { Output.json(current.snapshotJSON) }
+    }
+
+    /// Prints the replica as --table or JSON says (nothing with --final).
+    func show(_ replica: FeedReplica) {
+        if final { return }
+        if table {
+            SnapshotTable().render(replica).forEach(Output.line)
+            Output.line("")
+        } else {
+            Output.json(replica.snapshotJSON)
+        }
+    }
+}

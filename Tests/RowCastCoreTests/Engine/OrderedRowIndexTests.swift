@@ -1,0 +1,51 @@
+@testable import RowCastCore
+import Testing
+
+struct OrderedRowIndexTests {
+    @Test("ranks, inserts and removes agree with a sorted array, across block splits")
+    func matchesSortedArray() {
+        var random = SnapshotDiffPropertyTests.Generator(state: 99)
+        var index = OrderedRowIndex()
+        var reference: [OrderKey] = []
+        var arrival: UInt64 = 0
+        for step in 0..<20_000 {
+            if reference.isEmpty || Int.random(in: 0..<3, using: &random) > 0 {
+                arrival += 1
+                let key = OrderKey(primary: Double(Int.random(in: -5..<5, using: &random)), arrival: arrival)
+                index.insert(key, id: "r\(arrival)")
+                reference.insert(key, at: reference.firstIndex { key < $0 } ?? reference.count)
+            } else {
+                let victim = reference.remove(at: Int.random(in: 0..<reference.count, using: &random))
+                let removed = index.remove(victim)
+                #expect(removed)
+            }
+            if step % 997 == 0 || step == 19_999 {
+                #expect(index.count == reference.count)
+                var position = 0
+                var ordered = true
+                index.forEach { entry in
+                    if reference[position] != entry.key { ordered = false }
+                    position += 1
+                }
+                #expect(ordered)
+                for probe in 0..<min(50, reference.count) {
+                    let target = Int.random(in: 0..<reference.count, using: &random)
+                    #expect(index.rank(of: reference[target]) == target, "probe \(probe)")
+                }
+            }
+        }
+        let missing = index.remove(OrderKey(primary: 100, arrival: 0))
+        #expect(!missing)
+    }
+
+    @Test("bulk load keeps order and ranks")
+    func bulkLoad() {
+        let entries = (0..<5000).map { OrderedRowIndex.Entry(key: OrderKey(primary: 0, arrival: UInt64($0)), id: "\($0)") }
+        var index = OrderedRowIndex(sorted: entries)
+        #expect(index.count == 5000)
+        #expect(index.rank(of: OrderKey(primary: 0, arrival: 4321)) == 4321)
+        index.insert(OrderKey(primary: -1, arrival: 9999), id: "first")
+        #expect(index.ids.first == "first")
+        #expect(index.rank(of: OrderKey(primary: 0, arrival: 4321)) == 4322)
+    }
+}
