@@ -74,7 +74,15 @@ let package = Package(
         .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit"]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastCore", "ZeroMQ"]),
-        .testTarget(name: "RowCastDaemonTests", dependencies: ["RowCastDaemon", "RowCastCore", "RowCastKit", "ZeroMQ"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "ZeroMQ"]),
+        .testTarget(
+            name: "RowCastDaemonTests",
+            dependencies: [
+                "RowCastDaemon", "RowCastCore", "RowCastKit", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastDaemon", "ZeroMQ"]),
     ]
 )

@@ -6,7 +6,8 @@ import Yams
 /// `limits`) are nested mappings. Every key is optional: a key that is absent keeps the value
 /// it had before (the embedded default). An unknown key, a value of the wrong type or an
 /// impossible value is a `ConfigurationError` naming the file, the line, the key and what is
-/// allowed. Relative paths are taken relative to the file's directory.
+/// allowed. Relative paths are relative to rowcastd's working directory (`/` under systemd), as
+/// on the command line. An empty `plugin_directories` list keeps the built-in directories.
 public enum ConfigurationFile {
     /// `base` with the values of the YAML `text` (read from `file`) applied.
     public static func apply(yaml text: String, file: String, to base: DaemonConfiguration) throws(ConfigurationError) -> DaemonConfiguration {
@@ -64,29 +65,28 @@ public enum ConfigurationFile {
                 throw ConfigurationError(.unknownKey, file: file, line: keyNode.mark?.line, key: key, problem: "unknown key; allowed \(prefix.isEmpty ? "at the top level" : "under \(prefix.dropLast())"): \(allowed)")
             }
             let line = valueNode.mark?.line ?? keyNode.mark?.line
-            guard let value = convert(valueNode, for: setting, file: file) else {
+            guard let value = convert(valueNode, for: setting) else {
                 throw ConfigurationError(.wrongType, file: file, line: line, key: key, problem: "must be \(setting.allowed), got \(describe(valueNode))")
             }
             if let problem = setting.problem(with: value) {
                 throw ConfigurationError(.invalidValue, file: file, line: line, key: key, problem: problem)
             }
+            if case .texts(let paths) = value, paths.isEmpty { continue }  // [] = the built-in directories
             setting.write(&configuration, value)
         }
     }
 
     /// The node as a value of the kind `setting` takes, or nil when its type is wrong.
-    private static func convert(_ node: Node, for setting: ConfigurationSetting, file: String) -> ConfigurationValue? {
+    private static func convert(_ node: Node, for setting: ConfigurationSetting) -> ConfigurationValue? {
         switch setting.kind {
-        case .endpoint, .choice:
+        case .endpoint, .choice, .path:
             return text(node).map(ConfigurationValue.text)
-        case .path:
-            return text(node).map { .text(resolve($0, relativeTo: file)) }
         case .paths:
             guard case .sequence(let sequence) = node else { return nil }
             var paths: [String] = []
             for element in sequence {
                 guard let path = text(element) else { return nil }
-                paths.append(resolve(path, relativeTo: file))
+                paths.append(path)
             }
             return .texts(paths)
         case .integer:
@@ -98,13 +98,6 @@ public enum ConfigurationFile {
     private static func text(_ node: Node) -> String? {
         guard case .scalar(let scalar) = node, node.tag.rawValue == Tag.Name.str.rawValue else { return nil }
         return scalar.string
-    }
-
-    /// A relative path is relative to the directory of the file it was written in.
-    static func resolve(_ path: String, relativeTo file: String) -> String {
-        guard !path.isEmpty, !path.hasPrefix("/"), let slash = file.lastIndex(of: "/") else { return path }
-        let directory = file[..<slash]
-        return (directory.isEmpty ? "" : String(directory)) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
 
     private static func describe(_ node: Node) -> String {

@@ -33,6 +33,9 @@ public struct ConfigurationSetting: Sendable {
     /// The ZeroMQ transports rowcastd accepts in an endpoint.
     public static let endpointTransports = ["tcp", "ipc", "inproc", "pgm", "epgm", "ws", "wss", "vmci", "tipc"]
 
+    /// The key's value in `configuration`.
+    public func value(in configuration: DaemonConfiguration) -> ConfigurationValue { read(configuration) }
+
     /// What is allowed, in words, for error messages.
     public var allowed: String {
         switch kind {

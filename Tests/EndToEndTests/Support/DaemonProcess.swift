@@ -13,8 +13,12 @@ final class DaemonProcess {
     private(set) var publish = ""
 
     /// Starts rowcastd with the given plugin files copied into its plugin directory.
-    /// - Parameter plugins: library file names from the build directory (default: both real plugins).
-    init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], extraArguments: [String] = [], timeout: TimeInterval = 20) throws {
+    /// - Parameters:
+    ///   - plugins: library file names from the build directory (default: both real plugins).
+    ///   - extraArguments: more options; they win over the defaults above them.
+    ///   - environment: variables added to this process's environment (NOTIFY_SOCKET, say).
+    ///   - waitForReady: wait (at most `timeout`) for the ready line, or return at once.
+    init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], extraArguments: [String] = [], environment: [String: String] = [:], waitForReady: Bool = true, timeout: TimeInterval = 20) throws {
         pluginDirectory = try TemporaryDirectory("rowcast-plugins")
         for plugin in plugins {
             try FileManager.default.copyItem(atPath: try BuildProducts.path(plugin), toPath: pluginDirectory.url.appendingPathComponent(plugin).path)
@@ -24,12 +28,20 @@ final class DaemonProcess {
             "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
             "--plugins", pluginDirectory.path, "--heartbeat-ms", "200",
         ] + extraArguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         let buffer = output
         stdoutPipe.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
         stderrPipe.fileHandleForReading.readabilityHandler = { handle in buffer.appendLog(handle.availableData) }
         try process.run()
+        if waitForReady { try waitForReadyLine(timeout: timeout) }
+    }
+
+    /// Waits at most `timeout` for the ready line and reads the endpoints from it.
+    func waitForReadyLine(timeout: TimeInterval = 20) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let line = output.lines.first(where: { $0.hasPrefix("rowcastd ready ") }) {
