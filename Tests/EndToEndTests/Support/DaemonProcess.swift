@@ -18,13 +18,15 @@ final class DaemonProcess {
     ///   - extraArguments: more options; they win over the defaults above them.
     ///   - environment: variables added to this process's environment (NOTIFY_SOCKET, say).
     ///   - waitForReady: wait (at most `timeout`) for the ready line, or return at once.
-    init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], extraArguments: [String] = [], environment: [String: String] = [:], waitForReady: Bool = true, timeout: TimeInterval = 20) throws {
+    ///   - launcher: a program (and its arguments) that runs rowcastd, e.g. under a sandbox.
+    init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], extraArguments: [String] = [], environment: [String: String] = [:], waitForReady: Bool = true, launcher: [String] = [], timeout: TimeInterval = 20) throws {
         pluginDirectory = try TemporaryDirectory("rowcast-plugins")
         for plugin in plugins {
             try FileManager.default.copyItem(atPath: try BuildProducts.path(plugin), toPath: pluginDirectory.url.appendingPathComponent(plugin).path)
         }
-        process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcastd"))
-        process.arguments = [
+        let executable = try BuildProducts.path("rowcastd")
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
+        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + [
             "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
             "--plugins", pluginDirectory.path, "--heartbeat-ms", "200",
         ] + extraArguments
