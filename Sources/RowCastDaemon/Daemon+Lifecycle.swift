@@ -27,7 +27,7 @@ extension Daemon {
         if watchdog?.isDue(at: now) == true {
             send(.watchdog, what: "WATCHDOG=1")
         }
-        guard environment.notifier.isEnabled else { return }
+        guard environment.notifier.isEnabled, statusSummary.isDue(at: now) else { return }
         let rows = engine.feeds.values.reduce(0) { $0 + $1.snapshot.rowCount }
         if let text = statusSummary.update(at: now, feeds: engine.feeds.count, rows: rows, applied: engine.counters.applied, plugins: renderer?.pluginCount ?? 0) {
             send(.status(statusLine(text)), what: "STATUS")

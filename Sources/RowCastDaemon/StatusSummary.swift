@@ -15,6 +15,12 @@ public struct StatusSummary: Sendable {
         "\(count(feeds, "feed")), \(count(rows, "row")), \(itemsPerSecond) items/s, \(count(plugins, "plugin"))"
     }
 
+    /// Whether `update` would compute a new summary at `now` (so the caller can skip counting).
+    public func isDue(at now: ContinuousClock.Instant) -> Bool {
+        guard let last else { return true }
+        return now - last.time >= interval
+    }
+
     /// A new summary when `interval` has passed since the last one and the text changed;
     /// nil otherwise. `applied` is the running total of applied operations.
     public mutating func update(at now: ContinuousClock.Instant, feeds: Int, rows: Int, applied: UInt64, plugins: Int) -> String? {

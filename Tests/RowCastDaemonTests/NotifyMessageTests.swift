@@ -47,7 +47,9 @@ struct StatusSummaryTests {
         var summary = StatusSummary(interval: .seconds(2))
         let start = ContinuousClock.now
         do { let text = summary.update(at: start, feeds: 1, rows: 1, applied: 0, plugins: 1); #expect(text == "1 feed, 1 row, 0 items/s, 1 plugin") }
+        #expect(!summary.isDue(at: start + .seconds(1)))
         do { let text = summary.update(at: start + .seconds(1), feeds: 2, rows: 9, applied: 50, plugins: 2); #expect(text == nil) }
+        #expect(summary.isDue(at: start + .seconds(2)))
         do { let text = summary.update(at: start + .seconds(2), feeds: 2, rows: 9, applied: 50, plugins: 2); #expect(text == "2 feeds, 9 rows, 25 items/s, 2 plugins") }
         do { let text = summary.update(at: start + .seconds(4), feeds: 2, rows: 9, applied: 100, plugins: 2); #expect(text == nil) }
         do { let text = summary.update(at: start + .seconds(6), feeds: 2, rows: 9, applied: 100, plugins: 2); #expect(text == "2 feeds, 9 rows, 0 items/s, 2 plugins") }

@@ -10,12 +10,12 @@ import UnixSignals
 import Glibc
 #endif
 
-/// Signals to loop requests, with SIGUSR1 standing in for SIGHUP and SIGUSR2 for SIGTERM so
-/// that the test process keeps its own handling of the real ones.
+/// Signals to loop requests, with SIGUSR1 standing in for SIGHUP and SIGWINCH for SIGTERM so
+/// that the test process keeps its own handling of the real ones (the ZeroMQ tests own SIGUSR2).
 struct SignalServiceTests {
     @Test("reload signal reloads; the first stop signal drains; the second exits at once")
     func routing() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sigusr1, .sigusr2)
+        let signals = await UnixSignalsSequence(trapping: .sigusr1, .sigwinch)
         let stop = StopSignal()
         let exits = Atomic<Int>(0)
         let service = SignalService(signals: signals, stop: stop, logger: Logger(label: "test"), reloadSignals: [.sigusr1]) {
@@ -27,10 +27,10 @@ struct SignalServiceTests {
                 kill(getpid(), SIGUSR1)
                 #expect(await waitUntil { stop.takeReloadRequest() })
                 #expect(!stop.isStopRequested)
-                kill(getpid(), SIGUSR2)
+                kill(getpid(), SIGWINCH)
                 #expect(await waitUntil { stop.isStopRequested })
                 #expect(exits.load(ordering: .relaxed) == 0)
-                kill(getpid(), SIGUSR2)
+                kill(getpid(), SIGWINCH)
                 #expect(await waitUntil { exits.load(ordering: .relaxed) == 1 })
                 trigger.triggerGracefulShutdown()
                 try await group.waitForAll()
