@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "rowcastd", targets: ["rowcastd"]),
         .executable(name: "rowcast", targets: ["rowcast"]),
+        .executable(name: "rowcast-bench", targets: ["RowCastBench"]),
         .library(name: "RowCastKit", targets: ["RowCastKit"]),
         .library(name: "RowCastClient", targets: ["RowCastClient"]),
         // Cell-controller plugins: each is a shared library loaded by rowcastd at run time.
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -67,6 +69,15 @@ let package = Package(
                 "RowCastClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        .executableTarget(
+            name: "RowCastBench",
+            dependencies: [
+                "RowCastCore", "RowCastKit", "RowCastClient", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Benchmarks/RowCastBench"
         ),
         .target(name: "ProductCell", dependencies: ["RowCastKit"], path: "Plugins/ProductCell"),
         .target(name: "AdvertisingCell", dependencies: ["RowCastKit"], path: "Plugins/AdvertisingCell"),

@@ -144,3 +144,23 @@ struct DaemonEndToEndTests {
         #expect(text.contains("in use"))
     }
 }
+
+/// Section headers rendered by a real Swift plugin through the ABI.
+@Suite(.serialized)
+struct SectionHeaderEndToEndTests {
+    @Test("a sponsored section gets its header row from the advertising plugin; a bad header is refused")
+    func sponsoredHeader() throws {
+        let daemon = try DaemonProcess()
+        let peer = try RawPeer(daemon)
+        let ok = try peer.request(["op": "section", "feed": "cars", "section": ["id": "ads", "order": -1, "type": "sponsored", "header": ["title": "Deals of the week"]]])
+        #expect(ok["ok"] == true)
+        let snapshot = try peer.request(["op": "snapshot", "feed": "cars"])
+        let section = try #require(snapshot["sections"]?.arrayValue?.first)
+        #expect(section["headerRow"] == ["cell": "SponsoredHeaderCell", "height": 44, "content": ["title": "Deals of the week", "subtitle": "Sponsored"], "actions": []])
+        let bad = try peer.request(["op": "section", "feed": "cars", "section": ["id": "ads2", "type": "sponsored", "header": ["disclosure": "x"]]])
+        #expect(bad["error"]?["code"] == "missing_field")
+        #expect(bad["error"]?["field"] == "title")
+        let plugins = try peer.request(["op": "plugins"])
+        #expect(plugins["plugins"]?.arrayValue?.first { $0["name"] == "advertising" }?["headerTypes"] == ["sponsored"])
+    }
+}

@@ -30,7 +30,7 @@ struct ItemTests {
         #expect(item.data["name"] == "Tesla")
         #expect(item.json["id"] == "p1")
         let minimal = try self.item(#"{"id":"x","type":"t"}"#)
-        #expect(minimal.section == "")
+        #expect(minimal.section == "default")
         #expect(minimal.sort == nil)
         #expect(minimal.data.isEmpty)
     }

@@ -50,7 +50,8 @@ typedef struct rowcast_sink {
 
 /*
  * Renders one item into a row.
- * input: the item as a JSON object: {"id", "type", "section", "sort" (optional), "data": {...}}.
+ * input: the item as a JSON object, exactly as published: "id" and "type", plus "section",
+ * "sort" and "data": {...} when the publisher gave them (types checked by rowcastd).
  * output on ROWCAST_OK: a JSON object {"cell": string, "height": number, "content": object,
  * "actions": array (optional)}. rowcastd adds "id" and "type".
  */

@@ -24,26 +24,36 @@ public enum SnapshotDiff {
     }
 
     private static func diffRows(old: FeedSnapshot, new: FeedSnapshot, sections match: SectionMatcher, into delta: inout FeedDelta) {
-        var oldPaths: [String: IndexPath] = Dictionary(minimumCapacity: old.rowCount)
+        // Old rows by id, as a flat index; flat index → (section, row).
+        let oldCount = old.rowCount
+        var oldFlat: [String: Int] = Dictionary(minimumCapacity: oldCount)
+        var oldSectionOf = [Int](repeating: 0, count: oldCount)
+        var oldRowOf = [Int](repeating: 0, count: oldCount)
+        var flat = 0
         for (sectionIndex, section) in old.sections.enumerated() {
             for (rowIndex, row) in section.rows.enumerated() {
-                oldPaths[row.id] = IndexPath(section: sectionIndex, row: rowIndex)
+                oldFlat[row.id] = flat
+                oldSectionOf[flat] = sectionIndex
+                oldRowOf[flat] = rowIndex
+                flat += 1
             }
         }
-        var seen = Set<String>(minimumCapacity: new.rowCount)
+        var matched = [Bool](repeating: false, count: oldCount)
 
         for (sectionIndex, section) in new.sections.enumerated() {
             let sectionInserted = match.newInserted[sectionIndex]
+            let oldIndexOfSection = match.oldIndex[section.id]
             // Rows that stay in this same section: (old row index, new row index), in new order.
             var stayingOld: [Int] = []
             var stayingNew: [Int] = []
             for (rowIndex, row) in section.rows.enumerated() {
-                seen.insert(row.id)
                 let newPath = IndexPath(section: sectionIndex, row: rowIndex)
-                guard let oldPath = oldPaths[row.id] else {
+                guard let found = oldFlat[row.id] else {
                     if !sectionInserted { delta.insertedRows.append(.init(id: row.id, at: newPath, row: row.bytes)) }
                     continue
                 }
+                matched[found] = true
+                let oldPath = IndexPath(section: oldSectionOf[found], row: oldRowOf[found])
                 switch (match.oldDeleted[oldPath.section], sectionInserted) {
                 case (true, true):
                     continue
@@ -54,7 +64,7 @@ public enum SnapshotDiff {
                     delta.deletedRows.append(.init(id: row.id, at: oldPath))
                     continue
                 case (false, false):
-                    if old.sections[oldPath.section].id == section.id {
+                    if oldPath.section == oldIndexOfSection {
                         stayingOld.append(oldPath.row)
                         stayingNew.append(rowIndex)
                     } else {
@@ -67,11 +77,12 @@ public enum SnapshotDiff {
                     }
                 }
             }
-            guard !stayingOld.isEmpty else { continue }
-            let kept = Set(LongestIncreasingSubsequence.positions(in: stayingOld))
-            guard kept.count < stayingOld.count else { continue }
-            let oldSectionIndex = match.oldIndex[section.id]!
-            for position in stayingOld.indices where !kept.contains(position) {
+            guard !stayingOld.isEmpty, let oldSectionIndex = oldIndexOfSection else { continue }
+            var kept = [Bool](repeating: false, count: stayingOld.count)
+            let longest = LongestIncreasingSubsequence.positions(in: stayingOld)
+            guard longest.count < stayingOld.count else { continue }
+            for position in longest { kept[position] = true }
+            for position in stayingOld.indices where !kept[position] {
                 delta.movedRows.append(.init(
                     id: section.rows[stayingNew[position]].id,
                     from: IndexPath(section: oldSectionIndex, row: stayingOld[position]),
@@ -79,10 +90,9 @@ public enum SnapshotDiff {
             }
         }
 
-        for (sectionIndex, section) in old.sections.enumerated() where !match.oldDeleted[sectionIndex] {
-            for (rowIndex, row) in section.rows.enumerated() where !seen.contains(row.id) {
-                delta.deletedRows.append(.init(id: row.id, at: IndexPath(section: sectionIndex, row: rowIndex)))
-            }
+        for index in 0..<oldCount where !matched[index] && !match.oldDeleted[oldSectionOf[index]] {
+            let path = IndexPath(section: oldSectionOf[index], row: oldRowOf[index])
+            delta.deletedRows.append(.init(id: old.sections[path.section].rows[path.row].id, at: path))
         }
     }
 }

@@ -8,13 +8,14 @@ extension Engine {
         var extra = JSONObject()
         switch request.operation {
         case .upsert(let item):
-            let rendered = try renderItem(item, feed: name)
+            let pluginInput = item.pluginInput()
+            let rendered = try renderItem(item, input: pluginInput, feed: name)
             let feed = feed(named: name, create: true)!
             if rendered == nil {
                 let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
                 extra.append(key: "warning", value: warning.json)
             }
-            feed.upsert(item, pluginInput: item.pluginInput(), row: rendered)
+            feed.upsert(item, row: rendered)
 
         case .delete(let id):
             guard let feed = feeds[name], feed.delete(id: id) else {
@@ -59,16 +60,16 @@ extension Engine {
                 keptSections.append((section, nil))
             }
         }
-        var keptItems: [(ItemInput, [UInt8], RenderedRow?)] = []
+        var keptItems: [(ItemInput, RenderedRow?)] = []
         keptItems.reserveCapacity(items.count)
         for item in lastOccurrences(items, id: \.id, kind: "item", feed: name, report: report) {
             do {
-                let row = try renderItem(item, feed: name)
+                let row = try renderItem(item, input: item.pluginInput(), feed: name)
                 if row == nil {
                     let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
                     if warnings.isEmpty { warnings.append(warning.json) }
                 }
-                keptItems.append((item, item.pluginInput(), row))
+                keptItems.append((item, row))
             } catch {
                 report(error)
                 rejected.append(error.json)

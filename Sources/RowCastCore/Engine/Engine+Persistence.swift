@@ -28,10 +28,7 @@ extension Engine {
             for item in stored.items {
                 let input: ItemInput
                 do {
-                    guard case .object(let object) = try JSONParser.parse(item.json) else {
-                        throw RowCastError(.internalError, "stored item \"\(item.id)\" of feed \"\(stored.name)\" is not a JSON object", feed: stored.name, id: item.id)
-                    }
-                    input = try RequestDecoder.item(object, path: "item.", context: "restore")
+                    input = try RequestDecoder.item(json: item.json, context: "restore of feed \"\(stored.name)\"")
                 } catch {
                     logger.error("stored item unreadable; skipped", metadata: ["feed": "\(stored.name)", "item": "\(item.id)", "error": "\(error)"])
                     continue
@@ -45,7 +42,7 @@ extension Engine {
                 if row == nil, renderer.rendererIdentity(forItemType: input.type) == nil {
                     _ = unknownTypeWarning(input, feed: feed, publications: &publications)
                 }
-                feed.restoreItem(input, arrival: item.arrival, pluginInput: item.json, row: row)
+                feed.restoreItem(input, arrival: item.arrival, row: row)
             }
             feed.finishRestore(seq: stored.seq, nextArrival: stored.nextArrival)
             installRestored(feed)

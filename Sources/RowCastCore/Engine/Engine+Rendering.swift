@@ -1,12 +1,8 @@
 import RowCastKit
 
 extension Engine {
-    /// Renders an item: its row, nil when no plugin handles its type, or the plugin's refusal.
-    func renderItem(_ item: ItemInput, feed: String) throws(RowCastError) -> RenderedRow? {
-        try renderItem(item, input: item.pluginInput(), feed: feed)
-    }
-
-    /// Renders an item from its stored plugin input.
+    /// Renders an item from its plugin input: its row, nil when no plugin handles its type, or
+    /// the plugin's refusal.
     func renderItem(_ item: ItemInput, input: [UInt8], feed: String) throws(RowCastError) -> RenderedRow? {
         let subject = "item \"\(item.id)\" (type \(item.type))"
         switch renderer.renderItem(type: item.type, input: input) {

@@ -84,21 +84,21 @@ public final class Feed {
     // MARK: - Mutations
 
     /// Inserts the item, or replaces the one with its id (keeping its first arrival).
-    func upsert(_ input: ItemInput, pluginInput: [UInt8], row: RenderedRow?) {
+    func upsert(_ input: ItemInput, row: RenderedRow?) {
         touch(input.id)
         dirtyItems.insert(input.id)
-        if var existing = items[input.id] {
-            if existing.input.section != input.section {
-                leaveSection(existing.input.section, id: input.id)
+        if let index = items.index(forKey: input.id) {
+            // Changed in place: copying the stored item out and back costs a copy of each field.
+            let previousSection = items.values[index].input.section
+            items.values[index].input = input
+            items.values[index].row = row
+            if previousSection != input.section {
+                leaveSection(previousSection, id: input.id)
                 joinSection(input.section, id: input.id)
             }
-            existing.input = input
-            existing.pluginInput = pluginInput
-            existing.row = row
-            items[input.id] = existing
         } else {
             joinSection(input.section, id: input.id)
-            items[input.id] = StoredItem(input: input, pluginInput: pluginInput, arrival: takeArrival(), row: row)
+            items[input.id] = StoredItem(input: input, arrival: takeArrival(), row: row)
         }
     }
 
@@ -141,22 +141,26 @@ public final class Feed {
     }
 
     /// Deletes the section and every item in it; false when there is no such section.
+    /// Scans the feed's items (O(n)): sections keep a count of their items, not a list, which
+    /// keeps the frequent upsert cheap at the cost of this rare operation.
     @discardableResult
     func deleteSection(id: String) -> Bool {
         guard let removed = sections.removeValue(forKey: id) else { return false }
         dirtySections.insert(id)
         sectionBytes[id] = nil
-        for member in removed.members {
+        guard removed.memberCount > 0 else { return true }
+        let members = items.compactMap { $0.value.input.section == id ? $0.key : nil }
+        for member in members {
             touch(member)
             items.removeValue(forKey: member)
         }
-        dirtyItems.formUnion(removed.members)
+        dirtyItems.formUnion(members)
         return true
     }
 
     /// Replaces the whole contents: sections are declared in list order, then items are added
     /// in list order, each taking a new first-arrival rank. Ids must be unique.
-    func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, [UInt8], RenderedRow?)]) {
+    func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, RenderedRow?)]) {
         for id in items.keys { touch(id) }
         items.removeAll(keepingCapacity: true)
         sections.removeAll(keepingCapacity: true)
@@ -166,7 +170,7 @@ public final class Feed {
         dirtyItems.removeAll()
         dirtySections.removeAll()
         for (input, headerRow) in newSections { declareSection(input, headerRow: headerRow) }
-        for (input, pluginInput, row) in newItems { upsert(input, pluginInput: pluginInput, row: row) }
+        for (input, row) in newItems { upsert(input, row: row) }
     }
 
     /// Records how an item was shown before its first change in this batch.
@@ -182,18 +186,16 @@ public final class Feed {
             sections[id] = StoredSection(input: SectionInput(id: id), declared: false, arrival: takeArrival())
             dirtySections.insert(id)
         }
-        sections[id]?.members.insert(item)
+        sections[id]?.memberCount += 1
     }
 
     private func leaveSection(_ id: String, id item: String) {
-        guard var section = sections[id] else { return }
-        section.members.remove(item)
-        if section.members.isEmpty && !section.declared {
+        guard sections[id] != nil else { return }
+        sections[id]!.memberCount -= 1
+        if sections[id]!.memberCount == 0 && !sections[id]!.declared {
             sections.removeValue(forKey: id)
             sectionBytes[id] = nil
             dirtySections.insert(id)
-        } else {
-            sections[id] = section
         }
     }
 
@@ -375,19 +377,19 @@ public final class Feed {
     /// Puts back a section exactly as stored (rank and declaration included).
     func restoreSection(_ section: PersistedSection, headerRow: [UInt8]?) {
         sectionBytes[section.id] = nil
-        let members = sections[section.id]?.members ?? []
+        let memberCount = sections[section.id]?.memberCount ?? 0
         sections[section.id] = StoredSection(
             input: SectionInput(id: section.id, order: section.order, type: section.type, header: section.header),
-            declared: section.declared, arrival: section.arrival, headerRow: headerRow, members: members)
+            declared: section.declared, arrival: section.arrival, headerRow: headerRow, memberCount: memberCount)
     }
 
     /// Puts back an item exactly as stored (rank included).
-    func restoreItem(_ input: ItemInput, arrival: UInt64, pluginInput: [UInt8], row: RenderedRow?) {
+    func restoreItem(_ input: ItemInput, arrival: UInt64, row: RenderedRow?) {
         if sections[input.section] == nil {
             sections[input.section] = StoredSection(input: SectionInput(id: input.section), declared: false, arrival: arrival)
         }
-        sections[input.section]?.members.insert(input.id)
-        items[input.id] = StoredItem(input: input, pluginInput: pluginInput, arrival: arrival, row: row)
+        sections[input.section]?.memberCount += 1
+        items[input.id] = StoredItem(input: input, arrival: arrival, row: row)
     }
 
     /// Sets the counters of a restored feed and builds its view; nothing is dirty after.

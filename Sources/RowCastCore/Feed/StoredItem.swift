@@ -1,14 +1,15 @@
 /// An item the feed holds, with its first-arrival rank and its row (nil while no plugin
 /// handles its type, or after its plugin went away).
 struct StoredItem {
-    /// The item as last upserted.
+    /// The item as last upserted (its JSON is what the plugin gets, again on a re-render).
     var input: ItemInput
-    /// The bytes handed to the plugin (the item JSON), kept for re-rendering.
-    var pluginInput: [UInt8]
     /// When the id first arrived in the feed; ties on `sort` are broken by it.
     var arrival: UInt64
     /// The rendered row, or nil while the item waits for a plugin.
     var row: RenderedRow?
+
+    /// The bytes handed to the plugin: the item's JSON.
+    var pluginInput: [UInt8] { input.json }
 
     /// The key rows are ordered by within a section.
     var orderKey: OrderKey { OrderKey(primary: input.sort ?? 0, arrival: arrival) }

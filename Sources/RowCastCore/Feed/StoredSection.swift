@@ -1,7 +1,7 @@
 import RowCastKit
 
-/// A section of a feed: its declaration (if any), its rendered header, and the ids of the
-/// items that name it.
+/// A section of a feed: its declaration (if any), its rendered header, and how many items
+/// name it.
 struct StoredSection {
     /// Order, type and header as declared (only the id when created by an item).
     var input: SectionInput
@@ -11,8 +11,8 @@ struct StoredSection {
     var arrival: UInt64
     /// The header row the plugin for the section's type rendered, if any.
     var headerRow: [UInt8]?
-    /// The ids of the items in this section (with or without a row).
-    var members: Set<String> = []
+    /// How many items name this section (with or without a row).
+    var memberCount = 0
 
     /// The key sections are ordered by.
     var orderKey: OrderKey { OrderKey(primary: input.order ?? 0, arrival: arrival) }

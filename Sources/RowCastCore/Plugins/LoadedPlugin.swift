@@ -57,16 +57,19 @@ public final class LoadedPlugin {
     public var rendersHeaders: Bool { renderHeaderFunction != nil }
 
     /// Renders an item, given as its JSON `{"id","type","section","sort","data"}`, into a row.
-    public func renderItem(_ json: [UInt8]) -> PluginCallResult {
-        call(renderItemFunction, json, expecting: .row)
+    /// - Parameter checkingOutput: whether to check that the output is a valid row; a caller
+    ///   that checks it itself (the engine's `RowAssembler`) passes false to parse it once.
+    public func renderItem(_ json: [UInt8], checkingOutput: Bool = true) -> PluginCallResult {
+        call(renderItemFunction, json, expecting: checkingOutput ? .row : .unchecked)
     }
 
     /// Renders a section header, given as `{"id","type","order","header"}`, into a row.
-    public func renderHeader(_ json: [UInt8]) -> PluginCallResult {
+    /// - Parameter checkingOutput: as for `renderItem`.
+    public func renderHeader(_ json: [UInt8], checkingOutput: Bool = true) -> PluginCallResult {
         guard let renderHeaderFunction else {
             return .failed(PluginCallError(message: "plugin \(name) renders no section headers", code: "unsupported"))
         }
-        return call(renderHeaderFunction, json, expecting: .row)
+        return call(renderHeaderFunction, json, expecting: checkingOutput ? .row : .unchecked)
     }
 
     /// Handles a select request `{"feed","id","action","item"}`; `.ok` holds the event object,

@@ -1,6 +1,8 @@
 import RowCastKit
 
-/// An item as a request carries it, validated: identity, routing and the data a plugin renders.
+/// An item as a request carries it, validated: identity and routing, plus the item's JSON
+/// exactly as published, which is what the plugin receives. The `data` fields are checked to
+/// be an object but never built into a tree here: the plugin reads them.
 public struct ItemInput: Sendable, Equatable {
     /// The section used when an item names none.
     public static let defaultSection = "default"
@@ -13,20 +15,20 @@ public struct ItemInput: Sendable, Equatable {
     public var section: String
     /// The sort key within the section (rows are ordered by sort, then first arrival).
     public var sort: Double?
-    /// The fields the plugin renders.
-    public var data: JSONObject
+    /// The item object as published (`{"id","type","section"?,"sort"?,"data"?}`).
+    public var json: [UInt8]
 
-    /// An item from its parts.
-    public init(id: String, type: String, section: String = ItemInput.defaultSection, sort: Double? = nil, data: JSONObject = JSONObject()) {
+    /// An item whose JSON is `json`, as the decoder found it.
+    public init(id: String, type: String, section: String, sort: Double?, json: [UInt8]) {
         self.id = id
         self.type = type
         self.section = section
         self.sort = sort
-        self.data = data
+        self.json = json
     }
 
-    /// The item as the plugin receives it: `{"id","type","section","sort"?,"data"}`.
-    public func pluginInput() -> [UInt8] {
+    /// An item from its parts, written as canonical JSON.
+    public init(id: String, type: String, section: String = ItemInput.defaultSection, sort: Double? = nil, data: JSONObject = JSONObject()) {
         var writer = JSONWriter(capacity: 256)
         writer.writeRaw("{\"id\":")
         writer.write(string: id)
@@ -41,6 +43,9 @@ public struct ItemInput: Sendable, Equatable {
         writer.writeRaw(",\"data\":")
         writer.write(.object(data))
         writer.writeRaw("}")
-        return writer.bytes
+        self.init(id: id, type: type, section: section, sort: sort, json: writer.bytes)
     }
+
+    /// The bytes the plugin receives: the item's JSON.
+    public func pluginInput() -> [UInt8] { json }
 }

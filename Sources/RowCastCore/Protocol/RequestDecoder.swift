@@ -33,14 +33,43 @@ public struct RequestDecoder: Sendable {
         guard bytes.count <= maximumMessageBytes else {
             return .failure(RowCastError(.tooLarge, "message of \(bytes.count) bytes is over the limit of \(maximumMessageBytes) bytes"), op: nil, req: nil, client: nil)
         }
-        let value: JSONValue
+        var object = JSONObject()
+        var rawItem: RawItem?
+        var rawItems: [RawItem.Element]?
         do {
-            value = try JSONParser.parse(bytes)
+            guard try JSONParser.read(bytes, { reader in
+                guard reader.peekValueStart() == UInt8(ascii: "{") else {
+                    object.append(key: "", value: try reader.readValue())
+                    return false
+                }
+                try reader.beginObject()
+                while let key = try reader.nextKey() {
+                    switch (key, reader.peekValueStart()) {
+                    case ("item", UInt8(ascii: "{")):
+                        rawItem = try RawItem.read(&reader, source: bytes)
+                    case ("items", UInt8(ascii: "[")):
+                        var list: [RawItem.Element] = []
+                        if try reader.beginArray() {
+                            repeat {
+                                if reader.peekValueStart() == UInt8(ascii: "{") {
+                                    list.append(.item(try RawItem.read(&reader, source: bytes)))
+                                } else {
+                                    list.append(.other(try reader.readValue()))
+                                }
+                            } while try reader.nextElement()
+                        }
+                        rawItems = list
+                    default:
+                        object.append(key: key, value: try reader.readValue())
+                    }
+                }
+                return true
+            }) else {
+                let value = object[""]!
+                return .failure(RowCastError(.invalidRequest, "a request must be a JSON object, got \(value.kindName)"), op: nil, req: nil, client: nil)
+            }
         } catch {
             return .failure(RowCastError(.invalidJSON, "invalid JSON: \(error)"), op: nil, req: nil, client: nil)
-        }
-        guard case .object(let object) = value else {
-            return .failure(RowCastError(.invalidRequest, "a request must be a JSON object, got \(value.kindName)"), op: nil, req: nil, client: nil)
         }
         let req = object["req"].flatMap { value -> JSONValue? in
             switch value {
@@ -51,7 +80,7 @@ public struct RequestDecoder: Sendable {
         let client = object["client"]?.stringValue
         let op = object["op"]?.stringValue
         do throws(RowCastError) {
-            let request = try decode(object, channel: channel, req: req, client: client)
+            let request = try decode(object, item: rawItem, items: rawItems, channel: channel, req: req, client: client)
             return .request(request)
         } catch {
             var error = error
@@ -60,7 +89,7 @@ public struct RequestDecoder: Sendable {
         }
     }
 
-    private func decode(_ object: JSONObject, channel: Channel, req: JSONValue?, client: String?) throws(RowCastError) -> Request {
+    private func decode(_ object: JSONObject, item rawItem: RawItem?, items rawItems: [RawItem.Element]?, channel: Channel, req: JSONValue?, client: String?) throws(RowCastError) -> Request {
         let top = FieldReader(object: object, path: "", context: "request")
         let op = try top.string("op")
         if let value = object["req"], req == nil {
@@ -75,7 +104,11 @@ public struct RequestDecoder: Sendable {
         case "upsert":
             try reader.rejectUnknown(allowing: common.union(["feed", "item"]))
             let feed = try feedName(reader)
-            let item = try Self.item(try reader.object("item"), path: "item.", context: op)
+            guard let rawItem else {
+                _ = try reader.object("item")  // throws the missing or mistyped field
+                throw RowCastError(.internalError, "upsert: item was not read")
+            }
+            let item = try Self.item(rawItem, path: "item.", context: op)
             return Request(op: op, feed: feed, operation: .upsert(item), req: req, client: client)
         case "delete":
             try reader.rejectUnknown(allowing: common.union(["feed", "id"]))
@@ -91,16 +124,19 @@ public struct RequestDecoder: Sendable {
         case "reset":
             try reader.rejectUnknown(allowing: common.union(["feed", "items", "sections"]))
             let feed = try feedName(reader)
-            guard let itemValues = try reader.optionalArray("items") else {
+            guard let rawItems else {
+                _ = try reader.optionalArray("items")  // throws when mistyped
                 throw RowCastError(.missingField, "reset: missing field \"items\" (send [] to empty the feed)", field: "items")
             }
             var items: [ItemInput] = []
-            items.reserveCapacity(itemValues.count)
-            for (index, value) in itemValues.enumerated() {
-                guard case .object(let itemObject) = value else {
+            items.reserveCapacity(rawItems.count)
+            for (index, element) in rawItems.enumerated() {
+                switch element {
+                case .item(let raw):
+                    items.append(try Self.item(raw, path: "items[\(index)].", context: op))
+                case .other(let value):
                     throw RowCastError(.invalidField, "reset: items[\(index)] must be an object, got \(value.kindName)", field: "items[\(index)]")
                 }
-                items.append(try Self.item(itemObject, path: "items[\(index)].", context: op))
             }
             var sections: [SectionInput] = []
             for (index, value) in (try reader.optionalArray("sections") ?? []).enumerated() {
@@ -147,25 +183,36 @@ public struct RequestDecoder: Sendable {
         return feed
     }
 
-    /// Validates an item object found at `path`.
-    static func item(_ object: JSONObject, path: String, context: String) throws(RowCastError) -> ItemInput {
-        let reader = FieldReader(object: object, path: path, context: context)
+    /// Validates an item read at `path`.
+    static func item(_ raw: RawItem, path: String, context: String) throws(RowCastError) -> ItemInput {
+        let reader = FieldReader(object: raw.members, path: path, context: context)
         let id = try reader.id("id")
         do throws(RowCastError) {
-            try reader.rejectUnknown(allowing: ["id", "type", "section", "sort", "data"])
+            try reader.rejectUnknown(allowing: ["id", "type", "section", "sort"])
             let type = try reader.type("type")
             let section = try reader.optionalString("section") ?? ItemInput.defaultSection
             guard Names.isValidID(section) else {
                 throw reader.invalid("section", "must be a non-empty string of at most \(Names.maximumIDLength) bytes")
             }
             let sort = try reader.optionalNumber("sort")
-            let data = try reader.optionalObject("data") ?? JSONObject()
-            return ItemInput(id: id, type: type, section: section, sort: sort, data: data)
+            if case .other(let kind) = raw.data { throw reader.invalid("data", "must be an object, got \(kind)") }
+            return ItemInput(id: id, type: type, section: section, sort: sort, json: raw.bytes)
         } catch {
             var error = error
             error.id = id
             throw error
         }
+    }
+
+    /// Validates an item stored as JSON (at start, from the durable store).
+    public static func item(json: [UInt8], context: String) throws(RowCastError) -> ItemInput {
+        let raw: RawItem
+        do {
+            raw = try JSONParser.read(json) { reader in try RawItem.read(&reader, source: json) }
+        } catch {
+            throw RowCastError(.invalidJSON, "\(context): stored item is not valid JSON (\(error))")
+        }
+        return try item(raw, path: "item.", context: context)
     }
 
     /// Validates a section object found at `path`.

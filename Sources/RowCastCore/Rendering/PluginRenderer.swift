@@ -21,13 +21,13 @@ public final class PluginRenderer: RowRendering {
     /// Renders an item with the plugin registered for its type.
     public func renderItem(type: String, input: [UInt8]) -> RenderOutcome {
         guard let plugin = registry.plugin(forItemType: type) else { return .noRenderer }
-        return Self.outcome(plugin.renderItem(input))
+        return Self.outcome(plugin.renderItem(input, checkingOutput: false))  // RowAssembler checks it
     }
 
     /// Renders a section header with the plugin registered for its type.
     public func renderHeader(type: String, input: [UInt8]) -> RenderOutcome {
         guard let plugin = registry.plugin(forHeaderType: type), plugin.rendersHeaders else { return .noRenderer }
-        return Self.outcome(plugin.renderHeader(input))
+        return Self.outcome(plugin.renderHeader(input, checkingOutput: false))  // RowAssembler checks it
     }
 
     /// Runs the action handler of the plugin registered for the item type.

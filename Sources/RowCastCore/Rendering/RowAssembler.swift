@@ -34,31 +34,50 @@ public enum RowAssembler {
         return output
     }
 
+    /// Checks the output in one pass without building it; returns the cell.
     private static func validate(_ output: [UInt8]) throws(InvalidOutput) -> String {
-        let value: JSONValue
+        var cell: String?
+        var height: Double?
         do {
-            value = try JSONParser.parse(output)
+            try JSONParser.read(output) { reader in
+                guard reader.peekValueStart() == UInt8(ascii: "{") else {
+                    throw InvalidOutput(reason: "output must be a JSON object, got \(try reader.readValue().kindName)")
+                }
+                try reader.beginObject()
+                while let key = try reader.nextKey() {
+                    switch key {
+                    case "cell":
+                        let value = try reader.readValue()
+                        guard case .string(let name) = value, !name.isEmpty else {
+                            throw InvalidOutput(reason: "output \"cell\" must be a non-empty string, got \(value.kindName)")
+                        }
+                        cell = name
+                    case "height":
+                        let value = try reader.readValue()
+                        guard case .number(let number) = value, number.isFinite, number >= 0 else {
+                            throw InvalidOutput(reason: "output \"height\" must be a number of 0 or more, got \(value)")
+                        }
+                        height = number
+                    case "content", "actions":
+                        let expected: UInt8 = key == "content" ? UInt8(ascii: "{") : UInt8(ascii: "[")
+                        guard reader.peekValueStart() == expected else {
+                            throw InvalidOutput(reason: "output \"\(key)\" must be \(key == "content" ? "an object" : "an array"), got \(try reader.readValue().kindName)")
+                        }
+                        try reader.skipValue()
+                    case "id", "type":
+                        throw InvalidOutput(reason: "output must not contain \"id\" or \"type\" (rowcastd adds them)")
+                    default:
+                        try reader.skipValue()
+                    }
+                }
+            }
+        } catch let error as InvalidOutput {
+            throw error
         } catch {
             throw InvalidOutput(reason: "output is not valid JSON (\(error))")
         }
-        guard case .object(let object) = value else {
-            throw InvalidOutput(reason: "output must be a JSON object, got \(value.kindName)")
-        }
-        guard case .string(let cell)? = object["cell"], !cell.isEmpty else {
-            throw InvalidOutput(reason: "output has no \"cell\" string")
-        }
-        guard case .number(let height)? = object["height"], height.isFinite, height >= 0 else {
-            throw InvalidOutput(reason: "output has no \"height\" number of 0 or more")
-        }
-        if let content = object["content"], content.objectValue == nil {
-            throw InvalidOutput(reason: "output \"content\" must be an object, got \(content.kindName)")
-        }
-        if let actions = object["actions"], actions.arrayValue == nil {
-            throw InvalidOutput(reason: "output \"actions\" must be an array, got \(actions.kindName)")
-        }
-        if object["id"] != nil || object["type"] != nil {
-            throw InvalidOutput(reason: "output must not contain \"id\" or \"type\" (rowcastd adds them)")
-        }
+        guard let cell else { throw InvalidOutput(reason: "output has no \"cell\" string") }
+        guard height != nil else { throw InvalidOutput(reason: "output has no \"height\" number of 0 or more") }
         return cell
     }
 }

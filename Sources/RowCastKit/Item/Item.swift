@@ -1,5 +1,5 @@
 /// A read-only view of one feed item as rowcastd hands it to a plugin:
-/// `{"id": string, "type": string, "section": string, "sort": number (optional), "data": {...}}`.
+/// `{"id": string, "type": string, "section": string (optional), "sort": number (optional), "data": {...} (optional)}`.
 ///
 /// The envelope fields are checked once, when the item is made; the fields of `data` are read
 /// with the typed accessors of ``FieldReading`` (`string("name")`, `number("price")`, ...),
@@ -9,7 +9,7 @@ public struct Item: FieldReading, Sendable {
     public let id: String
     /// The item type that chose the controller, e.g. `product`.
     public let type: String
-    /// The id of the section the item belongs to (empty when the input has none).
+    /// The id of the section the item belongs to (`default` when the input names none, as in rowcastd).
     public let section: String
     /// The item's sort key within its section, when it has one.
     public let sort: Double?
@@ -35,7 +35,7 @@ public struct Item: FieldReading, Sendable {
         let envelope = Envelope(fields: object)
         id = try envelope.string("id")
         type = try envelope.string("type")
-        section = try envelope.optionalString("section") ?? ""
+        section = try envelope.optionalString("section") ?? "default"
         sort = try envelope.optionalNumber("sort")
         if let data = envelope.optionalValue("data") {
             guard let dataObject = data.objectValue else { throw .invalidField("data", mustBe: "an object", got: data) }

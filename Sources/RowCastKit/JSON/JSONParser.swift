@@ -7,11 +7,16 @@ public struct JSONParser: ~Copyable {
     /// How deep arrays and objects may nest before the input is refused.
     public static let maximumDepth = 64
 
-    private let bytes: UnsafeRawBufferPointer
-    private var index = 0
-    private var depth = 0
+    let bytes: UnsafeRawBufferPointer
+    var index = 0
+    var depth = 0
+    /// Reading mode: whether the current object has had no member read yet.
+    var expectingFirstMember = false
 
     private init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// A parser positioned at the start of `bytes`, for the pull-style reading methods.
+    init(reading bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// Parses one JSON value that spans all of `bytes` (surrounding whitespace allowed).
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
@@ -43,7 +48,7 @@ public struct JSONParser: ~Copyable {
 
     // MARK: - Values
 
-    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw fail("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return .object(try parseObject())
@@ -57,7 +62,7 @@ public struct JSONParser: ~Copyable {
         }
     }
 
-    private mutating func parseObject() throws(JSONParseError) -> JSONObject {
+    mutating func parseObject() throws(JSONParseError) -> JSONObject {
         try enterContainer()
         index += 1  // {
         var object = JSONObject()
@@ -89,7 +94,7 @@ public struct JSONParser: ~Copyable {
         }
     }
 
-    private mutating func parseArray() throws(JSONParseError) -> [JSONValue] {
+    mutating func parseArray() throws(JSONParseError) -> [JSONValue] {
         try enterContainer()
         index += 1  // [
         var elements: [JSONValue] = []
@@ -114,7 +119,7 @@ public struct JSONParser: ~Copyable {
         }
     }
 
-    private mutating func enterContainer() throws(JSONParseError) {
+    mutating func enterContainer() throws(JSONParseError) {
         depth += 1
         guard depth <= Self.maximumDepth else {
             throw fail("nesting deeper than \(Self.maximumDepth) levels")
@@ -123,7 +128,7 @@ public struct JSONParser: ~Copyable {
 
     // MARK: - Strings
 
-    private mutating func parseString() throws(JSONParseError) -> String {
+    mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes.
@@ -146,9 +151,8 @@ public struct JSONParser: ~Copyable {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let string = String(validating: buffer, as: UTF8.self) else {
-                    throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string")
-                }
+                let string = buffer.withUnsafeBytes { UTF8Validation.string($0) }
+                guard let string else { throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string") }
                 return string
             case UInt8(ascii: "\\"):
                 index += 1
@@ -163,7 +167,7 @@ public struct JSONParser: ~Copyable {
         throw fail("unterminated string")
     }
 
-    private mutating func decodeEscape(into buffer: inout [UInt8]) throws(JSONParseError) {
+    mutating func decodeEscape(into buffer: inout [UInt8]) throws(JSONParseError) {
         guard index < bytes.count else { throw fail("unterminated escape") }
         let code = bytes[index]
         index += 1
@@ -216,7 +220,7 @@ public struct JSONParser: ~Copyable {
     }
 
     private func makeString(_ slice: UnsafeRawBufferPointer, at start: Int) throws(JSONParseError) -> String {
-        guard let string = String(validating: slice, as: UTF8.self) else {
+        guard let string = UTF8Validation.string(slice) else {
             throw JSONParseError(offset: start, reason: "invalid UTF-8 in a string")
         }
         return string
@@ -282,7 +286,7 @@ public struct JSONParser: ~Copyable {
         index += count
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -291,7 +295,7 @@ public struct JSONParser: ~Copyable {
         }
     }
 
-    private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+    func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
@@ -299,7 +303,7 @@ public struct JSONParser: ~Copyable {
         (0x20..<0x7F).contains(byte) ? String(UnicodeScalar(byte)) : "0x" + String(byte, radix: 16)
     }
 
-    private func fail(_ reason: String) -> JSONParseError {
+    func fail(_ reason: String) -> JSONParseError {
         JSONParseError(offset: index, reason: reason)
     }
 }

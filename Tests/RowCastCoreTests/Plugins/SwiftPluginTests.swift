@@ -35,10 +35,12 @@ struct SwiftPluginTests {
             #expect(registry.typeEntries == [
                 PluginTypeEntry(type: "advertising", kind: .item, plugin: "advertising", version: "1.0.0", file: files["advertising"]!),
                 PluginTypeEntry(type: "product", kind: .item, plugin: "product", version: "1.0.0", file: files["product"]!),
+                PluginTypeEntry(type: "sponsored", kind: .header, plugin: "advertising", version: "1.0.0", file: files["advertising"]!),
             ])
             let product = try #require(registry.plugin(forItemType: "product"))
             #expect(product.handlesSelect)
             #expect(!product.rendersHeaders)
+            #expect(try #require(registry.plugin(forHeaderType: "sponsored")).rendersHeaders)
         }
     }
 

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A release `rowcastd` started by the benchmark on wildcard loopback ports, with the release
+/// plugins; stopped with SIGTERM (then SIGKILL) when done.
+final class BenchDaemon {
+    let process = Process()
+    private(set) var ingest = ""
+    private(set) var control = ""
+    private(set) var publish = ""
+    private let output = Pipe()
+
+    /// The directory of this executable (where the release rowcastd and plugins are).
+    static var productsDirectory: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+    }
+
+    init(extraArguments: [String] = []) throws {
+        let directory = Self.productsDirectory
+        process.executableURL = URL(fileURLWithPath: directory + "/rowcastd")
+        process.arguments = ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
+                             "--plugins", directory, "--log-level", "warning"] + extraArguments
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+        let handle = output.fileHandleForReading
+        var text = ""
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, process.isRunning {
+            let data = handle.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("rowcastd ready ") }) {
+                for field in line.split(separator: " ").dropFirst(2) {
+                    let parts = field.split(separator: "=", maxSplits: 1).map(String.init)
+                    switch parts[0] {
+                    case "ingest": ingest = parts[1]
+                    case "control": control = parts[1]
+                    case "publish": publish = parts[1]
+                    default: break
+                    }
+                }
+                return
+            }
+        }
+        stop()
+        throw BenchFailure("rowcastd did not become ready: \(text)")
+    }
+
+    /// Peak resident memory of the daemon so far, in bytes (VmHWM).
+    var peakResidentBytes: Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+            return kilobytes * 1024
+        }
+        return 0
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+/// A benchmark that could not run, and why.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import RowCastKit
+import ZeroMQ
+
+/// Issue 6's throughput figures, measured on the same machine and the same messages in one run:
+/// - baseline: raw ZeroMQ forwarding PUSH → PULL → PUB → SUB through our wrapper, no parsing;
+/// - end to end: PUSH into a real release rowcastd with the real plugins, one subscriber
+///   counting the rows it receives; from the first send to the last row received.
+struct ThroughputBenchmark {
+    var baselineItems = 500_000
+    var endToEndItems = 200_000
+    var results = JSONObject()
+
+    mutating func run() throws -> String {
+        var table = BenchTable(title: "Throughput: car feed items (~250 bytes), PUSH over tcp loopback, one subscriber",
+                               header: ["path", "items", "seconds", "items/s", "vs baseline"])
+        let baseline = try Self.baseline(items: baselineItems)
+        table.add(["raw ZeroMQ PUSH→PULL→PUB→SUB", baselineItems.formatted, format3(baseline), Int(Double(baselineItems) / baseline).formatted, "1.00"])
+        let endToEnd = try Self.endToEnd(items: endToEndItems)
+        let rate = Double(endToEndItems) / endToEnd.seconds
+        let baselineRate = Double(baselineItems) / baseline
+        table.add(["rowcastd end to end (" + endToEnd.note + ")", endToEndItems.formatted, format3(endToEnd.seconds), Int(rate).formatted, format3(rate / baselineRate)])
+        results["baseline"] = ["items": .number(Double(baselineItems)), "seconds": .number(baseline), "itemsPerSecond": .number(baselineRate)]
+        results["endToEnd"] = ["items": .number(Double(endToEndItems)), "seconds": .number(endToEnd.seconds), "itemsPerSecond": .number(rate),
+                               "ratioToBaseline": .number(rate / baselineRate), "peakResidentBytes": .number(Double(endToEnd.peakResident)),
+                               "setup": .string(endToEnd.note)]
+        return table.render()
+    }
+
+    /// Seconds to forward `items` messages through an in-process PULL→PUB forwarder.
+    static func baseline(items: Int) throws -> Double {
+        let context = try Context()
+        let stop = StopFlag()
+        let endpoints = Mailbox<(pull: String, pub: String)>()
+        let topic = Array("rows.cars\0".utf8)
+        // The forwarder thread owns its two sockets.
+        Thread {
+            do {
+                let input = try Socket(context: context, type: .pull)
+                let output = try Socket(context: context, type: .pub)
+                for socket in [input, output] {
+                    try socket.setOption(.linger, 0)
+                    try socket.setOption(.receiveHighWaterMark, 0)
+                    try socket.setOption(.sendHighWaterMark, 0)
+                }
+                try input.bind("tcp://127.0.0.1:*")
+                try output.bind("tcp://127.0.0.1:*")
+                try input.setOption(.receiveTimeout, 100)
+                endpoints.put((try input.lastEndpoint, try output.lastEndpoint))
+                while !stop.isSet {
+                    guard let body = try input.receive() else { continue }
+                    _ = try output.send([topic, body])
+                }
+            } catch {
+                endpoints.put(("", ""))
+                print("baseline forwarder: \(error)")
+            }
+        }.start()
+        defer { stop.set() }
+        let (pullEndpoint, pubEndpoint) = endpoints.take()
+        guard !pullEndpoint.isEmpty else { throw BenchFailure("baseline: the forwarder did not start") }
+
+        let subscriber = try Socket(context: context, type: .sub)
+        try subscriber.setOption(.linger, 0)
+        try subscriber.setOption(.receiveHighWaterMark, 0)
+        try subscriber.setOption(.receiveTimeout, 10_000)
+        try subscriber.subscribe("")
+        try subscriber.connect(pubEndpoint)
+        // Slow joiner: warm up until the subscriber sees a message, then drain the warm-up.
+        let warmUp = try Socket(context: context, type: .push)
+        try warmUp.setOption(.linger, 0)
+        try warmUp.connect(pullEndpoint)
+        repeat { _ = try warmUp.send(Array("warm-up".utf8)) } while try subscriber.receiveMultipart(dontWait: true) == nil && sleepBriefly()
+        Thread.sleep(forTimeInterval: 0.2)
+        while try subscriber.receiveMultipart(dontWait: true) != nil {}
+        warmUp.close()
+
+        let messages = (0..<items).map { CarFeed.upsert($0, run: "base") }
+        let start = ContinuousClock.now
+        startProducer(context: context, endpoint: pullEndpoint, messages: messages)
+        var received = 0
+        while received < items {
+            guard try subscriber.receiveMultipart() != nil else { throw BenchFailure("baseline: stalled at \(received) of \(items)") }
+            received += 1
+        }
+        let elapsed = ContinuousClock.now - start
+        subscriber.close()
+        return elapsed.seconds
+    }
+
+    /// A thread that owns a PUSH socket and sends `messages` to `endpoint`.
+    static func startProducer(context: Context, endpoint: String, messages: [[UInt8]]) {
+        Thread {
+            do {
+                let producer = try Socket(context: context, type: .push)
+                try producer.setOption(.linger, 5000)
+                try producer.setOption(.sendHighWaterMark, 0)
+                try producer.connect(endpoint)
+                for message in messages { _ = try producer.send(message) }
+                producer.close()
+            } catch {
+                print("producer: \(error)")
+            }
+        }.start()
+    }
+
+    /// Seconds from the first PUSH to the last row received from a real rowcastd.
+    static func endToEnd(items: Int) throws -> (seconds: Double, peakResident: Int, note: String) {
+        let daemon = try BenchDaemon(extraArguments: ["--heartbeat-ms", "50"])
+        defer { daemon.stop() }
+        let context = try Context()
+        let subscriber = try Socket(context: context, type: .sub)
+        try subscriber.setOption(.linger, 0)
+        try subscriber.setOption(.receiveHighWaterMark, 0)
+        try subscriber.setOption(.receiveTimeout, 20_000)
+        try subscriber.subscribe("heartbeat")
+        try subscriber.subscribe("rows.")
+        try subscriber.connect(daemon.publish)
+        _ = try subscriber.receiveMultipart()  // a heartbeat: the subscription is live
+        let messages = (0..<items).map { CarFeed.upsert($0, run: "e2e") }
+        let start = ContinuousClock.now
+        startProducer(context: context, endpoint: daemon.ingest, messages: messages)
+        var rows = 0
+        while rows < items {
+            guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("end to end: stalled at \(rows) of \(items) rows") }
+            if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
+        }
+        let elapsed = ContinuousClock.now - start
+        subscriber.close()
+        return (elapsed.seconds, daemon.peakResidentBytes, "in memory, real plugins")
+    }
+}
+
+/// One value handed from one thread to another.
+final class Mailbox<Value: Sendable>: @unchecked Sendable {  // `value` is guarded by `condition`
+    private let condition = NSCondition()
+    private var value: Value?
+
+    func put(_ newValue: Value) {
+        condition.lock()
+        value = newValue
+        condition.signal()
+        condition.unlock()
+    }
+
+    func take() -> Value {
+        condition.lock()
+        while value == nil { condition.wait() }
+        let result = value!
+        condition.unlock()
+        return result
+    }
+}
+
+/// A flag one thread sets and another polls.
+final class StopFlag: @unchecked Sendable {  // every access holds `lock`
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
+
+/// Sleeps a millisecond; always true (for use in loop conditions).
+func sleepBriefly() -> Bool {
+    Thread.sleep(forTimeInterval: 0.001)
+    return true
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
