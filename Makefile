@@ -10,7 +10,14 @@ RELEASE_DIR  := .build/release
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev
 
-.PHONY: all deps build test test-swift test-python run bench clean help
+BINDIR       := $(PREFIX)/bin
+PLUGINDIR    := $(PREFIX)/lib/rowcast/plugins
+UNITDIR      ?= $(PREFIX)/lib/systemd/system
+DOCDIR       := $(PREFIX)/share/doc/rowcast
+SYSCONFDIR   ?= /etc
+CONFIGDIR    := $(SYSCONFDIR)/rowcast
+
+.PHONY: all deps build test test-swift test-python run bench clean help install uninstall
 
 all: build
 
@@ -19,6 +26,8 @@ help:
 	@echo "make test   install what is missing, build, and run every test"
 	@echo "make build  install what is missing and build (debug)"
 	@echo "make bench  build in release mode and run the benchmarks"
+	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  release build, then install the binaries,"
+	@echo "             plugins, /etc/rowcast/rowcastd.yaml (kept if present) and the systemd unit"
 
 ## deps: install the system packages and Python modules the build and tests need, when missing.
 deps:
@@ -52,6 +61,40 @@ run: build
 bench: deps
 	$(SWIFT) build -c release
 	$(RELEASE_DIR)/rowcast-bench
+
+## install: a release build, installed under $(DESTDIR)$(PREFIX): rowcastd and rowcast in bin/,
+## the plugins in lib/rowcast/plugins/ (where rowcastd looks, next to its executable), the
+## default configuration in /etc/rowcast/ (an existing one is kept; the new one goes next to it
+## as rowcastd.yaml.default), the unit in lib/systemd/system/ with this PREFIX's paths, and the
+## docs. Then: systemctl daemon-reload && systemctl enable --now rowcastd
+install: deps
+	$(SWIFT) build -c release --product rowcastd
+	$(SWIFT) build -c release --product rowcast
+	$(SWIFT) build -c release --product rowcast-product
+	$(SWIFT) build -c release --product rowcast-advertising
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(RELEASE_DIR)/rowcastd $(RELEASE_DIR)/rowcast $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(RELEASE_DIR)/librowcast-product.so $(RELEASE_DIR)/librowcast-advertising.so $(DESTDIR)$(PLUGINDIR)/
+	if [ -e $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml ]; then \
+		install -m 0644 Config/rowcastd.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml.default; \
+		echo "kept $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml; the new default is rowcastd.yaml.default"; \
+	else \
+		install -m 0644 Config/rowcastd.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml; \
+	fi
+	sed -e 's|/usr/local/bin/rowcastd|$(BINDIR)/rowcastd|g' \
+	    -e 's|/etc/rowcast/rowcastd.yaml|$(CONFIGDIR)/rowcastd.yaml|g' \
+	    -e 's|/usr/local/share/doc/rowcast|$(DOCDIR)|g' \
+	    systemd/rowcastd.service > $(DESTDIR)$(UNITDIR)/rowcastd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/rowcastd.service
+	install -m 0644 README.md docs/OPERATIONS.md docs/PROTOCOL.md docs/PLUGINS.md $(DESTDIR)$(DOCDIR)/
+	@echo "installed under $(DESTDIR)$(PREFIX); now: systemctl daemon-reload && systemctl enable --now rowcastd"
+
+## uninstall: removes what install put in place, except the configuration in /etc/rowcast.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/rowcastd $(DESTDIR)$(BINDIR)/rowcast
+	rm -f $(DESTDIR)$(PLUGINDIR)/librowcast-product.so $(DESTDIR)$(PLUGINDIR)/librowcast-advertising.so
+	rm -f $(DESTDIR)$(UNITDIR)/rowcastd.service
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	$(SWIFT) package clean

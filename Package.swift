@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
@@ -46,6 +48,9 @@ let package = Package(
                 "ZeroMQ",
                 "RowCastCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .target(name: "RowCastClient", dependencies: ["ZeroMQ", "RowCastKit"]),
@@ -57,6 +62,8 @@ let package = Package(
                 "RowCastKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -81,6 +88,15 @@ let package = Package(
         .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastCore", "ZeroMQ"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "ZeroMQ"]),
+        .testTarget(
+            name: "RowCastDaemonTests",
+            dependencies: [
+                "RowCastDaemon", "RowCastCore", "RowCastKit", "ZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastDaemon", "ZeroMQ"]),
     ]
 )

@@ -11,44 +11,53 @@ import Glibc
 /// batch, hands it to the engine, publishes the deltas and sends the replies.
 ///
 /// Not `Sendable`: every socket, the engine and the plugins belong to the thread that calls
-/// `run`. Other threads talk to it only through its `StopSignal`.
+/// `start` and `run` (`DaemonService` gives it a thread of its own). Other threads talk to it
+/// only through its `StopSignal`.
 public final class Daemon {
-    /// The configuration it started with.
-    public let configuration: DaemonConfiguration
+    /// The configuration in force: the one it started with, then the last one a reload applied
+    /// (settings that need a restart keep their start-up values).
+    public internal(set) var configuration: DaemonConfiguration
     /// The endpoints actually bound (wildcard ports resolved), once `start` returned.
     public private(set) var boundEndpoints: (ingest: String, control: String, publish: String) = ("", "", "")
 
-    private let logger: Logger
-    private let loadRenderer: ([String], PluginRenderer?) -> PluginRenderer
-    private var renderer: PluginRenderer?
+    let logger: Logger
+    let environment: DaemonEnvironment
+    let loadRenderer: ([String], PluginRenderer?) -> PluginRenderer
+    var renderer: PluginRenderer?
     private let context: Context
-    private var ingest: Socket?
-    private var control: Socket?
-    private var publish: Socket?
+    var ingest: Socket?
+    var control: Socket?
+    var publish: Socket?
     private let poller = Poller()
-    private var engine: Engine?
-    private var durable: DurableEngine?
+    var engine: Engine?
+    var durable: DurableEngine?
     private var restoreReports: [Publication] = []
     private var lastPublication = ContinuousClock.now
+    var watchdog: WatchdogSchedule?
+    var statusSummary = StatusSummary()
+    var reloadFailure: String?
 
     /// A daemon that loads its plugins from the configured directories.
-    public convenience init(configuration: DaemonConfiguration, logger: Logger) throws {
-        try self.init(configuration: configuration, logger: logger) { directories, previous in
+    public convenience init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment()) throws {
+        try self.init(configuration: configuration, logger: logger, environment: environment) { directories, previous in
             PluginRenderer.load(directories: directories, logger: logger, previous: previous)
         }
     }
 
     /// A daemon that loads its renderer with `loadRenderer` (directories, previous renderer).
-    public init(configuration: DaemonConfiguration, logger: Logger, loadRenderer: @escaping ([String], PluginRenderer?) -> PluginRenderer) throws {
+    public init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment(), loadRenderer: @escaping ([String], PluginRenderer?) -> PluginRenderer) throws {
         self.configuration = configuration
         self.logger = logger
+        self.environment = environment
         self.loadRenderer = loadRenderer
+        watchdog = environment.watchdog
         context = try Context()
     }
 
     /// Loads the plugins, opens the durable store and loads every feed from it, then binds
-    /// every socket. Throws a `StoreError` naming the file when the state cannot be used, and
-    /// a `ZeroMQError` naming the endpoint when one cannot be bound (in use, or malformed).
+    /// every socket, in that order; `run` announces readiness after it, so READY=1 means the
+    /// state is loaded. Throws a `StoreError` naming the file when the state cannot be used,
+    /// and a `ZeroMQError` naming the endpoint when one cannot be bound (in use, or malformed).
     public func start() throws {
         let renderer = loadRenderer(configuration.pluginDirectories, nil)
         self.renderer = renderer
@@ -89,7 +98,7 @@ public final class Daemon {
             "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],
             "state": ["directory": .string(configuration.stateDirectory), "durability": .string(configuration.durability.rawValue)],
         ]
-        logger.info("rowcastd ready", metadata: [
+        logger.debug("sockets bound", metadata: [
             "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
             "plugins": "\(renderer.pluginCount)",
         ])
@@ -100,13 +109,15 @@ public final class Daemon {
         "rowcastd ready ingest=\(boundEndpoints.ingest) control=\(boundEndpoints.control) publish=\(boundEndpoints.publish)"
     }
 
-    /// Runs the loop until `signal` asks for a stop, then answers what it already read and
-    /// closes the sockets (waiting at most the linger time for queued messages).
+    /// Announces readiness (the ready line, READY=1), then runs the loop until `signal` asks
+    /// for a stop; answers what it already read, sends STOPPING=1 and closes the sockets
+    /// (waiting at most the linger time for queued messages).
     public func run(until signal: StopSignal) throws {
         guard let durable, let ingest, let control, let publish else {
             preconditionFailure("Daemon.run called before start")
         }
         let engine = durable.engine
+        announceReady(engine: engine)
         lastPublication = .now
         try publishAll(restoreReports, on: publish)
         restoreReports = []
@@ -122,12 +133,16 @@ public final class Daemon {
                 if !messages.isEmpty {
                     let output = try durable.process(messages)
                     try send(output, envelopes: envelopes, control: control, publish: publish)
+                    for deferred in output.deferred {
+                        try answerReload(deferred, envelope: envelopes[deferred.token], engine: engine, control: control, publish: publish)
+                    }
                 }
             }
-            if signal.takeReloadRequest() { try reload(durable: durable, publish: publish) }
+            if signal.takeReloadRequest() { _ = try reload(engine: engine, publish: publish) }
             try heartbeatIfIdle(engine: engine, publish: publish)
+            keepAlive(engine: engine)
         }
-        logger.info("rowcastd stopping", metadata: ["feeds": "\(engine.feeds.count)"])
+        announceStopping(engine: engine)
         close()
     }
 
@@ -175,20 +190,12 @@ public final class Daemon {
         }
     }
 
-    private func publishAll(_ publications: [Publication], on publish: Socket) throws {
+    func publishAll(_ publications: [Publication], on publish: Socket) throws {
         guard !publications.isEmpty else { return }
         for publication in publications {
             _ = try publish.send([publication.topic, publication.body], dontWait: true)
         }
         lastPublication = .now
-    }
-
-    private func reload(durable: DurableEngine, publish: Socket) throws {
-        logger.info("reloading plugins", metadata: ["directories": "\(configuration.pluginDirectories)"])
-        let renderer = loadRenderer(configuration.pluginDirectories, self.renderer)
-        self.renderer = renderer
-        try publishAll(durable.replaceRenderer(renderer), on: publish)
-        logger.info("plugins reloaded", metadata: ["plugins": "\(renderer.pluginCount)"])
     }
 
     private func heartbeatIfIdle(engine: Engine, publish: Socket) throws {
@@ -200,10 +207,13 @@ public final class Daemon {
         try publishAll([Publication(topic: Topic.heartbeat, body: body.serialized())], on: publish)
     }
 
-    /// Wakes up in time for the next heartbeat, and at least every 100 ms to see a stop request.
+    /// Wakes up in time for the next heartbeat and watchdog ping, and at least every 100 ms to
+    /// see a stop request.
     private func pollTimeout() -> Int {
-        let untilHeartbeat = Duration.milliseconds(configuration.heartbeatMilliseconds) - (ContinuousClock.now - lastPublication)
-        let milliseconds = Int(untilHeartbeat.components.seconds * 1000 + untilHeartbeat.components.attoseconds / 1_000_000_000_000_000)
+        let now = ContinuousClock.now
+        var wait = Duration.milliseconds(configuration.heartbeatMilliseconds) - (now - lastPublication)
+        if let watchdog { wait = min(wait, watchdog.timeUntilDue(at: now)) }
+        let milliseconds = Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
         return max(0, min(100, milliseconds))
     }
 }

@@ -1,3 +1,5 @@
+import Logging
+
 /// Everything rowcastd needs to start, with the embedded defaults of docs/OPERATIONS.md.
 public struct DaemonConfiguration: Sendable, Equatable {
     /// The PULL endpoint for fire-and-forget ingest.
@@ -25,6 +27,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var stateDirectory = "./.rowcast"
     /// How hard each commit pushes data to disk (SQLite `synchronous`).
     public var durability: Durability = .normal
+
+    /// The lowest level logged.
+    public var logLevel: Logger.Level = .info
 
     /// The embedded defaults.
     public init() {}

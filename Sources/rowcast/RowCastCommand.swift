@@ -18,10 +18,11 @@ struct RowCastCommand: ParsableCommand {
               rowcast subscribe --feed cars --replica --table
               rowcast snapshot --feed cars
               rowcast status
+              rowcast reload
             """,
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, SnapshotCommand.self, StatusCommand.self,
-            PluginsCommand.self, SelectCommand.self,
+            PluginsCommand.self, SelectCommand.self, ReloadCommand.self,
         ]
     )
 }

@@ -1,16 +1,15 @@
 import ArgumentParser
+import Foundation
 import Logging
 import RowCastCore
 import RowCastDaemon
 import RowCastKit
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import ServiceLifecycle
+import UnixSignals
 
 /// `rowcastd`: the RowCast daemon.
 @main
-struct RowcastdCommand: ParsableCommand {
+struct RowcastdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rowcastd",
         abstract: "The RowCast daemon: renders feed items into rows with plugins and publishes the changes.",
@@ -18,106 +17,166 @@ struct RowcastdCommand: ParsableCommand {
             Producers send feed operations to the ingest (PULL) or control (ROUTER) socket; \
             subscribers get deltas from the publish (PUB) socket. See docs/PROTOCOL.md.
 
-            With no options rowcastd listens on 127.0.0.1 ports 7701 (ingest), 7702 (control) and \
-            7703 (publish) and loads plugins (librowcast-*.so) from the directory of its own \
-            executable and from ../lib/rowcast/plugins next to it. When every socket is bound it \
-            prints one line: "rowcastd ready ingest=... control=... publish=...".
+            Settings come from the embedded defaults, then the file given with --config \
+            (Config/rowcastd.yaml documents every key), then the options below. With no options \
+            rowcastd listens on 127.0.0.1 ports 7701 (ingest), 7702 (control) and 7703 (publish) \
+            and loads plugins (librowcast-*.so) from the directory of its own executable and from \
+            ../lib/rowcast/plugins next to it. When every socket is bound it prints one line: \
+            "rowcastd ready ingest=... control=... publish=..." (and tells systemd READY=1).
 
-            SIGTERM or SIGINT stops it (a second one stops it at once); SIGHUP rescans the plugin \
-            directories.
+            SIGTERM or SIGINT stops it after the batch in hand (a second one stops it at once); \
+            SIGHUP re-reads the configuration file and rescans the plugin directories.
 
             Feeds are kept in an SQLite database in the state directory and every ack is sent \
-            after its batch is committed (docs/OPERATIONS.md, "State"). Exit status 65: the \
-            database needs a person (damaged, newer, foreign); 73: the state directory cannot \
-            be written; 75: another rowcastd uses it.
+            after its batch is committed (docs/OPERATIONS.md, "State").
+
+            Exit status: 0 stopped by a signal after draining; 1 could not start or run, or a \
+            second stop signal; 64 invalid command line; 65 the database needs a person \
+            (damaged, newer, foreign); 73 the state directory cannot be written; 74 an I/O \
+            error on the state; 75 another rowcastd uses the state directory; 78 invalid \
+            configuration.
             """,
         version: RowCastVersion.current
     )
 
-    @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the ingest (PULL) socket.", valueName: "endpoint"))
-    var ingest = DaemonConfiguration().ingestEndpoint
+    @Option(name: .long, help: ArgumentHelp("Read settings from this YAML file (see Config/rowcastd.yaml); options below override it.", valueName: "file"))
+    var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the control (ROUTER) socket.", valueName: "endpoint"))
-    var control = DaemonConfiguration().controlEndpoint
+    @Flag(name: .long, help: "Check the configuration (file and options), print the settings in force, and exit: 0 when valid, 78 when not.")
+    var checkConfig = false
 
-    @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the publish (PUB) socket.", valueName: "endpoint"))
-    var publish = DaemonConfiguration().publishEndpoint
+    @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the ingest (PULL) socket. [default: tcp://127.0.0.1:7701]", valueName: "endpoint"))
+    var ingest: String?
 
-    @Option(name: .customLong("plugins"), help: ArgumentHelp("A directory to load plugins (librowcast-*.so) from; repeat for several. Replaces the default directories.", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the control (ROUTER) socket. [default: tcp://127.0.0.1:7702]", valueName: "endpoint"))
+    var control: String?
+
+    @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the publish (PUB) socket. [default: tcp://127.0.0.1:7703]", valueName: "endpoint"))
+    var publish: String?
+
+    @Option(name: .customLong("plugins"), help: ArgumentHelp("A directory to load plugins (librowcast-*.so) from; repeat for several. Replaces the configured directories.", valueName: "dir"))
     var pluginDirectories: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The largest request accepted, in bytes.", valueName: "bytes"))
-    var maxMessageBytes = DaemonConfiguration().maximumMessageBytes
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where the durable state lives. [default: $STATE_DIRECTORY, else ./.rowcast]", valueName: "dir"))
+    var stateDirectory: String?
 
-    @Option(name: .long, help: ArgumentHelp("Heartbeat after this many milliseconds without publishing.", valueName: "ms"))
-    var heartbeatMs = DaemonConfiguration().heartbeatMilliseconds
+    @Option(name: .long, help: ArgumentHelp("How hard commits push data to disk: normal or full. [default: normal]", valueName: "mode"))
+    var durability: String?
 
-    @Option(name: .long, help: ArgumentHelp("Directory of the durable state (default: $STATE_DIRECTORY, else ./.rowcast).", valueName: "dir"))
-    var stateDir: String?
+    @Option(name: .long, help: ArgumentHelp("The largest request accepted, in bytes. [default: 1048576]", valueName: "bytes"))
+    var maxMessageBytes: Int?
 
-    @Option(name: .long, help: ArgumentHelp("normal: acked data survives a crash of rowcastd; full: it also survives power loss (slower commits).", valueName: "level"))
-    var durability = DaemonConfiguration().durability.rawValue
+    @Option(name: .long, help: ArgumentHelp("Heartbeat after this many milliseconds without publishing. [default: 1000]", valueName: "ms"))
+    var heartbeatMs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
-    var logLevel = "info"
+    @Option(name: .long, help: ArgumentHelp("The most messages read and applied in one pass. [default: 4096]", valueName: "count"))
+    var batchLimit: Int?
+
+    @Option(name: .long, help: ArgumentHelp("How long closing sockets may wait to deliver what is queued. [default: 2000]", valueName: "ms"))
+    var lingerMs: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error or critical. [default: info]", valueName: "level"))
+    var logLevel: String?
+
+    /// The options given, as overrides of the configuration file.
+    var overrides: ConfigurationOverrides {
+        var overrides = ConfigurationOverrides()
+        overrides.set("endpoints.ingest", ingest.map(ConfigurationValue.text))
+        overrides.set("endpoints.control", control.map(ConfigurationValue.text))
+        overrides.set("endpoints.publish", publish.map(ConfigurationValue.text))
+        overrides.set("plugin_directories", pluginDirectories.isEmpty ? nil : .texts(pluginDirectories))
+        overrides.set("state_directory", stateDirectory.map(ConfigurationValue.text))
+        overrides.set("durability", durability.map(ConfigurationValue.text))
+        overrides.set("limits.max_message_bytes", maxMessageBytes.map(ConfigurationValue.integer))
+        overrides.set("heartbeat_ms", heartbeatMs.map(ConfigurationValue.integer))
+        overrides.set("limits.batch_limit", batchLimit.map(ConfigurationValue.integer))
+        overrides.set("limits.linger_ms", lingerMs.map(ConfigurationValue.integer))
+        overrides.set("log_level", logLevel.map(ConfigurationValue.text))
+        return overrides
+    }
 
     func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical (got \"\(logLevel)\")")
+        do {
+            _ = try overrides.apply(to: DaemonConfiguration())
+        } catch {
+            throw ValidationError(error.description)
         }
-        guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
-        guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
-        guard Durability(rawValue: durability) != nil else {
-            throw ValidationError("--durability must be normal or full (got \"\(durability)\")")
-        }
-        if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir must not be empty") }
     }
 
-    func run() throws {
-        let level = Logger.Level(rawValue: logLevel)!
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let source = ConfigurationSource(
+            defaults: ConfigurationSource.processDefaults(pluginDirectories: Self.defaultPluginDirectories(), environment: environment),
+            file: config,
+            overrides: overrides
+        )
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try source.load()
+        } catch {
+            Self.printError("rowcastd: invalid configuration: \(error)")
+            throw ExitCode(78)
         }
+        if checkConfig {
+            print("# rowcastd: the configuration is valid (\(config.map { "file \($0)" } ?? "embedded defaults") and options); settings in force:")
+            print(ConfigurationFile.render(configuration), terminator: "")
+            return
+        }
+
+        // Trap the signals first: from here on none of them kills the process by default.
+        let signals = await UnixSignalsSequence(trapping: SignalService.trapped)
+        let levelSwitch = LogLevelSwitch(configuration.logLevel)
+        let style: LogLine.Style = DaemonLogHandler.isJournalStream(environment) ? .journal : .plain
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, style: style, levelSwitch: levelSwitch) }
         let logger = Logger(label: "rowcastd")
 
-        var configuration = DaemonConfiguration()
-        configuration.ingestEndpoint = ingest
-        configuration.controlEndpoint = control
-        configuration.publishEndpoint = publish
-        configuration.pluginDirectories = pluginDirectories.isEmpty ? Self.defaultPluginDirectories() : pluginDirectories
-        configuration.maximumMessageBytes = maxMessageBytes
-        configuration.heartbeatMilliseconds = heartbeatMs
-        configuration.stateDirectory = stateDir ?? DaemonConfiguration.defaultStateDirectory(variable: getenv("STATE_DIRECTORY").map { String(cString: $0) })
-        configuration.durability = Durability(rawValue: durability)!
-
-        let signal = StopSignal()
-        let handlers = signal.installSignalHandlers()
-        let daemon = try Daemon(configuration: configuration, logger: logger)
+        var daemonEnvironment = DaemonEnvironment()
         do {
-            try daemon.start()
-        } catch let error as StoreError {
-            Self.exit(storeError: error, stage: "cannot start")
+            daemonEnvironment.notifier = try SystemdNotifier(environment: environment)
         } catch {
-            throw RowcastdFailure(message: "cannot start: \(error)")
+            logger.warning("not notifying systemd", metadata: ["reason": "\(error)"])
         }
-        print(daemon.readyLine)
-        fflush(nil)
+        daemonEnvironment.watchdog = WatchdogSchedule(environment: environment, pid: getpid())
+        daemonEnvironment.logLevel = levelSwitch
+        daemonEnvironment.configurationFile = config
+        daemonEnvironment.reloadConfiguration = { () throws(ConfigurationError) in try source.load() }
+        daemonEnvironment.announceReady = { line in
+            print(line)
+            fflush(nil)
+        }
+
+        let stop = StopSignal()
+        let daemon = DaemonService(configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [
+                .init(service: SignalService(signals: signals, stop: stop, logger: logger)),
+                .init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: Logger(label: "rowcastd.lifecycle")
+        ))
         do {
-            try daemon.run(until: signal)
+            try await group.run()
+        } catch let error as DaemonStartError where error.underlying is StoreError {
+            // State that cannot be used has an exit status of its own (65, 73, 74, 75) so the
+            // unit does not restart into the same problem.
+            let storeError = error.underlying as! StoreError
+            logger.critical("rowcastd cannot use its state", metadata: ["error": "\(storeError.message)"])
+            Self.printError("rowcastd: cannot start: \(storeError.message)")
+            throw ExitCode(storeError.exitStatus)
         } catch let error as StoreError {
-            Self.exit(storeError: error, stage: "stopped")
+            logger.critical("rowcastd cannot use its state", metadata: ["error": "\(error.message)"])
+            Self.printError("rowcastd: stopped: \(error.message)")
+            throw ExitCode(error.exitStatus)
+        } catch {
+            logger.critical("rowcastd failed", metadata: ["error": "\(error)"])
+            Self.printError("rowcastd: \(error)")
+            throw ExitCode(1)
         }
-        withExtendedLifetime(handlers) {}
     }
 
-    /// Prints a store error on one line and exits with its status (see `StoreError.exitStatus`).
-    static func exit(storeError error: StoreError, stage: String) -> Never {
-        var line = "rowcastd: \(stage): \(error.message)\n"
-        fflush(nil)
-        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-        Glibc.exit(error.exitStatus)
+    private static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 
     /// The directory of this executable, then `../lib/rowcast/plugins` beside it: those of the
@@ -131,10 +190,4 @@ struct RowcastdCommand: ParsableCommand {
         let parent = directory.split(separator: "/").dropLast().joined(separator: "/")
         return [directory, "/" + parent + "/lib/rowcast/plugins"].filter { access($0, R_OK | X_OK) == 0 }
     }
-}
-
-/// A start-up failure, printed as one line on standard error with exit status 1.
-struct RowcastdFailure: Error, CustomStringConvertible {
-    let message: String
-    var description: String { "rowcastd: \(message)" }
 }

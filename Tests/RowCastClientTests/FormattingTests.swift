@@ -56,4 +56,22 @@ import Testing
             "refused /p/librowcast-old.so: ABI version 0, rowcastd speaks 1",
         ])
     }
+
+    @Test func reloadReport() {
+        let reply: JSONValue = [
+            "ok": true, "op": "reload", "config": "/etc/rowcast/rowcastd.yaml", "plugins": 2,
+            "loaded": [["name": "advertising", "version": "1.1.0", "file": "/p/librowcast-advertising.so"]],
+            "refusals": [["file": "/p/librowcast-old.so", "reason": "speaks ABI 99"]],
+            "applied": ["log_level"], "restartRequired": ["endpoints.control"],
+        ]
+        #expect(DaemonReport.reload(reply) == [
+            "reloaded configuration /etc/rowcast/rowcastd.yaml and plugins: 2 plugins loaded",
+            "loaded advertising 1.1.0 from /p/librowcast-advertising.so",
+            "applied: log_level",
+            "needs a restart to apply: endpoints.control",
+            "refused /p/librowcast-old.so: speaks ABI 99",
+        ])
+        #expect(DaemonReport.reload(["ok": true, "op": "reload", "config": nil, "plugins": 1, "loaded": [], "refusals": [], "applied": [], "restartRequired": []])
+            == ["reloaded plugins: 1 plugin loaded"])
+    }
 }

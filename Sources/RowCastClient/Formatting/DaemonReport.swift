@@ -52,6 +52,26 @@ public enum DaemonReport {
         return lines
     }
 
+    /// The lines for a `reload` reply: what was loaded and applied, what needs a restart, and
+    /// refused plugin files.
+    public static func reload(_ reply: JSONValue) -> [String] {
+        let plugins = Int(reply["plugins"]?.numberValue ?? 0)
+        var lines = ["reloaded \(reply["config"].flatMap(\.stringValue).map { "configuration \($0) and " } ?? "")plugins: \(plugins) plugin\(plugins == 1 ? "" : "s") loaded"]
+        for plugin in reply["loaded"]?.arrayValue ?? [] {
+            lines.append("loaded \(text(plugin["name"])) \(text(plugin["version"])) from \(text(plugin["file"]))")
+        }
+        if let applied = reply["applied"]?.arrayValue, !applied.isEmpty {
+            lines.append("applied: \(list(reply["applied"]))")
+        }
+        if let restart = reply["restartRequired"]?.arrayValue, !restart.isEmpty {
+            lines.append("needs a restart to apply: \(list(reply["restartRequired"]))")
+        }
+        for refusal in reply["refusals"]?.arrayValue ?? [] {
+            lines.append("refused \(text(refusal["file"])): \(text(refusal["reason"]))")
+        }
+        return lines
+    }
+
     /// "1h 2m 3s" for 3723 seconds.
     static func duration(_ seconds: Double) -> String {
         let total = Int(seconds)

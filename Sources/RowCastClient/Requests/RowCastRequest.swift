@@ -38,6 +38,9 @@ public enum RowCastRequest {
     /// `{"op":"plugins"}`.
     public static func plugins() -> JSONValue { ["op": "plugins"] }
 
+    /// `{"op":"reload"}`: re-read the daemon's configuration and rescan its plugin directories.
+    public static func reload() -> JSONValue { ["op": "reload"] }
+
     /// `{"op":"select","feed","id","action"}`: run a row's action handler.
     public static func select(feed: String, id: String, action: String = "select") -> JSONValue {
         ["op": "select", "feed": .string(feed), "id": .string(id), "action": .string(action)]

@@ -150,6 +150,13 @@ public final class ControlClient {
         try request(RowCastRequest.plugins())
     }
 
+    /// The `reload` reply: the daemon re-read its configuration and rescanned its plugin
+    /// directories. A reload that failed (`reload_failed`) is thrown; the daemon kept running
+    /// as it was.
+    public func reload() throws(RowCastClientError) -> JSONValue {
+        try request(RowCastRequest.reload())
+    }
+
     /// Runs `action` of the row `id` of `feed`; returns the reply, whose `event` is the
     /// action event the daemon also published.
     public func select(feed: String, id: String, action: String = "select") throws(RowCastClientError) -> JSONValue {

@@ -34,7 +34,7 @@ extension Engine {
         case .reset(let items, let sections):
             extra = reset(feed: name, items: items, sections: sections, request: request, publications: &publications)
 
-        case .snapshot, .status, .plugins, .select:
+        case .snapshot, .status, .plugins, .select, .reload:
             preconditionFailure("queries are not mutations")
         }
         batch.touch(name)

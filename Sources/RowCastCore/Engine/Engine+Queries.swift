@@ -37,6 +37,8 @@ extension Engine {
             return try select(id: id, action: action, request: request, publications: &publications)
         case .upsert, .delete, .section, .deleteSection, .reset:
             preconditionFailure("mutations are answered as applied")
+        case .reload:
+            preconditionFailure("reload is deferred to the daemon (EngineOutput.deferred)")
         }
     }
 

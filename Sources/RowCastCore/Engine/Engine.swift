@@ -18,7 +18,8 @@ public final class Engine {
     public var ledger = RequestLedger()
 
     var renderer: any RowRendering
-    let decoder: RequestDecoder
+    /// Decodes every message; the daemon changes its size limit on a configuration reload.
+    public var decoder: RequestDecoder
     let logger: Logger
     let makeEpoch: () -> String
     let started = ContinuousClock.now
@@ -69,6 +70,10 @@ public final class Engine {
         }
         publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
         for (token, outcome) in pending {
+            if case .query(let request) = outcome, case .reload = request.operation {
+                output.deferred.append(DeferredRequest(token: token, request: request))
+                continue
+            }
             let body = reply(for: outcome, publications: &output.publications)
             remember(outcome, reply: body)
             output.replies.append(Reply(token: token, body: body))

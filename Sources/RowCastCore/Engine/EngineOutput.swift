@@ -32,7 +32,24 @@ public struct EngineOutput: Sendable {
     public var publications: [Publication] = []
     /// Replies, in the order the requests arrived.
     public var replies: [Reply] = []
+    /// Requests the engine does not answer (`reload`): the daemon answers each one, with the
+    /// same token, after publishing and replying the rest of the batch.
+    public var deferred: [DeferredRequest] = []
 
     /// An empty output.
     public init() {}
+}
+
+/// A control request handed to the daemon because only the daemon can act on it (`reload`).
+public struct DeferredRequest: Sendable {
+    /// The token of the caller, from `IncomingMessage.Origin.control`.
+    public var token: Int
+    /// The decoded request.
+    public var request: Request
+
+    /// A deferred request from its parts.
+    public init(token: Int, request: Request) {
+        self.token = token
+        self.request = request
+    }
 }

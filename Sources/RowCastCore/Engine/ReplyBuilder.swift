@@ -1,9 +1,9 @@
 import RowCastKit
 
 /// Builds reply and event bodies with the correlation fields (`req`, `client`) echoed.
-enum ReplyBuilder {
+public enum ReplyBuilder {
     /// `{"ok":true,"op":...,<members>,"req"?,"client"?}`.
-    static func success(op: String, members: JSONObject, req: JSONValue?, client: String?) -> [UInt8] {
+    public static func success(op: String, members: JSONObject, req: JSONValue?, client: String?) -> [UInt8] {
         var object = JSONObject()
         object.append(key: "ok", value: true)
         object.append(key: "op", value: .string(op))
@@ -13,7 +13,7 @@ enum ReplyBuilder {
     }
 
     /// `{"ok":false,"op"?:...,"error":{...},"req"?,"client"?}`.
-    static func failure(_ error: RowCastError, op: String?, req: JSONValue?, client: String?) -> [UInt8] {
+    public static func failure(_ error: RowCastError, op: String?, req: JSONValue?, client: String?) -> [UInt8] {
         var object = JSONObject()
         object.append(key: "ok", value: false)
         if let op { object.append(key: "op", value: .string(op)) }

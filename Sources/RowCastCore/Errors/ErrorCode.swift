@@ -34,6 +34,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let noAction = ErrorCode(rawValue: "no_action")
     /// The plugin failed or returned something that is not a valid row.
     public static let pluginFailed = ErrorCode(rawValue: "plugin_failed")
+    /// A `reload` failed (bad configuration file, or a plugin refused); the daemon kept running
+    /// with the configuration and plugins it had.
+    public static let reloadFailed = ErrorCode(rawValue: "reload_failed")
     /// A bug in rowcastd.
     public static let internalError = ErrorCode(rawValue: "internal_error")
 }

@@ -22,6 +22,9 @@ public struct Request: Sendable {
         case plugins
         /// Run a row's action handler.
         case select(id: String, action: String)
+        /// Re-read the daemon's configuration and rescan its plugin directories. The engine
+        /// does not answer it: it hands it to the daemon (`EngineOutput.deferred`).
+        case reload
     }
 
     /// The `op` as sent.
@@ -48,7 +51,7 @@ public struct Request: Sendable {
     public var isMutation: Bool {
         switch operation {
         case .upsert, .delete, .section, .deleteSection, .reset: return true
-        case .snapshot, .status, .plugins, .select: return false
+        case .snapshot, .status, .plugins, .select, .reload: return false
         }
     }
 }

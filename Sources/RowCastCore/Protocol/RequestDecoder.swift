@@ -146,7 +146,7 @@ public struct RequestDecoder: Sendable {
                 sections.append(try Self.section(sectionObject, path: "sections[\(index)].", context: op))
             }
             return Request(op: op, feed: feed, operation: .reset(items: items, sections: sections), req: req, client: client)
-        case "snapshot", "status", "plugins", "select":
+        case "snapshot", "status", "plugins", "select", "reload":
             guard channel == .control else {
                 throw RowCastError(.unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL)", field: "op")
             }
@@ -163,12 +163,15 @@ public struct RequestDecoder: Sendable {
             case "status":
                 try reader.rejectUnknown(allowing: common)
                 return Request(op: op, feed: nil, operation: .status, req: req, client: client)
+            case "reload":
+                try reader.rejectUnknown(allowing: common)
+                return Request(op: op, feed: nil, operation: .reload, req: req, client: client)
             default:
                 try reader.rejectUnknown(allowing: common)
                 return Request(op: op, feed: nil, operation: .plugins, req: req, client: client)
             }
         default:
-            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, snapshot, status, plugins or select)", field: "op")
+            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, snapshot, status, plugins, select or reload)", field: "op")
         }
     }
 

@@ -15,15 +15,21 @@ final class DaemonProcess {
     private(set) var publish = ""
 
     /// Starts rowcastd with the given plugin files copied into its plugin directory.
-    /// - Parameter plugins: library file names from the build directory (default: both real plugins).
     /// - Parameters:
+    ///   - plugins: library file names from the build directory (default: both real plugins).
     ///   - pluginDirectory: a directory that already holds the plugins (a restart keeps
     ///     using the same files, so feeds keep their epochs).
     ///   - stateDirectory: the state to start from (a restart), or a new empty one.
     ///   - endpoints: (ingest, control, publish) to bind instead of wildcard ports.
+    ///   - extraArguments: more options; they win over the defaults above them.
+    ///   - fileSizeLimitKiB: run under `ulimit -f` (writes past it fail, like a full disk).
+    ///   - environment: variables added to this process's environment (NOTIFY_SOCKET, say).
+    ///   - waitForReady: wait (at most `timeout`) for the ready line, or return at once.
+    ///   - launcher: a program (and its arguments) that runs rowcastd, e.g. under a sandbox.
     init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], pluginDirectory: TemporaryDirectory? = nil,
          stateDirectory: TemporaryDirectory? = nil, endpoints: (String, String, String)? = nil,
-         extraArguments: [String] = [], fileSizeLimitKiB: Int? = nil, timeout: TimeInterval = 20) throws {
+         extraArguments: [String] = [], fileSizeLimitKiB: Int? = nil, environment: [String: String] = [:],
+         waitForReady: Bool = true, launcher: [String] = [], timeout: TimeInterval = 20) throws {
         if let pluginDirectory {
             self.pluginDirectory = pluginDirectory
         } else {
@@ -41,8 +47,11 @@ final class DaemonProcess {
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimitKiB); exec \"$0\" \"$@\"", executable] + arguments
         } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+            process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
+            process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
@@ -50,6 +59,11 @@ final class DaemonProcess {
         stdoutPipe.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
         stderrPipe.fileHandleForReading.readabilityHandler = { handle in buffer.appendLog(handle.availableData) }
         try process.run()
+        if waitForReady { try waitForReadyLine(timeout: timeout) }
+    }
+
+    /// Waits at most `timeout` for the ready line and reads the endpoints from it.
+    func waitForReadyLine(timeout: TimeInterval = 20) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let line = output.lines.first(where: { $0.hasPrefix("rowcastd ready ") }) {

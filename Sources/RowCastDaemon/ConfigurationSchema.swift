@@ -1,0 +1,77 @@
+import Logging
+
+/// Every key of the configuration file (Config/rowcastd.yaml), in the order the file lists
+/// them. The one place that says what a key means, what it takes and when it applies.
+public enum ConfigurationSchema {
+    /// The keys, in file order.
+    public static let settings: [ConfigurationSetting] = [
+        text("endpoints.ingest", flag: "--ingest", kind: .endpoint, reload: false, \.ingestEndpoint),
+        text("endpoints.control", flag: "--control", kind: .endpoint, reload: false, \.controlEndpoint),
+        text("endpoints.publish", flag: "--publish", kind: .endpoint, reload: false, \.publishEndpoint),
+        ConfigurationSetting(
+            key: "plugin_directories", flag: "--plugins", kind: .paths, appliesOnReload: true,
+            read: { .texts($0.pluginDirectories) },
+            write: { configuration, value in if case .texts(let paths) = value { configuration.pluginDirectories = paths } }
+        ),
+        text("state_directory", flag: "--state-dir", kind: .path, reload: false, \.stateDirectory),
+        ConfigurationSetting(
+            key: "durability", flag: "--durability", kind: .choice(Durability.allCases.map(\.rawValue)), appliesOnReload: false,
+            read: { .text($0.durability.rawValue) },
+            write: { configuration, value in if case .text(let text) = value, let durability = Durability(rawValue: text) { configuration.durability = durability } }
+        ),
+        ConfigurationSetting(
+            key: "log_level", flag: "--log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), appliesOnReload: true,
+            read: { .text($0.logLevel.rawValue) },
+            write: { configuration, value in if case .text(let text) = value, let level = Logger.Level(rawValue: text) { configuration.logLevel = level } }
+        ),
+        integer("heartbeat_ms", flag: "--heartbeat-ms", range: 10...3_600_000, reload: true, \.heartbeatMilliseconds),
+        integer("limits.max_message_bytes", flag: "--max-message-bytes", range: 1024...(256 << 20), reload: true, \.maximumMessageBytes),
+        integer("limits.batch_limit", flag: "--batch-limit", range: 1...1_000_000, reload: true, \.batchLimit),
+        integer("limits.linger_ms", flag: "--linger-ms", range: 0...60_000, reload: true, \.lingerMilliseconds),
+        integer("limits.publish_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.publishHighWaterMark),
+        integer("limits.receive_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.receiveHighWaterMark),
+    ]
+
+    /// The setting for a dotted key.
+    public static func setting(_ key: String) -> ConfigurationSetting? {
+        settings.first { $0.key == key }
+    }
+
+    /// The keys that hold other keys (`endpoints`, `limits`).
+    public static let sections: [String] = {
+        var names: [String] = []
+        for setting in settings {
+            guard let dot = setting.key.firstIndex(of: ".") else { continue }
+            let section = String(setting.key[..<dot])
+            if !names.contains(section) { names.append(section) }
+        }
+        return names
+    }()
+
+    /// The keys allowed directly under `prefix` ("" for the top level, "limits." for a section).
+    public static func keys(under prefix: String) -> [String] {
+        var names: [String] = []
+        for setting in settings where setting.key.hasPrefix(prefix) {
+            let rest = setting.key.dropFirst(prefix.count)
+            let name = String(rest.prefix(while: { $0 != "." }))
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    private static func text(_ key: String, flag: String?, kind: ConfigurationSetting.Kind, reload: Bool, _ path: WritableKeyPath<DaemonConfiguration, String> & Sendable) -> ConfigurationSetting {
+        ConfigurationSetting(
+            key: key, flag: flag, kind: kind, appliesOnReload: reload,
+            read: { .text($0[keyPath: path]) },
+            write: { configuration, value in if case .text(let text) = value { configuration[keyPath: path] = text } }
+        )
+    }
+
+    private static func integer(_ key: String, flag: String?, range: ClosedRange<Int>, reload: Bool, _ path: WritableKeyPath<DaemonConfiguration, Int> & Sendable) -> ConfigurationSetting {
+        ConfigurationSetting(
+            key: key, flag: flag, kind: .integer(range), appliesOnReload: reload,
+            read: { .integer($0[keyPath: path]) },
+            write: { configuration, value in if case .integer(let number) = value { configuration[keyPath: path] = number } }
+        )
+    }
+}

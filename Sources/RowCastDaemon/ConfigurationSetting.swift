@@ -1,0 +1,71 @@
+import Logging
+
+/// One key of the configuration: its dotted name, the values it takes, where it lives in
+/// `DaemonConfiguration`, and whether a reload applies it or only a restart does.
+public struct ConfigurationSetting: Sendable {
+    /// The kinds of value a key takes.
+    public enum Kind: Sendable {
+        /// A ZeroMQ endpoint (`tcp://...`, `ipc://...`).
+        case endpoint
+        /// A non-empty path.
+        case path
+        /// A list of non-empty paths.
+        case paths
+        /// A whole number in a range.
+        case integer(ClosedRange<Int>)
+        /// One of a fixed set of words.
+        case choice([String])
+    }
+
+    /// The key as written in the file, dotted for nested keys (`limits.linger_ms`).
+    public let key: String
+    /// The command-line flag that overrides it, if any (`--linger-ms`).
+    public let flag: String?
+    /// What values it takes.
+    public let kind: Kind
+    /// Whether a reload (SIGHUP, `reload`) applies a change; otherwise only a restart does.
+    public let appliesOnReload: Bool
+    /// Reads the key's value from a configuration.
+    let read: @Sendable (DaemonConfiguration) -> ConfigurationValue
+    /// Writes a value that `problem(with:)` accepted.
+    let write: @Sendable (inout DaemonConfiguration, ConfigurationValue) -> Void
+
+    /// The ZeroMQ transports rowcastd accepts in an endpoint.
+    public static let endpointTransports = ["tcp", "ipc", "inproc", "pgm", "epgm", "ws", "wss", "vmci", "tipc"]
+
+    /// The key's value in `configuration`.
+    public func value(in configuration: DaemonConfiguration) -> ConfigurationValue { read(configuration) }
+
+    /// What is allowed, in words, for error messages.
+    public var allowed: String {
+        switch kind {
+        case .endpoint: return "a ZeroMQ endpoint such as \"tcp://127.0.0.1:7701\" or \"ipc:///run/rowcast/control.sock\" (transports: \(Self.endpointTransports.joined(separator: ", ")))"
+        case .path: return "a non-empty path"
+        case .paths: return "a list of non-empty paths, such as [\"/usr/local/lib/rowcast/plugins\"] ([] for the built-in directories)"
+        case .integer(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
+        case .choice(let choices): return "one of " + choices.joined(separator: ", ")
+        }
+    }
+
+    /// Why `value` is not allowed for this key, or nil when it is.
+    public func problem(with value: ConfigurationValue) -> String? {
+        switch (kind, value) {
+        case (.endpoint, .text(let text)):
+            guard let separator = text.range(of: "://"), !text[separator.upperBound...].isEmpty,
+                  Self.endpointTransports.contains(String(text[..<separator.lowerBound])) else {
+                return "must be \(allowed), got \(value)"
+            }
+            return nil
+        case (.path, .text(let text)):
+            return text.isEmpty ? "must be \(allowed), got an empty text" : nil
+        case (.paths, .texts(let texts)):
+            return texts.contains(where: \.isEmpty) ? "must be \(allowed), got an empty path in the list" : nil
+        case (.integer(let range), .integer(let number)):
+            return range.contains(number) ? nil : "must be \(allowed), got \(number)"
+        case (.choice(let choices), .text(let text)):
+            return choices.contains(text) ? nil : "must be \(allowed), got \(value)"
+        default:
+            return "must be \(allowed), got \(value)"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Logging
+import RowCastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the loop tells the world about itself: the ready line, and systemd's READY=1,
+/// STATUS=, WATCHDOG=1 and STOPPING=1. All of it is sent from the loop thread, so a stuck loop
+/// stops the watchdog pings.
+extension Daemon {
+    /// Every socket is bound and the state is loaded: print the ready line, send READY=1.
+    func announceReady(engine: Engine) {
+        environment.announceReady(readyLine)
+        let status = currentStatus(engine: engine)
+        send(NotifyMessage.ready.adding(.mainPID(getpid())).adding(.status(status)), what: "READY=1")
+        logger.info("rowcastd ready", metadata: [
+            "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
+            "plugins": "\(renderer?.pluginCount ?? 0)", "config": "\(environment.configurationFile ?? "-")",
+        ])
+        keepAlive(engine: engine)
+    }
+
+    /// Once per pass: WATCHDOG=1 when due, STATUS= when the summary changed.
+    func keepAlive(engine: Engine) {
+        let now = ContinuousClock.now
+        if watchdog?.isDue(at: now) == true {
+            send(.watchdog, what: "WATCHDOG=1")
+        }
+        guard environment.notifier.isEnabled, statusSummary.isDue(at: now) else { return }
+        let rows = engine.feeds.values.reduce(0) { $0 + $1.snapshot.rowCount }
+        if let text = statusSummary.update(at: now, feeds: engine.feeds.count, rows: rows, applied: engine.counters.applied, plugins: renderer?.pluginCount ?? 0) {
+            send(.status(statusLine(text)), what: "STATUS")
+        }
+    }
+
+    /// The loop ends: STOPPING=1, then the sockets drain and close.
+    func announceStopping(engine: Engine) {
+        send(NotifyMessage.stopping.adding(.status("stopping: sending the last deltas and replies")), what: "STOPPING=1")
+        logger.info("rowcastd stopping: the batch in hand is answered, the sockets close", metadata: [
+            "feeds": "\(engine.feeds.count)", "lingerMs": "\(configuration.lingerMilliseconds)",
+        ])
+    }
+
+    /// The summary as it is now.
+    func currentStatus(engine: Engine) -> String {
+        let rows = engine.feeds.values.reduce(0) { $0 + $1.snapshot.rowCount }
+        return statusLine(StatusSummary.text(feeds: engine.feeds.count, rows: rows, itemsPerSecond: 0, plugins: renderer?.pluginCount ?? 0))
+    }
+
+    /// The status text, with the last reload failure when there was one.
+    private func statusLine(_ summary: String) -> String {
+        guard let reloadFailure else { return summary }
+        return summary + "; last reload failed: " + reloadFailure
+    }
+
+    /// Sends one notification; a failure is logged, never fatal.
+    func send(_ message: NotifyMessage, what: String) {
+        guard !environment.notifier.send(message) else { return }
+        logger.warning("cannot notify systemd", metadata: [
+            "notification": "\(what)", "socket": "\(environment.notifier.socketName ?? "-")", "error": "\(String(cString: strerror(errno)))",
+        ])
+    }
+}

@@ -1,0 +1,123 @@
+import Logging
+import RowCastCore
+import RowCastKit
+import ZeroMQ
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reload (SIGHUP, or a `reload` request): read the configuration again, rescan the plugin
+/// directories, and switch over only when both worked. New plugins register, changed plugin
+/// files take over their types, and the items concerned are rendered again and published as
+/// ordinary deltas. A reload that fails keeps the running configuration and plugins and says
+/// why. Settings that need a restart (endpoints, state, high-water marks) keep their values,
+/// with a warning naming them.
+extension Daemon {
+    /// Reloads and returns the members of the `reload` reply, or the error that made the
+    /// reload fail (code `reload_failed`). A socket error while publishing is thrown.
+    func reload(engine: Engine, publish: Socket) throws -> Result<JSONObject, RowCastError> {
+        send(.reloading(monotonicMicroseconds: Self.monotonicMicroseconds()), what: "RELOADING=1")
+        logger.info("reloading configuration and plugins", metadata: ["config": "\(environment.configurationFile ?? "-")"])
+        let outcome = try prepareAndApplyReload(engine: engine, publish: publish)
+        switch outcome {
+        case .success(let members):
+            reloadFailure = nil
+            logger.info("reloaded", metadata: [
+                "plugins": "\(renderer?.pluginCount ?? 0)",
+                "loaded": "\(members["loaded"].map { "\($0)" } ?? "[]")",
+                "applied": "\(members["applied"].map { "\($0)" } ?? "[]")",
+            ])
+        case .failure(let error):
+            reloadFailure = error.message
+            logger.error("reload failed; keeping the running configuration and plugins", metadata: ["reason": "\(error.message)"])
+        }
+        send(NotifyMessage.ready.adding(.status(currentStatus(engine: engine))), what: "READY=1")
+        return outcome
+    }
+
+    /// Answers a `reload` request that the engine deferred.
+    func answerReload(_ deferred: DeferredRequest, envelope: ControlEnvelope, engine: Engine, control: Socket, publish: Socket) throws {
+        let request = deferred.request
+        let body: [UInt8]
+        switch try reload(engine: engine, publish: publish) {
+        case .success(let members):
+            body = ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
+        case .failure(let error):
+            body = ReplyBuilder.failure(error, op: request.op, req: request.req, client: request.client)
+        }
+        if !(try control.send(envelope.replyFrames(body), dontWait: true)) {
+            logger.warning("reload reply dropped: the client is not reading its replies (high-water mark reached)")
+        }
+    }
+
+    private func prepareAndApplyReload(engine: Engine, publish: Socket) throws -> Result<JSONObject, RowCastError> {
+        var next = configuration
+        if let reloadConfiguration = environment.reloadConfiguration {
+            do {
+                next = try reloadConfiguration()
+            } catch {
+                return .failure(RowCastError(.reloadFailed, "the configuration is not valid: \(error)"))
+            }
+        }
+        var applied: [String] = []
+        var restartRequired: [String] = []
+        for setting in ConfigurationSchema.settings where setting.read(configuration) != setting.read(next) {
+            if setting.appliesOnReload {
+                applied.append(setting.key)
+            } else {
+                restartRequired.append(setting.key)
+                logger.warning("this setting changed but only a restart applies it; the running value stays", metadata: [
+                    "key": "\(setting.key)", "running": "\(setting.read(configuration))", "configured": "\(setting.read(next))",
+                ])
+                setting.write(&next, setting.read(configuration))
+            }
+        }
+
+        let previous = renderer
+        let candidate = loadRenderer(next.pluginDirectories, previous)
+        let known = Set((previous?.registry.refusals ?? []).map { "\($0.code):\($0.file)" })
+        let refused = candidate.registry.refusals.filter { !known.contains("\($0.code):\($0.file)") }
+        guard refused.isEmpty else {
+            let reasons = refused.map { "\($0.file): \($0.reason)" }.joined(separator: "; ")
+            return .failure(RowCastError(.reloadFailed, "a plugin was refused: \(reasons)"))
+        }
+
+        try applyLive(next, engine: engine)
+        renderer = candidate
+        // Through the durable engine: the re-rendered feeds' new seqs are committed before their deltas go out.
+        try publishAll(durable!.replaceRenderer(candidate), on: publish)
+        let loaded = candidate.registry.plugins.filter { plugin in !(previous?.registry.plugins.contains { $0 === plugin } ?? false) }
+        var members = JSONObject()
+        members.append(key: "config", value: environment.configurationFile.map(JSONValue.string) ?? .null)
+        members.append(key: "plugins", value: .number(Double(candidate.pluginCount)))
+        members.append(key: "loaded", value: .array(loaded.map { ["name": .string($0.name), "version": .string($0.version), "file": .string($0.file)] }))
+        members.append(key: "refusals", value: .array(candidate.registry.refusals.map { ["file": .string($0.file), "reason": .string($0.reason)] }))
+        members.append(key: "applied", value: .array(applied.map(JSONValue.string)))
+        members.append(key: "restartRequired", value: .array(restartRequired.map(JSONValue.string)))
+        return .success(members)
+    }
+
+    /// Puts the settings a reload may change into force.
+    private func applyLive(_ next: DaemonConfiguration, engine: Engine) throws {
+        if next.maximumMessageBytes != configuration.maximumMessageBytes {
+            engine.decoder.maximumMessageBytes = next.maximumMessageBytes
+            // Connections made from now on get the new transport limit; open ones keep theirs.
+            let transportLimit = Int64(next.maximumMessageBytes) * 4 + 4096
+            try ingest?.setOption(.maxMessageSize, transportLimit)
+            try control?.setOption(.maxMessageSize, transportLimit)
+        }
+        if next.lingerMilliseconds != configuration.lingerMilliseconds {
+            try control?.setOption(.linger, next.lingerMilliseconds)
+            try publish?.setOption(.linger, next.lingerMilliseconds)
+        }
+        environment.logLevel?.level = next.logLevel
+        configuration = next
+    }
+
+    private static func monotonicMicroseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+    }
+}

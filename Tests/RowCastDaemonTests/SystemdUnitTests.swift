@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// The unit file, checked by systemd's own tools when they are installed: the exposure score
+/// of `systemd-analyze security --offline=true` is at most 2.0, and `systemd-analyze verify`
+/// finds nothing once the binary path points at the built rowcastd.
+struct SystemdUnitTests {
+    static let unit = TestPaths.repositoryRoot.appendingPathComponent("systemd/rowcastd.service").path
+    static let analyzer = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test("systemd-analyze security rates the unit 2.0 or lower", .enabled(if: analyzer != nil, "systemd-analyze is not installed"))
+    func securityScore() throws {
+        let result = try Self.run(Self.analyzer!, ["security", "--offline=true", "--no-pager", Self.unit])
+        let line = try #require(result.output.split(separator: "\n").first { $0.contains("Overall exposure level") }, "no score in:\n\(result.output)")
+        let score = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }, "cannot read the score in: \(line)")
+        #expect(score <= 2.0, "exposure \(score) is above 2.0:\n\(result.output)")
+    }
+
+    @Test("systemd-analyze verify is clean apart from the binary path", .enabled(if: analyzer != nil, "systemd-analyze is not installed"))
+    func verify() throws {
+        let built = TestPaths.repositoryRoot.appendingPathComponent(".build/debug/rowcastd").path
+        try #require(FileManager.default.isExecutableFile(atPath: built), "\(built) is missing: run swift build first")
+        let directory = try TemporaryDirectory("rowcast-unit")
+        let copy = directory.path + "/rowcastd.service"
+        let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
+        #expect(text.contains("/usr/local/bin/rowcastd"))
+        try text.replacingOccurrences(of: "/usr/local/bin/rowcastd", with: built).write(toFile: copy, atomically: true, encoding: .utf8)
+        let result = try Self.run(Self.analyzer!, ["verify", copy])
+        #expect(result.status == 0 && result.output.isEmpty, "systemd-analyze verify:\n\(result.output)")
+    }
+
+    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
