@@ -63,27 +63,6 @@ struct AckedBenchmark {
 
     /// Seconds from the first PUSH of `items` upserts to the last row received.
     static func pushed(items: Int, durability: String) throws -> Double {
-        let daemon = try BenchDaemon(durability: durability, extraArguments: ["--heartbeat-ms", "50"])
-        defer { daemon.stop() }
-        let context = try Context()
-        let subscriber = try Socket(context: context, type: .sub)
-        try subscriber.setOption(.linger, 0)
-        try subscriber.setOption(.receiveHighWaterMark, 0)
-        try subscriber.setOption(.receiveTimeout, 30_000)
-        try subscriber.subscribe("heartbeat")
-        try subscriber.subscribe("rows.")
-        try subscriber.connect(daemon.publish)
-        _ = try subscriber.receiveMultipart()  // a heartbeat: the subscription is live
-        let messages = (0..<items).map { CarFeed.upsert($0, run: "push") }
-        let start = ContinuousClock.now
-        ThroughputBenchmark.startProducer(context: context, endpoint: daemon.ingest, messages: messages)
-        var rows = 0
-        while rows < items {
-            guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("unacked PUSH: stalled at \(rows) of \(items) rows") }
-            if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
-        }
-        let elapsed = ContinuousClock.now - start
-        subscriber.close()
-        return elapsed.seconds
+        try ThroughputBenchmark.endToEnd(items: items, durability: durability, run: "push").seconds
     }
 }

@@ -17,14 +17,7 @@ struct LatencyBenchmark {
         let daemon = try BenchDaemon(extraArguments: ["--heartbeat-ms", "50"] + daemonArguments)
         defer { daemon.stop() }
         let context = try Context()
-        let subscriber = try Socket(context: context, type: .sub)
-        try subscriber.setOption(.linger, 0)
-        try subscriber.setOption(.receiveHighWaterMark, 0)
-        try subscriber.setOption(.receiveTimeout, 10_000)
-        try subscriber.subscribe("heartbeat")
-        try subscriber.subscribe(Array("rows.lat".utf8) + [0])
-        try subscriber.connect(daemon.publish)
-        _ = try subscriber.receiveMultipart()  // a heartbeat: the subscription is live
+        let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.lat".utf8) + [0]], timeoutMilliseconds: 10_000)
 
         let total = rate * seconds
         let interval = 1.0 / Double(rate)

@@ -104,20 +104,14 @@ struct ThroughputBenchmark {
         }.start()
     }
 
-    /// Seconds from the first PUSH to the last row received from a real rowcastd.
-    static func endToEnd(items: Int) throws -> (seconds: Double, peakResident: Int, note: String) {
-        let daemon = try BenchDaemon(extraArguments: ["--heartbeat-ms", "50"])
+    /// Seconds from the first PUSH to the last row received from a real rowcastd with its
+    /// store at `durability`.
+    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e") throws -> (seconds: Double, peakResident: Int, note: String) {
+        let daemon = try BenchDaemon(durability: durability, extraArguments: ["--heartbeat-ms", "50"])
         defer { daemon.stop() }
         let context = try Context()
-        let subscriber = try Socket(context: context, type: .sub)
-        try subscriber.setOption(.linger, 0)
-        try subscriber.setOption(.receiveHighWaterMark, 0)
-        try subscriber.setOption(.receiveTimeout, 20_000)
-        try subscriber.subscribe("heartbeat")
-        try subscriber.subscribe("rows.")
-        try subscriber.connect(daemon.publish)
-        _ = try subscriber.receiveMultipart()  // a heartbeat: the subscription is live
-        let messages = (0..<items).map { CarFeed.upsert($0, run: "e2e") }
+        let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 30_000)
+        let messages = (0..<items).map { CarFeed.upsert($0, run: run) }
         let start = ContinuousClock.now
         startProducer(context: context, endpoint: daemon.ingest, messages: messages)
         var rows = 0
@@ -127,7 +121,7 @@ struct ThroughputBenchmark {
         }
         let elapsed = ContinuousClock.now - start
         subscriber.close()
-        return (elapsed.seconds, daemon.peakResidentBytes, "store on, durability \(daemon.durability), real plugins")
+        return (elapsed.seconds, daemon.peakResidentBytes, "store on, durability \(durability), real plugins")
     }
 }
 
