@@ -40,16 +40,21 @@ public enum SnapshotDiff {
         }
         var matched = [Bool](repeating: false, count: oldCount)
 
-        for (sectionIndex, section) in new.sections.enumerated() {
+        for sectionIndex in new.sections.indices {
             let sectionInserted = match.newInserted[sectionIndex]
-            let oldIndexOfSection = match.oldIndex[section.id]
+            let sectionID = new.sections[sectionIndex].id
+            let oldIndexOfSection = match.oldIndex[sectionID]
             // Rows that stay in this same section: (old row index, new row index), in new order.
             var stayingOld: [Int] = []
             var stayingNew: [Int] = []
-            for (rowIndex, row) in section.rows.enumerated() {
+            stayingOld.reserveCapacity(new.sections[sectionIndex].rows.count)
+            stayingNew.reserveCapacity(new.sections[sectionIndex].rows.count)
+            // Fields are read in place (new.sections[s].rows[r].x): binding whole rows would
+            // retain and release their byte arrays on every step.
+            for rowIndex in new.sections[sectionIndex].rows.indices {
                 let newPath = IndexPath(section: sectionIndex, row: rowIndex)
-                guard let found = oldFlat[row.id] else {
-                    if !sectionInserted { delta.insertedRows.append(.init(id: row.id, at: newPath, row: row.bytes)) }
+                guard let found = oldFlat[new.sections[sectionIndex].rows[rowIndex].id] else {
+                    if !sectionInserted { delta.insertedRows.append(content(new, newPath)) }
                     continue
                 }
                 matched[found] = true
@@ -58,22 +63,24 @@ public enum SnapshotDiff {
                 case (true, true):
                     continue
                 case (true, false):
-                    delta.insertedRows.append(.init(id: row.id, at: newPath, row: row.bytes))
+                    delta.insertedRows.append(content(new, newPath))
                     continue
                 case (false, true):
-                    delta.deletedRows.append(.init(id: row.id, at: oldPath))
+                    delta.deletedRows.append(.init(id: new.sections[sectionIndex].rows[rowIndex].id, at: oldPath))
                     continue
                 case (false, false):
                     if oldPath.section == oldIndexOfSection {
                         stayingOld.append(oldPath.row)
                         stayingNew.append(rowIndex)
                     } else {
-                        delta.movedRows.append(.init(id: row.id, from: oldPath, to: newPath))
+                        delta.movedRows.append(.init(id: new.sections[sectionIndex].rows[rowIndex].id, from: oldPath, to: newPath))
                     }
-                    let oldRow = old.sections[oldPath.section].rows[oldPath.row]
-                    if oldRow.bytes != row.bytes {
-                        let change = FeedDelta.RowContent(id: row.id, at: newPath, row: row.bytes)
-                        if oldRow.cell == row.cell { delta.reconfiguredRows.append(change) } else { delta.reloadedRows.append(change) }
+                    if old.sections[oldPath.section].rows[oldPath.row].bytes != new.sections[sectionIndex].rows[rowIndex].bytes {
+                        if old.sections[oldPath.section].rows[oldPath.row].cell == new.sections[sectionIndex].rows[rowIndex].cell {
+                            delta.reconfiguredRows.append(content(new, newPath))
+                        } else {
+                            delta.reloadedRows.append(content(new, newPath))
+                        }
                     }
                 }
             }
@@ -84,7 +91,7 @@ public enum SnapshotDiff {
             for position in longest { kept[position] = true }
             for position in stayingOld.indices where !kept[position] {
                 delta.movedRows.append(.init(
-                    id: section.rows[stayingNew[position]].id,
+                    id: new.sections[sectionIndex].rows[stayingNew[position]].id,
                     from: IndexPath(section: oldSectionIndex, row: stayingOld[position]),
                     to: IndexPath(section: sectionIndex, row: stayingNew[position])))
             }
@@ -94,5 +101,11 @@ public enum SnapshotDiff {
             let path = IndexPath(section: oldSectionOf[index], row: oldRowOf[index])
             delta.deletedRows.append(.init(id: old.sections[path.section].rows[path.row].id, at: path))
         }
+    }
+
+    /// The row at `path` of `snapshot` as delta content.
+    @inline(__always)
+    private static func content(_ snapshot: FeedSnapshot, _ path: IndexPath) -> FeedDelta.RowContent {
+        FeedDelta.RowContent(id: snapshot.sections[path.section].rows[path.row].id, at: path, row: snapshot.sections[path.section].rows[path.row].bytes)
     }
 }
