@@ -19,16 +19,24 @@ final class BenchDaemon {
         URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
     }
 
-    init(durability: String = "normal", extraArguments: [String] = []) throws {
+    /// Whether `stop` removes the state directory (it does for one the daemon made itself).
+    private let ownsState: Bool
+    /// Seconds from launching the process to its ready line.
+    private(set) var secondsToReady = 0.0
+
+    /// Starts rowcastd on `stateDirectory` (kept when stopped), or on a fresh one of its own.
+    init(durability: String = "normal", stateDirectory given: String? = nil, extraArguments: [String] = []) throws {
         let directory = Self.productsDirectory
         self.durability = durability
-        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-\(UUID().uuidString)").path
+        ownsState = given == nil
+        stateDirectory = given ?? FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-\(UUID().uuidString)").path
         process.executableURL = URL(fileURLWithPath: directory + "/rowcastd")
         process.arguments = ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
                              "--plugins", directory, "--log-level", "warning",
                              "--state-dir", stateDirectory, "--durability", durability] + extraArguments
         process.standardOutput = output
         process.standardError = FileHandle.standardError
+        let launched = ContinuousClock.now
         try process.run()
         let handle = output.fileHandleForReading
         var text = ""
@@ -47,6 +55,7 @@ final class BenchDaemon {
                     default: break
                     }
                 }
+                secondsToReady = (ContinuousClock.now - launched).seconds
                 return
             }
         }
@@ -55,9 +64,14 @@ final class BenchDaemon {
     }
 
     /// Peak resident memory of the daemon so far, in bytes (VmHWM).
-    var peakResidentBytes: Int {
+    var peakResidentBytes: Int { memoryField("VmHWM:") }
+
+    /// Resident memory of the daemon now, in bytes (VmRSS).
+    var residentBytes: Int { memoryField("VmRSS:") }
+
+    private func memoryField(_ name: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(name) {
             let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
             return kilobytes * 1024
         }
@@ -65,7 +79,7 @@ final class BenchDaemon {
     }
 
     func stop() {
-        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        defer { if ownsState { try? FileManager.default.removeItem(atPath: stateDirectory) } }
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(10)

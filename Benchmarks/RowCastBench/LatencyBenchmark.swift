@@ -29,7 +29,7 @@ struct LatencyBenchmark {
         Thread {
             do {
                 let producer = try Socket(context: context, type: .push)
-                try producer.setOption(.linger, 5000)
+                try producer.setOption(.linger, -1)  // wait for delivery before the thread ends
                 try producer.setOption(.sendHighWaterMark, 0)
                 try producer.connect(endpoint)
                 var next = 0

@@ -93,7 +93,9 @@ struct ThroughputBenchmark {
         Thread {
             do {
                 let producer = try Socket(context: context, type: .push)
-                try producer.setOption(.linger, 5000)
+                // Everything is queued at once (no high-water mark), so closing must wait for
+                // delivery: a finite linger would drop what the daemon has not taken yet.
+                try producer.setOption(.linger, -1)
                 try producer.setOption(.sendHighWaterMark, 0)
                 try producer.connect(endpoint)
                 for message in messages { _ = try producer.send(message) }

@@ -56,6 +56,16 @@ if wanted("acked") {
     results["acked"] = .object(benchmark.results)
 }
 
+if wanted("scale") {
+    var benchmark = ScaleBenchmark()
+    do {
+        print(try benchmark.run())
+    } catch {
+        print("scale: \(error)")
+    }
+    results["scale"] = .object(benchmark.results)
+}
+
 let json = JSONValue.object(results).serialized()
 if let file = fopen("bench-results.json", "w") {
     _ = json.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }

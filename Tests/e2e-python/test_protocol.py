@@ -41,6 +41,13 @@ class Daemon:
              "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*",
              "--publish", "tcp://127.0.0.1:*", "--plugins", self.plugins, "--state-dir", self.state, "--heartbeat-ms", "200"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            self._wait_until_ready()
+        except BaseException:
+            self.stop()  # never leave a daemon behind, whatever went wrong
+            raise
+
+    def _wait_until_ready(self):
         self.endpoints = {}
         deadline = time.monotonic() + 20
         buffer = b""
@@ -55,7 +62,6 @@ class Daemon:
                 if line.startswith("rowcastd ready "):
                     self.endpoints = dict(field.split("=", 1) for field in line.split()[2:])
         if not self.endpoints:
-            self.stop()
             raise RuntimeError("rowcastd did not become ready")
 
     def stop(self):

@@ -8,7 +8,13 @@ extension Engine {
         switch renderer.renderItem(type: item.type, input: input) {
         case .ok(let output):
             do {
-                return try RowAssembler.row(id: item.id, type: item.type, output: output)
+                var row = try RowAssembler.row(id: item.id, type: item.type, output: output)
+                if let shared = cellNames[row.cell] {
+                    row.cell = shared
+                } else if cellNames.count < 10_000 {
+                    cellNames[row.cell] = row.cell
+                }
+                return row
             } catch {
                 throw pluginFailure("the plugin for type \(item.type) returned an invalid row for \(subject): \(error)", feed: feed, id: item.id)
             }
