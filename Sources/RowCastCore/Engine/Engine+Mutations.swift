@@ -8,8 +8,7 @@ extension Engine {
         var extra = JSONObject()
         switch request.operation {
         case .upsert(let item):
-            let pluginInput = item.pluginInput()
-            let rendered = try renderItem(item, input: pluginInput, feed: name)
+            let rendered = try renderItem(item, feed: name)
             let feed = feed(named: name, create: true)!
             if rendered == nil {
                 let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
@@ -64,7 +63,7 @@ extension Engine {
         keptItems.reserveCapacity(items.count)
         for item in lastOccurrences(items, id: \.id, kind: "item", feed: name, report: report) {
             do {
-                let row = try renderItem(item, input: item.pluginInput(), feed: name)
+                let row = try renderItem(item, feed: name)
                 if row == nil {
                     let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
                     if warnings.isEmpty { warnings.append(warning.json) }

@@ -35,7 +35,7 @@ extension Engine {
                 }
                 var row: RenderedRow?
                 do {
-                    row = try renderItem(input, input: item.json, feed: stored.name)
+                    row = try renderItem(input, feed: stored.name)
                 } catch {
                     publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
                 }

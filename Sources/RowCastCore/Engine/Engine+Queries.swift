@@ -95,7 +95,7 @@ extension Engine {
         guard let item = feeds[name]?.item(id) else {
             throw RowCastError(.notFound, "select: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
         }
-        var writer = JSONWriter(capacity: item.pluginInput.count + 64)
+        var writer = JSONWriter(capacity: item.input.json.count + 64)
         writer.writeRaw("{\"feed\":")
         writer.write(string: name)
         writer.writeRaw(",\"id\":")
@@ -103,7 +103,7 @@ extension Engine {
         writer.writeRaw(",\"action\":")
         writer.write(string: action)
         writer.writeRaw(",\"item\":")
-        writer.writeRaw(item.pluginInput)
+        writer.writeRaw(item.input.json)
         writer.writeRaw("}")
         let subject = "select \"\(action)\" on item \"\(id)\" (type \(item.input.type))"
         let result: JSONValue

@@ -1,11 +1,11 @@
 import RowCastKit
 
 extension Engine {
-    /// Renders an item from its plugin input: its row, nil when no plugin handles its type, or
+    /// Renders an item from its JSON: its row, nil when no plugin handles its type, or
     /// the plugin's refusal.
-    func renderItem(_ item: ItemInput, input: [UInt8], feed: String) throws(RowCastError) -> RenderedRow? {
+    func renderItem(_ item: ItemInput, feed: String) throws(RowCastError) -> RenderedRow? {
         let subject = "item \"\(item.id)\" (type \(item.type))"
-        switch renderer.renderItem(type: item.type, input: input) {
+        switch renderer.renderItem(type: item.type, input: item.json) {
         case .ok(let output):
             do {
                 var row = try RowAssembler.row(id: item.id, type: item.type, output: output)
@@ -83,7 +83,7 @@ extension Engine {
             for item in Array(feed.allItems) where changed(item.input.type) || item.row == nil {
                 let row: RenderedRow?
                 do {
-                    row = try renderItem(item.input, input: item.pluginInput, feed: name)
+                    row = try renderItem(item.input, feed: name)
                 } catch {
                     counters.rejected += 1
                     publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))

@@ -359,7 +359,7 @@ public final class Feed {
         guard replacedAll || !dirtyItems.isEmpty || !dirtySections.isEmpty else { return nil }
         let changedItems = (replacedAll ? Set(items.keys) : dirtyItems).sorted().map { id in
             (id: id, item: items[id].map { stored in
-                PersistedItem(id: id, type: stored.input.type, section: stored.input.section, sort: stored.input.sort, arrival: stored.arrival, json: stored.pluginInput)
+                PersistedItem(id: id, type: stored.input.type, section: stored.input.section, sort: stored.input.sort, arrival: stored.arrival, json: stored.input.json)
             })
         }
         let changedSections = (replacedAll ? Set(sections.keys) : dirtySections).sorted().map { id in

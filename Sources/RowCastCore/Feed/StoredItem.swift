@@ -8,9 +8,6 @@ struct StoredItem {
     /// The rendered row, or nil while the item waits for a plugin.
     var row: RenderedRow?
 
-    /// The bytes handed to the plugin: the item's JSON.
-    var pluginInput: [UInt8] { input.json }
-
     /// The key rows are ordered by within a section.
     var orderKey: OrderKey { OrderKey(primary: input.sort ?? 0, arrival: arrival) }
 }

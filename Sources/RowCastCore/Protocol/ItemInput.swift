@@ -45,7 +45,4 @@ public struct ItemInput: Sendable, Equatable {
         writer.writeRaw("}")
         self.init(id: id, type: type, section: section, sort: sort, json: writer.bytes)
     }
-
-    /// The bytes the plugin receives: the item's JSON.
-    public func pluginInput() -> [UInt8] { json }
 }

@@ -3,7 +3,7 @@ import RowCastKit
 /// Where the engine gets rows from: in the daemon, the plugin registry; in tests, a fake.
 /// Calls come from the engine's one thread.
 public protocol RowRendering {
-    /// Renders an item (the JSON of `ItemInput.pluginInput()`) of type `type`.
+    /// Renders an item (its JSON as published, `ItemInput.json`) of type `type`.
     func renderItem(type: String, input: [UInt8]) -> RenderOutcome
     /// Renders the header row of a section of type `type` (input `{"id","type","order","header"}`).
     func renderHeader(type: String, input: [UInt8]) -> RenderOutcome
