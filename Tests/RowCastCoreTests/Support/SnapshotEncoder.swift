@@ -1,10 +1,12 @@
+import RowCastCore
 import RowCastKit
 
-/// Writes a snapshot's sections as the JSON array of docs/PROTOCOL.md, each section object
-/// with its `rows` spliced in from the stored bytes.
-public enum SnapshotEncoder {
+/// Writes a `FeedSnapshot`'s sections as the JSON array of docs/PROTOCOL.md, for tests that
+/// build snapshot replies from hand-made snapshots (the daemon writes them with
+/// `Feed.writeSections`).
+enum SnapshotEncoder {
     /// Appends `[{"id",...,"headerRow":...,"rows":[...]}, ...]` to `writer`.
-    public static func writeSections(_ snapshot: FeedSnapshot, to writer: inout JSONWriter) {
+    static func writeSections(_ snapshot: FeedSnapshot, to writer: inout JSONWriter) {
         writer.writeRaw("[")
         for (offset, section) in snapshot.sections.enumerated() {
             if offset > 0 { writer.writeRaw(",") }
