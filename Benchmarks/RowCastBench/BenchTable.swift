@@ -3,6 +3,8 @@ struct BenchTable {
     let title: String
     let header: [String]
     var rows: [[String]] = []
+    /// Lines printed under the table.
+    var footnotes: [String] = []
 
     init(title: String, header: [String]) {
         self.title = title
@@ -23,6 +25,7 @@ struct BenchTable {
         text += line(header) + "\n"
         text += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
         for row in rows { text += line(row) + "\n" }
+        for note in footnotes { text += note + "\n" }
         return text
     }
 }

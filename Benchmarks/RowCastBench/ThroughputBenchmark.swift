@@ -20,10 +20,14 @@ struct ThroughputBenchmark {
         let rate = Double(endToEndItems) / endToEnd.seconds
         let baselineRate = Double(baselineItems) / baseline
         table.add(["rowcastd end to end (" + endToEnd.note + ")", endToEndItems.formatted, format3(endToEnd.seconds), Int(rate).formatted, format3(rate / baselineRate)])
+        let items = Double(endToEndItems)
+        let perItem = { (seconds: Double) in format3(seconds / items * 1e6) + " µs" }
+        table.footnotes.append("rowcastd CPU per item: \(perItem(endToEnd.daemonCPUSeconds)) in all its threads, \(perItem(endToEnd.busiestThreadCPUSeconds)) in its busiest thread (the loop)")
         results["baseline"] = ["items": .number(Double(baselineItems)), "seconds": .number(baseline), "itemsPerSecond": .number(baselineRate)]
         results["endToEnd"] = ["items": .number(Double(endToEndItems)), "seconds": .number(endToEnd.seconds), "itemsPerSecond": .number(rate),
                                "ratioToBaseline": .number(rate / baselineRate), "peakResidentBytes": .number(Double(endToEnd.peakResident)),
-                               "setup": .string(endToEnd.note)]
+                               "setup": .string(endToEnd.note), "daemonCPUSeconds": .number(endToEnd.daemonCPUSeconds),
+                               "loopThreadCPUSeconds": .number(endToEnd.busiestThreadCPUSeconds)]
         return table.render()
     }
 
@@ -108,12 +112,13 @@ struct ThroughputBenchmark {
 
     /// Seconds from the first PUSH to the last row received from a real rowcastd with its
     /// store at `durability`.
-    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e") throws -> (seconds: Double, peakResident: Int, note: String) {
+    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e") throws -> EndToEndRun {
         let daemon = try BenchDaemon(durability: durability, extraArguments: ["--heartbeat-ms", "50"])
         defer { daemon.stop() }
         let context = try Context()
         let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 30_000)
         let messages = (0..<items).map { CarFeed.upsert($0, run: run) }
+        let cpuBefore = ProcessCPU.sample(pid: daemon.process.processIdentifier)
         let start = ContinuousClock.now
         startProducer(context: context, endpoint: daemon.ingest, messages: messages)
         var rows = 0
@@ -122,9 +127,25 @@ struct ThroughputBenchmark {
             if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
         }
         let elapsed = ContinuousClock.now - start
+        let cpu = ProcessCPU.sample(pid: daemon.process.processIdentifier).since(cpuBefore)
         subscriber.close()
-        return (elapsed.seconds, daemon.peakResidentBytes, "store on, durability \(durability), real plugins")
+        return EndToEndRun(seconds: elapsed.seconds, peakResident: daemon.peakResidentBytes, note: "store on, durability \(durability), real plugins",
+                           daemonCPUSeconds: cpu.process, busiestThreadCPUSeconds: cpu.busiestThread)
     }
+}
+
+/// What one end-to-end run measured.
+struct EndToEndRun {
+    /// From the first send to the last row received.
+    var seconds: Double
+    /// The daemon's peak resident memory, bytes.
+    var peakResident: Int
+    /// How the daemon was set up.
+    var note: String
+    /// CPU the daemon used during the run, all threads.
+    var daemonCPUSeconds: Double
+    /// CPU its busiest thread (the loop) used during the run.
+    var busiestThreadCPUSeconds: Double
 }
 
 /// One value handed from one thread to another.

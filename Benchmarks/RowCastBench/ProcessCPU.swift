@@ -1,0 +1,42 @@
+import Foundation
+
+/// CPU time a process has used, read from `/proc`: the whole process and its busiest thread.
+/// CPU time per item holds up on a shared machine where wall-clock rates do not.
+struct ProcessCPU {
+    /// User plus system seconds of every thread of the process.
+    var processSeconds = 0.0
+    /// User plus system seconds by thread id.
+    var threadSeconds: [Int: Double] = [:]
+
+    /// The counters of process `pid` now (zero when it cannot be read).
+    static func sample(pid: Int32) -> ProcessCPU {
+        var sample = ProcessCPU()
+        sample.processSeconds = seconds(inStatFile: "/proc/\(pid)/stat")
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            guard let tid = Int(task) else { continue }
+            sample.threadSeconds[tid] = seconds(inStatFile: "/proc/\(pid)/task/\(task)/stat")
+        }
+        return sample
+    }
+
+    /// What was used between `earlier` and this sample: the whole process, and the thread that
+    /// used the most.
+    func since(_ earlier: ProcessCPU) -> (process: Double, busiestThread: Double) {
+        var busiest = 0.0
+        for (tid, seconds) in threadSeconds {
+            busiest = max(busiest, seconds - (earlier.threadSeconds[tid] ?? 0))
+        }
+        return (processSeconds - earlier.processSeconds, busiest)
+    }
+
+    /// utime + stime (fields 14 and 15 of a stat file, after the parenthesised name) in seconds.
+    private static func seconds(inStatFile path: String) -> Double {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // fields[0] is the state (field 3); utime is field 14, stime field 15.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
