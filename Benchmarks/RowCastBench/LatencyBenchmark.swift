@@ -32,6 +32,8 @@ struct LatencyBenchmark {
                 try producer.setOption(.linger, -1)  // wait for delivery before the thread ends
                 try producer.setOption(.sendHighWaterMark, 0)
                 try producer.connect(endpoint)
+                // Open loop: each item is sent when it is due (sleeping until then), or at once
+                // when the producer is behind.
                 var next = 0
                 while next < total {
                     let due = Int((ContinuousClock.now - start).seconds / interval) + 1
@@ -39,7 +41,8 @@ struct LatencyBenchmark {
                         _ = try producer.send(messages[next])
                         next += 1
                     }
-                    Thread.sleep(forTimeInterval: 0.0005)
+                    let wait = Double(next) * interval - (ContinuousClock.now - start).seconds
+                    if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                 }
                 producer.close()
             } catch {

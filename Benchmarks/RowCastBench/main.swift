@@ -11,6 +11,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let selected = Set(arguments.filter { !$0.hasPrefix("-") })
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 
+// Writes still in flight (a build just finished) would be flushed in the middle of a
+// measurement, stalling the daemon's commits; flush them first.
+sync()
+
 var results = BenchEnvironment.describe()
 print("rowcast-bench: \(results["machine"]?.stringValue ?? "?"), \(results["build"]?.stringValue ?? "?") build")
 

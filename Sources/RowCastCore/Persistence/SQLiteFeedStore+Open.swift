@@ -9,6 +9,10 @@ extension SQLiteFeedStore {
         var continuity: StoreContinuity
     }
 
+    /// The WAL length (pages) at which a commit checkpoints, so the log can restart: the
+    /// log file stays under about 40 MB and is reused, never truncated.
+    static let walBackstopPages = 10_000
+
     /// Opens the database in WAL mode with the `synchronous` setting, checks it (integrity,
     /// ownership, schema version) and migrates it to this build's schema.
     static func openDatabase(at path: String, synchronous: Synchronous) throws(StoreError) -> DatabaseQueue {
@@ -22,6 +26,11 @@ extension SQLiteFeedStore {
         let pragma = synchronous == .full ? "FULL" : "NORMAL"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(pragma)")
+            // Checkpoints run on their own thread (`WALCheckpointer`). Under steady writes its
+            // passive checkpoints never find the log entirely copied, and only then can the log
+            // start again from its beginning; so a commit still checkpoints once the log
+            // reaches `walBackstopPages`, which copies the little left and restarts the log.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walBackstopPages)")
         }
         let queue: DatabaseQueue
         do {

@@ -39,6 +39,7 @@ public final class SQLiteFeedStore: FeedStore {
 
     private let stateDirectory: StateDirectory
     private var queue: DatabaseQueue?
+    private var checkpointer: WALCheckpointer?
     private let marker: CommitMarker
     private let storeID: String
     private var commits: UInt64
@@ -69,6 +70,7 @@ public final class SQLiteFeedStore: FeedStore {
                 "durability": synchronous.rawValue, "clean": "0", "schema": Self.schemaVersion,
             ]
             try Self.writeMetaDurably(queue, started, synchronous: synchronous)
+            checkpointer = try WALCheckpointer(path: path, logger: logger)
         } catch let error as StoreError {
             try? queue.close()
             throw error
@@ -112,6 +114,7 @@ public final class SQLiteFeedStore: FeedStore {
             throw Self.storeError(error, path: databasePath, during: "committing to")
         }
         commits = next
+        checkpointer?.noteCommit()
         let position = CommitMarker.Position(storeID: storeID, commits: next)
         let written = committedThisRun ? marker.write(position) : marker.writeAndSync(position)
         committedThisRun = true
@@ -140,10 +143,12 @@ public final class SQLiteFeedStore: FeedStore {
         }
     }
 
-    /// Records a clean stop (synced), closes the database (which checkpoints the WAL into it)
-    /// and releases the state directory.
+    /// Stops the checkpointer, records a clean stop (synced), closes the database (which
+    /// checkpoints the WAL into it) and releases the state directory.
     public func close() {
         guard let queue else { return }
+        checkpointer?.stop()
+        checkpointer = nil
         do {
             try Self.writeMetaDurably(queue, ["clean": "1"], synchronous: synchronous)
             try queue.close()
@@ -157,6 +162,7 @@ public final class SQLiteFeedStore: FeedStore {
     }
 
     deinit {
+        checkpointer?.stop()
         if let queue { try? queue.close() }
     }
 

@@ -206,4 +206,35 @@ struct SQLiteFeedStoreTests {
             return
         }
     }
+
+    @Test("the WAL is copied into the database file while the store is open, by the checkpointer thread, not by commits")
+    func backgroundCheckpoint() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"]))
+        let durable = DurableEngine(engine: harness.engine, store: try open(directory))
+        _ = try durable.start()
+        let databaseFile = directory.file(SQLiteFeedStore.databaseFileName)
+        func databaseBytes() -> Int { (try? FileManager.default.attributesOfItem(atPath: databaseFile)[.size] as? Int) ?? 0 }
+        let emptySize = databaseBytes()
+        let padding = String(repeating: "x", count: 1_000)
+        for batch in 0..<8 {
+            let messages = (0..<250).map { index in
+                IncomingMessage(origin: .ingest, body: upsert("f", item("b\(batch)-\(index)", data: ["name": .string(padding)])).serialized())
+            }
+            _ = try durable.process(messages)
+        }
+        // 2,000 rows of 1 kB: the commits left them in the WAL (automatic checkpoints are off);
+        // the checkpointer copies them within its interval.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while databaseBytes() < emptySize + 1_500_000 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(databaseBytes() >= emptySize + 1_500_000, "the database file did not grow while open: \(emptySize) -> \(databaseBytes()) bytes")
+        durable.close()
+        let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"]))
+        let again = DurableEngine(engine: restarted.engine, store: try open(directory))
+        _ = try again.start()
+        #expect(restarted.engine.feeds["f"]?.itemCount == 2_000)
+        again.close()
+    }
 }
