@@ -28,7 +28,7 @@ extension Daemon {
             send(.watchdog, what: "WATCHDOG=1")
         }
         guard environment.notifier.isEnabled, statusSummary.isDue(at: now) else { return }
-        let rows = engine.feeds.values.reduce(0) { $0 + $1.snapshot.rowCount }
+        let rows = engine.feeds.values.reduce(0) { $0 + $1.rowCount }
         if let text = statusSummary.update(at: now, feeds: engine.feeds.count, rows: rows, applied: engine.counters.applied, plugins: renderer?.pluginCount ?? 0) {
             send(.status(statusLine(text)), what: "STATUS")
         }
@@ -44,7 +44,7 @@ extension Daemon {
 
     /// The summary as it is now.
     func currentStatus(engine: Engine) -> String {
-        let rows = engine.feeds.values.reduce(0) { $0 + $1.snapshot.rowCount }
+        let rows = engine.feeds.values.reduce(0) { $0 + $1.rowCount }
         return statusLine(StatusSummary.text(feeds: engine.feeds.count, rows: rows, itemsPerSecond: 0, plugins: renderer?.pluginCount ?? 0))
     }
 

@@ -32,6 +32,8 @@ public final class Daemon {
     var engine: Engine?
     var durable: DurableEngine?
     private var restoreReports: [Publication] = []
+    /// The control envelopes of each batch whose output the pipeline holds, oldest first.
+    private var heldEnvelopes: [[ControlEnvelope]] = []
     private var lastPublication = ContinuousClock.now
     var watchdog: WatchdogSchedule?
     var statusSummary = StatusSummary()
@@ -110,8 +112,12 @@ public final class Daemon {
     }
 
     /// Announces readiness (the ready line, READY=1), then runs the loop until `signal` asks
-    /// for a stop; answers what it already read, sends STOPPING=1 and closes the sockets
-    /// (waiting at most the linger time for queued messages).
+    /// for a stop; commits and answers what it already read, sends STOPPING=1 and closes the
+    /// sockets (waiting at most the linger time for queued messages).
+    ///
+    /// The loop is pipelined with the commit thread (see `DurableEngine+Pipeline.swift`): while
+    /// one group of batches is being committed, the loop reads and applies the next messages
+    /// without waiting, then waits for the commit and sends what it released.
     public func run(until signal: StopSignal) throws {
         guard let durable, let ingest, let control, let publish else {
             preconditionFailure("Daemon.run called before start")
@@ -125,23 +131,31 @@ public final class Daemon {
         var envelopes: [ControlEnvelope] = []
         messages.reserveCapacity(configuration.batchLimit)
         while !signal.isStopRequested {
-            let ready = try poller.poll(timeoutMilliseconds: pollTimeout())
-            if ready > 0 {
-                messages.removeAll(keepingCapacity: true)
-                envelopes.removeAll(keepingCapacity: true)
+            messages.removeAll(keepingCapacity: true)
+            envelopes = []
+            if durable.isCommitting {
                 try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
-                if !messages.isEmpty {
-                    let output = try durable.process(messages)
-                    try send(output, envelopes: envelopes, control: control, publish: publish)
-                    for deferred in output.deferred {
-                        try answerReload(deferred, envelope: envelopes[deferred.token], engine: engine, control: control, publish: publish)
-                    }
+            } else if try poller.poll(timeoutMilliseconds: pollTimeout()) > 0 {
+                try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
+            }
+            if !messages.isEmpty {
+                heldEnvelopes.append(envelopes)
+                if durable.submit(messages) {
+                    // A reload must see exactly the batches before it: commit and answer them first.
+                    try send(try durable.flush(), control: control, publish: publish, engine: engine)
                 }
             }
-            if signal.takeReloadRequest() { _ = try reload(engine: engine, publish: publish) }
+            if durable.hasHeldOutputs {
+                try send(try durable.collectCommitted(), control: control, publish: publish, engine: engine)
+            }
+            if signal.takeReloadRequest() {
+                try send(try durable.flush(), control: control, publish: publish, engine: engine)
+                _ = try reload(engine: engine, publish: publish)
+            }
             try heartbeatIfIdle(engine: engine, publish: publish)
             keepAlive(engine: engine)
         }
+        try send(try durable.flush(), control: control, publish: publish, engine: engine)
         announceStopping(engine: engine)
         close()
     }
@@ -181,12 +195,20 @@ public final class Daemon {
         }
     }
 
-    /// Publishes first, then replies: a client that got its ack finds the delta already sent.
-    private func send(_ output: EngineOutput, envelopes: [ControlEnvelope], control: Socket, publish: Socket) throws {
-        try publishAll(output.publications, on: publish)
-        for reply in output.replies {
-            let sent = try control.send(envelopes[reply.token].replyFrames(reply.body), dontWait: true)
-            if !sent { logger.warning("reply dropped: the client is not reading its replies (high-water mark reached)") }
+    /// Sends the outputs of committed batches, oldest first. For each: publishes first, then
+    /// replies (a client that got its ack finds the delta already sent), then answers its
+    /// deferred requests (reload).
+    private func send(_ outputs: [EngineOutput], control: Socket, publish: Socket, engine: Engine) throws {
+        for output in outputs {
+            let envelopes = heldEnvelopes.removeFirst()
+            try publishAll(output.publications, on: publish)
+            for reply in output.replies {
+                let sent = try control.send(envelopes[reply.token].replyFrames(reply.body), dontWait: true)
+                if !sent { logger.warning("reply dropped: the client is not reading its replies (high-water mark reached)") }
+            }
+            for deferred in output.deferred {
+                try answerReload(deferred, envelope: envelopes[deferred.token], engine: engine, control: control, publish: publish)
+            }
         }
     }
 

@@ -18,11 +18,19 @@ public final class DurableEngine {
     /// The engine.
     public let engine: Engine
     private let store: any FeedStore
-    private let logger: Logger
+    let logger: Logger
     private let makeEpoch: () -> String
     private let ledgerLimits: RequestLedger.Limits
     /// Renderer identities the store has recorded, by kind and type.
     private var recordedRenderers: [RendererKey: String?] = [:]
+    /// Writes the pipeline's commits on a thread of its own (see `DurableEngine+Pipeline.swift`).
+    let writer: CommitWriter
+    /// Batches applied to the engine whose commit has not started, oldest first.
+    var submitted: [UncommittedBatch] = []
+    /// Batches the writer is committing, oldest first.
+    var committing: [UncommittedBatch] = []
+    /// Outputs of committed batches not yet handed back.
+    var released: [EngineOutput] = []
 
     /// Item or header type, as a dictionary key.
     struct RendererKey: Hashable {
@@ -38,6 +46,7 @@ public final class DurableEngine {
         self.ledgerLimits = ledgerLimits
         self.logger = logger
         self.makeEpoch = makeEpoch
+        writer = CommitWriter(store: store)
     }
 
     /// Loads the store into the engine (re-rendering every item), gives a new epoch to every
@@ -79,15 +88,11 @@ public final class DurableEngine {
     /// commit, the engine is back at the committed state and the output is one `storage_error`
     /// reply per control request, with nothing to publish. Throws only when the engine cannot
     /// be brought back in line with the store (the daemon must stop).
+    /// Must not be mixed with batches submitted to the pipeline (`submit`) still uncommitted.
     public func process(_ messages: [IncomingMessage]) throws(StoreError) -> EngineOutput {
+        precondition(!hasHeldOutputs, "DurableEngine.process while pipelined batches are held")
         let output = engine.process(messages)
-        var commit = StoreCommit()
-        commit.feeds = engine.takeChanges()
-        commit.ledger = engine.ledger.takeChanges()
-        for change in commit.feeds {
-            for (_, item) in change.items { if let item { noteRenderer(.item, item.type, into: &commit) } }
-            for (_, section) in change.sections { if let type = section?.type { noteRenderer(.header, type, into: &commit) } }
-        }
+        let commit = takeCommit()
         guard !commit.isEmpty else { return output }
         do {
             try store.commit(commit)
@@ -103,7 +108,9 @@ public final class DurableEngine {
     /// new renderer identities before the resulting deltas are handed back. When that commit
     /// fails, the deltas are dropped and the feeds they concerned start new epochs in memory
     /// (subscribers resync), since their rows changed without a durable seq.
+    /// Only with nothing held in the pipeline (`flush` first).
     public func replaceRenderer(_ renderer: any RowRendering) -> [Publication] {
+        precondition(!hasHeldOutputs, "DurableEngine.replaceRenderer while pipelined batches are held")
         let before = engine.feeds.mapValues(\.seq)
         var publications = engine.replaceRenderer(renderer)
         var commit = StoreCommit()
@@ -131,12 +138,27 @@ public final class DurableEngine {
         return publications
     }
 
-    /// Records a clean stop and closes the store.
+    /// Records a clean stop and closes the store (flush pipelined batches first: what is still
+    /// uncommitted is not written).
     public func close() {
+        writer.stop()
         store.close()
     }
 
     // MARK: - Helpers
+
+    /// Everything the engine changed since the last call, with the renderer identities the
+    /// store has not recorded yet.
+    func takeCommit() -> StoreCommit {
+        var commit = StoreCommit()
+        commit.feeds = engine.takeChanges()
+        commit.ledger = engine.ledger.takeChanges()
+        for change in commit.feeds {
+            for (_, item) in change.items { if let item { noteRenderer(.item, item.type, into: &commit) } }
+            for (_, section) in change.sections { if let type = section?.type { noteRenderer(.header, type, into: &commit) } }
+        }
+        return commit
+    }
 
     /// Adds the current renderer identity of a type to the commit when the store has not
     /// recorded it (or recorded another one).
@@ -171,7 +193,7 @@ public final class DurableEngine {
     }
 
     /// Puts the engine back at the committed state of `feeds` and reloads the ledger.
-    private func rollBack(feeds names: [String], renderers: [RendererRecord]) throws(StoreError) {
+    func rollBack(feeds names: [String], renderers: [RendererRecord]) throws(StoreError) {
         for record in renderers { recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = nil }
         do {
             let committed = try store.feeds(named: names)
@@ -195,6 +217,11 @@ public final class DurableEngine {
             let original = (try? JSONParser.parse(reply.body))?.objectValue
             let body = ReplyBuilder.failure(storageError, op: original?["op"]?.stringValue, req: original?["req"], client: original?["client"]?.stringValue)
             refused.replies.append(Reply(token: reply.token, body: body))
+        }
+        // A deferred request (reload) of the batch is not carried out; it is answered too.
+        for deferred in output.deferred {
+            let request = deferred.request
+            refused.replies.append(Reply(token: deferred.token, body: ReplyBuilder.failure(storageError, op: request.op, req: request.req, client: request.client)))
         }
         return refused
     }

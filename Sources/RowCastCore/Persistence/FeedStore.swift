@@ -1,14 +1,16 @@
 /// Where feeds live durably. The daemon's loop commits every batch through it before any
 /// ack or delta of the batch goes out, and rebuilds the engine from it at start.
 ///
-/// Implementations are not expected to be `Sendable`: the store belongs to the loop thread.
+/// Implementations are not expected to be `Sendable`: the store belongs to the loop thread,
+/// which lends it to its commit thread for one commit at a time.
 public protocol FeedStore: AnyObject {
     /// Everything stored, to rebuild the engine at start.
     func load() throws(StoreError) -> StoredState
-    /// Writes one batch in one transaction. When it returns, the batch survives a crash of the
-    /// process (and power loss, with `full` durability); when it throws, nothing of it was
-    /// written.
-    func commit(_ commit: StoreCommit) throws(StoreError)
+    /// Writes `commits` (consecutive batches), in order, in one transaction. When it returns,
+    /// they survive a crash of the process (and power loss, with `full` durability); when it
+    /// throws, nothing of them was written. Called from the commit thread (`CommitWriter`)
+    /// while the loop thread waits or does not touch the store.
+    func commit(_ commits: [StoreCommit]) throws(StoreError)
     /// The named feeds as last committed (names the store never had are left out), to roll the
     /// engine back after a failed commit.
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed]
@@ -16,4 +18,11 @@ public protocol FeedStore: AnyObject {
     func ledgerEntries() throws(StoreError) -> [LedgerEntry]
     /// Records a clean stop and closes; the store is not used after.
     func close()
+}
+
+extension FeedStore {
+    /// Writes one batch in one transaction (see `commit(_:)` for several).
+    public func commit(_ commit: StoreCommit) throws(StoreError) {
+        try self.commit([commit])
+    }
 }

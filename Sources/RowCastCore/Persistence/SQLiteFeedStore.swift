@@ -99,14 +99,14 @@ public final class SQLiteFeedStore: FeedStore {
         }
     }
 
-    /// Writes one batch in one transaction (an empty one still counts a commit), then moves
-    /// the commit marker (synced after the first commit of a run).
-    public func commit(_ commit: StoreCommit) throws(StoreError) {
+    /// Writes consecutive batches in one transaction (an empty one still counts a commit),
+    /// then moves the commit marker (synced after the first commit of a run).
+    public func commit(_ batches: [StoreCommit]) throws(StoreError) {
         let queue = try openQueue()
         let next = commits + 1
         do {
             try queue.write { db in
-                try Self.write(commit, to: db)
+                for batch in batches { try Self.write(batch, to: db) }
                 try db.cachedStatement(sql: "INSERT INTO meta(key, value) VALUES ('commits', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
                     .execute(arguments: [String(next)])
             }

@@ -10,12 +10,12 @@ final class FlakyStore: FeedStore {
     init(_ base: SQLiteFeedStore) { self.base = base }
 
     func load() throws(StoreError) -> StoredState { try base.load() }
-    func commit(_ commit: StoreCommit) throws(StoreError) {
+    func commit(_ commits: [StoreCommit]) throws(StoreError) {
         if failingCommits > 0 {
             failingCommits -= 1
             throw StoreError(.full, path: base.databasePath, message: "no space left while committing to \(base.databasePath) (test).")
         }
-        try base.commit(commit)
+        try base.commit(commits)
     }
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] { try base.feeds(named: names) }
     func ledgerEntries() throws(StoreError) -> [LedgerEntry] { try base.ledgerEntries() }

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Writes commits to the store on a thread of its own, one job at a time, so the loop thread
+/// applies the next batches while the previous ones are written (see `DurableEngine.submit`).
+///
+/// The store is used by this thread only while a job runs; the owner touches it (to read it
+/// back, reload or close) only while no job runs, after `wait()` returned.
+///
+/// `@unchecked Sendable`: `job`, `outcome` and `stopping` are guarded by `condition`; the store
+/// is handed between the owner and the thread through the job, never used by both at once.
+final class CommitWriter: @unchecked Sendable {
+    private let store: any FeedStore
+    private let condition = NSCondition()
+    private var job: [StoreCommit]?
+    private var outcome: Result<Void, StoreError>?
+    private var stopping = false
+    private var running = false
+
+    /// A writer for `store`; its thread starts with the first job.
+    init(store: any FeedStore) {
+        self.store = store
+    }
+
+    /// Whether a job was started and its outcome not yet taken by `wait()`.
+    private(set) var isBusy = false
+
+    /// Starts writing `commits` in one transaction, in order. Only when not busy.
+    func start(_ commits: [StoreCommit]) {
+        precondition(!isBusy, "CommitWriter.start while a commit is being written")
+        isBusy = true
+        condition.lock()
+        if !running {
+            running = true
+            let thread = Thread { [self] in run() }
+            thread.name = "rowcast-commit"
+            thread.start()
+        }
+        job = commits
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits for the job started last and returns how it went.
+    func wait() -> Result<Void, StoreError> {
+        precondition(isBusy, "CommitWriter.wait with no commit being written")
+        condition.lock()
+        while outcome == nil { condition.wait() }
+        let result = outcome!
+        outcome = nil
+        condition.unlock()
+        isBusy = false
+        return result
+    }
+
+    /// Ends the thread (after the job in hand, whose outcome is then dropped) and waits for it.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        condition.lock()
+        while true {
+            while job == nil && !stopping { condition.wait() }
+            guard let commits = job else { break }
+            job = nil
+            condition.unlock()
+            let result: Result<Void, StoreError>
+            do {
+                try store.commit(commits)
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            condition.lock()
+            outcome = result
+            condition.broadcast()
+        }
+        running = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    deinit {
+        stop()
+    }
+}
