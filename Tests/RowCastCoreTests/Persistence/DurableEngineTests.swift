@@ -6,6 +6,8 @@ import Testing
 final class FlakyStore: FeedStore {
     let base: SQLiteFeedStore
     var failingCommits = 0
+    /// How many batches each successful transaction carried, in order.
+    private(set) var transactions: [Int] = []
 
     init(_ base: SQLiteFeedStore) { self.base = base }
 
@@ -16,6 +18,7 @@ final class FlakyStore: FeedStore {
             throw StoreError(.full, path: base.databasePath, message: "no space left while committing to \(base.databasePath) (test).")
         }
         try base.commit(commits)
+        transactions.append(commits.count)
     }
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] { try base.feeds(named: names) }
     func ledgerEntries() throws(StoreError) -> [LedgerEntry] { try base.ledgerEntries() }

@@ -1,0 +1,85 @@
+import RowCastCore
+import RowCastKit
+import Testing
+
+/// The pipelined path the daemon uses (`submit`, `collectCommitted`, `flush`), over a real
+/// SQLite store written by the commit thread.
+struct DurablePipelineTests {
+    func message(_ request: JSONValue, req: Int) -> IncomingMessage {
+        var object = request.objectValue!
+        object["client"] = "c"
+        object["req"] = .number(Double(req))
+        return IncomingMessage(origin: .control(replyTo: req), body: JSONValue.object(object).serialized())
+    }
+
+    func reply(_ output: EngineOutput) throws -> JSONValue {
+        try JSONParser.parse(output.replies[0].body)
+    }
+
+    @Test("outputs come back in order once committed; batches submitted during a commit share the next transaction")
+    func groupCommit() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness()
+        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(engine: harness.engine, store: store)
+        _ = try durable.start()
+
+        #expect(durable.submit([message(upsert("f", item("1")), req: 1)]) == false)
+        #expect(try durable.collectCommitted().isEmpty, "nothing is released before its commit")
+        #expect(durable.isCommitting)
+        _ = durable.submit([message(upsert("f", item("2")), req: 2)])
+        _ = durable.submit([message(upsert("f", item("3")), req: 3)])
+        _ = durable.submit([message(["op": "snapshot", "feed": "f"], req: 4)])
+        let first = try durable.collectCommitted()
+        #expect(first.count == 1)
+        #expect(try reply(first[0])["seq"] == 1)
+        #expect(durable.isCommitting, "the batches submitted meanwhile are being committed")
+        let rest = try durable.flush()
+        #expect(rest.count == 3)
+        #expect(try reply(rest[0])["seq"] == 2)
+        #expect(try reply(rest[1])["seq"] == 3)
+        #expect(try reply(rest[2])["seq"] == 3, "the query answered from uncommitted state was held until that state was committed")
+        #expect(!durable.hasHeldOutputs)
+        // The start, then the lone batch, then the two batches submitted during its commit
+        // (the query batch changed nothing durable).
+        #expect(store.transactions == [1, 1, 2])
+        durable.close()
+
+        let restarted = EngineHarness()
+        let again = DurableEngine(engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        _ = try again.start()
+        #expect(restarted.snapshot("f") == harness.snapshot("f"))
+        again.close()
+    }
+
+    @Test("a failed commit refuses its batches and those applied after them, publishes nothing and rolls back")
+    func failedGroup() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness()
+        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(engine: harness.engine, store: store)
+        _ = try durable.start()
+        _ = durable.submit([message(upsert("f", item("1")), req: 1)])
+        #expect(try durable.flush().count == 1)
+        let committed = harness.snapshot("f")
+
+        store.failingCommits = 1
+        _ = durable.submit([message(upsert("f", item("2")), req: 2)])
+        _ = try durable.collectCommitted()
+        _ = durable.submit([message(["op": "delete", "feed": "f", "id": "1"], req: 3), message(upsert("g", item("3")), req: 4)])
+        let outputs = try durable.flush()
+        #expect(outputs.count == 2)
+        #expect(outputs.allSatisfy { $0.publications.isEmpty })
+        let replies = try outputs.flatMap(\.replies).map { try JSONParser.parse($0.body) }
+        #expect(replies.map { $0["req"] } == [2, 3, 4])
+        #expect(replies.allSatisfy { $0["error"]?["code"] == "storage_error" })
+        #expect(harness.snapshot("f") == committed)
+        #expect(harness.engine.feeds["g"] == nil)
+
+        // The same requests again apply on the committed state.
+        _ = durable.submit([message(upsert("f", item("2")), req: 2)])
+        let retried = try durable.flush()
+        #expect(try reply(retried[0])["seq"] == 2)
+        durable.close()
+    }
+}
