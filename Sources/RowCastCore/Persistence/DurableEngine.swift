@@ -145,6 +145,10 @@ public final class DurableEngine {
         store.close()
     }
 
+    deinit {
+        writer.stop()
+    }
+
     // MARK: - Helpers
 
     /// Everything the engine changed since the last call, with the renderer identities the

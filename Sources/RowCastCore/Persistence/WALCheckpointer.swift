@@ -44,10 +44,12 @@ final class WALCheckpointer: @unchecked Sendable {
         thread.start()
     }
 
-    /// Notes one commit; the thread checkpoints after it within `interval`.
+    /// Notes one commit; the thread checkpoints within `interval` after the first one it has
+    /// not copied yet.
     func noteCommit() {
         condition.lock()
         pendingCommits += 1
+        if pendingCommits == 1 { condition.signal() }
         condition.unlock()
     }
 
@@ -67,7 +69,9 @@ final class WALCheckpointer: @unchecked Sendable {
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)  // 0: this thread (Linux)
         condition.lock()
         while true {
-            condition.wait(until: Date().addingTimeInterval(Self.interval))
+            // Idle until a commit arrives, then at most `interval` until the checkpoint.
+            if pendingCommits == 0 && !stopping { condition.wait() }
+            if !stopping { condition.wait(until: Date().addingTimeInterval(Self.interval)) }
             let commits = pendingCommits
             let stop = stopping
             pendingCommits = 0
