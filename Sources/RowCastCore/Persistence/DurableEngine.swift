@@ -84,24 +84,16 @@ public final class DurableEngine {
         return reports
     }
 
-    /// Processes one batch and commits it. On success returns the engine's output; on a failed
+    /// Processes one batch and commits it, waiting for the commit: the pipeline (`submit`,
+    /// then `flush`) with one batch. On success returns the engine's output; on a failed
     /// commit, the engine is back at the committed state and the output is one `storage_error`
     /// reply per control request, with nothing to publish. Throws only when the engine cannot
     /// be brought back in line with the store (the daemon must stop).
     /// Must not be mixed with batches submitted to the pipeline (`submit`) still uncommitted.
     public func process(_ messages: [IncomingMessage]) throws(StoreError) -> EngineOutput {
         precondition(!hasHeldOutputs, "DurableEngine.process while pipelined batches are held")
-        let output = engine.process(messages)
-        let commit = takeCommit()
-        guard !commit.isEmpty else { return output }
-        do {
-            try store.commit(commit)
-            return output
-        } catch {
-            logger.error("commit failed; the batch is refused with storage_error", metadata: ["error": "\(error.message)", "replies": "\(output.replies.count)"])
-            try rollBack(feeds: commit.feeds.map(\.feed), renderers: commit.renderers)
-            return Self.refusal(of: output, error: error)
-        }
+        _ = submit(messages)
+        return try flush()[0]
     }
 
     /// Switches to a new renderer (a plugin reload) and commits the feeds' new seqs and the
