@@ -37,7 +37,7 @@ public final class Feed {
     /// How deltas are computed.
     var diffMode = DiffMode.automatic
 
-    private(set) var items: [String: StoredItem] = [:]
+    private(set) var items = ShardedDictionary<StoredItem>()
     private(set) var sections: [String: StoredSection] = [:]
     private var nextArrival: UInt64 = 0
     /// Item types already reported as unknown on the error topic (reported once each).
@@ -76,7 +76,7 @@ public final class Feed {
     func item(_ id: String) -> StoredItem? { items[id] }
 
     /// Every stored item (any order).
-    var allItems: Dictionary<String, StoredItem>.Values { items.values }
+    var allItems: some Sequence<StoredItem> { items.values }
 
     /// Every stored section (any order).
     var allSections: Dictionary<String, StoredSection>.Values { sections.values }
@@ -87,11 +87,14 @@ public final class Feed {
     func upsert(_ input: ItemInput, row: RenderedRow?) {
         touch(input.id)
         dirtyItems.insert(input.id)
-        if let index = items.index(forKey: input.id) {
-            // Changed in place: copying the stored item out and back costs a copy of each field.
-            let previousSection = items.values[index].input.section
-            items.values[index].input = input
-            items.values[index].row = row
+        // Changed in place: copying the stored item out and back costs a copy of each field.
+        let previousSection = items.modifyValue(forKey: input.id) { item in
+            let previous = item.input.section
+            item.input = input
+            item.row = row
+            return previous
+        }
+        if let previousSection {
             if previousSection != input.section {
                 leaveSection(previousSection, id: input.id)
                 joinSection(input.section, id: input.id)

@@ -9,8 +9,9 @@ extension SQLiteFeedStore {
         var continuity: StoreContinuity
     }
 
-    /// The WAL length (pages) at which a commit checkpoints, so the log can restart: the
-    /// log file stays under about 40 MB and is reused, never truncated.
+    /// The WAL length (pages) at which a commit checkpoints by itself. `WALCheckpointer` keeps
+    /// the log far shorter (it restarts it past `WALCheckpointer.restartFrames`); this only
+    /// bounds the log, at about 40 MB, if the checkpointer cannot run.
     static let walBackstopPages = 10_000
 
     /// Opens the database in WAL mode with the `synchronous` setting, checks it (integrity,
@@ -23,13 +24,14 @@ extension SQLiteFeedStore {
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.label = "rowcast.store"
+        // The checkpointer's RESTART holds the write lock for a moment; a commit waits it out.
+        // Ten seconds means something else holds the database: the commit then fails.
+        configuration.busyMode = SQLiteBusyWait.mode(giveUpAfter: 10)
         let pragma = synchronous == .full ? "FULL" : "NORMAL"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(pragma)")
-            // Checkpoints run on their own thread (`WALCheckpointer`). Under steady writes its
-            // passive checkpoints never find the log entirely copied, and only then can the log
-            // start again from its beginning; so a commit still checkpoints once the log
-            // reaches `walBackstopPages`, which copies the little left and restarts the log.
+            // Checkpoints run on their own thread (`WALCheckpointer`); the automatic one is a
+            // backstop only.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walBackstopPages)")
         }
         let queue: DatabaseQueue

@@ -1,0 +1,55 @@
+@testable import RowCastCore
+import Testing
+
+struct ShardedDictionaryTests {
+    @Test("lookups, in-place changes, removals and iteration agree with a Dictionary")
+    func matchesDictionary() {
+        var random = SnapshotDiffPropertyTests.Generator(state: 7)
+        var sharded = ShardedDictionary<Int>()
+        var reference: [String: Int] = [:]
+        for step in 0..<30_000 {
+            let key = "k\(Int.random(in: 0..<5_000, using: &random))"
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0, 1:
+                sharded[key] = step
+                reference[key] = step
+            case 2:
+                sharded[key]? += 1
+                reference[key]? += 1
+            case 3:
+                let changed = sharded.modifyValue(forKey: key) { value -> Int in
+                    value *= 2
+                    return value
+                }
+                #expect(changed == reference[key].map { $0 * 2 })
+                reference[key]? *= 2
+            default:
+                if Bool.random(using: &random) {
+                    #expect(sharded.removeValue(forKey: key) == reference.removeValue(forKey: key))
+                } else {
+                    sharded[key] = nil
+                    reference[key] = nil
+                }
+            }
+            #expect(sharded[key] == reference[key])
+            #expect(sharded.count == reference.count)
+        }
+        #expect(Dictionary(uniqueKeysWithValues: sharded.map { ($0.key, $0.value) }) == reference)
+        #expect(Set(sharded.keys) == Set(reference.keys))
+        #expect(sharded.values.sorted() == reference.values.sorted())
+        sharded.removeAll(keepingCapacity: true)
+        #expect(sharded.isEmpty && sharded.map(\.key).isEmpty)
+    }
+
+    @Test("keys spread evenly over the shards, for sequential and random-looking ids")
+    func spreadsEvenly() {
+        for prefix in ["item-", "L", "4f1c9a2e-77b0-4d2a-9c3e-"] {
+            var sharded = ShardedDictionary<Int>()
+            for index in 0..<64_000 { sharded["\(prefix)\(index)"] = index }
+            let sizes = sharded.shardSizes
+            #expect(sizes.count == ShardedDictionary<Int>.shardCount)
+            // 1,000 per shard on average; an even spread stays well within a factor of 1.5.
+            #expect(sizes.min()! > 667 && sizes.max()! < 1_500, "\(prefix): \(sizes.min()!)...\(sizes.max()!)")
+        }
+    }
+}
