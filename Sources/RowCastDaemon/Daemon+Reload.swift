@@ -111,6 +111,7 @@ extension Daemon {
             try control?.setOption(.linger, next.lingerMilliseconds)
             try publish?.setOption(.linger, next.lingerMilliseconds)
         }
+        durable?.ingestCommitInterval = .microseconds(next.commitIntervalMicroseconds)
         environment.logLevel?.level = next.logLevel
         configuration = next
     }

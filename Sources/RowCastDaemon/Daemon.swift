@@ -67,6 +67,7 @@ public final class Daemon {
         self.engine = engine
         let store = try SQLiteFeedStore(directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous, logger: logger)
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
+        durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         restoreReports = try durable.start()
         self.durable = durable
 
@@ -135,7 +136,7 @@ public final class Daemon {
             envelopes = []
             if durable.isCommitting {
                 try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
-            } else if try poller.poll(timeoutMilliseconds: pollTimeout()) > 0 {
+            } else if try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: durable.commitDue)) > 0 {
                 try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
             }
             if !messages.isEmpty {
@@ -231,11 +232,13 @@ public final class Daemon {
 
     /// Wakes up in time for the next heartbeat and watchdog ping, and at least every 100 ms to
     /// see a stop request.
-    private func pollTimeout() -> Int {
+    private func pollTimeout(commitDue: ContinuousClock.Instant?) -> Int {
         let now = ContinuousClock.now
         var wait = Duration.milliseconds(configuration.heartbeatMilliseconds) - (now - lastPublication)
         if let watchdog { wait = min(wait, watchdog.timeUntilDue(at: now)) }
-        let milliseconds = Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+        if let commitDue { wait = min(wait, commitDue - now) }
+        // Rounded up: waking before a held-back commit is due would only poll again.
+        let milliseconds = Int(wait.components.seconds * 1000 + (wait.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         return max(0, min(100, milliseconds))
     }
 }

@@ -27,6 +27,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var stateDirectory = "./.rowcast"
     /// How hard each commit pushes data to disk (SQLite `synchronous`).
     public var durability: Durability = .normal
+    /// The shortest time between the starts of two commits of ingest-only batches, in
+    /// microseconds (see `DurableEngine.commitDue`); 0 commits every batch at once.
+    public var commitIntervalMicroseconds = 500
 
     /// The lowest level logged.
     public var logLevel: Logger.Level = .info

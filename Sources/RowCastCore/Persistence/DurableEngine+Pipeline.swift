@@ -37,11 +37,29 @@ extension DurableEngine {
     /// taken by `collectCommitted`.
     public var hasHeldOutputs: Bool { !submitted.isEmpty || !committing.isEmpty || !released.isEmpty }
 
+    /// When the submitted batches are due to be committed, if that is later than now: they
+    /// only carry ingest, and the last commit started less than `ingestCommitInterval` ago.
+    /// Nil when they are committed at the next `collectCommitted` (or there are none).
+    ///
+    /// Pacing trades a little latency for far less I/O: at 10,000 items/s, a commit per batch
+    /// meant 6,000 commits a second, each writing the feed's and the commit counter's pages
+    /// again (4 pages of WAL for under 2 items). A batch with a control request, whose client
+    /// waits for the reply, is never held back.
+    public var commitDue: ContinuousClock.Instant? {
+        guard !writer.isBusy, !submitted.isEmpty, let lastCommitStart else { return nil }
+        let due = lastCommitStart + ingestCommitInterval
+        guard due > .now else { return nil }
+        let waited = submitted.contains { !$0.output.replies.isEmpty || !$0.output.deferred.isEmpty }
+        return waited ? nil : due
+    }
+
     /// Starts committing every submitted batch, unless a commit is being written (then they
-    /// wait for the next `collectCommitted`). Batches that changed nothing durable are released
+    /// wait for the next `collectCommitted`) or they are not due yet (see `commitDue`;
+    /// `force` commits them anyway). Batches that changed nothing durable are released
     /// without a commit when nothing before them is held.
-    public func startCommit() {
+    public func startCommit(force: Bool = false) {
         guard !writer.isBusy, !submitted.isEmpty else { return }
+        if !force && commitDue != nil { return }
         let commits = submitted.map(\.commit).filter { !$0.isEmpty }
         if commits.isEmpty {
             released += submitted.map(\.output)
@@ -50,6 +68,7 @@ extension DurableEngine {
         }
         committing = submitted
         submitted = []
+        lastCommitStart = .now
         writer.start(commits)
     }
 
@@ -57,7 +76,7 @@ extension DurableEngine {
     /// last call, in order (refusals when the commit failed); then starts committing what was
     /// submitted meanwhile. Throws only when the engine cannot be brought back in line with
     /// the store (the daemon must stop).
-    public func collectCommitted() throws(StoreError) -> [EngineOutput] {
+    public func collectCommitted(force: Bool = false) throws(StoreError) -> [EngineOutput] {
         if writer.isBusy {
             let batches = committing
             committing = []
@@ -75,7 +94,7 @@ extension DurableEngine {
                 released += refused.map { Self.refusal(of: $0.output, error: error) }
             }
         }
-        startCommit()
+        startCommit(force: force)
         defer { released = [] }
         return released
     }
@@ -85,7 +104,7 @@ extension DurableEngine {
     public func flush() throws(StoreError) -> [EngineOutput] {
         var outputs: [EngineOutput] = []
         repeat {
-            outputs += try collectCommitted()
+            outputs += try collectCommitted(force: true)
         } while hasHeldOutputs
         return outputs
     }

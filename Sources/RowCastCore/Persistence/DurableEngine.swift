@@ -31,6 +31,11 @@ public final class DurableEngine {
     var committing: [UncommittedBatch] = []
     /// Outputs of committed batches not yet handed back.
     var released: [EngineOutput] = []
+    /// The shortest time from one commit's start to the next one's, for batches that only
+    /// carry ingest (see `commitDue`); zero commits each batch as soon as the writer is free.
+    public var ingestCommitInterval: Duration = .zero
+    /// When the last commit started.
+    var lastCommitStart: ContinuousClock.Instant?
 
     /// Item or header type, as a dictionary key.
     struct RendererKey: Hashable {

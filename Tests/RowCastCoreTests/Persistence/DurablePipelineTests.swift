@@ -1,3 +1,4 @@
+import Foundation
 import RowCastCore
 import RowCastKit
 import Testing
@@ -80,6 +81,57 @@ struct DurablePipelineTests {
         _ = durable.submit([message(upsert("f", item("2")), req: 2)])
         let retried = try durable.flush()
         #expect(try reply(retried[0])["seq"] == 2)
+        durable.close()
+    }
+
+    @Test("ingest-only batches wait for the commit interval and then share one commit; a control request is committed at once")
+    func pacedIngest() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness()
+        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(engine: harness.engine, store: store)
+        durable.ingestCommitInterval = .seconds(1)
+        _ = try durable.start()
+        func ingest(_ id: String) -> [IncomingMessage] {
+            [IncomingMessage(origin: .ingest, body: upsert("f", item(id)).serialized())]
+        }
+
+        _ = durable.submit(ingest("1"))
+        #expect(durable.commitDue == nil, "the first commit of a run is not held back")
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(try durable.collectCommitted().count == 1)
+
+        _ = durable.submit(ingest("2"))
+        _ = durable.submit(ingest("3"))
+        let due = try #require(durable.commitDue, "ingest within the interval is held back")
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(!durable.isCommitting)
+        #expect(store.transactions == [1, 1])
+
+        // A control request joins the held batches and takes them along at once.
+        _ = durable.submit([message(upsert("f", item("4")), req: 4)])
+        #expect(durable.commitDue == nil)
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.isCommitting)
+        let released = try durable.collectCommitted()
+        #expect(released.count == 3)
+        #expect(try reply(released[2])["seq"] == 4)
+        #expect(store.transactions == [1, 1, 3])
+
+        // Held ingest is committed once due, or by a flush.
+        _ = durable.submit(ingest("5"))
+        let held = try #require(durable.commitDue)
+        #expect(held > due)
+        while ContinuousClock.now < held { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(durable.commitDue == nil)
+        _ = try durable.collectCommitted()
+        #expect(durable.isCommitting)
+        #expect(try durable.flush().count == 1)
+        _ = durable.submit(ingest("6"))
+        #expect(durable.commitDue != nil)
+        #expect(try durable.flush().count == 1)
+        #expect(store.transactions == [1, 1, 3, 1, 1])
+        #expect(harness.engine.feeds["f"]?.itemCount == 6)
         durable.close()
     }
 }
