@@ -176,12 +176,18 @@ public final class Feed {
         for (input, row) in newItems { upsert(input, row: row) }
     }
 
+    /// Where and how the item is shown as of now: nil when it is gone or has no row. Reads the
+    /// stored item in place (this runs for every touched item, twice per batch).
+    private func shownRow(_ id: String) -> ShownRow? {
+        items.withValue(forKey: id) { item in
+            item.row.map { ShownRow(section: item.input.section, key: item.orderKey, row: $0) }
+        } ?? nil
+    }
+
     /// Records how an item was shown before its first change in this batch.
     private func touch(_ id: String) {
         guard before[id] == nil else { return }
-        before[id] = .some(items[id].flatMap { item in
-            item.row.map { ShownRow(section: item.input.section, key: item.orderKey, row: $0) }
-        })
+        before[id] = .some(shownRow(id))
     }
 
     private func joinSection(_ id: String, id item: String) {
@@ -274,8 +280,8 @@ public final class Feed {
             if rowIndexes[shown.section]!.isEmpty { rowIndexes[shown.section] = nil }
         }
         for id in before.keys {
-            guard let item = items[id], item.row != nil else { continue }
-            rowIndexes[item.input.section, default: OrderedRowIndex()].insert(item.orderKey, id: id)
+            guard let place = items.withValue(forKey: id, { item in item.row == nil ? nil : (section: item.input.section, key: item.orderKey) }) ?? nil else { continue }
+            rowIndexes[place.section, default: OrderedRowIndex()].insert(place.key, id: id)
         }
         let newSections = computeVisibleSections()
         var delta = FeedDelta()
@@ -290,24 +296,24 @@ public final class Feed {
         for (index, section) in newSections.enumerated() { newSectionIndex[section.id] = index }
 
         for (id, shown) in before {
-            let current = items[id].flatMap { item in item.row.map { (item: item, row: $0) } }
+            let current = shownRow(id)
             let oldPath = oldPaths[id]
             let oldGone = oldPath.map { match.oldDeleted[$0.section] } ?? true
             guard let current else {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
                 continue
             }
-            let sectionIndex = newSectionIndex[current.item.input.section]!
+            let sectionIndex = newSectionIndex[current.section]!
             if match.newInserted[sectionIndex] {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
                 continue
             }
-            let newPath = IndexPath(section: sectionIndex, row: rowIndexes[current.item.input.section]!.rank(of: current.item.orderKey))
+            let newPath = IndexPath(section: sectionIndex, row: rowIndexes[current.section]!.rank(of: current.key))
             guard let shown, let oldPath, !oldGone else {
                 delta.insertedRows.append(.init(id: id, at: newPath, row: current.row.bytes))
                 continue
             }
-            if shown.section != current.item.input.section || shown.key != current.item.orderKey {
+            if shown.section != current.section || shown.key != current.key {
                 delta.movedRows.append(.init(id: id, from: oldPath, to: newPath))
             }
             if shown.row.bytes != current.row.bytes {
@@ -361,7 +367,7 @@ public final class Feed {
     func takeChanges() -> FeedChanges? {
         guard replacedAll || !dirtyItems.isEmpty || !dirtySections.isEmpty else { return nil }
         let changedItems = (replacedAll ? Set(items.keys) : dirtyItems).sorted().map { id in
-            (id: id, item: items[id].map { stored in
+            (id: id, item: items.withValue(forKey: id) { stored in
                 PersistedItem(id: id, type: stored.input.type, section: stored.input.section, sort: stored.input.sort, arrival: stored.arrival, json: stored.input.json)
             })
         }

@@ -50,6 +50,15 @@ struct ShardedDictionary<Value>: Sequence {
         return body(&shards[shard].values[index])
     }
 
+    /// Hands `body` the value for `key` where it is stored, and returns what `body` returns, or
+    /// nil (without calling `body`) when there is no such key. The subscript's getter copies the
+    /// whole value out (a retain and release of each of its references); reading a field or
+    /// two through this costs only those fields. Mutating because the storage is reached
+    /// through the in-place accessor, the only one that does not copy; nothing is changed.
+    mutating func withValue<Result>(forKey key: String, _ body: (borrowing Value) -> Result) -> Result? {
+        modifyValue(forKey: key) { value in body(value) }
+    }
+
     /// Removes and returns the value for `key`, or nil when there is none.
     @discardableResult
     mutating func removeValue(forKey key: String) -> Value? {
