@@ -19,7 +19,7 @@ public enum ConfigurationSchema {
             read: { .text($0.durability.rawValue) },
             write: { configuration, value in if case .text(let text) = value, let durability = Durability(rawValue: text) { configuration.durability = durability } }
         ),
-        integer("commit_interval_us", flag: "--commit-interval-us", range: 0...1_000_000, reload: true, \.commitIntervalMicroseconds),
+        integer("commit_interval_us", flag: "--commit-interval-us", range: 0...100_000, reload: true, \.commitIntervalMicroseconds),
         ConfigurationSetting(
             key: "log_level", flag: "--log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), appliesOnReload: true,
             read: { .text($0.logLevel.rawValue) },

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastCore
+@testable import RowCastCore
 import RowCastKit
 import Testing
 
@@ -130,8 +130,15 @@ struct DurablePipelineTests {
         _ = durable.submit(ingest("6"))
         #expect(durable.commitDue != nil)
         #expect(try durable.flush().count == 1)
-        #expect(store.transactions == [1, 1, 3, 1, 1])
-        #expect(harness.engine.feeds["f"]?.itemCount == 6)
+
+        // A flood is not paced: once the held batches reach `pacedMessageLimit` messages they go.
+        _ = durable.submit(ingest("7"))
+        #expect(durable.commitDue != nil)
+        _ = durable.submit((8..<(8 + DurableEngine.pacedMessageLimit)).flatMap { ingest("\($0)") })
+        #expect(durable.commitDue == nil)
+        #expect(try durable.flush().count == 2)
+        #expect(store.transactions == [1, 1, 3, 1, 1, 2])
+        #expect(harness.engine.feeds["f"]?.itemCount == 7 + DurableEngine.pacedMessageLimit)
         durable.close()
     }
 }
