@@ -63,6 +63,9 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How hard commits push data to disk: normal or full. [default: normal]", valueName: "mode"))
     var durability: String?
 
+    @Option(name: .long, help: ArgumentHelp("Start commits of fire-and-forget ingest at most this often, in microseconds; 0 commits each batch at once. [default: 500]", valueName: "us"))
+    var commitIntervalUs: Int?
+
     @Option(name: .long, help: ArgumentHelp("The largest request accepted, in bytes. [default: 1048576]", valueName: "bytes"))
     var maxMessageBytes: Int?
 
@@ -87,6 +90,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("plugin_directories", pluginDirectories.isEmpty ? nil : .texts(pluginDirectories))
         overrides.set("state_directory", stateDirectory.map(ConfigurationValue.text))
         overrides.set("durability", durability.map(ConfigurationValue.text))
+        overrides.set("commit_interval_us", commitIntervalUs.map(ConfigurationValue.integer))
         overrides.set("limits.max_message_bytes", maxMessageBytes.map(ConfigurationValue.integer))
         overrides.set("heartbeat_ms", heartbeatMs.map(ConfigurationValue.integer))
         overrides.set("limits.batch_limit", batchLimit.map(ConfigurationValue.integer))

@@ -1,4 +1,5 @@
 import Foundation
+@testable import RowCastDaemon
 import RowCastKit
 import Testing
 import ZeroMQ
@@ -9,6 +10,22 @@ import ZeroMQ
 struct ServiceEndToEndTests {
     static func write(_ text: String, to path: String) throws {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    @Test("every setting the configuration schema gives an option is accepted by rowcastd, with its default value")
+    func everySchemaOptionIsAccepted() throws {
+        let defaults = DaemonConfiguration()
+        for setting in ConfigurationSchema.settings {
+            guard let flag = setting.flag, !["--ingest", "--control", "--publish"].contains(flag) else { continue }
+            let values: [String]
+            switch setting.read(defaults) {
+            case .text(let text): values = [text]
+            case .integer(let number): values = [String(number)]
+            case .texts: values = [NSTemporaryDirectory()]
+            }
+            let run = try runRowcastdToExit(["--check-config", flag] + values)
+            #expect(run.status == 0, "rowcastd --check-config \(flag) \(values.joined(separator: " ")): status \(run.status): \(run.stderr)")
+        }
     }
 
     @Test("a reload request re-reads the file: new plugins render waiting items, live settings apply, others need a restart")
