@@ -36,6 +36,8 @@ final class BenchDaemon {
                              "--state-dir", stateDirectory, "--durability", durability] + extraArguments
         process.standardOutput = output
         process.standardError = FileHandle.standardError
+        // The previous workload's writes would otherwise be flushed during this one.
+        sync()
         let launched = ContinuousClock.now
         try process.run()
         let handle = output.fileHandleForReading

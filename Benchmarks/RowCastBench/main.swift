@@ -1,3 +1,4 @@
+import Foundation
 import RowCastKit
 
 #if canImport(Glibc)
@@ -7,8 +8,24 @@ import Glibc
 // rowcast-bench: `make bench` runs it in release mode. It prints readable tables and writes
 // the same figures to bench-results.json (not committed), with the machine, build and date.
 
+let workloads = ["diff", "engine", "throughput", "latency", "acked", "scale"]
 let arguments = Array(CommandLine.arguments.dropFirst())
-let selected = Set(arguments.filter { !$0.hasPrefix("-") })
+if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
+    print("""
+        usage: rowcast-bench [workload ...]
+
+        Runs the named workloads (all of them when none is named), prints a table per workload
+        and writes the figures to bench-results.json. Workloads: \(workloads.joined(separator: ", ")).
+        See Benchmarks/README.md for what each measures. Put the state on tmpfs with
+        TMPDIR=/dev/shm.
+        """)
+    exit(0)
+}
+if let unknown = arguments.first(where: { !workloads.contains($0) }) {
+    FileHandle.standardError.write(Data("rowcast-bench: unknown workload \"\(unknown)\" (workloads: \(workloads.joined(separator: ", ")); --help for usage)\n".utf8))
+    exit(64)
+}
+let selected = Set(arguments)
 func wanted(_ name: String) -> Bool { selected.isEmpty || selected.contains(name) }
 
 // Writes still in flight (a build just finished) would be flushed in the middle of a

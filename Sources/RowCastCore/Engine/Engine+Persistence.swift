@@ -16,6 +16,7 @@ extension Engine {
         var publications: [Publication] = []
         for stored in restored {
             let feed = Feed(name: stored.name, epoch: stored.epoch)
+            feed.reserveItems(stored.items.count)
             for section in stored.sections {
                 var headerRow: [UInt8]?
                 do {

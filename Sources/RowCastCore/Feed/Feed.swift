@@ -101,7 +101,7 @@ public final class Feed {
             }
         } else {
             joinSection(input.section, id: input.id)
-            items[input.id] = StoredItem(input: input, arrival: takeArrival(), row: row)
+            items.updateValue(StoredItem(input: input, arrival: takeArrival(), row: row), forKey: input.id)
         }
     }
 
@@ -355,8 +355,8 @@ public final class Feed {
     /// Builds every section's index from the items (bulk load, O(n log n)).
     private func rebuildIndexes() {
         var entries: [String: [OrderedRowIndex.Entry]] = [:]
-        for (id, item) in items where item.row != nil {
-            entries[item.input.section, default: []].append(.init(key: item.orderKey, id: id))
+        items.forEachEntry { id, item in
+            if item.row != nil { entries[item.input.section, default: []].append(.init(key: item.orderKey, id: id)) }
         }
         rowIndexes = entries.mapValues { list in OrderedRowIndex(sorted: list.sorted { $0.key < $1.key }) }
     }
@@ -392,19 +392,26 @@ public final class Feed {
             declared: section.declared, arrival: section.arrival, headerRow: headerRow, memberCount: memberCount)
     }
 
+    /// Makes room for `count` items at once (before a restore), so the feed does not grow
+    /// its tables step by step.
+    func reserveItems(_ count: Int) {
+        items.reserveCapacity(count)
+    }
+
     /// Puts back an item exactly as stored (rank included).
     func restoreItem(_ input: ItemInput, arrival: UInt64, row: RenderedRow?) {
         if sections[input.section] == nil {
             sections[input.section] = StoredSection(input: SectionInput(id: input.section), declared: false, arrival: arrival)
         }
         sections[input.section]?.memberCount += 1
-        items[input.id] = StoredItem(input: input, arrival: arrival, row: row)
+        items.updateValue(StoredItem(input: input, arrival: arrival, row: row), forKey: input.id)
     }
 
     /// Sets the counters of a restored feed and builds its view; nothing is dirty after.
     func finishRestore(seq: UInt64, nextArrival: UInt64) {
         self.seq = seq
-        let highest = max(items.values.map(\.arrival).max() ?? 0, sections.values.map(\.arrival).max() ?? 0)
+        var highest = sections.values.map(\.arrival).max() ?? 0
+        items.forEachEntry { _, item in highest = max(highest, item.arrival) }
         self.nextArrival = max(nextArrival, highest + 1)
         rebuildIndexes()
         visibleSections = computeVisibleSections()

@@ -42,6 +42,16 @@ struct ShardedDictionary<Value>: Sequence {
         }
     }
 
+    /// Stores `value` for `key` and returns the value it replaced, if any. Takes `value` over
+    /// without copying it (assigning through the subscript copied it: a retain of each of its
+    /// references per insert).
+    @discardableResult
+    mutating func updateValue(_ value: consuming Value, forKey key: String) -> Value? {
+        let replaced = shards[Self.shard(of: key)].updateValue(value, forKey: key)
+        if replaced == nil { count += 1 }
+        return replaced
+    }
+
     /// Changes the value for `key` in place and returns what `body` returns, or nil (without
     /// calling `body`) when there is no such key.
     mutating func modifyValue<Result>(forKey key: String, _ body: (inout Value) -> Result) -> Result? {
@@ -59,12 +69,30 @@ struct ShardedDictionary<Value>: Sequence {
         modifyValue(forKey: key) { value in body(value) }
     }
 
+    /// Hands `body` every entry, each value where it is stored (see `withValue`): a pass over
+    /// a million items that copied each one out spent most of its time retaining and releasing.
+    mutating func forEachEntry(_ body: (_ key: String, _ value: borrowing Value) -> Void) {
+        for shard in shards.indices {
+            for index in shards[shard].indices {
+                let key = shards[shard].keys[index]
+                body(key, shards[shard].values[index])
+            }
+        }
+    }
+
     /// Removes and returns the value for `key`, or nil when there is none.
     @discardableResult
     mutating func removeValue(forKey key: String) -> Value? {
         let removed = shards[Self.shard(of: key)].removeValue(forKey: key)
         if removed != nil { count -= 1 }
         return removed
+    }
+
+    /// Makes room for `capacity` entries in all, spread evenly, plus a margin for the shards
+    /// that get more than their share.
+    mutating func reserveCapacity(_ capacity: Int) {
+        let perShard = capacity / Self.shardCount + capacity / (Self.shardCount * 8) + 16
+        for shard in shards.indices { shards[shard].reserveCapacity(perShard) }
     }
 
     /// Removes every entry.

@@ -14,8 +14,12 @@ struct ShardedDictionaryTests {
                 sharded[key] = step
                 reference[key] = step
             case 2:
-                sharded[key]? += 1
-                reference[key]? += 1
+                if Bool.random(using: &random) {
+                    sharded[key]? += 1
+                    reference[key]? += 1
+                } else {
+                    #expect(sharded.updateValue(step, forKey: key) == reference.updateValue(step, forKey: key))
+                }
             case 3:
                 let changed = sharded.modifyValue(forKey: key) { value -> Int in
                     value *= 2
@@ -35,10 +39,23 @@ struct ShardedDictionaryTests {
             #expect(sharded.count == reference.count)
         }
         #expect(Dictionary(uniqueKeysWithValues: sharded.map { ($0.key, $0.value) }) == reference)
+        var visited: [String: Int] = [:]
+        sharded.forEachEntry { key, value in visited[key] = value }
+        #expect(visited == reference)
+        #expect(sharded.withValue(forKey: "absent") { $0 } == nil)
         #expect(Set(sharded.keys) == Set(reference.keys))
         #expect(sharded.values.sorted() == reference.values.sorted())
         sharded.removeAll(keepingCapacity: true)
         #expect(sharded.isEmpty && sharded.map(\.key).isEmpty)
+    }
+
+    @Test("reserving capacity keeps contents and counts")
+    func reserve() {
+        var sharded = ShardedDictionary<Int>()
+        sharded["a"] = 1
+        sharded.reserveCapacity(100_000)
+        for index in 0..<1_000 { sharded["k\(index)"] = index }
+        #expect(sharded.count == 1_001 && sharded["a"] == 1 && sharded["k999"] == 999)
     }
 
     @Test("keys spread evenly over the shards, for sequential and random-looking ids")
