@@ -13,6 +13,17 @@ struct DurablePipelineTests {
         return IncomingMessage(origin: .control(replyTo: req), body: JSONValue.object(object).serialized())
     }
 
+    /// A started durable engine over a real store in `directory`, wrapped to count and fail
+    /// commits; `configure` runs before the start.
+    func pipeline(in directory: ScratchDirectory, configure: (DurableEngine) -> Void = { _ in }) throws -> (EngineHarness, FlakyStore, DurableEngine) {
+        let harness = EngineHarness()
+        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(engine: harness.engine, store: store)
+        configure(durable)
+        _ = try durable.start()
+        return (harness, store, durable)
+    }
+
     func reply(_ output: EngineOutput) throws -> JSONValue {
         try JSONParser.parse(output.replies[0].body)
     }
@@ -20,10 +31,7 @@ struct DurablePipelineTests {
     @Test("outputs come back in order once committed; batches submitted during a commit share the next transaction")
     func groupCommit() throws {
         let directory = try ScratchDirectory()
-        let harness = EngineHarness()
-        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
-        let durable = DurableEngine(engine: harness.engine, store: store)
-        _ = try durable.start()
+        let (harness, store, durable) = try pipeline(in: directory)
 
         #expect(durable.submit([message(upsert("f", item("1")), req: 1)]) == false)
         #expect(try durable.collectCommitted().isEmpty, "nothing is released before its commit")
@@ -56,10 +64,7 @@ struct DurablePipelineTests {
     @Test("a failed commit refuses its batches and those applied after them, publishes nothing and rolls back")
     func failedGroup() throws {
         let directory = try ScratchDirectory()
-        let harness = EngineHarness()
-        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
-        let durable = DurableEngine(engine: harness.engine, store: store)
-        _ = try durable.start()
+        let (harness, store, durable) = try pipeline(in: directory)
         _ = durable.submit([message(upsert("f", item("1")), req: 1)])
         #expect(try durable.flush().count == 1)
         let committed = harness.snapshot("f")
@@ -87,11 +92,7 @@ struct DurablePipelineTests {
     @Test("ingest-only batches wait for the commit interval and then share one commit; a control request is committed at once")
     func pacedIngest() throws {
         let directory = try ScratchDirectory()
-        let harness = EngineHarness()
-        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
-        let durable = DurableEngine(engine: harness.engine, store: store)
-        durable.ingestCommitInterval = .seconds(1)
-        _ = try durable.start()
+        let (harness, store, durable) = try pipeline(in: directory) { $0.ingestCommitInterval = .seconds(1) }
         func ingest(_ id: String) -> [IncomingMessage] {
             [IncomingMessage(origin: .ingest, body: upsert("f", item(id)).serialized())]
         }
