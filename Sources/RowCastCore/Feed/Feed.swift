@@ -87,7 +87,7 @@ public final class Feed {
     func upsert(_ input: ItemInput, row: RenderedRow?) {
         touch(input.id)
         dirtyItems.insert(input.id)
-        // Changed in place: copying the stored item out and back costs a copy of each field.
+        // Changed in place when it exists; its first arrival stays.
         let previousSection = items.modifyValue(forKey: input.id) { item in
             let previous = item.input.section
             item.input = input

@@ -76,8 +76,6 @@ final class WALCheckpointer: @unchecked Sendable {
         // Lower priority than the loop thread: a checkpoint is never urgent, and on a small
         // machine its copying would otherwise take the core a commit is waiting for.
         setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)  // 0: this thread (Linux)
-        var parameters = sched_param(sched_priority: 0)
-        _ = sched_setscheduler(0, 5 /* SCHED_IDLE */, &parameters)
         condition.lock()
         while true {
             // Idle until a commit arrives, then at most `interval` until the checkpoint.
