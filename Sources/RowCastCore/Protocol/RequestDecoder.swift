@@ -99,10 +99,9 @@ public struct RequestDecoder: Sendable {
             throw RowCastError(.invalidField, "request: field \"client\" must be a string, got \(value.kindName)", field: "client")
         }
         let reader = FieldReader(object: object, path: "", context: op)
-        let common: Set<String> = ["op", "req", "client"]
         switch op {
         case "upsert":
-            try reader.rejectUnknown(allowing: common.union(["feed", "item"]))
+            try reader.rejectUnknown(allowing: Allowed.upsert)
             let feed = try feedName(reader)
             guard let rawItem else {
                 _ = try reader.object("item")  // throws the missing or mistyped field
@@ -111,18 +110,18 @@ public struct RequestDecoder: Sendable {
             let item = try Self.item(rawItem, path: "item.", context: op)
             return Request(op: op, feed: feed, operation: .upsert(item), req: req, client: client)
         case "delete":
-            try reader.rejectUnknown(allowing: common.union(["feed", "id"]))
+            try reader.rejectUnknown(allowing: Allowed.byID)
             return Request(op: op, feed: try feedName(reader), operation: .delete(id: try reader.id("id")), req: req, client: client)
         case "section":
-            try reader.rejectUnknown(allowing: common.union(["feed", "section"]))
+            try reader.rejectUnknown(allowing: Allowed.section)
             let feed = try feedName(reader)
             let section = try Self.section(try reader.object("section"), path: "section.", context: op)
             return Request(op: op, feed: feed, operation: .section(section), req: req, client: client)
         case "delete_section":
-            try reader.rejectUnknown(allowing: common.union(["feed", "id"]))
+            try reader.rejectUnknown(allowing: Allowed.byID)
             return Request(op: op, feed: try feedName(reader), operation: .deleteSection(id: try reader.id("id")), req: req, client: client)
         case "reset":
-            try reader.rejectUnknown(allowing: common.union(["feed", "items", "sections"]))
+            try reader.rejectUnknown(allowing: Allowed.reset)
             let feed = try feedName(reader)
             guard let rawItems else {
                 _ = try reader.optionalArray("items")  // throws when mistyped
@@ -152,22 +151,22 @@ public struct RequestDecoder: Sendable {
             }
             switch op {
             case "snapshot":
-                try reader.rejectUnknown(allowing: common.union(["feed"]))
+                try reader.rejectUnknown(allowing: Allowed.feed)
                 return Request(op: op, feed: try feedName(reader), operation: .snapshot, req: req, client: client)
             case "select":
-                try reader.rejectUnknown(allowing: common.union(["feed", "id", "action"]))
+                try reader.rejectUnknown(allowing: Allowed.select)
                 let feed = try feedName(reader)
                 let id = try reader.id("id")
                 let action = try reader.optionalString("action") ?? "select"
                 return Request(op: op, feed: feed, operation: .select(id: id, action: action), req: req, client: client)
             case "status":
-                try reader.rejectUnknown(allowing: common)
+                try reader.rejectUnknown(allowing: Allowed.common)
                 return Request(op: op, feed: nil, operation: .status, req: req, client: client)
             case "reload":
-                try reader.rejectUnknown(allowing: common)
+                try reader.rejectUnknown(allowing: Allowed.common)
                 return Request(op: op, feed: nil, operation: .reload, req: req, client: client)
             default:
-                try reader.rejectUnknown(allowing: common)
+                try reader.rejectUnknown(allowing: Allowed.common)
                 return Request(op: op, feed: nil, operation: .plugins, req: req, client: client)
             }
         default:
@@ -188,7 +187,7 @@ public struct RequestDecoder: Sendable {
         let reader = FieldReader(object: raw.members, path: path, context: context)
         let id = try reader.id("id")
         do throws(RowCastError) {
-            try reader.rejectUnknown(allowing: ["id", "type", "section", "sort"])
+            try reader.rejectUnknown(allowing: Allowed.item)
             let type = try reader.type("type")
             let section = try reader.optionalString("section") ?? ItemInput.defaultSection
             guard Names.isValidID(section) else {
@@ -220,7 +219,7 @@ public struct RequestDecoder: Sendable {
         let reader = FieldReader(object: object, path: path, context: context)
         let id = try reader.id("id")
         do throws(RowCastError) {
-            try reader.rejectUnknown(allowing: ["id", "order", "type", "header"])
+            try reader.rejectUnknown(allowing: Allowed.sectionMembers)
             let order = try reader.optionalNumber("order")
             let type: String? = object["type"].map { $0.isNull } == false ? try reader.type("type") : nil
             let header = try reader.optionalObject("header")
@@ -230,5 +229,21 @@ public struct RequestDecoder: Sendable {
             error.id = id
             throw error
         }
+    }
+}
+
+extension RequestDecoder {
+    /// The members each request and object may have, built once: building them per request
+    /// hashed a dozen strings and allocated three sets for every item.
+    enum Allowed {
+        static let common: Set<String> = ["op", "req", "client"]
+        static let feed = common.union(["feed"])
+        static let upsert = common.union(["feed", "item"])
+        static let byID = common.union(["feed", "id"])
+        static let section = common.union(["feed", "section"])
+        static let reset = common.union(["feed", "items", "sections"])
+        static let select = common.union(["feed", "id", "action"])
+        static let item: Set<String> = ["id", "type", "section", "sort"]
+        static let sectionMembers: Set<String> = ["id", "order", "type", "header"]
     }
 }
