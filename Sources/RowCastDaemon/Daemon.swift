@@ -118,7 +118,8 @@ public final class Daemon {
     ///
     /// The loop is pipelined with the commit thread (see `DurableEngine+Pipeline.swift`): while
     /// one group of batches is being committed, the loop reads and applies the next messages
-    /// without waiting, then waits for the commit and sends what it released.
+    /// without waiting, then waits for the commit and sends what it released. A trickle of
+    /// ingest is committed at most every `commit_interval_us` (see `DurableEngine.commitDue`).
     public func run(until signal: StopSignal) throws {
         guard let durable, let ingest, let control, let publish else {
             preconditionFailure("Daemon.run called before start")
@@ -230,8 +231,8 @@ public final class Daemon {
         try publishAll([Publication(topic: Topic.heartbeat, body: body.serialized())], on: publish)
     }
 
-    /// Wakes up in time for the next heartbeat and watchdog ping, and at least every 100 ms to
-    /// see a stop request.
+    /// Wakes up in time for the next heartbeat and watchdog ping, when held-back ingest is due
+    /// to be committed (`commitDue`), and at least every 100 ms to see a stop request.
     private func pollTimeout(commitDue: ContinuousClock.Instant?) -> Int {
         let now = ContinuousClock.now
         var wait = Duration.milliseconds(configuration.heartbeatMilliseconds) - (now - lastPublication)
