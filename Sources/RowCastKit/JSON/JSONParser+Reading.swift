@@ -29,24 +29,18 @@ extension JSONParser {
     /// the object ends (its `}` consumed).
     public mutating func nextKey() throws(JSONParseError) -> String? {
         skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
+        if expectingFirstMember {
             expectingFirstMember = false
+            if peek() == UInt8(ascii: "}") {
+                leaveContainer()
+                return nil
+            }
+        } else if try !continueContainer(closedBy: UInt8(ascii: "}")) {
             return nil
         }
-        if !expectingFirstMember {
-            guard peek() == UInt8(ascii: ",") else { throw fail("expected ',' or '}' in an object") }
-            index += 1
-            skipWhitespace()
-        }
-        expectingFirstMember = false
-        guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+        try expectKey()
         let key = try parseString()
-        skipWhitespace()
-        guard peek() == UInt8(ascii: ":") else { throw fail("expected ':' after an object key") }
-        index += 1
-        skipWhitespace()
+        try expectColon()
         return key
     }
 
@@ -75,31 +69,12 @@ extension JSONParser {
     public mutating func beginArray() throws(JSONParseError) -> Bool {
         skipWhitespace()
         guard peek() == UInt8(ascii: "[") else { throw fail("expected an array") }
-        try enterContainer()
-        index += 1
-        skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return false
-        }
-        return true
+        return try openContainer(closedBy: UInt8(ascii: "]"))
     }
 
     /// After an element: consumes `,` and returns true, or consumes `]` and returns false.
     public mutating func nextElement() throws(JSONParseError) -> Bool {
-        skipWhitespace()
-        switch peek() {
-        case UInt8(ascii: ","):
-            index += 1
-            return true
-        case UInt8(ascii: "]"):
-            index += 1
-            depth -= 1
-            return false
-        default:
-            throw fail("expected ',' or ']' in an array")
-        }
+        try continueContainer(closedBy: UInt8(ascii: "]"))
     }
 
     /// Checks that only whitespace is left.
@@ -114,55 +89,19 @@ extension JSONParser {
         guard let first = peek() else { throw fail("unexpected end of input") }
         switch first {
         case UInt8(ascii: "{"):
-            try enterContainer()
-            index += 1
-            skipWhitespace()
-            if peek() == UInt8(ascii: "}") {
-                index += 1
-                depth -= 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+            guard try openContainer(closedBy: UInt8(ascii: "}")) else { return }
+            repeat {
+                try expectKey()
                 try skipString()
-                skipWhitespace()
-                guard peek() == UInt8(ascii: ":") else { throw fail("expected ':' after an object key") }
-                index += 1
-                skipWhitespace()
+                try expectColon()
                 try skip()
-                skipWhitespace()
-                switch peek() {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "}"):
-                    index += 1
-                    depth -= 1
-                    return
-                default: throw fail("expected ',' or '}' in an object")
-                }
-            }
+            } while try continueContainer(closedBy: UInt8(ascii: "}"))
         case UInt8(ascii: "["):
-            try enterContainer()
-            index += 1
-            skipWhitespace()
-            if peek() == UInt8(ascii: "]") {
-                index += 1
-                depth -= 1
-                return
-            }
-            while true {
+            guard try openContainer(closedBy: UInt8(ascii: "]")) else { return }
+            repeat {
                 skipWhitespace()
                 try skip()
-                skipWhitespace()
-                switch peek() {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "]"):
-                    index += 1
-                    depth -= 1
-                    return
-                default: throw fail("expected ',' or ']' in an array")
-                }
-            }
+            } while try continueContainer(closedBy: UInt8(ascii: "]"))
         case UInt8(ascii: "\""):
             try skipString()
         default:

@@ -63,60 +63,78 @@ public struct JSONParser: ~Copyable {
     }
 
     mutating func parseObject() throws(JSONParseError) -> JSONObject {
-        try enterContainer()
-        index += 1  // {
         var object = JSONObject()
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return object
-        }
-        while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+        guard try openContainer(closedBy: UInt8(ascii: "}")) else { return object }
+        repeat {
+            try expectKey()
             let key = try parseString()
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { throw fail("expected ':' after an object key") }
-            index += 1
-            skipWhitespace()
-            let value = try parseValue()
-            object.append(key: key, value: value)
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return object
-            default: throw fail("expected ',' or '}' in an object")
-            }
-        }
+            try expectColon()
+            object.append(key: key, value: try parseValue())
+        } while try continueContainer(closedBy: UInt8(ascii: "}"))
+        return object
     }
 
     mutating func parseArray() throws(JSONParseError) -> [JSONValue] {
-        try enterContainer()
-        index += 1  // [
         var elements: [JSONValue] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return elements
-        }
-        while true {
+        guard try openContainer(closedBy: UInt8(ascii: "]")) else { return elements }
+        repeat {
             skipWhitespace()
             elements.append(try parseValue())
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return elements
-            default: throw fail("expected ',' or ']' in an array")
-            }
+        } while try continueContainer(closedBy: UInt8(ascii: "]"))
+        return elements
+    }
+
+    // MARK: - Containers
+    //
+    // The grammar of objects and arrays, once, for the three ways of going through them:
+    // building values (`parseObject`, `parseArray`), validating without building (`skip`) and
+    // pulling members one by one (`beginObject`, `nextKey`, `beginArray`, `nextElement`).
+
+    /// Consumes the `{` or `[` at the current byte, counting the depth. Returns false when
+    /// `close` follows at once (consumed too: the container was empty).
+    mutating func openContainer(closedBy close: UInt8) throws(JSONParseError) -> Bool {
+        try enterContainer()
+        index += 1
+        skipWhitespace()
+        guard peek() == close else { return true }
+        leaveContainer()
+        return false
+    }
+
+    /// After a member or an element: consumes `,` and returns true, or consumes `close` and
+    /// returns false (the container ended).
+    mutating func continueContainer(closedBy close: UInt8) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","):
+            index += 1
+            return true
+        case close:
+            leaveContainer()
+            return false
+        default:
+            throw fail(close == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
         }
+    }
+
+    /// Positions at the opening quote of an object key; throws if the next byte is not one.
+    mutating func expectKey() throws(JSONParseError) {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+    }
+
+    /// Consumes the `:` after an object key and the whitespace before the value.
+    mutating func expectColon() throws(JSONParseError) {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else { throw fail("expected ':' after an object key") }
+        index += 1
+        skipWhitespace()
+    }
+
+    /// Consumes the `}` or `]` that closes the current container.
+    mutating func leaveContainer() {
+        index += 1
+        depth -= 1
     }
 
     mutating func enterContainer() throws(JSONParseError) {
