@@ -76,18 +76,19 @@ let package = Package(
         .executableTarget(
             name: "RowCastBench",
             dependencies: [
-                "RowCastCore", "RowCastKit", "RowCastClient", "ZeroMQ",
+                "RowCastCore", "RowCastKit", "RowCastClient", "ZeroMQ", "RowCastTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks/RowCastBench"
         ),
+        .target(name: "RowCastTesting"),
         .target(name: "ProductCell", dependencies: ["RowCastKit"], path: "Plugins/ProductCell"),
         .target(name: "AdvertisingCell", dependencies: ["RowCastKit"], path: "Plugins/AdvertisingCell"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
-        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastCore", "ZeroMQ"]),
+        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit", "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastCore", "ZeroMQ", "RowCastTesting"]),
         .testTarget(
             name: "RowCastDaemonTests",
             dependencies: [
@@ -97,6 +98,6 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastDaemon", "ZeroMQ"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastDaemon", "ZeroMQ", "RowCastTesting"]),
     ]
 )

@@ -1,5 +1,6 @@
 import RowCastCore
 import RowCastKit
+import RowCastTesting
 
 /// Issue 3's diff benchmark: DifferenceKit's published workloads through `SnapshotDiff`, beside
 /// Swift's `CollectionDifference` (with inferred moves) on the same data, and single-row
@@ -30,7 +31,7 @@ struct DiffBenchmark {
                                    header: ["workload", "RowCast diff", "CollectionDifference", "ratio"])
         var diffResults: [JSONValue] = []
         for workload in Self.workloads {
-            var random = SplitMix(seed: UInt64(workload.rows))
+            var random = SplitMix64(state: UInt64(workload.rows))
             let (source, target) = Self.makePair(workload, &random)
             let old = Self.snapshot(source)
             let new = Self.snapshot(target)
@@ -63,7 +64,7 @@ struct DiffBenchmark {
     }
 
     /// Source and target id lists for a workload, made as DifferenceKit's benchmark makes them.
-    static func makePair(_ workload: Workload, _ random: inout SplitMix) -> ([String], [String]) {
+    static func makePair(_ workload: Workload, _ random: inout SplitMix64) -> ([String], [String]) {
         let source = (0..<workload.rows).map { "row-\($0)" }
         var target = source
         for _ in 0..<workload.deletes { target.remove(at: Int.random(in: 0..<target.count, using: &random)) }
@@ -88,7 +89,7 @@ struct DiffBenchmark {
                           json: Array(#"{"id":"r\#(index)","type":"bench","section":"default","sort":\#(index),"data":{"v":1}}"#.utf8))
         }
         engine.restore([RestoredFeed(name: "f", seq: 1, epoch: "bench", nextArrival: UInt64(feedSize), items: items, sections: [])])
-        var random = SplitMix(seed: UInt64(feedSize))
+        var random = SplitMix64(state: UInt64(feedSize))
         func message(_ json: String) -> [IncomingMessage] { [IncomingMessage(origin: .ingest, body: Array(json.utf8))] }
         var serial = 0
         let insert = BenchClock.median(runs: 201) {
@@ -122,19 +123,6 @@ final class BenchRenderer: RowRendering {
     func rendererIdentity(forHeaderType type: String) -> String? { nil }
     func pluginsDescription() -> JSONObject { [:] }
     var pluginCount: Int { 0 }
-}
-
-/// A small deterministic generator (SplitMix64), so every run measures the same data.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 extension Int {

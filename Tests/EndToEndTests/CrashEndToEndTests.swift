@@ -1,6 +1,7 @@
 import Foundation
 import RowCastClient
 import RowCastKit
+import RowCastTesting
 import Testing
 
 /// Nothing acknowledged is lost: a windowed acked publisher keeps sending while rowcastd is
@@ -36,7 +37,7 @@ struct CrashEndToEndTests {
 
         // The killer: SIGKILL at a random moment, restart on the same ports and state.
         let killer = Thread {
-            var random = SplitMix(state: Self.seed ^ 0xC0FFEE)
+            var random = SplitMix64(state: Self.seed ^ 0xC0FFEE)
             for cycle in 1...Self.kills {
                 Thread.sleep(forTimeInterval: Double.random(in: 0.25...0.9, using: &random))
                 daemon.update { process in

@@ -1,24 +1,13 @@
 import RowCastClient
 import RowCastCore
 import RowCastKit
+import RowCastTesting
 import Testing
 
 /// The daemon's engine and the client's replica are two independent readings of PROTOCOL.md:
 /// every delta the engine publishes, applied by `FeedReplica`, must give exactly the engine's
 /// next snapshot, byte for byte in the replica shape.
 @Suite struct EngineCrossCheckTests {
-    /// A small deterministic generator (SplitMix64), so a failure reproduces from its seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Renders every item into a row echoing its data; `data.cell` picks the cell, so a change
     /// of it is a reload. Section type `banner` gets a header row.
     final class EchoRenderer: RowRendering {
@@ -55,7 +44,7 @@ import Testing
 
     /// A random feed operation on a small id space, so inserts, replacements, moves and
     /// deletes all happen often.
-    static func randomRequest(_ random: inout Generator) -> JSONValue {
+    static func randomRequest(_ random: inout SplitMix64) -> JSONValue {
         let sections = ["s0", "s1", "s2", "s3"]
         let id = "i\(Int.random(in: 0..<24, using: &random))"
         switch Int.random(in: 0..<100, using: &random) {
@@ -90,7 +79,7 @@ import Testing
 
     @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func replicaFollowsTheEngineThroughRandomBatches(seed: UInt64) throws {
-        var random = Generator(state: seed)
+        var random = SplitMix64(state: seed)
         let engine = Engine(renderer: EchoRenderer())
         var token = 0
         let snapshot = { () -> JSONValue in

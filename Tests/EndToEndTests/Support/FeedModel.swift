@@ -1,4 +1,5 @@
 import RowCastKit
+import RowCastTesting
 
 /// What one feed must hold after a sequence of requests, by the rules of docs/PROTOCOL.md, and
 /// which answer (ok or an error code) each request must get. Rows of `product` items.
@@ -72,12 +73,12 @@ struct FeedModel {
 /// declarations and deletions, and now and then a reset.
 struct RequestGenerator {
     let feed: String
-    var random: SplitMix
+    var random: SplitMix64
     private var count = 0
 
     init(feed: String, seed: UInt64) {
         self.feed = feed
-        random = SplitMix(state: seed)
+        random = SplitMix64(state: seed)
     }
 
     mutating func next() -> JSONValue {
@@ -110,19 +111,6 @@ struct RequestGenerator {
     private func item(_ id: String, section: String) -> JSONValue {
         ["id": .string(id), "type": "product", "section": .string(section),
          "data": ["name": .string("v\(count)"), "operatedBy": "crash test", "price": .number(Double(count)), "image": "https://img/x.png"]]
-    }
-}
-
-/// A small seeded random number generator (SplitMix64), so a failing run can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

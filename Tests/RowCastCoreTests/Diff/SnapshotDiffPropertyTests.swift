@@ -1,23 +1,12 @@
 @testable import RowCastCore
 import RowCastKit
+import RowCastTesting
 import Testing
 
 /// Random pairs of sectioned snapshots: the delta must turn the old one into the new one
 /// exactly, applied by the independent reference replica of docs/PROTOCOL.md.
 struct SnapshotDiffPropertyTests {
-    /// A small deterministic generator (SplitMix64) so failures reproduce from the seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static func randomSnapshot(_ random: inout Generator, idPool: Int, sectionPool: Int) -> FeedSnapshot {
+    static func randomSnapshot(_ random: inout SplitMix64, idPool: Int, sectionPool: Int) -> FeedSnapshot {
         var sectionIDs = (0..<sectionPool).map { "s\($0)" }.shuffled(using: &random)
         sectionIDs = Array(sectionIDs.prefix(Int.random(in: 0...sectionPool, using: &random)))
         var rowIDs = (0..<idPool).map { "r\($0)" }.shuffled(using: &random)
@@ -50,7 +39,7 @@ struct SnapshotDiffPropertyTests {
 
     @Test("random snapshot pairs: applying the delta yields the new snapshot", arguments: [1, 2, 3, 4])
     func randomPairs(seedBase: UInt64) throws {
-        var random = Generator(state: seedBase * 1_000_003)
+        var random = SplitMix64(state: seedBase * 1_000_003)
         for round in 0..<750 {
             let idPool = [0, 1, 3, 8, 20][round % 5]
             let sectionPool = [1, 2, 4][round % 3]

@@ -1,5 +1,6 @@
 import RowCastCore
 import RowCastKit
+import RowCastTesting
 import Testing
 
 /// A store in memory that applies `FeedChanges` the way the durable store must.
@@ -35,7 +36,7 @@ struct EnginePersistenceTests {
     func restoreRoundTrip() throws {
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"]))
         let store = MemoryStore()
-        var random = SnapshotDiffPropertyTests.Generator(state: 7)
+        var random = SplitMix64(state: 7)
         for _ in 0..<200 {
             var batch: [JSONValue] = []
             for _ in 0..<Int.random(in: 1...5, using: &random) {

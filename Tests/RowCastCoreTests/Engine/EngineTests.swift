@@ -1,5 +1,6 @@
 import RowCastCore
 import RowCastKit
+import RowCastTesting
 import Testing
 
 struct EngineTests {
@@ -187,7 +188,7 @@ struct EngineTests {
     func randomOperationsReplay() throws {
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
         var replica = ReferenceReplica(snapshot: harness.snapshot("f"))
-        var random = SnapshotDiffPropertyTests.Generator(state: 42)
+        var random = SplitMix64(state: 42)
         for round in 0..<300 {
             var batch: [JSONValue] = []
             for _ in 0..<Int.random(in: 1...6, using: &random) {

@@ -1,11 +1,12 @@
 @testable import RowCastCore
 import RowCastKit
+import RowCastTesting
 import Testing
 
 /// The incremental path against the full diff: random op sequences, each batch's delta must
 /// pass UIKit's rules and apply exactly, whichever path computed it.
 struct IncrementalDiffTests {
-    static func randomBatch(_ random: inout SnapshotDiffPropertyTests.Generator, ids: Int) -> [JSONValue] {
+    static func randomBatch(_ random: inout SplitMix64, ids: Int) -> [JSONValue] {
         var batch: [JSONValue] = []
         for _ in 0..<Int.random(in: 1...8, using: &random) {
             let id = "i\(Int.random(in: 0..<ids, using: &random))"
@@ -35,7 +36,7 @@ struct IncrementalDiffTests {
     func randomSequences(mode: Feed.DiffMode) throws {
         for seed in UInt64(1)...6 {
             let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"]))
-            var random = SnapshotDiffPropertyTests.Generator(state: seed * 7919)
+            var random = SplitMix64(state: seed * 7919)
             _ = harness.control(upsert("f", item("seed")))
             harness.engine.feeds["f"]!.diffMode = mode
             var replica = ReferenceReplica(snapshot: harness.snapshot("f"))
@@ -64,7 +65,7 @@ struct IncrementalDiffTests {
     @Test("incremental deltas themselves pass UIKit's rules")
     func incrementalDeltasAreValid() throws {
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"]))
-        var random = SnapshotDiffPropertyTests.Generator(state: 4242)
+        var random = SplitMix64(state: 4242)
         _ = harness.control(upsert("f", item("seed")))
         let feed = harness.engine.feeds["f"]!
         feed.diffMode = .incremental

@@ -1,10 +1,11 @@
 @testable import RowCastCore
+import RowCastTesting
 import Testing
 
 struct OrderedRowIndexTests {
     @Test("ranks, inserts and removes agree with a sorted array, across block splits")
     func matchesSortedArray() {
-        var random = SnapshotDiffPropertyTests.Generator(state: 99)
+        var random = SplitMix64(state: 99)
         var index = OrderedRowIndex()
         var reference: [OrderKey] = []
         var arrival: UInt64 = 0

@@ -1,10 +1,11 @@
 @testable import RowCastCore
+import RowCastTesting
 import Testing
 
 struct ShardedDictionaryTests {
     @Test("lookups, in-place changes, removals and iteration agree with a Dictionary")
     func matchesDictionary() {
-        var random = SnapshotDiffPropertyTests.Generator(state: 7)
+        var random = SplitMix64(state: 7)
         var sharded = ShardedDictionary<Int>()
         var reference: [String: Int] = [:]
         for step in 0..<30_000 {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import RowCastCore
 import RowCastKit
+import RowCastTesting
 import Testing
 
 /// The SQLite store on real files in temporary directories.
@@ -12,7 +13,7 @@ struct SQLiteFeedStoreTests {
 
     /// Random operations through an engine, committed batch by batch.
     func drive(_ harness: EngineHarness, durable: DurableEngine, batches: Int, seed: UInt64) throws {
-        var random = SnapshotDiffPropertyTests.Generator(state: seed)
+        var random = SplitMix64(state: seed)
         var token = 0
         for _ in 0..<batches {
             var messages: [IncomingMessage] = []
