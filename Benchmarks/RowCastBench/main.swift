@@ -8,7 +8,12 @@ import Glibc
 // rowcast-bench: `make bench` runs it in release mode. It prints readable tables and writes
 // the same figures to bench-results.json (not committed), with the machine, build and date.
 
-let workloads = ["diff", "engine", "throughput", "latency", "acked", "scale"]
+/// Every workload, by the name that selects it, in the order they run.
+let workloadTypes: [(name: String, type: any BenchWorkload.Type)] = [
+    ("diff", DiffBenchmark.self), ("engine", EngineBenchmark.self), ("throughput", ThroughputBenchmark.self),
+    ("latency", LatencyBenchmark.self), ("acked", AckedBenchmark.self), ("scale", ScaleBenchmark.self),
+]
+let workloads = workloadTypes.map(\.name)
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
     print("""
@@ -35,56 +40,14 @@ sync()
 var results = BenchEnvironment.describe()
 print("rowcast-bench: \(results["machine"]?.stringValue ?? "?"), \(results["build"]?.stringValue ?? "?") build")
 
-if wanted("diff") {
-    var benchmark = DiffBenchmark()
-    print(benchmark.run())
-    results["diff"] = .object(benchmark.results)
-}
-
-if wanted("engine") {
-    var benchmark = EngineBenchmark()
-    print(benchmark.run())
-    results["engine"] = .object(benchmark.results)
-}
-
-if wanted("throughput") {
-    var benchmark = ThroughputBenchmark()
+for (name, type) in workloadTypes where wanted(name) {
+    var workload = type.init()
     do {
-        print(try benchmark.run())
+        print(try workload.run())
     } catch {
-        print("throughput: \(error)")
+        print("\(name): \(error)")
     }
-    results["throughput"] = .object(benchmark.results)
-}
-
-if wanted("latency") {
-    var benchmark = LatencyBenchmark()
-    do {
-        print(try benchmark.run())
-    } catch {
-        print("latency: \(error)")
-    }
-    results["latency"] = .object(benchmark.results)
-}
-
-if wanted("acked") {
-    var benchmark = AckedBenchmark()
-    do {
-        print(try benchmark.run())
-    } catch {
-        print("acked: \(error)")
-    }
-    results["acked"] = .object(benchmark.results)
-}
-
-if wanted("scale") {
-    var benchmark = ScaleBenchmark()
-    do {
-        print(try benchmark.run())
-    } catch {
-        print("scale: \(error)")
-    }
-    results["scale"] = .object(benchmark.results)
+    results[name] = .object(workload.results)
 }
 
 let json = JSONValue.object(results).serialized()
