@@ -1,4 +1,5 @@
 import Foundation
+import RowCastTesting
 
 /// A release `rowcastd` started by the benchmark on wildcard loopback ports, with the release
 /// plugins and a fresh state directory (removed when stopped); stopped with SIGTERM (then
@@ -47,16 +48,8 @@ final class BenchDaemon {
             let data = handle.availableData
             if data.isEmpty { break }
             text += String(decoding: data, as: UTF8.self)
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("rowcastd ready ") }) {
-                for field in line.split(separator: " ").dropFirst(2) {
-                    let parts = field.split(separator: "=", maxSplits: 1).map(String.init)
-                    switch parts[0] {
-                    case "ingest": ingest = parts[1]
-                    case "control": control = parts[1]
-                    case "publish": publish = parts[1]
-                    default: break
-                    }
-                }
+            if let ready = ReadyLine(in: text) {
+                (ingest, control, publish) = (ready.ingest, ready.control, ready.publish)
                 secondsToReady = (ContinuousClock.now - launched).seconds
                 return
             }

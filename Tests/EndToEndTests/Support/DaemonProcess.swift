@@ -1,4 +1,5 @@
 import Foundation
+import RowCastTesting
 
 /// A real `rowcastd` process on wildcard loopback ports (or given ones), with its own plugin
 /// and state directories unless it is handed some (to restart on the same state).
@@ -66,16 +67,8 @@ final class DaemonProcess {
     func waitForReadyLine(timeout: TimeInterval = 20) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let line = output.lines.first(where: { $0.hasPrefix("rowcastd ready ") }) {
-                for field in line.split(separator: " ").dropFirst(2) {
-                    let parts = field.split(separator: "=", maxSplits: 1).map(String.init)
-                    switch parts[0] {
-                    case "ingest": ingest = parts[1]
-                    case "control": control = parts[1]
-                    case "publish": publish = parts[1]
-                    default: break
-                    }
-                }
+            if let ready = ReadyLine(in: output.text) {
+                (ingest, control, publish) = (ready.ingest, ready.control, ready.publish)
                 return
             }
             guard process.isRunning else { break }
@@ -137,6 +130,6 @@ final class LockedBuffer: @unchecked Sendable {  // every access holds `lock`
 
     func append(_ data: Data) { lock.withLock { stdoutText += String(decoding: data, as: UTF8.self) } }
     func appendLog(_ data: Data) { lock.withLock { stderrText += String(decoding: data, as: UTF8.self) } }
-    var lines: [String] { lock.withLock { stdoutText.split(separator: "\n").map(String.init) } }
+    var text: String { lock.withLock { stdoutText } }
     var log: String { lock.withLock { stderrText } }
 }
