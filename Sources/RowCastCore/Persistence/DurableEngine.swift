@@ -41,6 +41,11 @@ public final class DurableEngine {
     struct RendererKey: Hashable {
         var kind: RendererRecord.Kind
         var type: String
+
+        /// The identity `renderer` gives this type now (nil when nothing renders it).
+        func identity(in renderer: any RowRendering) -> String? {
+            kind == .item ? renderer.rendererIdentity(forItemType: type) : renderer.rendererIdentity(forHeaderType: type)
+        }
     }
 
     /// A durable engine over `engine` and `store`; call `start()` before the first batch.
@@ -117,7 +122,7 @@ public final class DurableEngine {
             commit.counters.append(FeedCounters(feed: name, seq: feed.seq, epoch: feed.epoch))
         }
         for key in recordedRenderers.keys.sorted(by: { ($0.kind.rawValue, $0.type) < ($1.kind.rawValue, $1.type) }) {
-            let identity = key.kind == .item ? renderer.rendererIdentity(forItemType: key.type) : renderer.rendererIdentity(forHeaderType: key.type)
+            let identity = key.identity(in: renderer)
             if recordedRenderers[key]! != identity {
                 commit.renderers.append(RendererRecord(kind: key.kind, type: key.type, identity: identity))
             }
@@ -165,7 +170,7 @@ public final class DurableEngine {
     /// recorded it (or recorded another one).
     private func noteRenderer(_ kind: RendererRecord.Kind, _ type: String, into commit: inout StoreCommit) {
         let key = RendererKey(kind: kind, type: type)
-        let identity = kind == .item ? engine.renderer.rendererIdentity(forItemType: type) : engine.renderer.rendererIdentity(forHeaderType: type)
+        let identity = key.identity(in: engine.renderer)
         if let recorded = recordedRenderers[key], recorded == identity { return }
         recordedRenderers[key] = identity
         commit.renderers.append(RendererRecord(kind: kind, type: type, identity: identity))
@@ -178,9 +183,8 @@ public final class DurableEngine {
         func differs(_ kind: RendererRecord.Kind, _ type: String) -> Bool {
             let key = RendererKey(kind: kind, type: type)
             guard checked.insert(key).inserted else { return false }
-            let identity = kind == .item ? engine.renderer.rendererIdentity(forItemType: type) : engine.renderer.rendererIdentity(forHeaderType: type)
             guard let recorded = recordedRenderers[key] else { return true }
-            return recorded != identity
+            return recorded != key.identity(in: engine.renderer)
         }
         for item in feed.items where differs(.item, item.type) {
             return "the renderer of item type \(item.type) changed since its rows were published"
