@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RowCastCore
 import ServiceLifecycle
 
 /// rowcastd's loop as a ServiceLifecycle `Service`. The loop blocks in `zmq_poll` and owns
@@ -46,7 +47,7 @@ public struct DaemonService: Service {
         let logger = self.logger
         let environment = self.environment
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let thread = Thread {
+            NamedThread.start("rowcastd-loop") {
                 // The daemon is released before the continuation resumes: its sockets, then
                 // its ZeroMQ context, whose termination waits (at most the linger time) for
                 // queued replies and deltas to leave. Only then may the process exit.
@@ -62,8 +63,6 @@ public struct DaemonService: Service {
                 }
                 continuation.resume(with: result)
             }
-            thread.name = "rowcastd-loop"
-            thread.start()
         }
     }
 }

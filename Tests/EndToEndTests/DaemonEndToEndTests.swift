@@ -51,6 +51,21 @@ struct DaemonEndToEndTests {
         #expect(sections[1]["rows"]?.arrayValue?.first?["actions"] == [["name": "select", "kind": "open_url", "params": ["url": "https://ads.example/ad1"]]])
     }
 
+    @Test("the daemon's threads carry the names docs/OPERATIONS.md gives them")
+    func threadNames() throws {
+        let daemon = try DaemonProcess()
+        let peer = try RawPeer(daemon)
+        // The commit thread starts with the first commit after the start.
+        #expect(try peer.request(["op": "upsert", "feed": "cars", "item": Self.product("1")])["ok"] == true)
+        let tasks = "/proc/\(daemon.process.processIdentifier)/task"
+        let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
+            try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        for name in ["rowcastd-loop", "rowcast-commit", "rowcast-checkpt"] {
+            #expect(names.contains(name), "no thread \(name) among \(names.sorted())")
+        }
+    }
+
     @Test("a missing or mistyped field is an item error naming the field")
     func itemErrors() throws {
         let daemon = try DaemonProcess()

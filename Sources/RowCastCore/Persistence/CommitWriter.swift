@@ -31,9 +31,7 @@ final class CommitWriter: @unchecked Sendable {
         condition.lock()
         if !running {
             running = true
-            let thread = Thread { [self] in run() }
-            thread.name = "rowcast-commit"
-            thread.start()
+            NamedThread.start("rowcast-commit") { [self] in run() }
         }
         job = commits
         condition.broadcast()

@@ -48,9 +48,7 @@ final class WALCheckpointer: @unchecked Sendable {
         database = try DatabaseQueue(path: path, configuration: configuration)
         self.path = path
         self.logger = logger
-        let thread = Thread { [self] in run() }
-        thread.name = "rowcast-checkpoint"
-        thread.start()
+        NamedThread.start("rowcast-checkpt") { [self] in run() }
     }
 
     /// Notes one commit; the thread checkpoints within `interval` after the first one it has
