@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "rowcastd", targets: ["rowcastd"]),
         .executable(name: "rowcast", targets: ["rowcast"]),
         .executable(name: "rowcast-bench", targets: ["RowCastBench"]),
+        .executable(name: "rowcast-plugin-host", targets: ["rowcast-plugin-host"]),
         .library(name: "RowCastKit", targets: ["RowCastKit"]),
         .library(name: "RowCastClient", targets: ["RowCastClient"]),
         // Cell-controller plugins: each is a shared library loaded by rowcastd at run time.
@@ -31,12 +32,14 @@ let package = Package(
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
         .target(name: "CRowCastPlugin"),
+        .target(name: "CRowCastHost"),
         .target(name: "RowCastKit", dependencies: ["CRowCastPlugin"]),
         .target(
             name: "RowCastCore",
             dependencies: [
                 "RowCastKit",
                 "CRowCastPlugin",
+                "CRowCastHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Collections", package: "swift-collections"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -66,6 +69,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        .executableTarget(name: "rowcast-plugin-host", dependencies: ["RowCastCore", "CRowCastHost"]),
         .executableTarget(
             name: "rowcast",
             dependencies: [

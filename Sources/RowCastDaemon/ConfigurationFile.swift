@@ -79,7 +79,7 @@ public enum ConfigurationFile {
     /// The node as a value of the kind `setting` takes, or nil when its type is wrong.
     private static func convert(_ node: Node, for setting: ConfigurationSetting) -> ConfigurationValue? {
         switch setting.kind {
-        case .endpoint, .choice, .path:
+        case .endpoint, .choice, .path, .user:
             return text(node).map(ConfigurationValue.text)
         case .paths:
             guard case .sequence(let sequence) = node else { return nil }

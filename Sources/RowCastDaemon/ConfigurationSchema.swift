@@ -13,6 +13,15 @@ public enum ConfigurationSchema {
             read: { .texts($0.pluginDirectories) },
             write: { configuration, value in if case .texts(let paths) = value { configuration.pluginDirectories = paths } }
         ),
+        ConfigurationSetting(
+            key: "plugin_isolation", flag: "--plugin-isolation", kind: .choice(PluginIsolation.allCases.map(\.rawValue)), appliesOnReload: false,
+            read: { .text($0.pluginIsolation.rawValue) },
+            write: { configuration, value in if case .text(let text) = value, let isolation = PluginIsolation(rawValue: text) { configuration.pluginIsolation = isolation } }
+        ),
+        text("plugin_host", flag: "--plugin-host", kind: .path, reload: false, \.pluginHost),
+        integer("plugin_timeout_ms", flag: "--plugin-timeout-ms", range: 10...600_000, reload: false, \.pluginTimeoutMilliseconds),
+        integer("plugin_memory_mb", flag: "--plugin-memory-mb", range: 0...1_048_576, reload: false, \.pluginMemoryMegabytes),
+        text("plugin_user", flag: "--plugin-user", kind: .user, reload: false, \.pluginUser),
         text("state_directory", flag: "--state-dir", kind: .path, reload: false, \.stateDirectory),
         ConfigurationSetting(
             key: "durability", flag: "--durability", kind: .choice(Durability.allCases.map(\.rawValue)), appliesOnReload: false,

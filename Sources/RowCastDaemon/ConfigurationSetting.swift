@@ -11,6 +11,8 @@ public struct ConfigurationSetting: Sendable {
         case path
         /// A list of non-empty paths.
         case paths
+        /// A user name (empty: none).
+        case user
         /// A whole number in a range.
         case integer(ClosedRange<Int>)
         /// One of a fixed set of words.
@@ -41,6 +43,7 @@ public struct ConfigurationSetting: Sendable {
         switch kind {
         case .endpoint: return "a ZeroMQ endpoint such as \"tcp://127.0.0.1:7701\" or \"ipc:///run/rowcast/control.sock\" (transports: \(Self.endpointTransports.joined(separator: ", ")))"
         case .path: return "a non-empty path"
+        case .user: return "a user name, or \"\" for none"
         case .paths: return "a list of non-empty paths, such as [\"/usr/local/lib/rowcast/plugins\"] ([] for the built-in directories)"
         case .integer(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .choice(let choices): return "one of " + choices.joined(separator: ", ")
@@ -56,6 +59,8 @@ public struct ConfigurationSetting: Sendable {
                 return "must be \(allowed), got \(value)"
             }
             return nil
+        case (.user, .text(let text)):
+            return text.contains(where: { $0 == ":" || $0 == "/" || $0.isWhitespace }) ? "must be \(allowed), got \(value)" : nil
         case (.path, .text(let text)):
             return text.isEmpty ? "must be \(allowed), got an empty text" : nil
         case (.paths, .texts(let texts)):

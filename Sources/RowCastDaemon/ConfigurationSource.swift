@@ -32,11 +32,12 @@ public struct ConfigurationSource: Sendable {
         return configuration
     }
 
-    /// The embedded defaults for this process: the plugin directories given, and the state
-    /// directory systemd names in `$STATE_DIRECTORY` (its first entry) when it is set.
-    public static func processDefaults(pluginDirectories: [String], environment: [String: String]) -> DaemonConfiguration {
+    /// The embedded defaults for this process: the plugin directories and plugin host given,
+    /// and the state directory systemd names in `$STATE_DIRECTORY` (its first entry) when set.
+    public static func processDefaults(pluginDirectories: [String], pluginHost: String? = nil, environment: [String: String]) -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
         configuration.pluginDirectories = pluginDirectories
+        if let pluginHost { configuration.pluginHost = pluginHost }
         if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty {
             configuration.stateDirectory = String(state)
         }

@@ -74,25 +74,23 @@ extension Daemon {
             }
         }
 
+        // A refused file never blocks the others: it keeps its previous version, if any, and
+        // the refusal is in the reply and in `plugins`.
         let previous = renderer
         let candidate = loadRenderer(next.pluginDirectories, previous)
-        let known = Set((previous?.registry.refusals ?? []).map { "\($0.code):\($0.file)" })
-        let refused = candidate.registry.refusals.filter { !known.contains("\($0.code):\($0.file)") }
-        guard refused.isEmpty else {
-            let reasons = refused.map { "\($0.file): \($0.reason)" }.joined(separator: "; ")
-            return .failure(RowCastError(.reloadFailed, "a plugin was refused: \(reasons)"))
-        }
 
         try applyLive(next, engine: engine)
         renderer = candidate
         // Through the durable engine: the re-rendered feeds' new seqs are committed before their deltas go out.
         try publishAll(durable!.replaceRenderer(candidate), on: publish)
-        let loaded = candidate.registry.plugins.filter { plugin in !(previous?.registry.plugins.contains { $0 === plugin } ?? false) }
+        // The hosts of replaced or removed plugins exit only now: nothing routes to them any more.
+        (previous as? HostedRenderer)?.retire(replacedBy: candidate as? HostedRenderer)
+        let loaded = candidate.loadedPlugins.filter { plugin in !(previous?.loadedPlugins.contains { $0 === plugin } ?? false) }
         var members = JSONObject()
         members.append(key: "config", value: environment.configurationFile.map(JSONValue.string) ?? .null)
         members.append(key: "plugins", value: .number(Double(candidate.pluginCount)))
         members.append(key: "loaded", value: .array(loaded.map { ["name": .string($0.name), "version": .string($0.version), "file": .string($0.file)] }))
-        members.append(key: "refusals", value: .array(candidate.registry.refusals.map { ["file": .string($0.file), "reason": .string($0.reason)] }))
+        members.append(key: "refusals", value: .array(candidate.refusals.map { ["file": .string($0.file), "code": .string($0.code.rawValue), "reason": .string($0.reason)] }))
         members.append(key: "applied", value: .array(applied.map(JSONValue.string)))
         members.append(key: "restartRequired", value: .array(restartRequired.map(JSONValue.string)))
         return .success(members)

@@ -22,8 +22,8 @@ public final class Daemon {
 
     let logger: Logger
     let environment: DaemonEnvironment
-    let loadRenderer: ([String], PluginRenderer?) -> PluginRenderer
-    var renderer: PluginRenderer?
+    let loadRenderer: ([String], (any RowRendering)?) -> any RowRendering
+    var renderer: (any RowRendering)?
     private let context: Context
     var ingest: Socket?
     var control: Socket?
@@ -39,15 +39,27 @@ public final class Daemon {
     var statusSummary = StatusSummary()
     var reloadFailure: String?
 
-    /// A daemon that loads its plugins from the configured directories.
+    /// A daemon that loads its plugins from the configured directories, into plugin hosts or
+    /// into itself as `plugin_isolation` says.
     public convenience init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment()) throws {
-        try self.init(configuration: configuration, logger: logger, environment: environment) { directories, previous in
-            PluginRenderer.load(directories: directories, logger: logger, previous: previous)
+        switch configuration.pluginIsolation {
+        case .process:
+            let settings = PluginHostSettings(
+                executable: configuration.pluginHost, callTimeoutMilliseconds: configuration.pluginTimeoutMilliseconds,
+                memoryMegabytes: configuration.pluginMemoryMegabytes, user: configuration.pluginUser
+            )
+            try self.init(configuration: configuration, logger: logger, environment: environment) { directories, previous in
+                HostedRenderer.load(directories: directories, settings: settings, logger: logger, previous: previous as? HostedRenderer)
+            }
+        case .inProcess:
+            try self.init(configuration: configuration, logger: logger, environment: environment) { directories, previous in
+                PluginRenderer.load(directories: directories, logger: logger, previous: previous as? PluginRenderer)
+            }
         }
     }
 
     /// A daemon that loads its renderer with `loadRenderer` (directories, previous renderer).
-    public init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment(), loadRenderer: @escaping ([String], PluginRenderer?) -> PluginRenderer) throws {
+    public init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment(), loadRenderer: @escaping ([String], (any RowRendering)?) -> any RowRendering) throws {
         self.configuration = configuration
         self.logger = logger
         self.environment = environment
@@ -173,6 +185,7 @@ public final class Daemon {
         publish = nil
         durable?.close()
         durable = nil
+        (renderer as? HostedRenderer)?.stopHosts()
     }
 
     /// Reads at most `batchLimit` messages, alternating between the two sockets so neither

@@ -31,6 +31,17 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// microseconds (see `DurableEngine.commitDue`); 0 commits every batch at once.
     public var commitIntervalMicroseconds = 500
 
+    /// Where plugins run: each in a host process of its own, or inside rowcastd.
+    public var pluginIsolation: PluginIsolation = .process
+    /// The `rowcast-plugin-host` executable (by default the one next to rowcastd).
+    public var pluginHost = "/usr/local/bin/rowcast-plugin-host"
+    /// How long one plugin callback may run before its host is killed, in milliseconds.
+    public var pluginTimeoutMilliseconds = 1000
+    /// Each plugin host's address-space limit, in MiB (0: none).
+    public var pluginMemoryMegabytes = 1024
+    /// The user plugin hosts run as when rowcastd runs as root ("" keeps root).
+    public var pluginUser = "nobody"
+
     /// The lowest level logged.
     public var logLevel: Logger.Level = .info
 

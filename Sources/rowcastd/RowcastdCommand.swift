@@ -78,6 +78,21 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long closing sockets may wait to deliver what is queued. [default: 2000]", valueName: "ms"))
     var lingerMs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Where plugins run: process (a supervised rowcast-plugin-host per plugin file) or in_process (inside rowcastd: trusted plugins only). [default: process]", valueName: "mode"))
+    var pluginIsolation: String?
+
+    @Option(name: .long, help: ArgumentHelp("The rowcast-plugin-host executable. [default: the one next to rowcastd]", valueName: "path"))
+    var pluginHost: String?
+
+    @Option(name: .long, help: ArgumentHelp("Kill a plugin host whose callback runs longer than this; the item gets plugin_timeout. [default: 1000]", valueName: "ms"))
+    var pluginTimeoutMs: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Each plugin host's address-space limit in MiB, 0 for none. [default: 1024]", valueName: "MiB"))
+    var pluginMemoryMb: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The user plugin hosts run as when rowcastd runs as root; \"\" keeps root. [default: nobody]", valueName: "name"))
+    var pluginUser: String?
+
     @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error or critical. [default: info]", valueName: "level"))
     var logLevel: String?
 
@@ -96,6 +111,11 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("limits.batch_limit", batchLimit.map(ConfigurationValue.integer))
         overrides.set("limits.linger_ms", lingerMs.map(ConfigurationValue.integer))
         overrides.set("log_level", logLevel.map(ConfigurationValue.text))
+        overrides.set("plugin_isolation", pluginIsolation.map(ConfigurationValue.text))
+        overrides.set("plugin_host", pluginHost.map(ConfigurationValue.text))
+        overrides.set("plugin_timeout_ms", pluginTimeoutMs.map(ConfigurationValue.integer))
+        overrides.set("plugin_memory_mb", pluginMemoryMb.map(ConfigurationValue.integer))
+        overrides.set("plugin_user", pluginUser.map(ConfigurationValue.text))
         return overrides
     }
 
@@ -110,7 +130,7 @@ struct RowcastdCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let source = ConfigurationSource(
-            defaults: ConfigurationSource.processDefaults(pluginDirectories: Self.defaultPluginDirectories(), environment: environment),
+            defaults: ConfigurationSource.processDefaults(pluginDirectories: Self.defaultPluginDirectories(), pluginHost: Self.defaultPluginHost(), environment: environment),
             file: config,
             overrides: overrides
         )
@@ -186,12 +206,24 @@ struct RowcastdCommand: AsyncParsableCommand {
     /// The directory of this executable, then `../lib/rowcast/plugins` beside it: those of the
     /// two that exist (a directory named explicitly with --plugins must exist).
     static func defaultPluginDirectories() -> [String] {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return ["/usr/local/lib/rowcast/plugins"] }
-        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        guard let directory = executableDirectory() else { return ["/usr/local/lib/rowcast/plugins"] }
         let parent = directory.split(separator: "/").dropLast().joined(separator: "/")
         return [directory, "/" + parent + "/lib/rowcast/plugins"].filter { access($0, R_OK | X_OK) == 0 }
+    }
+
+    /// `rowcast-plugin-host` next to this executable, when it is there.
+    static func defaultPluginHost() -> String? {
+        guard let directory = executableDirectory() else { return nil }
+        let path = directory + "/rowcast-plugin-host"
+        return access(path, X_OK) == 0 ? path : nil
+    }
+
+    /// The directory of this executable.
+    static func executableDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
     }
 }

@@ -29,7 +29,7 @@ extension Engine {
             if let op, Self.mutationOps.contains(op), let key = LedgerKey(client: client, req: req) {
                 ledger.record(key, reply: reply)
             }
-        case .query, .recalled:
+        case .query, .recalled, .answered:
             break
         }
     }

@@ -8,7 +8,15 @@ extension Engine {
         var extra = JSONObject()
         switch request.operation {
         case .upsert(let item):
-            let rendered = try renderItem(item, feed: name)
+            let rendered: RenderedRow?
+            do {
+                rendered = try renderItem(item, feed: name)
+            } catch where Self.isQuarantining(error) {
+                // Stored without a row, so it is not lost and a restart does not lose it either.
+                feed(named: name, create: true)!.upsert(item, row: nil)
+                batch.touch(name)
+                throw error
+            }
             let feed = feed(named: name, create: true)!
             if rendered == nil {
                 let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
@@ -20,6 +28,7 @@ extension Engine {
             guard let feed = feeds[name], feed.delete(id: id) else {
                 throw RowCastError(.notFound, "delete: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
             }
+            quarantine.remove(feed: name, id: id)
 
         case .section(let section):
             let headerRow = try renderHeader(section, feed: name)
@@ -29,11 +38,12 @@ extension Engine {
             guard let feed = feeds[name], feed.deleteSection(id: id) else {
                 throw RowCastError(.notFound, "delete_section: feed \"\(name)\" has no section \"\(id)\"", field: "id", feed: name, id: id)
             }
+            quarantine.removeAll(feed: name) { feed.item($0) == nil }
 
         case .reset(let items, let sections):
             extra = reset(feed: name, items: items, sections: sections, request: request, publications: &publications)
 
-        case .snapshot, .status, .plugins, .select, .reload:
+        case .snapshot, .status, .plugins, .select, .reload, .quarantine:
             preconditionFailure("queries are not mutations")
         }
         batch.touch(name)
@@ -42,6 +52,7 @@ extension Engine {
 
     private func reset(feed name: String, items: [ItemInput], sections: [SectionInput], request: Request, publications: inout [Publication]) -> JSONObject {
         let feed = feed(named: name, create: true)!
+        quarantine.removeAll(feed: name)
         var rejected: [JSONValue] = []
         var warnings: [JSONValue] = []
         func report(_ error: RowCastError) {
@@ -72,6 +83,7 @@ extension Engine {
             } catch {
                 report(error)
                 rejected.append(error.json)
+                if Self.isQuarantining(error) { keptItems.append((item, nil)) }
             }
         }
         feed.reset(sections: keptSections, items: keptItems)

@@ -17,6 +17,7 @@ extension Engine {
         for stored in restored {
             let feed = Feed(name: stored.name, epoch: stored.epoch)
             feed.reserveItems(stored.items.count)
+            prerenderIfBatching(stored.sections.compactMap { Self.headerJob(SectionInput(id: $0.id, order: $0.order, type: $0.type, header: $0.header)) })
             for section in stored.sections {
                 var headerRow: [UInt8]?
                 do {
@@ -26,24 +27,31 @@ extension Engine {
                 }
                 feed.restoreSection(section, headerRow: headerRow)
             }
-            for item in stored.items {
-                let input: ItemInput
-                do {
-                    input = try RequestDecoder.item(json: item.json, context: "restore of feed \"\(stored.name)\"")
-                } catch {
-                    logger.error("stored item unreadable; skipped", metadata: ["feed": "\(stored.name)", "item": "\(item.id)", "error": "\(error)"])
-                    continue
+            prerendered.removeAll(keepingCapacity: true)
+            for chunk in Self.renderChunks(stored.items.count) {
+                var inputs: [(ItemInput, UInt64)] = []
+                inputs.reserveCapacity(chunk.count)
+                for item in stored.items[chunk] {
+                    do {
+                        inputs.append((try RequestDecoder.item(json: item.json, context: "restore of feed \"\(stored.name)\""), item.arrival))
+                    } catch {
+                        logger.error("stored item unreadable; skipped", metadata: ["feed": "\(stored.name)", "item": "\(item.id)", "error": "\(error)"])
+                    }
                 }
-                var row: RenderedRow?
-                do {
-                    row = try renderItem(input, feed: stored.name)
-                } catch {
-                    publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
+                prerenderIfBatching(inputs.map { RenderJob(kind: .renderItem, type: $0.0.type, input: $0.0.json) })
+                for (input, arrival) in inputs {
+                    var row: RenderedRow?
+                    do {
+                        row = try renderItem(input, feed: stored.name)
+                    } catch {
+                        publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
+                    }
+                    if row == nil, renderer.rendererIdentity(forItemType: input.type) == nil {
+                        _ = unknownTypeWarning(input, feed: feed, publications: &publications)
+                    }
+                    feed.restoreItem(input, arrival: arrival, row: row)
                 }
-                if row == nil, renderer.rendererIdentity(forItemType: input.type) == nil {
-                    _ = unknownTypeWarning(input, feed: feed, publications: &publications)
-                }
-                feed.restoreItem(input, arrival: item.arrival, row: row)
+                prerendered.removeAll(keepingCapacity: true)
             }
             feed.finishRestore(seq: stored.seq, nextArrival: stored.nextArrival)
             installRestored(feed)

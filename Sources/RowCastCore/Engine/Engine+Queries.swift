@@ -15,6 +15,8 @@ extension Engine {
             return ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
         case .recalled(let key, let answer):
             return recalledReply(key, answer: answer)
+        case .answered(let request, let members):
+            return ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
         case .query(let request):
             do {
                 return try answer(request, publications: &publications)
@@ -32,7 +34,16 @@ extension Engine {
         case .status:
             return ReplyBuilder.success(op: request.op, members: statusMembersNow(), req: request.req, client: request.client)
         case .plugins:
-            return ReplyBuilder.success(op: request.op, members: renderer.pluginsDescription(), req: request.req, client: request.client)
+            var members = renderer.pluginsDescription()
+            members.append(key: "isolation", value: .string(renderer.rendersInBatches ? "process" : "in_process"))
+            members.append(key: "hosts", value: .array(renderer.hostsDescription()))
+            return ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
+        case .quarantine(_, let id):
+            let items: JSONValue = .array(quarantine.json.arrayValue!.filter { entry in
+                (request.feed == nil || entry.objectValue?["feed"]?.stringValue == request.feed)
+                    && (id == nil || entry.objectValue?["id"]?.stringValue == id)
+            })
+            return ReplyBuilder.success(op: request.op, members: ["items": items], req: request.req, client: request.client)
         case .select(let id, let action):
             return try select(id: id, action: action, request: request, publications: &publications)
         case .upsert, .delete, .section, .deleteSection, .reset:
@@ -83,6 +94,8 @@ extension Engine {
         }
         members.append(key: "feeds", value: .array(feedList))
         members.append(key: "plugins", value: .number(Double(renderer.pluginCount)))
+        members.append(key: "quarantined", value: .number(Double(quarantine.count)))
+        members.append(key: "pluginHosts", value: .array(renderer.hostsDescription()))
         members.append(key: "counters", value: [
             "received": .number(Double(counters.received)), "applied": .number(Double(counters.applied)),
             "rejected": .number(Double(counters.rejected)), "published": .number(Double(counters.published)),
@@ -118,6 +131,8 @@ extension Engine {
             throw RowCastError(.invalidField, "\(subject): \(message)", field: field, feed: name, id: id)
         case .failed(let message):
             throw RowCastError(.pluginFailed, "\(subject): \(message)", feed: name, id: id)
+        case .faulted(let fault):
+            throw RowCastError(fault.code, "\(subject): plugin \(fault.plugin) (\(fault.file)) failed: \(fault.reason)", feed: name, id: id)
         case .noRenderer:
             throw RowCastError(.noAction, "\(subject): no loaded plugin handles actions for type \(item.input.type)", feed: name, id: id)
         }

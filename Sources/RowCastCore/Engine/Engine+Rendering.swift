@@ -2,10 +2,29 @@ import RowCastKit
 
 extension Engine {
     /// Renders an item from its JSON: its row, nil when no plugin handles its type, or
-    /// the plugin's refusal.
+    /// the plugin's refusal. An item the plugin crashed or hung on is quarantined, and the
+    /// error thrown has code `plugin_crashed` or `plugin_timeout` (see ``isQuarantining``);
+    /// an item that renders leaves quarantine.
     func renderItem(_ item: ItemInput, feed: String) throws(RowCastError) -> RenderedRow? {
+        try renderItem(item, feed: feed, outcome: prerendered[item.json] ?? renderer.renderItem(type: item.type, input: item.json))
+    }
+
+    /// As `renderItem(_:feed:)`, with the renderer's outcome already at hand.
+    func renderItem(_ item: ItemInput, feed: String, outcome: RenderOutcome) throws(RowCastError) -> RenderedRow? {
         let subject = "item \"\(item.id)\" (type \(item.type))"
-        switch renderer.renderItem(type: item.type, input: item.json) {
+        if case .faulted(let fault) = outcome {
+            quarantine.add(feed: feed, id: item.id, type: item.type, fault: fault)
+            let verb = fault.code == .pluginTimeout ? "did not return in time on" : "crashed on"
+            let message = "plugin \(fault.plugin) (\(fault.file)) \(verb) \(subject): \(fault.reason); the item is stored and quarantined: fix the plugin and reload, or run `rowcast quarantine retry`"
+            logger.error("plugin fault; item quarantined", metadata: [
+                "feed": "\(feed)", "id": "\(item.id)", "plugin": "\(fault.plugin)", "file": "\(fault.file)", "code": "\(fault.code)", "reason": "\(fault.reason)",
+            ])
+            throw RowCastError(fault.code, message, feed: feed, id: item.id)
+        }
+        quarantine.remove(feed: feed, id: item.id)
+        switch outcome {
+        case .faulted:
+            preconditionFailure("handled above")
         case .ok(let output):
             do {
                 var row = try RowAssembler.row(id: item.id, type: item.type, output: output)
@@ -27,16 +46,25 @@ extension Engine {
         }
     }
 
-    /// Renders a section's header row: nil when the section has no type or no plugin renders it.
-    func renderHeader(_ section: SectionInput, feed: String) throws(RowCastError) -> [UInt8]? {
+    /// The render job of a section's header: nil when the section has no type.
+    static func headerJob(_ section: SectionInput) -> RenderJob? {
         guard let type = section.type else { return nil }
         var input = JSONObject()
         input.append(key: "id", value: .string(section.id))
         input.append(key: "type", value: .string(type))
         input.append(key: "order", value: section.order.map(JSONValue.number) ?? .null)
         input.append(key: "header", value: section.header.map(JSONValue.object) ?? .object(JSONObject()))
+        return RenderJob(kind: .renderHeader, type: type, input: JSONValue.object(input).serialized())
+    }
+
+    /// Renders a section's header row: nil when the section has no type or no plugin renders it.
+    func renderHeader(_ section: SectionInput, feed: String) throws(RowCastError) -> [UInt8]? {
+        guard let job = Self.headerJob(section) else { return nil }
+        let type = job.type
         let subject = "section \"\(section.id)\" (type \(type))"
-        switch renderer.renderHeader(type: type, input: JSONValue.object(input).serialized()) {
+        switch prerendered[job.input] ?? renderer.renderHeader(type: type, input: job.input) {
+        case .faulted(let fault):
+            throw pluginFailure("the plugin for section type \(type) failed on \(subject): \(fault.reason)", feed: feed, id: section.id, code: fault.code)
         case .ok(let output):
             do {
                 return try RowAssembler.header(output: output)
@@ -58,9 +86,77 @@ extension Engine {
         return RowCastError(errorCode, "\(subject): \(message)", field: field, feed: feed, id: id)
     }
 
-    private func pluginFailure(_ message: String, feed: String, id: String) -> RowCastError {
+    private func pluginFailure(_ message: String, feed: String, id: String, code: ErrorCode = .pluginFailed) -> RowCastError {
         logger.error("plugin failure", metadata: ["feed": "\(feed)", "id": "\(id)", "error": "\(message)"])
-        return RowCastError(.pluginFailed, message, feed: feed, id: id)
+        return RowCastError(code, message, feed: feed, id: id)
+    }
+
+    /// Renders, in one call to the renderer, every item and section header the decoded batch
+    /// will apply, so that a renderer in other processes makes one round trip per plugin.
+    func prerender(_ batch: [RequestDecoder.Outcome]) {
+        var jobs: [RenderJob] = []
+        for case .request(let request) in batch {
+            switch request.operation {
+            case .upsert(let item):
+                jobs.append(RenderJob(kind: .renderItem, type: item.type, input: item.json))
+            case .section(let section):
+                if let job = Self.headerJob(section) { jobs.append(job) }
+            case .reset(let items, let sections):
+                jobs += sections.compactMap(Self.headerJob)
+                jobs += items.map { RenderJob(kind: .renderItem, type: $0.type, input: $0.json) }
+            default:
+                continue
+            }
+        }
+        prerender(jobs)
+    }
+
+    /// Renders `jobs` in one call and keeps the outcomes for `renderItem` and `renderHeader`.
+    func prerender(_ jobs: [RenderJob]) {
+        guard !jobs.isEmpty else { return }
+        for (job, outcome) in zip(jobs, renderer.render(jobs)) where outcome != .noRenderer {
+            prerendered[job.input] = outcome
+        }
+    }
+
+    /// `prerender(_:)` when the renderer works in batches; nothing otherwise.
+    func prerenderIfBatching(_ jobs: [RenderJob]) {
+        if renderer.rendersInBatches { prerender(jobs) }
+    }
+
+    /// Whether `error` means the item was quarantined (stored without a row) rather than refused.
+    static func isQuarantining(_ error: RowCastError) -> Bool {
+        error.code == .pluginCrashed || error.code == .pluginTimeout
+    }
+
+    /// Renders the quarantined items again (all, those of `feed`, or item `id` of `feed`);
+    /// those that render get their rows back. Returns the `quarantine` reply members.
+    func retryQuarantine(feed: String?, id: String?, batch: inout BatchState, publications: inout [Publication]) -> JSONObject {
+        let keys = quarantine.keys(feed: feed, id: id)
+        var items: [(Feed, ItemInput)] = []
+        for key in keys {
+            guard let stored = feeds[key.feed], let item = stored.item(key.id) else {
+                quarantine.remove(feed: key.feed, id: key.id)
+                continue
+            }
+            items.append((stored, item.input))
+        }
+        prerenderIfBatching(items.map { RenderJob(kind: .renderItem, type: $0.1.type, input: $0.1.json) })
+        for (stored, input) in items {
+            let row: RenderedRow?
+            do {
+                row = try renderItem(input, feed: stored.name)
+            } catch {
+                publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
+                continue
+            }
+            stored.setRow(row, forItem: input.id)
+            batch.touch(stored.name)
+        }
+        var members = JSONObject()
+        members.append(key: "retried", value: .number(Double(items.count)))
+        members.append(key: "items", value: quarantine.json)
+        return members
     }
 
     /// Switches to a new renderer (after a plugin reload): items and headers whose type changed
@@ -80,20 +176,27 @@ extension Engine {
                 return result
             }
             var touched = false
-            for item in Array(feed.allItems) where changed(item.input.type) || item.row == nil {
-                let row: RenderedRow?
-                do {
-                    row = try renderItem(item.input, feed: name)
-                } catch {
-                    counters.rejected += 1
-                    publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
-                    row = nil
+            let stale = Array(feed.allItems).filter { item in
+                changed(item.input.type) || (item.row == nil && !quarantine.contains(feed: name, id: item.input.id))
+            }
+            for chunk in Self.renderChunks(stale.count) {
+                prerenderIfBatching(stale[chunk].map { RenderJob(kind: .renderItem, type: $0.input.type, input: $0.input.json) })
+                for item in stale[chunk] {
+                    let row: RenderedRow?
+                    do {
+                        row = try renderItem(item.input, feed: name)
+                    } catch {
+                        counters.rejected += 1
+                        publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
+                        row = nil
+                    }
+                    if row != item.row {
+                        feed.setRow(row, forItem: item.input.id)
+                        touched = true
+                    }
+                    if row != nil { feed.reportedUnknownTypes.remove(item.input.type) }
                 }
-                if row != item.row {
-                    feed.setRow(row, forItem: item.input.id)
-                    touched = true
-                }
-                if row != nil { feed.reportedUnknownTypes.remove(item.input.type) }
+                prerendered.removeAll(keepingCapacity: true)
             }
             for section in Array(feed.allSections) {
                 guard let type = section.input.type,
@@ -112,5 +215,13 @@ extension Engine {
         }
         publishDeltas(for: batch.dirtyFeeds, into: &publications)
         return publications
+    }
+
+    /// The items of a long run that go to the renderer in one call (start-up, reload).
+    static let renderChunkSize = 512
+
+    /// `0..<count` cut into ranges of at most ``renderChunkSize``.
+    static func renderChunks(_ count: Int) -> [Range<Int>] {
+        stride(from: 0, to: count, by: renderChunkSize).map { $0..<min($0 + renderChunkSize, count) }
     }
 }

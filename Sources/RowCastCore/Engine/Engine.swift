@@ -17,7 +17,13 @@ public final class Engine {
     /// answer instead of being applied again (see `Engine+Ledger.swift`).
     public var ledger = RequestLedger()
 
+    /// The items whose plugin crashed or hung on them (see ``Quarantine``).
+    public internal(set) var quarantine = Quarantine()
+
     var renderer: any RowRendering
+    /// The outcomes of a batch's render jobs, gathered before it is applied when the renderer
+    /// works in batches (plugin hosts), by input bytes; empty otherwise.
+    var prerendered: [[UInt8]: RenderOutcome] = [:]
     /// One shared copy of each cell name: names over 15 bytes are not stored inline by
     /// `String`, and a copy per row costs about 50 bytes each on a million rows.
     var cellNames: [String: String] = [:]
@@ -59,6 +65,8 @@ public final class Engine {
         /// A repeated acked mutation: its first answer (nil while that answer is being written
         /// in the same batch).
         case recalled(LedgerKey, answer: [UInt8]?)
+        /// A request that did its work in the batch (a quarantine retry), with its reply members.
+        case answered(Request, members: JSONObject)
     }
 
     /// Processes one batch: everything read from the sockets in one pass.
@@ -66,11 +74,14 @@ public final class Engine {
         var output = EngineOutput()
         var batch = BatchState()
         var pending: [(token: Int, pending: Pending)] = []
-        for message in messages {
+        let decoded = messages.map(decode)
+        if renderer.rendersInBatches { prerender(decoded) }
+        for (message, request) in zip(messages, decoded) {
             counters.received += 1
-            let outcome = handle(message, batch: &batch, publications: &output.publications)
+            let outcome = handle(request, from: message.origin, batch: &batch, publications: &output.publications)
             if case .control(let token) = message.origin { pending.append((token, outcome)) }
         }
+        prerendered.removeAll()
         publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
         for (token, outcome) in pending {
             if case .query(let request) = outcome, case .reload = request.operation {
@@ -85,18 +96,23 @@ public final class Engine {
         return output
     }
 
-    private func handle(_ message: IncomingMessage, batch: inout BatchState, publications: inout [Publication]) -> Pending {
+    private func decode(_ message: IncomingMessage) -> RequestDecoder.Outcome {
         let isIngest = message.origin == .ingest
-        let outcome: RequestDecoder.Outcome
         if isIngest, message.frameCount != 1 {
-            outcome = .failure(RowCastError(.invalidRequest, "an ingest message must have exactly one frame, got \(message.frameCount)"), op: nil, req: nil, client: nil)
-        } else {
-            outcome = decoder.decode(message.body, from: isIngest ? .ingest : .control)
+            return .failure(RowCastError(.invalidRequest, "an ingest message must have exactly one frame, got \(message.frameCount)"), op: nil, req: nil, client: nil)
         }
+        return decoder.decode(message.body, from: isIngest ? .ingest : .control)
+    }
+
+    private func handle(_ outcome: RequestDecoder.Outcome, from origin: IncomingMessage.Origin, batch: inout BatchState, publications: inout [Publication]) -> Pending {
+        let isIngest = origin == .ingest
         switch outcome {
         case .failure(let error, let op, let req, let client):
             return refuse(error, op: op, req: req, client: client, publishing: isIngest, into: &publications)
         case .request(let request):
+            if case .quarantine(retry: true, let id) = request.operation {
+                return .answered(request, members: retryQuarantine(feed: request.feed, id: id, batch: &batch, publications: &publications))
+            }
             guard request.isMutation else { return .query(request) }
             if !isIngest, let recalled = recall(request) { return recalled }
             do {

@@ -34,6 +34,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let noAction = ErrorCode(rawValue: "no_action")
     /// The plugin failed or returned something that is not a valid row.
     public static let pluginFailed = ErrorCode(rawValue: "plugin_failed")
+    /// The plugin's host died while rendering the item (a signal, abort, exit, the memory
+    /// limit); the item is stored and quarantined.
+    public static let pluginCrashed = ErrorCode(rawValue: "plugin_crashed")
+    /// The plugin did not return within `plugin_timeout_ms`; its host was killed and the item
+    /// is stored and quarantined.
+    public static let pluginTimeout = ErrorCode(rawValue: "plugin_timeout")
     /// A `reload` failed (bad configuration file, or a plugin refused); the daemon kept running
     /// with the configuration and plugins it had.
     public static let reloadFailed = ErrorCode(rawValue: "reload_failed")

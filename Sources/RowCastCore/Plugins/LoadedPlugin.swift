@@ -22,8 +22,7 @@ public final class LoadedPlugin {
     /// The identity of the file when it was loaded; a reload reuses this plugin only when
     /// the file's identity is still the same.
     public let fileIdentity: PluginFileIdentity
-    /// The path `dlopen` was given: `file`, or a private copy when the file had been loaded
-    /// before in this process.
+    /// The path `dlopen` was given: the private copy of the file (see ``PluginImage``).
     public let loadedFrom: String
 
     private let library: PluginLibrary
@@ -37,7 +36,7 @@ public final class LoadedPlugin {
         self.file = file
         self.fileIdentity = identity
         self.library = library
-        self.loadedFrom = library.loadedFrom
+        self.loadedFrom = library.image.loadPath
         self.descriptor = info.descriptor
         self.name = info.name
         self.version = info.version
@@ -60,41 +59,48 @@ public final class LoadedPlugin {
     /// - Parameter checkingOutput: whether to check that the output is a valid row; a caller
     ///   that checks it itself (the engine's `RowAssembler`) passes false to parse it once.
     public func renderItem(_ json: [UInt8], checkingOutput: Bool = true) -> PluginCallResult {
-        call(renderItemFunction, json, expecting: checkingOutput ? .row : .unchecked)
+        call(.renderItem, json, expecting: checkingOutput ? .row : .unchecked)
     }
 
     /// Renders a section header, given as `{"id","type","order","header"}`, into a row.
     /// - Parameter checkingOutput: as for `renderItem`.
     public func renderHeader(_ json: [UInt8], checkingOutput: Bool = true) -> PluginCallResult {
-        guard let renderHeaderFunction else {
-            return .failed(PluginCallError(message: "plugin \(name) renders no section headers", code: "unsupported"))
-        }
-        return call(renderHeaderFunction, json, expecting: checkingOutput ? .row : .unchecked)
+        call(.renderHeader, json, expecting: checkingOutput ? .row : .unchecked)
     }
 
     /// Handles a select request `{"feed","id","action","item"}`; `.ok` holds the event object,
     /// or `null` when the action publishes no event.
     public func select(_ json: [UInt8]) -> PluginCallResult {
-        guard let selectFunction else {
-            return .failed(PluginCallError(message: "plugin \(name) handles no select actions", code: "unsupported"))
-        }
-        return call(selectFunction, json, expecting: .event)
+        call(.select, json, expecting: .event)
     }
 
-    private func call(_ function: rowcast_render_fn, _ input: [UInt8], expecting expectation: PluginOutput.Expectation) -> PluginCallResult {
+    /// Calls one of the plugin's functions as it is: the status it returned, its output, and
+    /// whether it tried to write more than ``maximumOutputSize`` (then `output` is cut short).
+    /// `nil` when the plugin does not implement the call. A plugin host uses this and leaves
+    /// the checks to rowcastd.
+    public func rawCall(_ kind: PluginCallKind, _ input: [UInt8]) -> (status: Int32, output: [UInt8], overflowed: Bool)? {
+        let function: rowcast_render_fn
+        switch kind {
+        case .renderItem: function = renderItemFunction
+        case .renderHeader:
+            guard let renderHeaderFunction else { return nil }
+            function = renderHeaderFunction
+        case .select:
+            guard let selectFunction else { return nil }
+            function = selectFunction
+        }
         var sink = PluginSink(limit: Self.maximumOutputSize)
         let status = sink.withSink { sinkPointer in
             input.withUnsafeBytes { bytes in
                 function(context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, sinkPointer)
             }
         }
-        if sink.overflowed {
-            return .failed(PluginCallError(
-                message: "plugin \(name) wrote more than \(Self.maximumOutputSize) bytes of output",
-                code: "output_too_large"
-            ))
-        }
-        return PluginOutput.result(status: status, output: sink.bytes, expecting: expectation, plugin: name)
+        return (status, sink.bytes, sink.overflowed)
+    }
+
+    private func call(_ kind: PluginCallKind, _ input: [UInt8], expecting expectation: PluginOutput.Expectation) -> PluginCallResult {
+        guard let raw = rawCall(kind, input) else { return .failed(PluginOutput.unsupported(kind, plugin: name)) }
+        return PluginOutput.result(status: raw.status, output: raw.output, overflowed: raw.overflowed, expecting: expectation, plugin: name)
     }
 }
 

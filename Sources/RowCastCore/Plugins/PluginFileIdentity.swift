@@ -23,6 +23,17 @@ public struct PluginFileIdentity: Sendable, Hashable {
     static func of(_ path: String) -> PluginFileIdentity? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        return of(info)
+    }
+
+    /// The identity of the open file `descriptor`, or `nil` with `errno` set.
+    static func of(descriptor: Int32) -> PluginFileIdentity? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return of(info)
+    }
+
+    private static func of(_ info: stat) -> PluginFileIdentity? {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             errno = EINVAL
             return nil

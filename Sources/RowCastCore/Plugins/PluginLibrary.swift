@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 
-/// A plugin shared library opened with `dlopen`, and how it was opened.
+/// A plugin shared library opened with `dlopen` from a private copy (``PluginImage``).
 ///
 /// A library is never closed: a Swift library registers metadata with the Swift runtime and
 /// cannot be safely unloaded, and a C plugin's descriptor may point into it for as long as any
@@ -12,9 +12,8 @@ import Musl
 struct PluginLibrary {
     /// The `dlopen` handle.
     let handle: UnsafeMutableRawPointer
-    /// The path handed to `dlopen`: the plugin file itself, or a private copy (already
-    /// unlinked) when the process had loaded that file before.
-    let loadedFrom: String
+    /// The private copy the library was loaded from; kept open as long as the library is.
+    let image: PluginImage
 
     /// The `dlopen` flags for every plugin.
     ///
@@ -47,21 +46,9 @@ struct PluginLibrary {
     /// Whether a sanitizer runtime (which refuses `RTLD_DEEPBIND`) is in the process.
     static let sanitizerRuntimeLoaded: Bool = ["__asan_init", "__tsan_init", "__msan_init"].contains { (name: String) in dlsym(nil, name) != nil }
 
-    /// Opens the library at `path`.
-    ///
-    /// glibc hands back the already loaded object when `path` (by name, or by device and inode)
-    /// was opened before, even if the file has changed since, so a library this process has
-    /// loaded before is copied into `scratchDirectory` and the copy opened and unlinked: a new
-    /// inode and a new name force a fresh load, and the copy is immune to the original being
-    /// overwritten in place later.
-    static func load(_ path: String, scratchDirectory: String) throws(PluginRefusal) -> PluginLibrary {
-        if let existing = dlopen(path, RTLD_NOW | RTLD_NOLOAD) {
-            dlclose(existing)  // drops only the reference RTLD_NOLOAD just took
-            let copy = try copyToScratch(path, scratchDirectory: scratchDirectory)
-            defer { unlink(copy) }
-            return PluginLibrary(handle: try openOrRefuse(copy, reporting: path), loadedFrom: copy)
-        }
-        return PluginLibrary(handle: try openOrRefuse(path, reporting: path), loadedFrom: path)
+    /// Opens the private copy `image` of a plugin file.
+    static func load(_ image: PluginImage) throws(PluginRefusal) -> PluginLibrary {
+        PluginLibrary(handle: try openOrRefuse(image.loadPath, reporting: image.file), image: image)
     }
 
     /// Looks up the plugin entry symbol in this library only (not in the global scope).
@@ -81,45 +68,5 @@ struct PluginLibrary {
             )
         }
         return handle
-    }
-
-    private static func copyToScratch(_ path: String, scratchDirectory: String) throws(PluginRefusal) -> String {
-        func refusal(_ what: String) -> PluginRefusal {
-            let detail = String(cString: strerror(errno))
-            return PluginRefusal(
-                file: path,
-                code: .fileUnreadable,
-                reason: "cannot \(what) to load a fresh copy: \(detail); check permissions and free space in \(scratchDirectory)"
-            )
-        }
-        let source = open(path, O_RDONLY | O_CLOEXEC)
-        guard source >= 0 else { throw refusal("open the file") }
-        defer { close(source) }
-        var template = Array("\(scratchDirectory)/rowcast-plugin-XXXXXX.so".utf8CString)
-        let target = mkstemps(&template, 3)
-        guard target >= 0 else { throw refusal("create a copy in the scratch directory") }
-        let copyPath = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { close(target) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                unlink(copyPath)
-                throw refusal("read the file")
-            }
-            var written = 0
-            while written < count {
-                let result = buffer.withUnsafeBytes { write(target, $0.baseAddress! + written, count - written) }
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    unlink(copyPath)
-                    throw refusal("write a copy")
-                }
-                written += result
-            }
-        }
-        return copyPath
     }
 }

@@ -17,10 +17,11 @@ import Musl
 /// descriptor checked, ABI version first. Anything wrong with one file (or a missing directory)
 /// becomes a ``PluginRefusal``, logged and kept in the registry, and loading goes on.
 ///
-/// Libraries are never unloaded: a reload (``load(directories:reusing:)`` with the previous
-/// registry) reuses a plugin whose file is unchanged (same path, device, inode, size and
-/// modification time) and loads a changed file anew, from a private copy if glibc would
-/// otherwise return the old mapping.
+/// Every file is loaded from a private copy (``PluginImage``), so overwriting a loaded file in
+/// place never touches the loaded code. Libraries are never unloaded: a reload
+/// (``load(directories:reusing:)`` with the previous registry) reuses a plugin whose file is
+/// unchanged (same path, device, inode, size and modification time) and loads a changed file
+/// anew. A changed file that is refused keeps its previous version serving.
 public struct PluginLoader: Sendable {
     /// Plugin file names start with this.
     public static let fileNamePrefix = "librowcast-"
@@ -31,14 +32,10 @@ public struct PluginLoader: Sendable {
 
     /// Where load events and refusals are logged.
     public let logger: Logger
-    /// Where a fresh copy of an already loaded library is written (and unlinked right after
-    /// `dlopen`); `$TMPDIR` or `/tmp` by default. It must not be mounted `noexec`.
-    public let scratchDirectory: String
 
     /// A loader that logs to `logger`.
-    public init(logger: Logger, scratchDirectory: String? = nil) {
+    public init(logger: Logger) {
         self.logger = logger
-        self.scratchDirectory = scratchDirectory ?? getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     }
 
     /// Whether plugins are opened with `RTLD_DEEPBIND`, so that each binds to its own symbols
@@ -56,33 +53,55 @@ public struct PluginLoader: Sendable {
     /// new registry. Plugins of `previous` whose files are unchanged are reused instead of
     /// loaded again.
     public func load(directories: [String], reusing previous: PluginRegistry? = nil) -> PluginRegistry {
-        var reusable: [String: LoadedPlugin] = [:]
+        Self.build(directories: directories, previous: previous, logger: logger) { file, candidate throws(PluginRefusal) in
+            try loadPlugin(file, reusing: candidate)
+        }
+    }
+
+    /// Scans `directories` and builds a table with `load` (which gets each file and the plugin
+    /// `previous` had from that file, if any). A file that `load` refuses keeps the plugin
+    /// `previous` had from it, when there was one, and the refusal is recorded all the same.
+    public static func build<Plugin: RegisteredPlugin>(
+        directories: [String], previous: PluginTable<Plugin>?, logger: Logger,
+        load: (String, Plugin?) throws(PluginRefusal) -> Plugin
+    ) -> PluginTable<Plugin> {
+        var reusable: [String: Plugin] = [:]
         for plugin in previous?.plugins ?? [] { reusable[plugin.file] = plugin }
 
-        var builder = PluginRegistry.Builder()
+        var builder = PluginTable<Plugin>.Builder()
         var seen = Set<String>()
+        func refuse(_ refusal: PluginRefusal) {
+            builder.refuse(refusal)
+            log(refusal, logger: logger)
+        }
         for directory in directories where seen.insert(directory).inserted {
             let files: [String]
             do {
-                files = try Self.pluginFiles(in: directory)
+                files = try pluginFiles(in: directory)
             } catch {
-                refuse(error, in: &builder)
+                refuse(error)
                 continue
             }
             for file in files {
+                let plugin: Plugin
                 do {
-                    let plugin = try loadPlugin(file, reusing: reusable[file])
-                    if let refusal = builder.add(plugin) {
-                        log(refusal)
-                    } else {
-                        logger.info("loaded plugin", metadata: [
-                            "plugin": "\(plugin.name)", "version": "\(plugin.version)", "file": "\(file)",
-                            "itemTypes": "\(plugin.itemTypes.joined(separator: ","))",
-                            "headerTypes": "\(plugin.headerTypes.joined(separator: ","))",
-                        ])
-                    }
+                    plugin = try load(file, reusable[file])
                 } catch {
-                    refuse(error, in: &builder)
+                    guard let kept = reusable[file] else {
+                        refuse(error)
+                        continue
+                    }
+                    refuse(PluginRefusal(file: error.file, code: error.code, reason: error.reason + "; version \(kept.version) loaded before keeps serving"))
+                    plugin = kept
+                }
+                if let refusal = builder.add(plugin) {
+                    log(refusal, logger: logger)
+                } else if plugin !== reusable[file] {
+                    logger.info("loaded plugin", metadata: [
+                        "plugin": "\(plugin.name)", "version": "\(plugin.version)", "file": "\(file)",
+                        "itemTypes": "\(plugin.itemTypes.joined(separator: ","))",
+                        "headerTypes": "\(plugin.headerTypes.joined(separator: ","))",
+                    ])
                 }
             }
         }
@@ -102,7 +121,13 @@ public struct PluginLoader: Sendable {
             logger.debug("plugin file unchanged, reusing it", metadata: ["plugin": "\(candidate.name)", "file": "\(file)"])
             return candidate
         }
-        let library = try PluginLibrary.load(file, scratchDirectory: scratchDirectory)
+        return try loadPlugin(from: try PluginImage.copy(of: file))
+    }
+
+    /// Loads the plugin in `image`, a private copy of its file.
+    public func loadPlugin(from image: PluginImage) throws(PluginRefusal) -> LoadedPlugin {
+        let file = image.file
+        let library = try PluginLibrary.load(image)
         guard let symbol = library.entrySymbol(ROWCAST_PLUGIN_ENTRY_SYMBOL) else {
             throw PluginRefusal(
                 file: file,
@@ -112,7 +137,7 @@ public struct PluginLoader: Sendable {
         }
         let entry = unsafeBitCast(symbol, to: rowcast_plugin_entry_fn.self)
         let info = try PluginDescriptorReader.read(UnsafeRawPointer(entry()), file: file)
-        return LoadedPlugin(file: file, identity: identity, library: library, info: info)
+        return LoadedPlugin(file: file, identity: image.identity, library: library, info: info)
     }
 
     /// The plugin files directly in `directory`, sorted by name.
@@ -139,12 +164,7 @@ public struct PluginLoader: Sendable {
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    private func refuse(_ refusal: PluginRefusal, in builder: inout PluginRegistry.Builder) {
-        builder.refuse(refusal)
-        log(refusal)
-    }
-
-    private func log(_ refusal: PluginRefusal) {
+    private static func log(_ refusal: PluginRefusal, logger: Logger) {
         let level: Logger.Level = refusal.code == .directoryUnreadable ? .warning : .error
         logger.log(level: level, "refused plugin: \(refusal)", metadata: ["file": "\(refusal.file)", "code": "\(refusal.code)"])
     }

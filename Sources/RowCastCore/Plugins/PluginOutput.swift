@@ -3,9 +3,9 @@ import RowCastKit
 
 /// Turns a plugin call's status and output bytes into a ``PluginCallResult``, checking the
 /// output without re-encoding it.
-enum PluginOutput {
+public enum PluginOutput {
     /// What the output of a successful call must be.
-    enum Expectation {
+    public enum Expectation: Sendable {
         /// A row: an object with a string `cell`, a number `height`, an object `content` and an
         /// array `actions` when present.
         case row
@@ -16,7 +16,13 @@ enum PluginOutput {
     }
 
     /// The result of a call to plugin `plugin` that returned `status` with `output`.
-    static func result(status: Int32, output: [UInt8], expecting expectation: Expectation, plugin: String) -> PluginCallResult {
+    public static func result(status: Int32, output: [UInt8], overflowed: Bool, expecting expectation: Expectation, plugin: String) -> PluginCallResult {
+        if overflowed {
+            return .failed(PluginCallError(
+                message: "plugin \(plugin) wrote more than \(LoadedPlugin.maximumOutputSize) bytes of output",
+                code: "output_too_large"
+            ))
+        }
         switch status {
         case Int32(ROWCAST_OK.rawValue):
             if let problem = check(output, expectation) {
@@ -40,6 +46,12 @@ enum PluginOutput {
         default:
             return .failed(PluginCallError(message: "plugin \(plugin) returned unknown status \(status)", code: "invalid_output"))
         }
+    }
+
+    /// The failure of a call the plugin does not implement.
+    public static func unsupported(_ kind: PluginCallKind, plugin: String) -> PluginCallError {
+        let what = kind == .select ? "handles no select actions" : "renders no section headers"
+        return PluginCallError(message: "plugin \(plugin) \(what)", code: "unsupported")
     }
 
     /// What is wrong with `output`, or `nil` when it is what the call must return.

@@ -13,6 +13,10 @@ public struct PluginRefusal: Error, Sendable, Equatable, CustomStringConvertible
         public static let directoryUnreadable = Code(rawValue: "directory_unreadable")
         /// The file cannot be read or copied.
         public static let fileUnreadable = Code(rawValue: "file_unreadable")
+        /// The file changed while it was being copied for loading.
+        public static let fileChanging = Code(rawValue: "file_changing")
+        /// A plugin host could not be started, or did not answer its handshake.
+        public static let hostFailed = Code(rawValue: "host_failed")
         /// `dlopen` failed (not a shared library, a missing dependency, ...).
         public static let openFailed = Code(rawValue: "open_failed")
         /// The library does not export `rowcast_plugin_entry`.

@@ -1,15 +1,15 @@
-extension PluginRegistry {
+extension PluginTable {
     /// Collects plugins and refusals, rejects a plugin that claims a type or a name another
     /// plugin already has, then freezes everything with ``build()``.
     ///
     /// First come, first served: the plugin added first keeps the type, and the later one is
     /// refused as a whole (never half-routed), with a message naming both plugins and files.
     public struct Builder {
-        private var plugins: [LoadedPlugin] = []
+        private var plugins: [Plugin] = []
         private var refusals: [PluginRefusal] = []
-        private var byName: [String: LoadedPlugin] = [:]
-        private var byItemType: [String: LoadedPlugin] = [:]
-        private var byHeaderType: [String: LoadedPlugin] = [:]
+        private var byName: [String: Plugin] = [:]
+        private var byItemType: [String: Plugin] = [:]
+        private var byHeaderType: [String: Plugin] = [:]
 
         /// An empty builder.
         public init() {}
@@ -17,7 +17,7 @@ extension PluginRegistry {
         /// Adds `plugin` unless its name or one of its types is taken; returns the refusal
         /// (also recorded in the registry) when it is.
         @discardableResult
-        public mutating func add(_ plugin: LoadedPlugin) -> PluginRefusal? {
+        public mutating func add(_ plugin: Plugin) -> PluginRefusal? {
             if let refusal = conflict(of: plugin) {
                 refusals.append(refusal)
                 return refusal
@@ -35,11 +35,11 @@ extension PluginRegistry {
         }
 
         /// The frozen registry.
-        public func build() -> PluginRegistry {
-            PluginRegistry(plugins: plugins, refusals: refusals, byItemType: byItemType, byHeaderType: byHeaderType)
+        public func build() -> PluginTable {
+            PluginTable(plugins: plugins, refusals: refusals, byItemType: byItemType, byHeaderType: byHeaderType)
         }
 
-        private func conflict(of plugin: LoadedPlugin) -> PluginRefusal? {
+        private func conflict(of plugin: Plugin) -> PluginRefusal? {
             if let other = byName[plugin.name] {
                 return PluginRefusal(
                     file: plugin.file,
@@ -56,7 +56,7 @@ extension PluginRegistry {
             return nil
         }
 
-        private func duplicate(_ plugin: LoadedPlugin, _ other: LoadedPlugin, _ kind: String, _ type: String) -> PluginRefusal {
+        private func duplicate(_ plugin: Plugin, _ other: Plugin, _ kind: String, _ type: String) -> PluginRefusal {
             PluginRefusal(
                 file: plugin.file,
                 code: .duplicateType,

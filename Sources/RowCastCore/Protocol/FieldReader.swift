@@ -29,6 +29,12 @@ struct FieldReader {
         return string
     }
 
+    func optionalBool(_ key: String) throws(RowCastError) -> Bool? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard case .bool(let flag) = value else { throw mistyped(key, expected: "true or false", got: value) }
+        return flag
+    }
+
     func optionalNumber(_ key: String) throws(RowCastError) -> Double? {
         guard let value = object[key], !value.isNull else { return nil }
         guard case .number(let number) = value else { throw mistyped(key, expected: "a number", got: value) }

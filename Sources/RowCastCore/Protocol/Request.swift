@@ -25,6 +25,9 @@ public struct Request: Sendable {
         /// Re-read the daemon's configuration and rescan its plugin directories. The engine
         /// does not answer it: it hands it to the daemon (`EngineOutput.deferred`).
         case reload
+        /// List the quarantined items, or (`retry`) render them again, all or those of one
+        /// feed or one item.
+        case quarantine(retry: Bool, id: String?)
     }
 
     /// The `op` as sent.
@@ -51,7 +54,7 @@ public struct Request: Sendable {
     public var isMutation: Bool {
         switch operation {
         case .upsert, .delete, .section, .deleteSection, .reset: return true
-        case .snapshot, .status, .plugins, .select, .reload: return false
+        case .snapshot, .status, .plugins, .select, .reload, .quarantine: return false
         }
     }
 }

@@ -145,7 +145,7 @@ public struct RequestDecoder: Sendable {
                 sections.append(try Self.section(sectionObject, path: "sections[\(index)].", context: op))
             }
             return Request(op: op, feed: feed, operation: .reset(items: items, sections: sections), req: req, client: client)
-        case "snapshot", "status", "plugins", "select", "reload":
+        case "snapshot", "status", "plugins", "select", "reload", "quarantine":
             guard channel == .control else {
                 throw RowCastError(.unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL)", field: "op")
             }
@@ -165,12 +165,21 @@ public struct RequestDecoder: Sendable {
             case "reload":
                 try reader.rejectUnknown(allowing: Allowed.common)
                 return Request(op: op, feed: nil, operation: .reload, req: req, client: client)
+            case "quarantine":
+                try reader.rejectUnknown(allowing: Allowed.quarantine)
+                let feed = object["feed"] == nil ? nil : try feedName(reader)
+                let id = object["id"] == nil ? nil : try reader.id("id")
+                if id != nil, feed == nil {
+                    throw RowCastError(.missingField, "quarantine: an \"id\" needs its \"feed\"", field: "feed")
+                }
+                let retry = try reader.optionalBool("retry") ?? false
+                return Request(op: op, feed: feed, operation: .quarantine(retry: retry, id: id), req: req, client: client)
             default:
                 try reader.rejectUnknown(allowing: Allowed.common)
                 return Request(op: op, feed: nil, operation: .plugins, req: req, client: client)
             }
         default:
-            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, snapshot, status, plugins, select or reload)", field: "op")
+            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, snapshot, status, plugins, select, reload or quarantine)", field: "op")
         }
     }
 
@@ -243,6 +252,7 @@ extension RequestDecoder {
         static let section = common.union(["feed", "section"])
         static let reset = common.union(["feed", "items", "sections"])
         static let select = common.union(["feed", "id", "action"])
+        static let quarantine = common.union(["feed", "id", "retry"])
         static let item: Set<String> = ["id", "type", "section", "sort"]
         static let sectionMembers: Set<String> = ["id", "order", "type", "header"]
     }

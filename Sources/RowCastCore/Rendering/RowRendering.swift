@@ -18,4 +18,41 @@ public protocol RowRendering {
     func pluginsDescription() -> JSONObject
     /// How many plugins are loaded.
     var pluginCount: Int { get }
+    /// Runs `jobs`, one outcome per job in order (see the default in the extension).
+    func render(_ jobs: [RenderJob]) -> [RenderOutcome]
+    /// Whether the engine should gather a batch's jobs for `render(_:)`.
+    var rendersInBatches: Bool { get }
+    /// The plugin hosts, as the `plugins` reply lists them.
+    func hostsDescription() -> [JSONValue]
+    /// The plugins in use, in load order.
+    var loadedPlugins: [any RegisteredPlugin] { get }
+    /// The plugin files and directories that were refused.
+    var refusals: [PluginRefusal] { get }
+}
+
+extension RowRendering {
+    /// Runs `jobs` and returns one outcome per job, in order. Renderers whose calls cross a
+    /// process boundary answer a whole batch in one round trip; this default calls one by one.
+    public func render(_ jobs: [RenderJob]) -> [RenderOutcome] {
+        jobs.map { job in
+            switch job.kind {
+            case .renderItem: renderItem(type: job.type, input: job.input)
+            case .renderHeader: renderHeader(type: job.type, input: job.input)
+            case .select: select(type: job.type, input: job.input)
+            }
+        }
+    }
+
+    /// Whether `render(_:)` is cheaper per job than single calls, so the engine should gather
+    /// a batch's jobs first.
+    public var rendersInBatches: Bool { false }
+
+    /// The plugin hosts, for `plugins` and `status` (none when plugins run in rowcastd).
+    public func hostsDescription() -> [JSONValue] { [] }
+
+    /// No plugins (a renderer without a registry).
+    public var loadedPlugins: [any RegisteredPlugin] { [] }
+
+    /// No refusals (a renderer without a registry).
+    public var refusals: [PluginRefusal] { [] }
 }

@@ -75,10 +75,10 @@ enum PluginTestSupport {
     }
 
     /// A loader whose log lines are kept in `records`.
-    static func loader(scratch: String? = nil) -> (PluginLoader, LogRecords) {
+    static func loader() -> (PluginLoader, LogRecords) {
         let records = LogRecords()
         let logger = Logger(label: "rowcast.test.plugins") { _ in RecordingLogHandler(records: records) }
-        return (PluginLoader(logger: logger, scratchDirectory: scratch), records)
+        return (PluginLoader(logger: logger), records)
     }
 
     /// `text` as bytes.

@@ -1,0 +1,47 @@
+/*
+ * rowcast_host_sys.h: the few Linux calls the plugin host machinery needs that Swift cannot
+ * import (variadic prctl, memfd_create and sealing behind _GNU_SOURCE, posix_spawn with a
+ * descriptor map). Each returns 0 or a descriptor on success, -1 with errno set on failure.
+ */
+#ifndef ROWCAST_HOST_SYS_H
+#define ROWCAST_HOST_SYS_H
+
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An anonymous memory file (close-on-exec, sealable) named `name` in /proc/<pid>/fd. */
+int rowcast_memfd_create(const char *name);
+
+/* Seals a memory file against any further write, shrink or grow. */
+int rowcast_memfd_seal(int fd);
+
+/* The signal this process gets when its parent dies (prctl PR_SET_PDEATHSIG). */
+int rowcast_set_parent_death_signal(int signal);
+
+/* No exec of this process or its children can gain privileges (PR_SET_NO_NEW_PRIVS). */
+int rowcast_set_no_new_privileges(void);
+
+/* Whether /proc/self stays readable by this process after a uid change (PR_SET_DUMPABLE). */
+int rowcast_set_dumpable(int dumpable);
+
+/* A pipe whose both ends are close-on-exec. */
+int rowcast_pipe_cloexec(int fds[2]);
+
+/* Closes every descriptor from `first` up. */
+void rowcast_close_from(int first);
+
+/*
+ * Starts `path` with `argv` and `envp`. The child gets descriptor `fds[i]` as its descriptor i
+ * for i < fd_count, nothing else open, an empty signal mask and default signal handlers.
+ * Every fds[i] must be >= fd_count. On success *pid is the child's pid.
+ */
+int rowcast_spawn(const char *path, char *const argv[], char *const envp[], const int *fds, int fd_count, pid_t *pid);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,85 @@
+/// One call a plugin host makes for rowcastd: which callback, with which input.
+public struct HostCall: Sendable {
+    /// The callback.
+    public var kind: PluginCallKind
+    /// The input JSON.
+    public var input: [UInt8]
+
+    /// A call of `kind` with `input`.
+    public init(kind: PluginCallKind, input: [UInt8]) {
+        self.kind = kind
+        self.input = input
+    }
+
+    /// The batch frame for `calls`: tag, count, then each call's kind and input.
+    public static func batchFrame(_ calls: ArraySlice<HostCall>) -> [UInt8] {
+        var writer = HostWireWriter(capacity: calls.reduce(9) { $0 + $1.input.count + 5 })
+        writer.append(HostFrame.Tag.batch.rawValue)
+        writer.append(UInt32(calls.count))
+        for call in calls {
+            writer.append(call.kind.rawValue)
+            writer.appendBlock(call.input)
+        }
+        return writer.bytes
+    }
+
+    /// The calls of a batch frame (after its tag).
+    public static func decodeBatch(_ reader: inout HostWireReader) throws(HostChannelError) -> [HostCall] {
+        let count = Int(try reader.uint32())
+        var calls: [HostCall] = []
+        calls.reserveCapacity(min(count, 1 << 16))
+        for _ in 0..<count {
+            let rawKind = try reader.uint8()
+            guard let kind = PluginCallKind(rawValue: rawKind) else { throw HostChannelError("an unknown call kind \(rawKind)") }
+            calls.append(HostCall(kind: kind, input: try reader.block()))
+        }
+        return calls
+    }
+}
+
+/// What a plugin callback returned in a host, as it returned it; rowcastd checks it.
+public struct HostCallResult: Sendable, Equatable {
+    /// The callback's status (`ROWCAST_OK`, ...).
+    public var status: Int32
+    /// Whether the plugin wrote more than the output limit (`output` is then cut short).
+    public var overflowed: Bool
+    /// Whether the plugin does not implement the callback.
+    public var unsupported: Bool
+    /// The output bytes.
+    public var output: [UInt8]
+
+    /// A result from its parts.
+    public init(status: Int32, overflowed: Bool, unsupported: Bool, output: [UInt8]) {
+        self.status = status
+        self.overflowed = overflowed
+        self.unsupported = unsupported
+        self.output = output
+    }
+
+    /// The results frame for `results`.
+    public static func resultsFrame(_ results: [HostCallResult]) -> [UInt8] {
+        var writer = HostWireWriter(capacity: results.reduce(5) { $0 + $1.output.count + 9 })
+        writer.append(HostFrame.Tag.results.rawValue)
+        writer.append(UInt32(results.count))
+        for result in results {
+            writer.append(UInt32(bitPattern: result.status))
+            writer.append((result.overflowed ? 1 : 0) | (result.unsupported ? 2 : 0) as UInt8)
+            writer.appendBlock(result.overflowed ? [] : result.output)
+        }
+        return writer.bytes
+    }
+
+    /// The results of a results frame (after its tag).
+    public static func decodeResults(_ reader: inout HostWireReader) throws(HostChannelError) -> [HostCallResult] {
+        let count = Int(try reader.uint32())
+        var results: [HostCallResult] = []
+        results.reserveCapacity(min(count, 1 << 16))
+        for _ in 0..<count {
+            let status = Int32(bitPattern: try reader.uint32())
+            let flags = try reader.uint8()
+            results.append(HostCallResult(status: status, overflowed: flags & 1 != 0, unsupported: flags & 2 != 0, output: try reader.block()))
+        }
+        guard reader.isAtEnd else { throw HostChannelError("bytes after the last result") }
+        return results
+    }
+}

@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The framing of the private channel between rowcastd and a plugin host: each frame is a
+/// 4-byte little-endian length, then that many bytes; the first byte of a frame is its tag.
+public enum HostFrame {
+    /// The largest frame either side accepts; a longer length is a broken channel.
+    public static let maximumLength = 1 << 30
+
+    /// Frame tags.
+    public enum Tag: UInt8, Sendable {
+        /// rowcastd → host: a batch of calls (``HostCall``).
+        case batch = 0x42
+        /// rowcastd → host: finish and exit.
+        case quit = 0x51
+        /// host → rowcastd: the plugin loaded; JSON ``HostHello`` follows.
+        case hello = 0x48
+        /// host → rowcastd: the plugin was refused; JSON `{"code","reason"}` follows.
+        case refused = 0x52
+        /// host → rowcastd: the results of a batch, in call order.
+        case results = 0x53
+    }
+
+    /// Writes one whole frame to `descriptor` (blocking); false when the peer is gone.
+    /// Never raises SIGPIPE.
+    public static func send(_ payload: [UInt8], on descriptor: Int32) -> Bool {
+        var frame = HostWireWriter(capacity: payload.count + 4)
+        frame.append(UInt32(payload.count))
+        frame.append(payload)
+        let bytes = frame.bytes
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    var pending = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&pending, 1, 100)
+                    continue
+                }
+                return false
+            }
+            sent += result
+        }
+        return true
+    }
+}
+
+/// Collects bytes read from the channel and cuts them into frames.
+public struct HostFrameReader {
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    /// An empty reader.
+    public init() {}
+
+    /// Reads what `descriptor` has (once); `false` on end of file or a read error.
+    public mutating func fill(from descriptor: Int32) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[0..<count])
+                return true
+            }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return true }
+            return false
+        }
+    }
+
+    /// The next whole frame, if one has arrived; throws when the length is impossible.
+    public mutating func next() throws(HostChannelError) -> [UInt8]? {
+        guard buffer.count - start >= 4 else { return nil }
+        var header = HostWireReader(buffer[start..<(start + 4)])
+        let length = Int(try header.uint32())
+        guard length <= HostFrame.maximumLength, length > 0 else {
+            throw HostChannelError("a frame of \(length) bytes")
+        }
+        guard buffer.count - start - 4 >= length else { return nil }
+        let frame = Array(buffer[(start + 4)..<(start + 4 + length)])
+        start += 4 + length
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
+            start = 0
+        } else if start > 1 << 20 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        return frame
+    }
+}
+
+/// The channel carried something that is not a frame of the host protocol.
+public struct HostChannelError: Error, Sendable, CustomStringConvertible {
+    /// What was wrong.
+    public let description: String
+    /// An error saying what was wrong.
+    public init(_ description: String) { self.description = description }
+}

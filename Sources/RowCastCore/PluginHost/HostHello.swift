@@ -1,0 +1,61 @@
+import RowCastKit
+
+/// What a plugin host tells rowcastd once it has loaded its plugin: the descriptor's contents.
+public struct HostHello: Sendable, Equatable {
+    /// The plugin's name.
+    public var name: String
+    /// The plugin's version.
+    public var version: String
+    /// The item types it renders.
+    public var itemTypes: [String]
+    /// The section types whose headers it renders.
+    public var headerTypes: [String]
+    /// Whether it handles select actions.
+    public var handlesSelect: Bool
+
+    /// A hello from its parts.
+    public init(name: String, version: String, itemTypes: [String], headerTypes: [String], handlesSelect: Bool) {
+        self.name = name
+        self.version = version
+        self.itemTypes = itemTypes
+        self.headerTypes = headerTypes
+        self.handlesSelect = handlesSelect
+    }
+
+    /// The hello frame.
+    public var frame: [UInt8] {
+        let value: JSONValue = [
+            "name": .string(name), "version": .string(version),
+            "itemTypes": .array(itemTypes.map(JSONValue.string)), "headerTypes": .array(headerTypes.map(JSONValue.string)),
+            "select": .bool(handlesSelect),
+        ]
+        return [HostFrame.Tag.hello.rawValue] + value.serialized()
+    }
+
+    /// The hello in a frame's JSON (after its tag).
+    public init(json: [UInt8]) throws(HostChannelError) {
+        guard let object = (try? JSONParser.parse(json))?.objectValue,
+              let name = object["name"]?.stringValue, let version = object["version"]?.stringValue,
+              let itemTypes = object["itemTypes"]?.arrayValue, let headerTypes = object["headerTypes"]?.arrayValue,
+              let select = object["select"], case .bool(let handlesSelect) = select else {
+            throw HostChannelError("a hello that is not the descriptor object")
+        }
+        self.init(name: name, version: version, itemTypes: itemTypes.compactMap(\.stringValue), headerTypes: headerTypes.compactMap(\.stringValue), handlesSelect: handlesSelect)
+    }
+
+    /// The refusal frame for `refusal`.
+    public static func refusalFrame(_ refusal: PluginRefusal) -> [UInt8] {
+        let value: JSONValue = ["code": .string(refusal.code.rawValue), "reason": .string(refusal.reason)]
+        return [HostFrame.Tag.refused.rawValue] + value.serialized()
+    }
+
+    /// The refusal in a frame's JSON (after its tag), for `file`.
+    public static func refusal(json: [UInt8], file: String) -> PluginRefusal {
+        let object = (try? JSONParser.parse(json))?.objectValue
+        return PluginRefusal(
+            file: file,
+            code: PluginRefusal.Code(rawValue: object?["code"]?.stringValue ?? "host_failed"),
+            reason: object?["reason"]?.stringValue ?? "the plugin host refused the plugin without a reason"
+        )
+    }
+}

@@ -1,0 +1,49 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Collects the exit status of plugin hosts that were retired or dropped, so none stays a
+/// zombie: each `adopt` also reaps whichever earlier ones have exited by now.
+final class HostReaper: Sendable {
+    /// The one reaper of the process.
+    static let shared = HostReaper()
+
+    private let pending = Mutex<[pid_t]>([])
+
+    /// Takes over waiting for `pid` (a retired host, or a killed one).
+    func adopt(_ pid: pid_t) {
+        pending.withLock { $0.append(pid) }
+        reapExited()
+    }
+
+    /// Reaps every adopted host that has exited.
+    func reapExited() {
+        pending.withLock { pids in
+            pids.removeAll { pid in
+                var status: Int32 = 0
+                let result = waitpid(pid, &status, WNOHANG)
+                return result == pid || (result < 0 && errno == ECHILD)
+            }
+        }
+    }
+
+    /// Waits up to `milliseconds` for every adopted host to exit, then kills what is left.
+    func reapAll(within milliseconds: Int) {
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        while ContinuousClock.now < deadline, !pending.withLock({ $0.isEmpty }) {
+            reapExited()
+            usleep(2000)
+        }
+        let left = pending.withLock { $0 }
+        for pid in left { kill(pid, SIGKILL) }
+        for pid in left {
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+        }
+        pending.withLock { $0.removeAll() }
+    }
+}

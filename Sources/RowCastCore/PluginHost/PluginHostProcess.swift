@@ -1,0 +1,223 @@
+import CRowCastHost
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One running `rowcast-plugin-host` as rowcastd sees it: the child's pid, the daemon's end of
+/// its channel, its status page and the pipe that carries what the plugin prints.
+///
+/// Not `Sendable`: it belongs to the loop thread, which alone talks to the host.
+final class PluginHostProcess {
+    /// How one batch ended.
+    enum BatchOutcome {
+        /// Every call returned.
+        case completed([HostCallResult])
+        /// The host died or hung; `index` is the call in progress then (nil: none had started).
+        case fault(HostFault, index: Int?)
+    }
+
+    /// The host's pid.
+    let pid: pid_t
+    private let channel: Int32
+    private let page: HostStatusPage
+    private let log: HostLogRelay
+    private var reader = HostFrameReader()
+    private var exited = false
+    private var retired = false
+
+    private init(pid: pid_t, channel: Int32, page: HostStatusPage, log: HostLogRelay) {
+        self.pid = pid
+        self.channel = channel
+        self.page = page
+        self.log = log
+    }
+
+    deinit {
+        close(channel)
+        if !exited {
+            if !retired { kill(pid, SIGKILL) }
+            HostReaper.shared.adopt(pid)
+        }
+    }
+
+    /// Starts a host for `image` and waits (at most the start timeout) for its hello.
+    static func start(_ image: PluginImage, settings: PluginHostSettings, logger: Logger) throws(PluginRefusal) -> (PluginHostProcess, HostHello) {
+        func refusal(_ reason: String) -> PluginRefusal {
+            PluginRefusal(file: image.file, code: .hostFailed, reason: reason)
+        }
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw refusal("cannot create the plugin host's channel: \(String(cString: strerror(errno)))")
+        }
+        var logPipe: [Int32] = [-1, -1]
+        guard rowcast_pipe_cloexec(&logPipe) == 0 else {
+            close(pair[0]); close(pair[1])
+            throw refusal("cannot create the plugin host's log pipe: \(String(cString: strerror(errno)))")
+        }
+        guard let page = HostStatusPage.create() else {
+            close(pair[0]); close(pair[1]); close(logPipe[0]); close(logPipe[1])
+            throw refusal("cannot create the plugin host's status page: \(String(cString: strerror(errno)))")
+        }
+        // Every descriptor handed over must lie above the child's 0-5 (see rowcast_spawn).
+        let high = { (descriptor: Int32) -> Int32 in fcntl(descriptor, F_DUPFD_CLOEXEC, 10) }
+        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let childFDs: [Int32] = [high(devNull), high(logPipe[1]), high(logPipe[1]), high(pair[1]), high(page.descriptor), high(image.descriptor)]
+        defer {
+            for descriptor in childFDs where descriptor >= 0 { close(descriptor) }
+            close(devNull); close(pair[1]); close(logPipe[1])
+        }
+        guard devNull >= 0, !childFDs.contains(where: { $0 < 0 }) else {
+            close(pair[0]); close(logPipe[0])
+            throw refusal("cannot prepare the plugin host's descriptors: \(String(cString: strerror(errno)))")
+        }
+        var arguments = [settings.executable, "--file", image.file, "--memory-mb", String(settings.memoryMegabytes)]
+        if let user = settings.user, !user.isEmpty { arguments += ["--user", user] }
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        guard rowcast_spawn(settings.executable, &argv, &envp, childFDs, Int32(childFDs.count), &pid) == 0 else {
+            close(pair[0]); close(logPipe[0])
+            throw refusal("cannot start the plugin host \(settings.executable): \(String(cString: strerror(errno))); check plugin_host")
+        }
+        _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
+        let label = image.file.split(separator: "/").last.map(String.init) ?? image.file
+        let process = PluginHostProcess(pid: pid, channel: pair[0], page: page, log: HostLogRelay(descriptor: logPipe[0], plugin: label, logger: logger))
+        let deadline = ContinuousClock.now + .milliseconds(settings.startTimeoutMilliseconds)
+        while true {
+            let frame: [UInt8]?
+            do {
+                frame = try process.reader.next()
+            } catch {
+                throw refusal("the plugin host broke its channel while starting: \(error)")
+            }
+            if let frame {
+                switch frame.first.flatMap(HostFrame.Tag.init(rawValue:)) {
+                case .hello:
+                    do {
+                        return (process, try HostHello(json: Array(frame.dropFirst())))
+                    } catch {
+                        throw refusal("the plugin host sent \(error)")
+                    }
+                case .refused:
+                    throw HostHello.refusal(json: Array(frame.dropFirst()), file: image.file)
+                default:
+                    throw refusal("the plugin host sent an unexpected frame while starting")
+                }
+            }
+            guard ContinuousClock.now < deadline else {
+                throw refusal("the plugin host did not load the plugin within \(settings.startTimeoutMilliseconds) ms")
+            }
+            switch process.wait(milliseconds: 50) {
+            case .readable: continue
+            case .idle: continue
+            case .closed:
+                throw refusal("the plugin host exited while loading the plugin (\(process.reap())); see the log lines above")
+            }
+        }
+    }
+
+    /// Runs `calls` in the host: each call may take `timeout` before the host is killed.
+    func run(_ calls: ArraySlice<HostCall>, timeout: Duration) -> BatchOutcome {
+        page.resetIndex()
+        guard HostFrame.send(HostCall.batchFrame(calls), on: channel) else {
+            return .fault(HostFault(.crashed, "the host was gone before the batch (\(reap()))"), index: nil)
+        }
+        var seen = page.callsStarted
+        var progress = ContinuousClock.now
+        while true {
+            do {
+                if let frame = try reader.next() {
+                    var wire = HostWireReader(frame[...])
+                    guard try wire.uint8() == HostFrame.Tag.results.rawValue else { throw HostChannelError("a frame that is not results") }
+                    let results = try HostCallResult.decodeResults(&wire)
+                    guard results.count == calls.count else { throw HostChannelError("\(results.count) results for \(calls.count) calls") }
+                    return .completed(results)
+                }
+            } catch {
+                let index = page.currentIndex
+                kill(pid, SIGKILL)
+                return .fault(HostFault(.crashed, "the host broke the channel protocol (\(error)); it was killed (\(reap()))"), index: index)
+            }
+            let started = page.callsStarted
+            if started != seen {
+                seen = started
+                progress = .now
+            }
+            let waited = ContinuousClock.now - progress
+            if waited >= timeout {
+                let index = page.currentIndex
+                kill(pid, SIGKILL)
+                _ = reap()
+                return .fault(HostFault(.timeout, "a callback ran longer than \(timeout.milliseconds) ms; the host was killed"), index: index)
+            }
+            switch wait(milliseconds: min(100, max(1, (timeout - waited).milliseconds))) {
+            case .readable, .idle: continue
+            case .closed:
+                let index = page.currentIndex
+                return .fault(HostFault(.crashed, reap()), index: index)
+            }
+        }
+    }
+
+    /// Asks the host to exit once it is done; it is reaped in the background.
+    func retire() {
+        retired = HostFrame.send([HostFrame.Tag.quit.rawValue], on: channel)
+    }
+
+    /// What `wait` saw.
+    private enum Readiness { case readable, idle, closed }
+
+    /// Waits up to `milliseconds` for the channel, relaying what the plugin printed meanwhile.
+    private func wait(milliseconds: Int) -> Readiness {
+        var descriptors = [pollfd(fd: channel, events: Int16(POLLIN), revents: 0), pollfd(fd: log.descriptor, events: Int16(POLLIN), revents: 0)]
+        let count = poll(&descriptors, 2, Int32(milliseconds))
+        if count <= 0 { return .idle }
+        if descriptors[1].revents != 0 { log.drain() }
+        if descriptors[0].revents & Int16(POLLIN) != 0 {
+            return reader.fill(from: channel) ? .readable : .closed
+        }
+        if descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0 { return .closed }
+        return .idle
+    }
+
+    /// Waits for the dead (or killed) host and says how it ended.
+    private func reap() -> String {
+        log.drain()
+        guard !exited else { return "already reaped" }
+        var status: Int32 = 0
+        var result: pid_t
+        let deadline = ContinuousClock.now + .seconds(2)
+        repeat {
+            result = waitpid(pid, &status, WNOHANG)
+            if result == 0 {
+                if ContinuousClock.now >= deadline { kill(pid, SIGKILL) }
+                usleep(1000)
+            }
+        } while result == 0 || (result < 0 && errno == EINTR)
+        exited = true
+        log.drain()
+        guard result == pid else { return "exit status unknown" }
+        return Self.describe(status)
+    }
+
+    /// `exited with status 3`, `killed by signal 11 (SIGSEGV)`.
+    static func describe(_ status: Int32) -> String {
+        let signal = status & 0x7f
+        if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
+        let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
+        return "killed by signal \(signal) (\(name))"
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int { Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) }
+}
+
+@available(*, unavailable)
+extension PluginHostProcess: Sendable {}

@@ -1,0 +1,23 @@
+/// How rowcastd runs plugin hosts (`plugin_host`, `plugin_timeout_ms`, `plugin_memory_mb`,
+/// `plugin_user`).
+public struct PluginHostSettings: Sendable, Equatable {
+    /// The `rowcast-plugin-host` executable.
+    public var executable: String
+    /// How long one callback may run before its host is killed, in milliseconds.
+    public var callTimeoutMilliseconds: Int
+    /// The host's address-space limit in MiB (0: none).
+    public var memoryMegabytes: Int
+    /// The user a host runs as when rowcastd runs as root (nil or empty: stay root).
+    public var user: String?
+    /// How long a new host may take to load its plugin and say hello, in milliseconds.
+    public var startTimeoutMilliseconds: Int
+
+    /// Settings from their parts.
+    public init(executable: String, callTimeoutMilliseconds: Int = 1000, memoryMegabytes: Int = 1024, user: String? = "nobody", startTimeoutMilliseconds: Int = 10_000) {
+        self.executable = executable
+        self.callTimeoutMilliseconds = callTimeoutMilliseconds
+        self.memoryMegabytes = memoryMegabytes
+        self.user = user
+        self.startTimeoutMilliseconds = startTimeoutMilliseconds
+    }
+}

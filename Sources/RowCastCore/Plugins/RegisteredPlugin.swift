@@ -1,0 +1,27 @@
+/// What the registry needs to know of a plugin to route types to it, whether it is loaded into
+/// rowcastd (``LoadedPlugin``) or runs in a host process (``HostedPlugin``).
+public protocol RegisteredPlugin: AnyObject {
+    /// The plugin's name, e.g. `product`.
+    var name: String { get }
+    /// The plugin's version, e.g. `1.0.0`.
+    var version: String { get }
+    /// The plugin file's path as found in its directory.
+    var file: String { get }
+    /// The item types it renders.
+    var itemTypes: [String] { get }
+    /// The section types whose headers it renders.
+    var headerTypes: [String] { get }
+    /// The identity of the file when it was loaded.
+    var fileIdentity: PluginFileIdentity { get }
+}
+
+extension RegisteredPlugin {
+    /// Name, version, file and the file's identity: any change means the plugin's rows must be
+    /// rendered again.
+    public var rendererIdentity: String {
+        let file = fileIdentity
+        return "\(name)@\(version)@\(self.file)@\(file.device):\(file.inode):\(file.size):\(file.modifiedSeconds).\(file.modifiedNanoseconds)"
+    }
+}
+
+extension LoadedPlugin: RegisteredPlugin {}

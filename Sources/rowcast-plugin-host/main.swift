@@ -1,0 +1,2 @@
+import RowCastCore
+PluginHostMain.run()
