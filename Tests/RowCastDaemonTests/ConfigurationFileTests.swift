@@ -36,6 +36,7 @@ struct ConfigurationFileTests {
             switch setting.kind {
             case .endpoint: changed = try ConfigurationOverrides.with(setting.key, .text("inproc://x-\(setting.key)"), on: changed)
             case .path: changed = try ConfigurationOverrides.with(setting.key, .text("/elsewhere"), on: changed)
+            case .user: changed = try ConfigurationOverrides.with(setting.key, .text("someone-else"), on: changed)
             case .paths: break  // [] means the built-in directories, checked below
             case .integer(let range): changed = try ConfigurationOverrides.with(setting.key, .integer(range.lowerBound + 1), on: changed)
             case .choice(let choices): changed = try ConfigurationOverrides.with(setting.key, .text(choices.last!), on: changed)

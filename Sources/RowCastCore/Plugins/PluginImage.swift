@@ -13,9 +13,8 @@ import Musl
 /// (`cp new.so librowcast-x.so`): the mapped pages belong to the copy, never to the file. It
 /// also gives every load a new object, so glibc never hands back an earlier version.
 ///
-/// Not `Sendable`: it owns a descriptor. The descriptor is never closed while the image may be
-/// loaded: glibc matches `dlopen` paths by name, and a reused descriptor number would name an
-/// object it has already loaded.
+/// Not `Sendable`: it owns a descriptor, closed with the image (a loaded library keeps its
+/// image as long as it lives).
 public final class PluginImage {
     /// The memory file's descriptor (close-on-exec).
     public let descriptor: Int32
@@ -24,8 +23,19 @@ public final class PluginImage {
     /// The plugin file.
     public let file: String
 
-    /// The path `dlopen` takes for this image.
-    public var loadPath: String { "/proc/self/fd/\(descriptor)" }
+    /// The path `dlopen` takes for this image: `/proc/self/fd/N`, spelled with as many extra
+    /// slashes as it takes to differ from every name already loaded. glibc matches `dlopen`
+    /// paths by name first, and a descriptor number is reused once an earlier image (of a
+    /// refused plugin, say) is closed.
+    public private(set) lazy var loadPath: String = {
+        var slashes = "/"
+        while true {
+            let path = "/proc/self/fd\(slashes)\(descriptor)"
+            guard let loaded = dlopen(path, RTLD_LAZY | RTLD_NOLOAD) else { return path }
+            dlclose(loaded)  // drops only the reference RTLD_NOLOAD just took
+            slashes += "/"
+        }
+    }()
 
     private init(descriptor: Int32, identity: PluginFileIdentity, file: String) {
         self.descriptor = descriptor

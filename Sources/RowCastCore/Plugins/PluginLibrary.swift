@@ -60,7 +60,8 @@ struct PluginLibrary {
     private static func openOrRefuse(_ path: String, reporting file: String) throws(PluginRefusal) -> UnsafeMutableRawPointer {
         _ = dlerror()
         guard let handle = dlopen(path, openFlags) else {
-            let detail = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
+            // dlerror names the private copy; name the plugin file instead.
+            let detail = (dlerror().map { String(cString: $0) } ?? "unknown dlopen error").replacing(path, with: file)
             throw PluginRefusal(
                 file: file,
                 code: .openFailed,
