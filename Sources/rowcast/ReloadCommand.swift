@@ -8,9 +8,10 @@ struct ReloadCommand: ParsableCommand {
         abstract: "Make rowcastd re-read its configuration file and rescan its plugin directories.",
         discussion: """
             The same as SIGHUP (systemctl reload rowcastd), with an answer: new plugins register, \
-            changed plugin files take over their types, and subscribers get the re-rendered rows \
-            as ordinary deltas. A reload that fails (an invalid configuration, a refused plugin) \
-            changes nothing, prints why and exits with status 1.
+            changed plugin files take over their types (in a new plugin host), and subscribers get \
+            the re-rendered rows as ordinary deltas. A plugin file that is refused is listed and \
+            keeps its previous version serving; it never holds back the other files. A reload \
+            with an invalid configuration changes nothing, prints why and exits with status 1.
             """
     )
 

@@ -19,10 +19,11 @@ struct RowCastCommand: ParsableCommand {
               rowcast snapshot --feed cars
               rowcast status
               rowcast reload
+              rowcast quarantine retry
             """,
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, SnapshotCommand.self, StatusCommand.self,
-            PluginsCommand.self, SelectCommand.self, ReloadCommand.self,
+            PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, ReloadCommand.self,
         ]
     )
 }

@@ -17,6 +17,8 @@ public enum DaemonReport {
             lines.append("counters   " + counters.keys.map { "\($0)=\(text(counters[$0]))" }.joined(separator: "  "))
         }
         if let plugins = reply["plugins"] { lines.append("plugins    \(text(plugins))") }
+        if let quarantined = reply["quarantined"] { lines.append("quarantined \(text(quarantined)) item(s) (rowcast quarantine lists them)") }
+        lines += hosts(reply["pluginHosts"])
         let feeds = reply["feeds"]?.arrayValue ?? []
         if feeds.isEmpty {
             lines.append("no feeds yet")
@@ -49,7 +51,38 @@ public enum DaemonReport {
         for refusal in reply["refusals"]?.arrayValue ?? [] {
             lines.append("refused \(text(refusal["file"])): \(text(refusal["reason"]))")
         }
+        if let isolation = reply["isolation"]?.stringValue { lines.append("isolation: \(isolation)") }
+        lines += hosts(reply["hosts"])
         return lines
+    }
+
+    /// A table of plugin hosts (none when plugins run inside rowcastd), with each host's last
+    /// fault under it.
+    static func hosts(_ value: JSONValue?) -> [String] {
+        guard let hosts = value?.arrayValue, !hosts.isEmpty else { return [] }
+        var table = TextTable(headers: ["HOST", "PID", "STATE", "RESTARTS", "RENDERED", "FAULTS"])
+        for host in hosts {
+            table.append([text(host["plugin"]), text(host["pid"]), text(host["state"]), text(host["restarts"]), text(host["rendered"]), text(host["faults"])])
+        }
+        var lines = table.render()
+        for host in hosts {
+            guard let fault = host["lastFault"], fault.objectValue != nil else { continue }
+            lines.append("last fault of \(text(host["plugin"])): \(text(fault["code"])) on item \(text(fault["item"])): \(text(fault["reason"]))")
+        }
+        return lines
+    }
+
+    /// The lines for a `quarantine` reply: one table row per quarantined item.
+    public static func quarantine(_ reply: JSONValue) -> [String] {
+        var lines: [String] = []
+        if let retried = reply["retried"] { lines.append("retried \(text(retried)) item(s)") }
+        let items = reply["items"]?.arrayValue ?? []
+        guard !items.isEmpty else { return lines + ["no items in quarantine"] }
+        var table = TextTable(headers: ["FEED", "ID", "TYPE", "CODE", "PLUGIN", "REASON"])
+        for item in items {
+            table.append(["feed", "id", "type", "code", "plugin", "message"].map { text(item[$0]) })
+        }
+        return lines + table.render()
     }
 
     /// The lines for a `reload` reply: what was loaded and applied, what needs a restart, and

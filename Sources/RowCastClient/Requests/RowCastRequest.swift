@@ -38,6 +38,16 @@ public enum RowCastRequest {
     /// `{"op":"plugins"}`.
     public static func plugins() -> JSONValue { ["op": "plugins"] }
 
+    /// `{"op":"quarantine"}`: the quarantined items; with `retry`, render them again first (all,
+    /// those of `feed`, or item `id` of `feed`).
+    public static func quarantine(retry: Bool = false, feed: String? = nil, id: String? = nil) -> JSONValue {
+        var object: JSONObject = ["op": "quarantine"]
+        if retry { object.append(key: "retry", value: true) }
+        if let feed { object.append(key: "feed", value: .string(feed)) }
+        if let id { object.append(key: "id", value: .string(id)) }
+        return .object(object)
+    }
+
     /// `{"op":"reload"}`: re-read the daemon's configuration and rescan its plugin directories.
     public static func reload() -> JSONValue { ["op": "reload"] }
 

@@ -150,6 +150,12 @@ public final class ControlClient {
         try request(RowCastRequest.plugins())
     }
 
+    /// The `quarantine` reply: the items whose plugin crashed or hung on them; with `retry`,
+    /// after rendering them again (`retried` says how many were tried).
+    public func quarantine(retry: Bool = false, feed: String? = nil, id: String? = nil) throws(RowCastClientError) -> JSONValue {
+        try request(RowCastRequest.quarantine(retry: retry, feed: feed, id: id))
+    }
+
     /// The `reload` reply: the daemon re-read its configuration and rescanned its plugin
     /// directories. A reload that failed (`reload_failed`) is thrown; the daemon kept running
     /// as it was.
