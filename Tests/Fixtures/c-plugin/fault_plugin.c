@@ -1,0 +1,128 @@
+/* A plugin that misbehaves on purpose, for the plugin isolation tests.
+ * Items of type FAULT_TYPE render {"cell":"FaultCell","height":40,
+ * "content":{"id-seen":true,"v":FAULT_VERSION}} (the version tells which build rendered a row),
+ * except for these item ids:
+ *   "segv"      writes through a NULL pointer (compiled out with -DFAULT_NO_SEGV: renders)
+ *   "abort"     abort()
+ *   "exit"      exit(3)
+ *   "_exit"     _exit(4)
+ *   "hang"      spins forever
+ *   "oom"       allocates and touches 16 MiB blocks until malloc fails, then writes through NULL
+ *   "stdout"    prints 200 lines to stdout and to stderr, then renders a normal row
+ *   "garbage"   returns ROWCAST_OK with output that is not JSON
+ *   "truncated" returns ROWCAST_OK with a row cut off in the middle
+ *   "huge"      returns ROWCAST_OK with 20 MiB of '['
+ * -DFAULT_NAME, -DFAULT_VERSION and -DFAULT_TYPE change the descriptor (reload tests). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "fixture_util.h"
+
+#ifndef FAULT_NAME
+#define FAULT_NAME "fault"
+#endif
+#ifndef FAULT_VERSION
+#define FAULT_VERSION "1"
+#endif
+#ifndef FAULT_TYPE
+#define FAULT_TYPE "fault"
+#endif
+
+/* Keeps every block the "oom" fault allocated reachable, so no allocation can be optimised away. */
+static void *volatile fault_blocks;
+
+static int has_id(const char *input, size_t length, const char *id) {
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"id\":\"%s\"", id);
+    return fixture_find(input, length, needle) != NULL;
+}
+
+/* Both qualifiers matter: the store must happen, and the compiler must not see the NULL. */
+static void crash_through_null(void) {
+    volatile int *volatile pointer = NULL;
+    *pointer = 42;
+}
+
+static void spin_forever(void) {
+    volatile unsigned long spins = 0;
+    for (;;) spins++;
+}
+
+static void exhaust_memory(void) {
+    const size_t block = (size_t)16 << 20;
+    for (;;) {
+        void **next = malloc(block);
+        if (next == NULL) {
+            crash_through_null();
+            return;
+        }
+        memset(next, 0x5a, block);
+        next[0] = fault_blocks;
+        fault_blocks = next;
+    }
+}
+
+static void chatter(void) {
+    for (int line = 0; line < 200; line++) {
+        printf("fault plugin: stdout line %d of 200, which must not reach the render channel\n", line + 1);
+        fprintf(stderr, "fault plugin: stderr line %d of 200\n", line + 1);
+    }
+    fflush(stdout);
+    fflush(stderr);
+}
+
+static int write_huge(rowcast_sink *sink) {
+    const size_t chunk = (size_t)1 << 20;
+    char *brackets = malloc(chunk);
+    if (brackets == NULL) {
+        fixture_put(sink, "{\"message\":\"huge: out of memory\"}");
+        return ROWCAST_PLUGIN_ERROR;
+    }
+    memset(brackets, '[', chunk);
+    for (int i = 0; i < 20; i++) sink->write(sink->opaque, brackets, chunk);
+    free(brackets);
+    return ROWCAST_OK;
+}
+
+static int render_item(void *context, const char *input, size_t length, rowcast_sink *sink) {
+    (void)context;
+#ifndef FAULT_NO_SEGV
+    if (has_id(input, length, "segv")) crash_through_null();
+#endif
+    if (has_id(input, length, "abort")) abort();
+    if (has_id(input, length, "exit")) exit(3);
+    if (has_id(input, length, "_exit")) _exit(4);
+    if (has_id(input, length, "hang")) spin_forever();
+    if (has_id(input, length, "oom")) exhaust_memory();
+    if (has_id(input, length, "stdout")) chatter();
+    if (has_id(input, length, "garbage")) {
+        fixture_put(sink, "this is not json {{{");
+        return ROWCAST_OK;
+    }
+    if (has_id(input, length, "truncated")) {
+        fixture_put(sink, "{\"cell\":\"FaultCell\",\"hei");
+        return ROWCAST_OK;
+    }
+    if (has_id(input, length, "huge")) return write_huge(sink);
+    fixture_put(sink, "{\"cell\":\"FaultCell\",\"height\":40,\"content\":{\"id-seen\":true,\"v\":\"" FAULT_VERSION "\"}}");
+    return ROWCAST_OK;
+}
+
+static const char *const item_types[] = { FAULT_TYPE };
+
+static const rowcast_plugin descriptor = {
+    .abi_version = ROWCAST_PLUGIN_ABI_VERSION,
+    .struct_size = sizeof(rowcast_plugin),
+    .name = FAULT_NAME,
+    .version = FAULT_VERSION,
+    .item_types = item_types,
+    .item_type_count = 1,
+    .header_types = NULL,
+    .header_type_count = 0,
+    .context = NULL,
+    .render_item = render_item,
+    .render_header = NULL,
+    .select = NULL,
+};
+
+const rowcast_plugin *rowcast_plugin_entry(void) { return &descriptor; }
