@@ -145,6 +145,9 @@ public enum PluginHostMain {
                 return "cannot limit the address space to \(arguments.memoryMegabytes) MiB: \(String(cString: strerror(errno)))"
             }
         }
+        // No core files: they would hold the items a plugin was rendering.
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
         guard rowcast_set_no_new_privileges() == 0 else { return "cannot set no_new_privs: \(String(cString: strerror(errno)))" }
         return nil
     }

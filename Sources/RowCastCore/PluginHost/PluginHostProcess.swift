@@ -77,7 +77,9 @@ final class PluginHostProcess {
         var arguments = [settings.executable, "--file", image.file, "--memory-mb", String(settings.memoryMegabytes)]
         if let user = settings.user, !user.isEmpty { arguments += ["--user", user] }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
+        // No Swift backtracer in a host: symbolicating a plugin's crash takes seconds, which
+        // would turn every crash into a timeout and hold the loop meanwhile.
+        var envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), strdup("SWIFT_BACKTRACE=enable=no"), nil]
         defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         guard rowcast_spawn(settings.executable, &argv, &envp, childFDs, Int32(childFDs.count), &pid) == 0 else {
