@@ -16,4 +16,5 @@ extension EngineBenchmark: BenchWorkload {}
 extension ThroughputBenchmark: BenchWorkload {}
 extension LatencyBenchmark: BenchWorkload {}
 extension AckedBenchmark: BenchWorkload {}
+extension IsolationBenchmark: BenchWorkload {}
 extension ScaleBenchmark: BenchWorkload {}

@@ -30,6 +30,19 @@ struct ProcessCPU {
         return (processSeconds - earlier.processSeconds, busiest)
     }
 
+    /// User plus system seconds of each child process of `pid` (its plugin hosts), by pid.
+    static func childrenSeconds(pid: Int32) -> [Int: Double] {
+        var children: [Int: Double] = [:]
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        for task in tasks {
+            let list = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            for child in list.split(separator: " ").compactMap({ Int($0) }) {
+                children[child] = seconds(inStatFile: "/proc/\(child)/stat")
+            }
+        }
+        return children
+    }
+
     /// utime + stime (fields 14 and 15 of a stat file, after the parenthesised name) in seconds.
     private static func seconds(inStatFile path: String) -> Double {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),

@@ -112,13 +112,14 @@ struct ThroughputBenchmark {
 
     /// Seconds from the first PUSH to the last row received from a real rowcastd with its
     /// store at `durability`.
-    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e") throws -> EndToEndRun {
-        let daemon = try BenchDaemon(durability: durability, extraArguments: ["--heartbeat-ms", "50"])
+    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e", extraArguments: [String] = []) throws -> EndToEndRun {
+        let daemon = try BenchDaemon(durability: durability, extraArguments: ["--heartbeat-ms", "50"] + extraArguments)
         defer { daemon.stop() }
         let context = try Context()
         let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 30_000)
         let messages = (0..<items).map { CarFeed.upsert($0, run: run) }
         let cpuBefore = ProcessCPU.sample(pid: daemon.process.processIdentifier)
+        let hostsBefore = ProcessCPU.childrenSeconds(pid: daemon.process.processIdentifier)
         let start = ContinuousClock.now
         startProducer(context: context, endpoint: daemon.ingest, messages: messages)
         var rows = 0
@@ -128,9 +129,10 @@ struct ThroughputBenchmark {
         }
         let elapsed = ContinuousClock.now - start
         let cpu = ProcessCPU.sample(pid: daemon.process.processIdentifier).since(cpuBefore)
+        let hostCPU = ProcessCPU.childrenSeconds(pid: daemon.process.processIdentifier).reduce(0) { $0 + $1.value - (hostsBefore[$1.key] ?? 0) }
         subscriber.close()
         return EndToEndRun(seconds: elapsed.seconds, peakResident: daemon.peakResidentBytes, note: "store on, durability \(durability), real plugins",
-                           daemonCPUSeconds: cpu.process, busiestThreadCPUSeconds: cpu.busiestThread)
+                           daemonCPUSeconds: cpu.process, busiestThreadCPUSeconds: cpu.busiestThread, hostCPUSeconds: hostCPU)
     }
 }
 
@@ -146,6 +148,8 @@ struct EndToEndRun {
     var daemonCPUSeconds: Double
     /// CPU its busiest thread (the loop) used during the run.
     var busiestThreadCPUSeconds: Double
+    /// CPU its plugin hosts used during the run (0 with in-process plugins).
+    var hostCPUSeconds: Double
 }
 
 /// One value handed from one thread to another.

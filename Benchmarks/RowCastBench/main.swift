@@ -11,7 +11,7 @@ import Glibc
 /// Every workload, by the name that selects it, in the order they run.
 let workloadTypes: [(name: String, type: any BenchWorkload.Type)] = [
     ("diff", DiffBenchmark.self), ("engine", EngineBenchmark.self), ("throughput", ThroughputBenchmark.self),
-    ("latency", LatencyBenchmark.self), ("acked", AckedBenchmark.self), ("scale", ScaleBenchmark.self),
+    ("latency", LatencyBenchmark.self), ("acked", AckedBenchmark.self), ("isolation", IsolationBenchmark.self), ("scale", ScaleBenchmark.self),
 ]
 let workloads = workloadTypes.map(\.name)
 let arguments = Array(CommandLine.arguments.dropFirst())
