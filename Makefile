@@ -62,7 +62,8 @@ bench: deps
 	$(SWIFT) build -c release
 	$(RELEASE_DIR)/rowcast-bench
 
-## install: a release build, installed under $(DESTDIR)$(PREFIX): rowcastd and rowcast in bin/,
+## install: a release build, installed under $(DESTDIR)$(PREFIX): rowcastd, rowcast and
+## rowcast-plugin-host (which rowcastd starts, one per plugin file) in bin/,
 ## the plugins in lib/rowcast/plugins/ (where rowcastd looks, next to its executable), the
 ## default configuration in /etc/rowcast/ (an existing one is kept; the new one goes next to it
 ## as rowcastd.yaml.default), the unit in lib/systemd/system/ with this PREFIX's paths, and the
@@ -70,10 +71,11 @@ bench: deps
 install: deps
 	$(SWIFT) build -c release --product rowcastd
 	$(SWIFT) build -c release --product rowcast
+	$(SWIFT) build -c release --product rowcast-plugin-host
 	$(SWIFT) build -c release --product rowcast-product
 	$(SWIFT) build -c release --product rowcast-advertising
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(DOCDIR)
-	install -m 0755 $(RELEASE_DIR)/rowcastd $(RELEASE_DIR)/rowcast $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(RELEASE_DIR)/rowcastd $(RELEASE_DIR)/rowcast $(RELEASE_DIR)/rowcast-plugin-host $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(RELEASE_DIR)/librowcast-product.so $(RELEASE_DIR)/librowcast-advertising.so $(DESTDIR)$(PLUGINDIR)/
 	if [ -e $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml ]; then \
 		install -m 0644 Config/rowcastd.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml.default; \
@@ -91,7 +93,7 @@ install: deps
 
 ## uninstall: removes what install put in place, except the configuration in /etc/rowcast.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/rowcastd $(DESTDIR)$(BINDIR)/rowcast
+	rm -f $(DESTDIR)$(BINDIR)/rowcastd $(DESTDIR)$(BINDIR)/rowcast $(DESTDIR)$(BINDIR)/rowcast-plugin-host
 	rm -f $(DESTDIR)$(PLUGINDIR)/librowcast-product.so $(DESTDIR)$(PLUGINDIR)/librowcast-advertising.so
 	rm -f $(DESTDIR)$(UNITDIR)/rowcastd.service
 	rm -rf $(DESTDIR)$(DOCDIR)
