@@ -14,6 +14,7 @@ struct PluginFaultEndToEndTests {
         ("segv", "plugin_crashed"), ("abort", "plugin_crashed"), ("exit", "plugin_crashed"),
         ("_exit", "plugin_crashed"), ("hang", "plugin_timeout"), ("oom", "plugin_crashed"),
         ("stdout", nil), ("garbage", "plugin_failed"), ("truncated", "plugin_failed"), ("huge", "plugin_failed"),
+        ("channel", "plugin_crashed"),
     ]
 
     /// The codes of faults that kill the host, and so quarantine the item.

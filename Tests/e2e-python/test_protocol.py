@@ -268,6 +268,20 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(reply["error"]["code"], "missing_field")
         self.assertEqual(reply["error"]["field"], "price")
 
+    def test_plugins_run_in_hosts_and_the_quarantine_starts_empty(self):
+        plugins = self.request({"op": "plugins"})
+        self.assertEqual(plugins["isolation"], "process")
+        self.assertEqual(sorted(h["plugin"] for h in plugins["hosts"]), ["advertising", "product"])
+        for host in plugins["hosts"]:
+            self.assertEqual(host["state"], "running")
+            self.assertGreater(host["pid"], 0)
+            self.assertIsNone(host["lastFault"])
+        quarantine = self.request({"op": "quarantine", "retry": True, "feed": "cars"})
+        self.assertEqual((quarantine["ok"], quarantine["retried"], quarantine["items"]), (True, 0, []))
+        bad = self.request({"op": "quarantine", "id": "42"})
+        self.assertEqual(bad["error"]["code"], "missing_field")
+        self.assertEqual(self.request({"op": "status"})["quarantined"], 0)
+
 
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result

@@ -12,6 +12,8 @@
  *   "garbage"   returns ROWCAST_OK with output that is not JSON
  *   "truncated" returns ROWCAST_OK with a row cut off in the middle
  *   "huge"      returns ROWCAST_OK with 20 MiB of '['
+ *   "channel"   writes garbage into descriptor 3 (a plugin host's request channel), then
+ *               renders a normal row: the host must be treated as broken, not trusted
  * -DFAULT_NAME, -DFAULT_VERSION and -DFAULT_TYPE change the descriptor (reload tests). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +106,11 @@ static int render_item(void *context, const char *input, size_t length, rowcast_
         return ROWCAST_OK;
     }
     if (has_id(input, length, "huge")) return write_huge(sink);
+    if (has_id(input, length, "channel")) {
+        static const char junk[] = "\xff\xff\xff\x7f not a frame";
+        ssize_t written = write(3, junk, sizeof junk - 1);
+        (void)written;
+    }
     fixture_put(sink, "{\"cell\":\"FaultCell\",\"height\":40,\"content\":{\"id-seen\":true,\"v\":\"" FAULT_VERSION "\"}}");
     return ROWCAST_OK;
 }
