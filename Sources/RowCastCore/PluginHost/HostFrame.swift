@@ -24,19 +24,21 @@ public enum HostFrame {
         case results = 0x53
     }
 
-    /// Writes one whole frame to `descriptor` (blocking); false when the peer is gone.
-    /// Never raises SIGPIPE.
-    public static func send(_ payload: [UInt8], on descriptor: Int32) -> Bool {
+    /// Writes one whole frame to `descriptor` (blocking); false when the peer is gone or takes
+    /// nothing for `stallMilliseconds` (a host that stopped reading). Never raises SIGPIPE.
+    public static func send(_ payload: [UInt8], on descriptor: Int32, stallMilliseconds: Int = 5000) -> Bool {
         var frame = HostWireWriter(capacity: payload.count + 4)
         frame.append(UInt32(payload.count))
         frame.append(payload)
         let bytes = frame.bytes
         var sent = 0
+        var progress = ContinuousClock.now
         while sent < bytes.count {
             let result = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
             if result < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK {
+                    if ContinuousClock.now - progress > .milliseconds(stallMilliseconds) { return false }
                     var pending = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
                     _ = poll(&pending, 1, 100)
                     continue
@@ -44,6 +46,7 @@ public enum HostFrame {
                 return false
             }
             sent += result
+            progress = .now
         }
         return true
     }

@@ -127,7 +127,8 @@ final class PluginHostProcess {
     func run(_ calls: ArraySlice<HostCall>, timeout: Duration) -> BatchOutcome {
         page.resetIndex()
         guard HostFrame.send(HostCall.batchFrame(calls), on: channel) else {
-            return .fault(HostFault(.crashed, "the host was gone before the batch (\(reap()))"), index: nil)
+            kill(pid, SIGKILL)  // gone, or no longer reading its channel
+            return .fault(HostFault(.crashed, "the host did not take the batch (\(reap()))"), index: nil)
         }
         var seen = page.callsStarted
         var progress = ContinuousClock.now
