@@ -1,4 +1,5 @@
 import Foundation
+import RowCastTesting
 
 /// Builds the C fixture `Tests/Fixtures/c-plugin/fault_plugin.c` (a plugin that crashes, hangs
 /// or returns bad output for chosen item ids) into plugin libraries, and overwrites a plugin
@@ -45,17 +46,9 @@ enum FaultPlugin {
 
     /// Runs `program` with `arguments` to completion; throws with its output when it fails.
     private static func run(_ program: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("\(([program] + arguments).joined(separator: " ")) failed (status \(process.terminationStatus)):\n\(String(decoding: output, as: UTF8.self))")
+        let result = try ProgramRun.run(program, arguments)
+        guard result.status == 0 else {
+            throw TestFailure("\(([program] + arguments).joined(separator: " ")) failed (status \(result.status)):\n\(result.output)")
         }
     }
 }

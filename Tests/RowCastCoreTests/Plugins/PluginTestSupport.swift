@@ -1,4 +1,5 @@
 import Foundation
+import RowCastTesting
 import Logging
 import RowCastCore
 import RowCastKit
@@ -60,19 +61,12 @@ enum PluginTestSupport {
 
     /// Runs a program and fails with its output when it exits non-zero.
     static func run(_ program: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CommandFailed(command: ([program] + arguments).joined(separator: " "), output: String(decoding: output, as: UTF8.self))
+        let result = try ProgramRun.run(program, arguments)
+        guard result.status == 0 else {
+            throw CommandFailed(command: ([program] + arguments).joined(separator: " "), output: result.output)
         }
     }
+
 
     /// A loader whose log lines are kept in `records`.
     static func loader() -> (PluginLoader, LogRecords) {
