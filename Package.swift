@@ -102,6 +102,6 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastDaemon", "ZeroMQ", "RowCastTesting"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastCore", "RowCastKit", "RowCastDaemon", "ZeroMQ", "RowCastTesting"]),
     ]
 )

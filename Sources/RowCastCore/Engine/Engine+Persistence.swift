@@ -27,7 +27,7 @@ extension Engine {
                 }
                 feed.restoreSection(section, headerRow: headerRow)
             }
-            prerendered.removeAll(keepingCapacity: true)
+            finishPrerendered()
             for chunk in Self.renderChunks(stored.items.count) {
                 var inputs: [(ItemInput, UInt64)] = []
                 inputs.reserveCapacity(chunk.count)
@@ -51,7 +51,7 @@ extension Engine {
                     }
                     feed.restoreItem(input, arrival: arrival, row: row)
                 }
-                prerendered.removeAll(keepingCapacity: true)
+                finishPrerendered()
             }
             feed.finishRestore(seq: stored.seq, nextArrival: stored.nextArrival)
             installRestored(feed)

@@ -6,7 +6,7 @@ extension Engine {
     /// error thrown has code `plugin_crashed` or `plugin_timeout` (see ``isQuarantining``);
     /// an item that renders leaves quarantine.
     func renderItem(_ item: ItemInput, feed: String) throws(RowCastError) -> RenderedRow? {
-        try renderItem(item, feed: feed, outcome: prerendered[item.json] ?? renderer.renderItem(type: item.type, input: item.json))
+        try renderItem(item, feed: feed, outcome: prerenderedOutcome(item.json) ?? renderer.renderItem(type: item.type, input: item.json))
     }
 
     /// As `renderItem(_:feed:)`, with the renderer's outcome already at hand.
@@ -62,7 +62,7 @@ extension Engine {
         guard let job = Self.headerJob(section) else { return nil }
         let type = job.type
         let subject = "section \"\(section.id)\" (type \(type))"
-        switch prerendered[job.input] ?? renderer.renderHeader(type: type, input: job.input) {
+        switch prerenderedOutcome(job.input) ?? renderer.renderHeader(type: type, input: job.input) {
         case .faulted(let fault):
             throw pluginFailure("the plugin for section type \(type) failed on \(subject): \(fault.reason)", feed: feed, id: section.id, code: fault.code)
         case .ok(let output):
@@ -111,12 +111,28 @@ extension Engine {
         prerender(jobs)
     }
 
-    /// Renders `jobs` in one call and keeps the outcomes for `renderItem` and `renderHeader`.
+    /// Sends `jobs` to the renderer in one call; `renderItem` and `renderHeader` take their
+    /// outcomes as they arrive.
     func prerender(_ jobs: [RenderJob]) {
         guard !jobs.isEmpty else { return }
-        for (job, outcome) in zip(jobs, renderer.render(jobs)) where outcome != .noRenderer {
-            prerendered[job.input] = outcome
+        let stream = renderer.startRendering(jobs)
+        renderStreams.append(stream)
+        for (index, job) in jobs.enumerated() {
+            prerendered[job.input] = PrerenderedJob(stream: stream, index: index)
         }
+    }
+
+    /// The outcome of the prerendered job with input `input`, waiting for it if needed.
+    func prerenderedOutcome(_ input: [UInt8]) -> RenderOutcome? {
+        guard let job = prerendered[input] else { return nil }
+        return job.stream.outcome(at: job.index)
+    }
+
+    /// Waits for what is still due on the render streams and forgets the prerendered jobs.
+    func finishPrerendered() {
+        for stream in renderStreams { stream.finish() }
+        renderStreams.removeAll(keepingCapacity: true)
+        prerendered.removeAll(keepingCapacity: true)
     }
 
     /// `prerender(_:)` when the renderer works in batches; nothing otherwise.
@@ -196,7 +212,7 @@ extension Engine {
                     }
                     if row != nil { feed.reportedUnknownTypes.remove(item.input.type) }
                 }
-                prerendered.removeAll(keepingCapacity: true)
+                finishPrerendered()
             }
             for section in Array(feed.allSections) {
                 guard let type = section.input.type,

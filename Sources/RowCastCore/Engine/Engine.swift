@@ -21,9 +21,12 @@ public final class Engine {
     public internal(set) var quarantine = Quarantine()
 
     var renderer: any RowRendering
-    /// The outcomes of a batch's render jobs, gathered before it is applied when the renderer
-    /// works in batches (plugin hosts), by input bytes; empty otherwise.
-    var prerendered: [[UInt8]: RenderOutcome] = [:]
+    /// The render jobs of a batch, sent before it is applied when the renderer works in
+    /// batches (plugin hosts), by input bytes; empty otherwise. Their outcomes arrive while
+    /// the batch is applied.
+    var prerendered: [[UInt8]: PrerenderedJob] = [:]
+    /// The streams the `prerendered` jobs are answered on.
+    var renderStreams: [any RenderStream] = []
     /// One shared copy of each cell name: names over 15 bytes are not stored inline by
     /// `String`, and a copy per row costs about 50 bytes each on a million rows.
     var cellNames: [String: String] = [:]
@@ -81,7 +84,7 @@ public final class Engine {
             let outcome = handle(request, from: message.origin, batch: &batch, publications: &output.publications)
             if case .control(let token) = message.origin { pending.append((token, outcome)) }
         }
-        prerendered.removeAll()
+        finishPrerendered()
         publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
         for (token, outcome) in pending {
             if case .query(let request) = outcome, case .reload = request.operation {

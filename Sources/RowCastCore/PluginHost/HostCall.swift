@@ -56,6 +56,10 @@ public struct HostCallResult: Sendable, Equatable {
         self.output = output
     }
 
+    /// How many results a host sends in one frame: a batch is answered in chunks, so that
+    /// rowcastd can apply the first rows while the host renders the rest.
+    public static let chunkSize = 32
+
     /// The results frame for `results`.
     public static func resultsFrame(_ results: [HostCallResult]) -> [UInt8] {
         var writer = HostWireWriter(capacity: results.reduce(5) { $0 + $1.output.count + 9 })

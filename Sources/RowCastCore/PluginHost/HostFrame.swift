@@ -20,7 +20,7 @@ public enum HostFrame {
         case hello = 0x48
         /// host → rowcastd: the plugin was refused; JSON `{"code","reason"}` follows.
         case refused = 0x52
-        /// host → rowcastd: the results of a batch, in call order.
+        /// host → rowcastd: the results of the next calls of a batch (a chunk), in call order.
         case results = 0x53
     }
 
@@ -56,13 +56,13 @@ public enum HostFrame {
 public struct HostFrameReader {
     private var buffer: [UInt8] = []
     private var start = 0
+    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
     /// An empty reader.
     public init() {}
 
     /// Reads what `descriptor` has (once); `false` on end of file or a read error.
     public mutating func fill(from descriptor: Int32) -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {

@@ -27,13 +27,17 @@ public final class HostedPlugin: RegisteredPlugin {
     /// Whether it handles select actions.
     public let handlesSelect: Bool
     /// What the host did so far.
-    public private(set) var statistics = HostStatistics()
+    public internal(set) var statistics = HostStatistics()
 
     private let image: PluginImage
-    private let settings: PluginHostSettings
+    let settings: PluginHostSettings
     private let logger: Logger
-    private var process: PluginHostProcess?
-    private var consecutiveFaults = 0
+    /// The running host, nil after a fault until the next call restarts it.
+    var process: PluginHostProcess?
+    /// Faults since the host last answered a whole batch (for the restart backoff).
+    var consecutiveFaults = 0
+    /// The batch the host is working on, if any (see `HostedPlugin+Batches.swift`).
+    var active: HostBatch?
 
     /// The longest wait before restarting a host that keeps failing.
     static let maximumBackoff = Duration.milliseconds(250)
@@ -68,45 +72,9 @@ public final class HostedPlugin: RegisteredPlugin {
     /// crashes or hangs on gets its fault; the host is restarted and the calls it had not
     /// answered are sent again. Returns one result or fault per call, in order.
     public func run(_ calls: [HostCall]) -> [Result<HostCallResult, HostFault>] {
-        var outcomes = [Result<HostCallResult, HostFault>?](repeating: nil, count: calls.count)
-        var pending = Array(calls.indices)
-        var blindFaults = 0
-        while !pending.isEmpty {
-            let host: PluginHostProcess
-            do {
-                host = try runningHost()
-            } catch {
-                let fault = HostFault(.crashed, "the plugin host could not be restarted: \(error.reason)")
-                for index in pending { outcomes[index] = .failure(fault) }
-                break
-            }
-            switch host.run(pending.map { calls[$0] }[...], timeout: .milliseconds(settings.callTimeoutMilliseconds)) {
-            case .completed(let results):
-                for (index, result) in zip(pending, results) { outcomes[index] = .success(result) }
-                statistics.rendered += results.count
-                consecutiveFaults = 0
-                pending = []
-            case .fault(let fault, let position):
-                process = nil
-                statistics.faults += 1
-                consecutiveFaults += 1
-                statistics.state = .restarting
-                if let position, position < pending.count {
-                    let culprit = pending.remove(at: position)
-                    outcomes[culprit] = .failure(fault)
-                    statistics.lastFault = HostStatistics.Fault(code: fault.kind.rawValue, reason: fault.reason, item: Self.itemID(calls[culprit].input), at: Self.nowMilliseconds())
-                } else {
-                    // The host died between calls: resend everything once, then give up on the batch.
-                    blindFaults += 1
-                    statistics.lastFault = HostStatistics.Fault(code: fault.kind.rawValue, reason: fault.reason, item: nil, at: Self.nowMilliseconds())
-                    if blindFaults > 1 {
-                        for index in pending { outcomes[index] = .failure(fault) }
-                        pending = []
-                    }
-                }
-            }
-        }
-        return outcomes.map { $0! }
+        let batch = start(calls)
+        batch.finish()
+        return batch.outcomes.map { $0! }
     }
 
     /// Asks the host to exit (its plugin was replaced or removed).
@@ -118,7 +86,7 @@ public final class HostedPlugin: RegisteredPlugin {
     }
 
     /// The running host, or a new one (after a backoff when the host keeps failing).
-    private func runningHost() throws(PluginRefusal) -> PluginHostProcess {
+    func runningHost() throws(PluginRefusal) -> PluginHostProcess {
         if let process { return process }
         if consecutiveFaults > 1 {
             let delay = min(Self.maximumBackoff, .milliseconds(10 * (1 << min(consecutiveFaults - 2, 10))))
@@ -135,11 +103,11 @@ public final class HostedPlugin: RegisteredPlugin {
     }
 
     /// The `"id"` of an item input, for the fault record.
-    private static func itemID(_ input: [UInt8]) -> String? {
+    static func itemID(_ input: [UInt8]) -> String? {
         (try? JSONParser.parse(input))?.objectValue?["id"]?.stringValue
     }
 
-    private static func nowMilliseconds() -> Int64 {
+    static func nowMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000

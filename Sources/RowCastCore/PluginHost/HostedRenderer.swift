@@ -47,26 +47,28 @@ public final class HostedRenderer: RowRendering {
 
     /// Runs `jobs`: one round trip per plugin involved.
     public func render(_ jobs: [RenderJob]) -> [RenderOutcome] {
-        var outcomes = [RenderOutcome](repeating: .noRenderer, count: jobs.count)
-        var groups: [ObjectIdentifier: (plugin: HostedPlugin, indices: [Int])] = [:]
-        var order: [ObjectIdentifier] = []
+        let stream = startRendering(jobs)
+        return jobs.indices.map(stream.outcome(at:))
+    }
+
+    /// Sends `jobs` to their plugins' hosts, a batch per plugin, all before waiting for any, so
+    /// the hosts work side by side; their outcomes are read as they are asked for.
+    public func startRendering(_ jobs: [RenderJob]) -> any RenderStream {
+        var places = [HostedRenderStream.Place](repeating: .none, count: jobs.count)
+        var groups: [(plugin: HostedPlugin, calls: [HostCall])] = []
+        var groupOf: [ObjectIdentifier: Int] = [:]
         for (index, job) in jobs.enumerated() {
             guard let plugin = plugin(for: job) else { continue }
-            let key = ObjectIdentifier(plugin)
-            if groups[key] == nil {
-                groups[key] = (plugin, [])
-                order.append(key)
-            }
-            groups[key]!.indices.append(index)
+            let group = groupOf[ObjectIdentifier(plugin)] ?? {
+                groups.append((plugin, []))
+                groupOf[ObjectIdentifier(plugin)] = groups.count - 1
+                return groups.count - 1
+            }()
+            places[index] = HostedRenderStream.Place(group: Int32(group), call: Int32(groups[group].calls.count))
+            groups[group].calls.append(HostCall(kind: job.kind, input: job.input))
         }
-        for key in order {
-            let (plugin, indices) = groups[key]!
-            let results = plugin.run(indices.map { HostCall(kind: jobs[$0].kind, input: jobs[$0].input) })
-            for (index, result) in zip(indices, results) {
-                outcomes[index] = Self.outcome(result, kind: jobs[index].kind, plugin: plugin)
-            }
-        }
-        return outcomes
+        let batches = groups.map { (plugin: $0.plugin, batch: $0.plugin.start($0.calls)) }
+        return HostedRenderStream(kinds: jobs.map(\.kind), places: places, batches: batches)
     }
 
     /// Whether `render(_:)` should get whole batches: yes, one round trip each.
@@ -115,7 +117,7 @@ public final class HostedRenderer: RowRendering {
         }
     }
 
-    private static func outcome(_ result: Result<HostCallResult, HostFault>, kind: PluginCallKind, plugin: HostedPlugin) -> RenderOutcome {
+    static func outcome(_ result: Result<HostCallResult, HostFault>, kind: PluginCallKind, plugin: HostedPlugin) -> RenderOutcome {
         switch result {
         case .failure(let fault):
             let code: ErrorCode = fault.kind == .timeout ? .pluginTimeout : .pluginCrashed

@@ -105,7 +105,7 @@ public enum PluginHostMain {
                 case .batch:
                     let calls = try HostCall.decodeBatch(&wire)
                     var results: [HostCallResult] = []
-                    results.reserveCapacity(calls.count)
+                    results.reserveCapacity(min(calls.count, HostCallResult.chunkSize))
                     for (index, call) in calls.enumerated() {
                         page.begin(index)
                         if let raw = plugin.rawCall(call.kind, call.input) {
@@ -113,8 +113,12 @@ public enum PluginHostMain {
                         } else {
                             results.append(HostCallResult(status: 0, overflowed: false, unsupported: true, output: []))
                         }
+                        // Answer in chunks: rowcastd applies the first rows while the rest render.
+                        if results.count == HostCallResult.chunkSize || index == calls.count - 1 {
+                            guard HostFrame.send(HostCallResult.resultsFrame(results), on: Descriptor.channel) else { exit(0) }
+                            results.removeAll(keepingCapacity: true)
+                        }
                     }
-                    guard HostFrame.send(HostCallResult.resultsFrame(results), on: Descriptor.channel) else { exit(0) }
                 case .quit:
                     exit(0)
                 default:

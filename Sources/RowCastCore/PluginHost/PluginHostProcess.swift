@@ -12,11 +12,12 @@ import Musl
 ///
 /// Not `Sendable`: it belongs to the loop thread, which alone talks to the host.
 final class PluginHostProcess {
-    /// How one batch ended.
-    enum BatchOutcome {
-        /// Every call returned.
-        case completed([HostCallResult])
-        /// The host died or hung; `index` is the call in progress then (nil: none had started).
+    /// What the host sent while answering a batch.
+    enum Event {
+        /// The results of the next calls of the batch, in order.
+        case results([HostCallResult])
+        /// The host died, hung or broke the protocol; `index` is the call of the batch in
+        /// progress then (nil: none had started).
         case fault(HostFault, index: Int?)
     }
 
@@ -28,6 +29,8 @@ final class PluginHostProcess {
     private var reader = HostFrameReader()
     private var exited = false
     private var retired = false
+    private var seenCalls: UInt64 = 0
+    private var progress = ContinuousClock.now
 
     private init(pid: pid_t, channel: Int32, page: HostStatusPage, log: HostLogRelay) {
         self.pid = pid
@@ -123,32 +126,35 @@ final class PluginHostProcess {
         }
     }
 
-    /// Runs `calls` in the host: each call may take `timeout` before the host is killed.
-    func run(_ calls: ArraySlice<HostCall>, timeout: Duration) -> BatchOutcome {
+    /// Sends a batch of calls; nil when the host took it, the fault otherwise. The host answers
+    /// in chunks of results (see ``receive(timeout:)``); one batch at a time.
+    func send(_ calls: ArraySlice<HostCall>) -> HostFault? {
         page.resetIndex()
         guard HostFrame.send(HostCall.batchFrame(calls), on: channel) else {
             kill(pid, SIGKILL)  // gone, or no longer reading its channel
-            return .fault(HostFault(.crashed, "the host did not take the batch (\(reap()))"), index: nil)
+            return HostFault(.crashed, "the host did not take the batch (\(reap()))")
         }
-        var seen = page.callsStarted
-        var progress = ContinuousClock.now
+        seenCalls = page.callsStarted
+        progress = .now
+        return nil
+    }
+
+    /// The next chunk of results of the batch sent, in call order, or how the host failed:
+    /// each call may take `timeout` before the host is killed.
+    func receive(timeout: Duration) -> Event {
         while true {
             do {
                 if let frame = try reader.next() {
                     var wire = HostWireReader(frame[...])
                     guard try wire.uint8() == HostFrame.Tag.results.rawValue else { throw HostChannelError("a frame that is not results") }
-                    let results = try HostCallResult.decodeResults(&wire)
-                    guard results.count == calls.count else { throw HostChannelError("\(results.count) results for \(calls.count) calls") }
-                    return .completed(results)
+                    return .results(try HostCallResult.decodeResults(&wire))
                 }
             } catch {
-                let index = page.currentIndex
-                kill(pid, SIGKILL)
-                return .fault(HostFault(.crashed, "the host broke the channel protocol (\(error)); it was killed (\(reap()))"), index: index)
+                return abandon(because: "\(error)")
             }
             let started = page.callsStarted
-            if started != seen {
-                seen = started
+            if started != seenCalls {
+                seenCalls = started
                 progress = .now
             }
             let waited = ContinuousClock.now - progress
@@ -165,6 +171,13 @@ final class PluginHostProcess {
                 return .fault(HostFault(.crashed, reap()), index: index)
             }
         }
+    }
+
+    /// Kills a host that broke the channel protocol (`problem` says how).
+    func abandon(because problem: String) -> Event {
+        let index = page.currentIndex
+        kill(pid, SIGKILL)
+        return .fault(HostFault(.crashed, "the host broke the channel protocol (\(problem)); it was killed (\(reap()))"), index: index)
     }
 
     /// Asks the host to exit once it is done; it is reaped in the background.

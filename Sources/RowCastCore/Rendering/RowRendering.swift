@@ -20,6 +20,8 @@ public protocol RowRendering {
     var pluginCount: Int { get }
     /// Runs `jobs`, one outcome per job in order (see the default in the extension).
     func render(_ jobs: [RenderJob]) -> [RenderOutcome]
+    /// Starts `jobs` and returns their outcomes as they arrive (by default: `render(_:)`).
+    func startRendering(_ jobs: [RenderJob]) -> any RenderStream
     /// Whether the engine should gather a batch's jobs for `render(_:)`.
     var rendersInBatches: Bool { get }
     /// The plugin hosts, as the `plugins` reply lists them.
@@ -41,6 +43,11 @@ extension RowRendering {
             case .select: select(type: job.type, input: job.input)
             }
         }
+    }
+
+    /// `render(_:)`, all at once.
+    public func startRendering(_ jobs: [RenderJob]) -> any RenderStream {
+        RenderedOutcomes(render(jobs))
     }
 
     /// Whether `render(_:)` is cheaper per job than single calls, so the engine should gather

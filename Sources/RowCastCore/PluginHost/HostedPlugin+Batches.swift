@@ -1,0 +1,102 @@
+/// How a hosted plugin runs batches: a batch is sent whole, its results are read in chunks
+/// as the engine asks for them, and a fault costs the call in progress only: the host is
+/// restarted and the calls it had not answered go to the new one.
+extension HostedPlugin {
+    /// Sends `calls` to the host and returns the batch, whose results are read as they are
+    /// asked for (``HostBatch/result(at:)``). A batch still outstanding is finished first:
+    /// a host works on one batch at a time.
+    func start(_ calls: [HostCall]) -> HostBatch {
+        active?.finish()
+        let batch = HostBatch(calls: calls, plugin: self)
+        active = batch
+        dispatch(Array(calls.indices), of: batch)
+        return batch
+    }
+
+    /// Reads the host's next answer for `batch`: a chunk of results, or a fault (after which
+    /// the calls not answered are sent to a restarted host).
+    func advance(_ batch: HostBatch) {
+        guard !batch.isComplete else { return }
+        guard let host = process, active === batch, batch.answered < batch.inFlight.count else {
+            // Nothing outstanding (a finished batch was replaced): send what is unknown again.
+            let unknown = batch.calls.indices.filter { batch.outcomes[$0] == nil }
+            batch.inFlight = []
+            batch.answered = 0
+            active = batch
+            dispatch(unknown, of: batch)
+            return
+        }
+        var event = host.receive(timeout: .milliseconds(settings.callTimeoutMilliseconds))
+        if case .results(let chunk) = event, batch.answered + chunk.count > batch.inFlight.count {
+            event = host.abandon(because: "\(batch.answered + chunk.count) results for \(batch.inFlight.count) calls")
+        }
+        switch event {
+        case .results(let chunk):
+            for result in chunk {
+                batch.resolve(batch.inFlight[batch.answered], .success(result))
+                batch.answered += 1
+            }
+            statistics.rendered += chunk.count
+            if batch.answered == batch.inFlight.count {
+                consecutiveFaults = 0
+                batch.inFlight = []
+                batch.answered = 0
+                active = nil
+            }
+        case .fault(let fault, let index):
+            recordFault(fault, at: index, of: batch)
+        }
+    }
+
+    /// Notes a fault of the host while it worked on `batch` (`index`: the call of the batch in
+    /// progress, if known), gives that call its fault, and sends the rest to a new host.
+    private func recordFault(_ fault: HostFault, at index: Int?, of batch: HostBatch) {
+        process = nil
+        statistics.faults += 1
+        consecutiveFaults += 1
+        statistics.state = .restarting
+        var pending = batch.unanswered
+        if let index, index >= batch.answered, index < batch.inFlight.count {
+            let culprit = batch.inFlight[index]
+            pending.remove(at: index - batch.answered)
+            batch.resolve(culprit, .failure(fault))
+            statistics.lastFault = HostStatistics.Fault(code: fault.kind.rawValue, reason: fault.reason, item: Self.itemID(batch.calls[culprit].input), at: Self.nowMilliseconds())
+        } else {
+            // The host died between calls: send everything again once, then give up on the batch.
+            batch.blindFaults += 1
+            statistics.lastFault = HostStatistics.Fault(code: fault.kind.rawValue, reason: fault.reason, item: nil, at: Self.nowMilliseconds())
+            if batch.blindFaults > 1 {
+                for call in pending { batch.resolve(call, .failure(fault)) }
+                pending = []
+            }
+        }
+        batch.inFlight = []
+        batch.answered = 0
+        dispatch(pending, of: batch)
+    }
+
+    /// Sends the calls `pending` of `batch` to the running host, restarting it if needed.
+    private func dispatch(_ pending: [Int], of batch: HostBatch) {
+        guard !pending.isEmpty else {
+            if active === batch { active = nil }
+            return
+        }
+        let host: PluginHostProcess
+        do {
+            host = try runningHost()
+        } catch {
+            let fault = HostFault(.crashed, "the plugin host could not be restarted: \(error.reason)")
+            for call in pending { batch.resolve(call, .failure(fault)) }
+            if active === batch { active = nil }
+            return
+        }
+        if let fault = host.send(pending.map { batch.calls[$0] }[...]) {
+            batch.inFlight = pending
+            batch.answered = 0
+            recordFault(fault, at: nil, of: batch)
+            return
+        }
+        batch.inFlight = pending
+        batch.answered = 0
+    }
+}

@@ -1,0 +1,42 @@
+/// The outcomes of jobs sent to plugin hosts, a batch per plugin, read as they are asked for.
+///
+/// Not `Sendable`: the loop thread alone uses it.
+final class HostedRenderStream: RenderStream {
+    /// Where a job went: which plugin's batch, which call of it.
+    struct Place {
+        /// The batch (index into the batches), -1 when no plugin takes the job.
+        var group: Int32
+        /// The call in that batch.
+        var call: Int32
+
+        /// A job no plugin takes.
+        static let none = Place(group: -1, call: -1)
+    }
+
+    private let kinds: [PluginCallKind]
+    private let places: [Place]
+    private let batches: [(plugin: HostedPlugin, batch: HostBatch)]
+
+    /// The stream of jobs of `kinds` sent as `places` say, in `batches`.
+    init(kinds: [PluginCallKind], places: [Place], batches: [(plugin: HostedPlugin, batch: HostBatch)]) {
+        self.kinds = kinds
+        self.places = places
+        self.batches = batches
+    }
+
+    /// The outcome of job `index`: `.noRenderer` when no plugin took it.
+    func outcome(at index: Int) -> RenderOutcome {
+        let place = places[index]
+        guard place.group >= 0 else { return .noRenderer }
+        let (plugin, batch) = batches[Int(place.group)]
+        return HostedRenderer.outcome(batch.result(at: Int(place.call)), kind: kinds[index], plugin: plugin)
+    }
+
+    /// Reads every host's answers to the end.
+    func finish() {
+        for (_, batch) in batches { batch.finish() }
+    }
+}
+
+@available(*, unavailable)
+extension HostedRenderStream: Sendable {}

@@ -1,0 +1,73 @@
+import Foundation
+import RowCastCore
+import RowCastKit
+import Testing
+
+/// A plugin host answers a batch in chunks and rowcastd reads them as the engine asks: real
+/// hosts running the C fixture `fault_plugin.c`, batches many chunks long with faults in the
+/// middle, and batches of one plugin started before the previous one was read.
+@Suite(.serialized)
+struct HostedRendererStreamTests {
+    /// A renderer with a host for the fault fixture (callbacks may take 300 ms).
+    static func renderer(_ plugins: TemporaryDirectory) throws -> HostedRenderer {
+        let settings = PluginHostSettings(executable: try BuildProducts.path("rowcast-plugin-host"), callTimeoutMilliseconds: 300, memoryMegabytes: 256)
+        let renderer = HostedRenderer.load(directories: [plugins.path], settings: settings, logger: .init(label: "test"))
+        guard renderer.pluginCount == 1 else { throw TestFailure("the fault fixture did not load: \(renderer.refusals)") }
+        return renderer
+    }
+
+    /// A render job for the fixture's item `id`.
+    static func job(_ id: String) -> RenderJob {
+        RenderJob(kind: .renderItem, type: FaultPlugin.itemType, input: Array(#"{"id":"\#(id)","type":"fault"}"#.utf8))
+    }
+
+    /// `ok`, or the fault's code, or what else the outcome was.
+    static func summary(_ outcome: RenderOutcome) -> String {
+        switch outcome {
+        case .ok: "ok"
+        case .faulted(let report): report.code.rawValue
+        default: "\(outcome)"
+        }
+    }
+
+    @Test("a batch of many chunks with crashes and a hang in the middle: each fault costs its own item, every other item renders once",
+          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    func faultsInsideALongBatch() throws {
+        let plugins = try FaultPlugin.directory()
+        let renderer = try Self.renderer(plugins)
+        defer { renderer.stopHosts() }
+        let faults = [40: "segv", 41: "abort", 100: "exit", 250: "hang", 299: "_exit"]
+        let ids = (0..<300).map { faults[$0] ?? "good-\($0)" }
+        let stream = renderer.startRendering(ids.map(Self.job))
+        for (index, id) in ids.enumerated() {
+            let expected = id == "hang" ? "plugin_timeout" : faults.values.contains(id) ? "plugin_crashed" : "ok"
+            #expect(Self.summary(stream.outcome(at: index)) == expected, "item \(index) (\(id))")
+        }
+        stream.finish()
+        let host = try #require(renderer.hostsDescription().first)
+        #expect(host["faults"]?.numberValue == 5)
+        #expect(host["restarts"]?.numberValue == 5)
+        #expect(host["rendered"]?.numberValue == 295, "every good item is answered exactly once")
+        #expect(host["lastFault"]?["item"]?.stringValue == "_exit")
+        // The restarted host serves the next batch.
+        #expect(renderer.render([Self.job("after")]).map(Self.summary) == ["ok"])
+    }
+
+    @Test("a second batch for the same plugin, started before the first was read: both come back complete and in order",
+          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    func overlappingBatches() throws {
+        let plugins = try FaultPlugin.directory()
+        let renderer = try Self.renderer(plugins)
+        defer { renderer.stopHosts() }
+        let first = renderer.startRendering((0..<200).map { Self.job($0 == 150 ? "segv" : "a\($0)") } + [RenderJob(kind: .renderItem, type: "no-such-type", input: Array("{}".utf8))])
+        let second = renderer.startRendering((0..<70).map { Self.job("b\($0)") })
+        #expect((0..<70).map { Self.summary(second.outcome(at: $0)) } == Array(repeating: "ok", count: 70))
+        let firstSummaries = (0..<201).map { Self.summary(first.outcome(at: $0)) }
+        #expect(firstSummaries[150] == "plugin_crashed")
+        #expect(firstSummaries[200] == "\(RenderOutcome.noRenderer)")
+        #expect(firstSummaries.enumerated().allSatisfy { $0.offset == 150 || $0.offset == 200 || $0.element == "ok" })
+        first.finish()
+        second.finish()
+        #expect(renderer.hostsDescription().first?["rendered"]?.numberValue == 269)
+    }
+}
