@@ -87,6 +87,9 @@ let package = Package(
             path: "Benchmarks/RowCastBench"
         ),
         .target(name: "RowCastTesting"),
+        .target(name: "CRowCastFuzz"),
+        // libFuzzer harnesses over the parsers; `make fuzz` builds this with -sanitize=fuzzer.
+        .executableTarget(name: "rowcast-fuzz", dependencies: ["CRowCastFuzz", "RowCastCore", "RowCastKit", "RowCastClient"], path: "Fuzz/RowCastFuzz"),
         .target(name: "ProductCell", dependencies: ["RowCastKit"], path: "Plugins/ProductCell"),
         .target(name: "AdvertisingCell", dependencies: ["RowCastKit"], path: "Plugins/AdvertisingCell"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),

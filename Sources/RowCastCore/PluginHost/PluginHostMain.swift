@@ -142,7 +142,10 @@ public enum PluginHostMain {
             }
             _ = rowcast_set_dumpable(1)  // keeps /proc/self/fd readable to itself after the switch
         }
-        if arguments.memoryMegabytes > 0 {
+        if arguments.memoryMegabytes > 0, let sanitizer = SanitizerRuntime.name {
+            let notice = "rowcast-plugin-host: built with the \(sanitizer) sanitizer, whose shadow memory needs terabytes of address space: the \(arguments.memoryMegabytes) MiB memory limit is not enforced\n"
+            _ = notice.withCString { write(2, $0, strlen($0)) }
+        } else if arguments.memoryMegabytes > 0 {
             let bytes = rlim_t(arguments.memoryMegabytes) << 20
             var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
             guard setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 else {

@@ -1,0 +1,76 @@
+import RowCastClient
+import RowCastCore
+import RowCastKit
+
+/// The parsers rowcastd and its clients run on bytes from the network, each as a libFuzzer
+/// harness: a harness returns normally for every input, and stops the process (a finding)
+/// when a property that must hold for all inputs does not.
+enum FuzzHarness: String, CaseIterable {
+    /// The JSON parser: whatever it accepts serializes to JSON it parses back to the same value.
+    case json
+    /// The parser's UTF-8 validation, against the standard library's: a JSON string of the
+    /// input's bytes parses exactly when the bytes are valid UTF-8.
+    case utf8
+    /// The request decoder, on both sockets: any input is a request or a refusal.
+    case request
+    /// The client's delta applier: any input applied to a replica either applies or throws,
+    /// and leaves a replica whose rows and ids agree.
+    case delta
+
+    /// Runs the harness on one input.
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .json: Self.json(bytes)
+        case .utf8: Self.utf8(bytes)
+        case .request: Self.request(bytes)
+        case .delta: Self.delta(bytes)
+        }
+    }
+
+    private static func json(_ bytes: [UInt8]) {
+        guard let value = try? JSONParser.parse(bytes) else { return }
+        let text = value.serialized()
+        guard let again = try? JSONParser.parse(text) else {
+            fatalError("the serialization of an accepted value does not parse: \(String(decoding: text, as: UTF8.self))")
+        }
+        guard again == value, again.serialized() == text else {
+            fatalError("a value changed through serialization: \(String(decoding: text, as: UTF8.self))")
+        }
+    }
+
+    private static func utf8(_ bytes: [UInt8]) {
+        // Only the bytes that mean something inside a JSON string are replaced.
+        let body = bytes.map { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 ? UInt8(ascii: "a") : $0 }
+        let accepted = (try? JSONParser.parse([UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")])) != nil
+        let valid = String(validating: body, as: UTF8.self) != nil
+        guard accepted == valid else {
+            fatalError("the parser \(accepted ? "accepted" : "refused") a string the standard library finds \(valid ? "valid" : "invalid") UTF-8: \(body)")
+        }
+    }
+
+    private static let decoder = RequestDecoder(maximumMessageBytes: 1 << 16)
+
+    private static func request(_ bytes: [UInt8]) {
+        _ = decoder.decode(bytes, from: .ingest)
+        _ = decoder.decode(bytes, from: .control)
+    }
+
+    /// A replica of three sections, the middle one empty, that deltas are applied to.
+    private static let replica: FeedReplica = {
+        let snapshot = #"{"feed":"f","epoch":"e","seq":1,"sections":[{"id":"a","rows":[{"id":"1"},{"id":"2"},{"id":"3"}]},{"id":"b","rows":[]},{"id":"c","rows":[{"id":"4"},{"id":"5"}]}]}"#
+        return try! FeedReplica(snapshot: try! JSONParser.parse(snapshot))
+    }()
+
+    private static func delta(_ bytes: [UInt8]) {
+        guard let json = try? JSONParser.parse(bytes) else { return }
+        var copy = replica
+        guard (try? copy.apply(delta: json)) != nil else {
+            precondition(copy == replica, "a refused delta changed the replica")
+            return
+        }
+        // What the applier built must load back as a snapshot: unique ids, well-formed rows.
+        guard (try? FeedReplica(snapshot: copy.snapshotJSON)) != nil else {
+            fatalError("an applied delta left a replica that is not a valid snapshot: \(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+}
