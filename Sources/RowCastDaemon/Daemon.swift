@@ -83,12 +83,16 @@ public final class Daemon {
         restoreReports = try durable.start()
         self.durable = durable
 
+        let permissions = try SocketPermissions(configuration, file: environment.configurationFile)
+        if configuration.curve {
+            throw KeyFileError(file: configuration.curveClientsDirectory, problem: "curve: true is not supported by this build yet")
+        }
         let zmqLimit = Int64(configuration.maximumMessageBytes) * 4 + 4096
         let ingest = try Socket(context: context, type: .pull)
         try ingest.setOption(.linger, 0)
         try ingest.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
         try ingest.setOption(.maxMessageSize, zmqLimit)
-        try ingest.bind(configuration.ingestEndpoint)
+        try permissions.bind(ingest, to: configuration.ingestEndpoint)
         self.ingest = ingest
 
         let control = try Socket(context: context, type: .router)
@@ -96,13 +100,13 @@ public final class Daemon {
         try control.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
         try control.setOption(.sendHighWaterMark, configuration.receiveHighWaterMark)
         try control.setOption(.maxMessageSize, zmqLimit)
-        try control.bind(configuration.controlEndpoint)
+        try permissions.bind(control, to: configuration.controlEndpoint)
         self.control = control
 
         let publish = try Socket(context: context, type: .pub)
         try publish.setOption(.linger, configuration.lingerMilliseconds)
         try publish.setOption(.sendHighWaterMark, configuration.publishHighWaterMark)
-        try publish.bind(configuration.publishEndpoint)
+        try permissions.bind(publish, to: configuration.publishEndpoint)
         self.publish = publish
 
         poller.register(ingest, for: .readable)

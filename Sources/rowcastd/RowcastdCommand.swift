@@ -54,6 +54,24 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the publish (PUB) socket. [default: tcp://127.0.0.1:7703]", valueName: "endpoint"))
     var publish: String?
 
+    @Option(name: .long, help: ArgumentHelp("The file mode of ipc:// sockets, in octal. [default: 0660]", valueName: "mode"))
+    var socketMode: String?
+
+    @Option(name: .long, help: ArgumentHelp("The group of ipc:// sockets; \"\" keeps rowcastd's own group. [default: \"\"]", valueName: "group"))
+    var socketGroup: String?
+
+    @Flag(name: .long, help: "Allow a TCP endpoint beyond loopback without CURVE: anyone who reaches it may publish, reset and read every feed.")
+    var allowInsecureTcp = false
+
+    @Flag(name: .long, help: "Require CURVE on TCP endpoints; a ZAP handler admits only the clients in --curve-clients.")
+    var curve = false
+
+    @Option(name: .long, help: ArgumentHelp("The server's CURVE key pair file, generated when absent. [default: <state dir>/curve/server.key]", valueName: "file"))
+    var curveServerKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("The directory of allowed client public keys, one NAME.key file per client. [default: /etc/rowcast/clients]", valueName: "dir"))
+    var curveClients: String?
+
     @Option(name: .customLong("plugins"), help: ArgumentHelp("A directory to load plugins (librowcast-*.so) from; repeat for several. Replaces the configured directories.", valueName: "dir"))
     var pluginDirectories: [String] = []
 
@@ -102,6 +120,12 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("endpoints.ingest", ingest.map(ConfigurationValue.text))
         overrides.set("endpoints.control", control.map(ConfigurationValue.text))
         overrides.set("endpoints.publish", publish.map(ConfigurationValue.text))
+        overrides.set("socket_mode", socketMode.map(ConfigurationValue.text))
+        overrides.set("socket_group", socketGroup.map(ConfigurationValue.text))
+        overrides.set("allow_insecure_tcp", allowInsecureTcp ? .boolean(true) : nil)
+        overrides.set("curve", curve ? .boolean(true) : nil)
+        overrides.set("curve_server_key", curveServerKey.map(ConfigurationValue.text))
+        overrides.set("curve_clients_directory", curveClients.map(ConfigurationValue.text))
         overrides.set("plugin_directories", pluginDirectories.isEmpty ? nil : .texts(pluginDirectories))
         overrides.set("state_directory", stateDirectory.map(ConfigurationValue.text))
         overrides.set("durability", durability.map(ConfigurationValue.text))
