@@ -37,6 +37,10 @@ public final class Daemon {
     private var lastPublication = ContinuousClock.now
     var watchdog: WatchdogSchedule?
     var statusSummary = StatusSummary()
+    /// The server's CURVE key pair, when CURVE is on.
+    var serverKeyPair: ServerKeyPair?
+    /// The ZAP handler, when CURVE is on.
+    var zap: ZAPHandler?
     var reloadFailure: String?
 
     /// A daemon that loads its plugins from the configured directories, into plugin hosts or
@@ -84,14 +88,13 @@ public final class Daemon {
         self.durable = durable
 
         let permissions = try SocketPermissions(configuration, file: environment.configurationFile)
-        if configuration.curve {
-            throw KeyFileError(file: configuration.curveClientsDirectory, problem: "curve: true is not supported by this build yet")
-        }
+        try startCurve(context: context)
         let zmqLimit = Int64(configuration.maximumMessageBytes) * 4 + 4096
         let ingest = try Socket(context: context, type: .pull)
         try ingest.setOption(.linger, 0)
         try ingest.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
         try ingest.setOption(.maxMessageSize, zmqLimit)
+        try secure(ingest, endpoint: configuration.ingestEndpoint)
         try permissions.bind(ingest, to: configuration.ingestEndpoint)
         self.ingest = ingest
 
@@ -100,23 +103,27 @@ public final class Daemon {
         try control.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
         try control.setOption(.sendHighWaterMark, configuration.receiveHighWaterMark)
         try control.setOption(.maxMessageSize, zmqLimit)
+        try secure(control, endpoint: configuration.controlEndpoint)
         try permissions.bind(control, to: configuration.controlEndpoint)
         self.control = control
 
         let publish = try Socket(context: context, type: .pub)
         try publish.setOption(.linger, configuration.lingerMilliseconds)
         try publish.setOption(.sendHighWaterMark, configuration.publishHighWaterMark)
+        try secure(publish, endpoint: configuration.publishEndpoint)
         try permissions.bind(publish, to: configuration.publishEndpoint)
         self.publish = publish
 
         poller.register(ingest, for: .readable)
         poller.register(control, for: .readable)
+        if let zap { poller.register(zap.socket, for: .readable) }
         boundEndpoints = (try ingest.lastEndpoint, try control.lastEndpoint, try publish.lastEndpoint)
         engine.statusMembers = [
             "version": .string(RowCastVersion.current),
             "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],
             "state": ["directory": .string(configuration.stateDirectory), "durability": .string(configuration.durability.rawValue)],
         ]
+        updateCurveStatus(engine: engine)
         logger.debug("sockets bound", metadata: [
             "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
             "plugins": "\(renderer.pluginCount)",
@@ -151,6 +158,7 @@ public final class Daemon {
         while !signal.isStopRequested {
             messages.removeAll(keepingCapacity: true)
             envelopes = []
+            try serveZAP(engine: engine)
             if durable.isCommitting {
                 try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
             } else if try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: durable.commitDue)) > 0 {
@@ -187,6 +195,8 @@ public final class Daemon {
         ingest = nil
         control = nil
         publish = nil
+        zap?.socket.close()
+        zap = nil
         durable?.close()
         durable = nil
         (renderer as? HostedRenderer)?.stopHosts()

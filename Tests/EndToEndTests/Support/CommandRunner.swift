@@ -10,7 +10,7 @@ final class CommandRunner {
 
     /// Starts `rowcast arguments` with `input` on standard input, under `launcher` (a program
     /// and its arguments, such as setpriv) when one is given.
-    init(_ arguments: [String], input: String = "", launcher: [String] = []) throws {
+    init(_ arguments: [String], input: String = "", launcher: [String] = [], environment: [String: String] = [:]) throws {
         directory = try TemporaryDirectory("rowcast-cli")
         outURL = directory.url.appendingPathComponent("out")
         errURL = directory.url.appendingPathComponent("err")
@@ -21,6 +21,9 @@ final class CommandRunner {
         let executable = try BuildProducts.path("rowcast")
         process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
         process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = try FileHandle(forReadingFrom: inURL)
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
