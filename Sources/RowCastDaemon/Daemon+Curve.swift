@@ -63,6 +63,7 @@ extension Daemon {
             "keyProblems": .array(zap.keyring.problems.map(JSONValue.string)),
             "admitted": .number(Double(zap.admitted)),
             "refused": .number(Double(zap.refused)),
+            "refusedSubscriptions": .number(Double(refusedSubscriptions)),
         ]
     }
 
@@ -71,10 +72,37 @@ extension Daemon {
     func reloadKeyring(_ next: DaemonConfiguration, engine: Engine) -> JSONValue {
         guard let zap else { return .null }
         zap.keyring = loadKeyring(next.curveClientsDirectory)
+        engine.accessCheck = KeyringAccess(keyring: zap.keyring)
         updateCurveStatus(engine: engine)
         return [
             "clients": .array(zap.keyring.clientsByName.keys.sorted().map(JSONValue.string)),
             "keyProblems": .array(zap.keyring.problems.map(JSONValue.string)),
         ]
+    }
+
+    /// With CURVE (XPUB, manual subscriptions): applies each waiting subscription whose client
+    /// may read what it names (``SubscriptionFilter``), and every unsubscription. A refused
+    /// subscription is dropped (the client receives nothing of it), counted and logged.
+    func serveSubscriptions(on publish: Socket, engine: Engine) throws {
+        guard let zap else { return }
+        while let (frames, principal) = try publish.receiveMultipart(property: "User-Id", dontWait: true) {
+            guard let frame = frames.first, let kind = frame.first, kind == 0 || kind == 1 else { continue }
+            let prefix = Array(frame.dropFirst())
+            if kind == 0 {
+                try publish.unsubscribe(prefix)
+                continue
+            }
+            let client = principal.flatMap { $0.isEmpty ? nil : $0 }
+            if let client, !SubscriptionFilter.allows(prefix, principal: client, access: KeyringAccess(keyring: zap.keyring)) {
+                refusedSubscriptions += 1
+                updateCurveStatus(engine: engine)
+                guard refusedSubscriptions <= 100 || refusedSubscriptions.isMultiple(of: 1000) else { continue }  // a flood logs sparsely
+                logger.notice("refused a subscription: the client may not read it", metadata: [
+                    "client": "\(client)", "topic": "\(String(decoding: prefix.filter { $0 != 0 }, as: UTF8.self))",
+                ])
+                continue
+            }
+            try publish.subscribe(prefix)
+        }
     }
 }

@@ -33,21 +33,24 @@ extension Socket {
     }
 
     /// Receives one whole message like `receiveMultipart(dontWait:)`, with the value of the
-    /// metadata `property` of its first frame (`zmq_msg_gets`), e.g. "User-Id" (what the ZAP
-    /// handler named the peer) or "Peer-Address"; nil when the connection has no such property.
+    /// metadata `property` of its frames (`zmq_msg_gets`; the first frame that has it: a
+    /// ROUTER's routing-id frame has none), e.g. "User-Id" (what the ZAP handler named the
+    /// peer) or "Peer-Address"; nil when the connection has no such property.
     public func receiveMultipart(property: String, dontWait: Bool = false) throws(ZeroMQError) -> (frames: [[UInt8]], property: String?)? {
         let handle = try openHandle("receive")
         guard let first = try receiveFrame(handle: handle, dontWait: dontWait, property: property) else { return nil }
         var frames = [first.bytes]
+        var value = first.property
         var more = first.more
         while more {
-            guard let next = try receiveFrame(handle: handle, dontWait: dontWait) else {
+            guard let next = try receiveFrame(handle: handle, dontWait: dontWait, property: value == nil ? property : nil) else {
                 throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(frames.count + 1)")
             }
             frames.append(next.bytes)
+            value = value ?? next.property
             more = next.more
         }
-        return (frames, first.property)
+        return (frames, value)
     }
 
     /// Receives one frame; `hasMore` then tells whether the message has further frames.

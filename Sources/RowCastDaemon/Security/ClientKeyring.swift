@@ -1,3 +1,4 @@
+import RowCastCore
 import ZeroMQ
 
 #if canImport(Glibc)
@@ -29,7 +30,8 @@ public struct ClientKeyring: Sendable {
 
         /// Whether the client has `permission` on `feed` (any feed matches for `admin`).
         public func allows(_ permission: FeedPermission, feed: String) -> Bool {
-            grants.contains { $0.allows(permission, feed: feed) }
+            if permission == .admin { return grants.contains { $0.permissions.contains(.admin) } }
+            return grants.contains { $0.allows(permission, feed: feed) }
         }
     }
 

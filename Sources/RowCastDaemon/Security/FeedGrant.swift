@@ -1,22 +1,4 @@
-/// What a client may do, on the feeds whose names match a pattern (docs/OPERATIONS.md, "Who
-/// can connect").
-public enum FeedPermission: String, Sendable, CaseIterable, Comparable {
-    /// Subscribe to a feed's deltas and events, and ask for its snapshot or history.
-    case read
-    /// Upsert and delete items, declare and delete sections.
-    case publish
-    /// Replace or empty a whole feed.
-    case reset
-    /// Run a row action (`select`).
-    case select
-    /// Reload, status, plugins, quarantine: the daemon itself, not one feed.
-    case admin
-
-    /// In declaration order.
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
+import RowCastCore
 
 /// One `allow` line of a client key file: permissions on feed-name patterns.
 public struct FeedGrant: Sendable, Equatable {
