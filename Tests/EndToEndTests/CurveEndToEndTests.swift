@@ -174,6 +174,21 @@ extension CurveEndToEndTests {
     }
 }
 
+extension CurveEndToEndTests {
+    @Test("a server key file that others can read stops rowcastd, naming the file and the fix")
+    func readableServerKeyRefused() throws {
+        let directory = try TemporaryDirectory("rowcast-server-key")
+        let pair = try Curve.keyPair()
+        let file = directory.path + "/server.key"
+        try "public-key = \"\(pair.publicKey)\"\nsecret-key = \"\(pair.secretKey)\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(chmod(file, 0o644) == 0)
+        let state = try TemporaryDirectory("rowcast-state")
+        let run = try runRowcastdToExit(["--curve", "--curve-server-key", file, "--curve-clients", directory.path, "--state-dir", state.path])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("\(file)") && run.stderr.contains("fix: chmod 0600"), "\(run.stderr)")
+    }
+}
+
 /// A plain client without CURVE.
 enum ControlClientProbe {
     /// Whether a status request without CURVE goes unanswered (1.5 s).

@@ -61,7 +61,7 @@ public struct ServerKeyPair: Sendable {
 
     /// Reads the pair from `path`; the public key is derived from the secret one when absent.
     public static func load(_ path: String) throws(KeyFileError) -> ServerKeyPair {
-        let text = try SmallFile.readTrusted(path, what: "server key file")
+        let text = try SmallFile.readTrusted(path, what: "server key file", secret: true)
         guard let secret = KeyFileText.value(of: "secret-key", in: text), Curve.isKey(secret) else {
             throw KeyFileError(file: path, problem: "no secret-key = \"...\" line with 40 characters of Z85; give a file written by rowcastd (or rowcast keygen), or remove it to have a new pair generated")
         }

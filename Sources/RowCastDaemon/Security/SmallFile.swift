@@ -7,13 +7,18 @@ import Glibc
 /// Reads and writes the small text files of CURVE keys.
 enum SmallFile {
     /// The text of `path` (at most 64 KiB), after checking with ``FileTrust`` that only root or
-    /// rowcastd's user can have written it; an error names the file and the fix.
-    static func readTrusted(_ path: String, what: String) throws(KeyFileError) -> String {
+    /// rowcastd's user can have written it (and, for a `secret`, that no one else can read it);
+    /// an error names the file and the fix.
+    static func readTrusted(_ path: String, what: String, secret: Bool = false) throws(KeyFileError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw KeyFileError(file: path, problem: "cannot open the \(what): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         if let problem = FileTrust.problem(descriptor: descriptor, file: path, what: what) {
             throw KeyFileError(file: path, problem: problem)
+        }
+        var info = stat()
+        if secret, fstat(descriptor, &info) == 0, info.st_mode & 0o077 != 0 {
+            throw KeyFileError(file: path, problem: "the \(what) holds a secret key but others may read it (mode \(FileMode.octal(info.st_mode & 0o7777))); fix: chmod 0600 \(path)")
         }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
