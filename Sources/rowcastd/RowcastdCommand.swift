@@ -34,7 +34,7 @@ struct RowcastdCommand: AsyncParsableCommand {
             second stop signal; 64 invalid command line; 65 the database needs a person \
             (damaged, newer, foreign); 73 the state directory cannot be written; 74 an I/O \
             error on the state; 75 another rowcastd uses the state directory; 78 invalid \
-            configuration.
+            configuration (or a CURVE key file or ipc socket permission that cannot be used).
             """,
         version: RowCastVersion.current
     )
@@ -212,6 +212,11 @@ struct RowcastdCommand: AsyncParsableCommand {
             logger.critical("rowcastd cannot use its state", metadata: ["error": "\(storeError.message)"])
             Self.printError("rowcastd: cannot start: \(storeError.message)")
             throw ExitCode(storeError.exitStatus)
+        } catch let error as DaemonStartError where error.underlying is KeyFileError || error.underlying is SocketPermissionError {
+            // A key file or socket permission problem is configuration: 78, no restart loop.
+            logger.critical("rowcastd cannot start", metadata: ["error": "\(error.underlying)"])
+            Self.printError("rowcastd: cannot start: \(error.underlying)")
+            throw ExitCode(78)
         } catch let error as StoreError {
             logger.critical("rowcastd cannot use its state", metadata: ["error": "\(error.message)"])
             Self.printError("rowcastd: stopped: \(error.message)")
