@@ -54,6 +54,7 @@ struct FeedPermissionEndToEndTests {
         let daemon = try Curve.daemon(clients: clients)
         let adminPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, admin))
         let viewerPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, viewer))
+        try adminPeer.subscribe([Array("actions.payroll".utf8) + [0], Array("errors.payroll".utf8) + [0]])
         try viewerPeer.subscribe([
             Array("rows.payroll".utf8) + [0], Array("errors.payroll".utf8) + [0], Array("actions.payroll".utf8) + [0],
             Array("rows.".utf8), Array("errors".utf8), [], Array("rows.cars".utf8) + [0],
@@ -64,6 +65,10 @@ struct FeedPermissionEndToEndTests {
         #expect(try adminPeer.request(["op": "upsert", "feed": "payroll", "item": DaemonEndToEndTests.product("p1")])["ok"] == true)
         let badItem: JSONValue = ["op": "upsert", "feed": "payroll", "item": ["id": "p2", "type": "product", "data": [:]]]
         try adminPeer.pushRaw(badItem.serialized())
+        #expect(try adminPeer.request(["op": "select", "feed": "payroll", "id": "p1"])["ok"] == true)
+        // The admin, who may read payroll, does get its error and action events.
+        _ = try adminPeer.receive { topic, _ in topic == "errors.payroll" }
+        _ = try adminPeer.receive { topic, _ in topic == "actions.payroll" }
         #expect(try adminPeer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("c1")])["ok"] == true)
 
         var seen: [String] = []
@@ -76,6 +81,7 @@ struct FeedPermissionEndToEndTests {
 
         #expect(try viewerPeer.request(["op": "snapshot", "feed": "payroll"])["error"]?["code"] == "forbidden")
         #expect(try viewerPeer.request(["op": "snapshot", "feed": "cars"])["ok"] == true)
+        #expect(try viewerPeer.request(["op": "select", "feed": "cars", "id": "c1"])["error"]?["code"] == "forbidden")
         let status = try adminPeer.request(["op": "status"])
         #expect((status["curve"]?["refusedSubscriptions"]?.numberValue ?? 0) >= 6, "\(status["curve"] ?? .null)")
         #expect(daemon.log.contains("refused a subscription"))
