@@ -7,9 +7,9 @@ enum KeyFileText {
         for line in text.split(whereSeparator: \.isNewline) {
             let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
             guard !trimmed.hasPrefix("#"), let equals = trimmed.firstIndex(of: "=") else { continue }
-            let key = trimmed[..<equals].trimmingCharacters(in: " \t")
+            let key = trimmed[..<equals].trimmingBlanks()
             guard key == name else { continue }
-            var value = Substring(trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: " \t"))
+            var value = Substring(trimmed[trimmed.index(after: equals)...].trimmingBlanks())
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = value.dropFirst().dropLast() }
             return String(value)
         }
@@ -23,12 +23,11 @@ enum KeyFileText {
 }
 
 extension StringProtocol {
-    /// The text without `characters` at either end.
-    func trimmingCharacters(in characters: String) -> String {
-        let set = Set(characters)
+    /// The text without spaces and tabs at either end.
+    func trimmingBlanks() -> String {
         var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
         return String(slice)
     }
 }
