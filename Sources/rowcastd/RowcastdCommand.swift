@@ -168,6 +168,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         if checkConfig {
             print("# rowcastd: the configuration is valid (\(config.map { "file \($0)" } ?? "embedded defaults") and options); settings in force:")
             print(ConfigurationFile.render(configuration), terminator: "")
+            if configuration.curve { try Self.checkCurve(configuration) }
             return
         }
 
@@ -226,6 +227,26 @@ struct RowcastdCommand: AsyncParsableCommand {
             Self.printError("rowcastd: \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// --check-config with CURVE on: the server key file (when it exists; otherwise it is
+    /// generated at start) must be usable; the client key files are listed, refused ones with why.
+    private static func checkCurve(_ configuration: DaemonConfiguration) throws {
+        let path = ServerKeyPair.path(for: configuration)
+        if access(path, F_OK) == 0 {
+            do {
+                let pair = try ServerKeyPair.load(path)
+                print("# curve: server key \(pair.publicKey) from \(path)")
+            } catch {
+                printError("rowcastd: invalid configuration: \(error)")
+                throw ExitCode(78)
+            }
+        } else {
+            print("# curve: no \(path) yet; rowcastd generates it at start")
+        }
+        let keyring = ClientKeyring.load(directory: configuration.curveClientsDirectory)
+        print("# curve: \(keyring.clientsByName.count) client(s) admitted: \(keyring.clientsByName.keys.sorted().joined(separator: ", "))")
+        for problem in keyring.problems { print("# curve: refused: \(problem)") }
     }
 
     private static func printError(_ message: String) {

@@ -186,6 +186,9 @@ extension CurveEndToEndTests {
         let run = try runRowcastdToExit(["--curve", "--curve-server-key", file, "--curve-clients", directory.path, "--state-dir", state.path])
         #expect(run.status == 78)
         #expect(run.stderr.contains("\(file)") && run.stderr.contains("fix: chmod 0600"), "\(run.stderr)")
+        let check = try runRowcastdToExit(["--check-config", "--curve", "--curve-server-key", file, "--curve-clients", directory.path])
+        #expect(check.status == 78, "\(check.stderr)")
+        #expect(check.stderr.contains("fix: chmod 0600"))
     }
 }
 
