@@ -13,6 +13,7 @@ APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev
 BINDIR       := $(PREFIX)/bin
 PLUGINDIR    := $(PREFIX)/lib/rowcast/plugins
 UNITDIR      ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 DOCDIR       := $(PREFIX)/share/doc/rowcast
 SYSCONFDIR   ?= /etc
 CONFIGDIR    := $(SYSCONFDIR)/rowcast
@@ -97,23 +98,28 @@ bench: deps
 ## rowcast-plugin-host (which rowcastd starts, one per plugin file) in bin/,
 ## the plugins in lib/rowcast/plugins/ (where rowcastd looks, next to its executable), the
 ## default configuration in /etc/rowcast/ (an existing one is kept; the new one goes next to it
-## as rowcastd.yaml.default), the unit in lib/systemd/system/ with this PREFIX's paths, and the
-## docs. Then: systemctl daemon-reload && systemctl enable --now rowcastd
+## as rowcastd.yaml.default) with ipc:// endpoints in /run/rowcast for the group rowcast
+## (Config/rowcastd.service.yaml appended to Config/rowcastd.yaml), the user and group rowcast
+## (sysusers.d; created now when installing to this system), the unit in lib/systemd/system/
+## with this PREFIX's paths, and the docs. Then: systemctl daemon-reload && systemctl enable --now rowcastd
 install: deps
 	$(SWIFT) build -c release --product rowcastd
 	$(SWIFT) build -c release --product rowcast
 	$(SWIFT) build -c release --product rowcast-plugin-host
 	$(SWIFT) build -c release --product rowcast-product
 	$(SWIFT) build -c release --product rowcast-advertising
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(DOCDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSUSERSDIR)
 	install -m 0755 $(RELEASE_DIR)/rowcastd $(RELEASE_DIR)/rowcast $(RELEASE_DIR)/rowcast-plugin-host $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(RELEASE_DIR)/librowcast-product.so $(RELEASE_DIR)/librowcast-advertising.so $(DESTDIR)$(PLUGINDIR)/
+	cat Config/rowcastd.yaml Config/rowcastd.service.yaml > $(RELEASE_DIR)/rowcastd.installed.yaml
 	if [ -e $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml ]; then \
-		install -m 0644 Config/rowcastd.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml.default; \
+		install -m 0644 $(RELEASE_DIR)/rowcastd.installed.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml.default; \
 		echo "kept $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml; the new default is rowcastd.yaml.default"; \
 	else \
-		install -m 0644 Config/rowcastd.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml; \
+		install -m 0644 $(RELEASE_DIR)/rowcastd.installed.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml; \
 	fi
+	install -m 0644 systemd/rowcast.sysusers $(DESTDIR)$(SYSUSERSDIR)/rowcast.conf
+	if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/rowcast.conf; fi
 	sed -e 's|/usr/local/bin/rowcastd|$(BINDIR)/rowcastd|g' \
 	    -e 's|/etc/rowcast/rowcastd.yaml|$(CONFIGDIR)/rowcastd.yaml|g' \
 	    -e 's|/usr/local/share/doc/rowcast|$(DOCDIR)|g' \
@@ -126,7 +132,7 @@ install: deps
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rowcastd $(DESTDIR)$(BINDIR)/rowcast $(DESTDIR)$(BINDIR)/rowcast-plugin-host
 	rm -f $(DESTDIR)$(PLUGINDIR)/librowcast-product.so $(DESTDIR)$(PLUGINDIR)/librowcast-advertising.so
-	rm -f $(DESTDIR)$(UNITDIR)/rowcastd.service
+	rm -f $(DESTDIR)$(UNITDIR)/rowcastd.service $(DESTDIR)$(SYSUSERSDIR)/rowcast.conf
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:

@@ -18,3 +18,4 @@ extension LatencyBenchmark: BenchWorkload {}
 extension AckedBenchmark: BenchWorkload {}
 extension IsolationBenchmark: BenchWorkload {}
 extension ScaleBenchmark: BenchWorkload {}
+extension CurveBenchmark: BenchWorkload {}

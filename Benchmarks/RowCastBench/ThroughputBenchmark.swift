@@ -93,10 +93,11 @@ struct ThroughputBenchmark {
     }
 
     /// A thread that owns a PUSH socket and sends `messages` to `endpoint`.
-    static func startProducer(context: Context, endpoint: String, messages: [[UInt8]]) {
+    static func startProducer(context: Context, endpoint: String, messages: [[UInt8]], curve: BenchCurve? = nil) {
         Thread {
             do {
                 let producer = try Socket(context: context, type: .push)
+                try curve?.apply(to: producer)
                 // Everything is queued at once (no high-water mark), so closing must wait for
                 // delivery: a finite linger would drop what the daemon has not taken yet.
                 try producer.setOption(.linger, -1)
@@ -112,16 +113,17 @@ struct ThroughputBenchmark {
 
     /// Seconds from the first PUSH to the last row received from a real rowcastd with its
     /// store at `durability`.
-    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e", extraArguments: [String] = []) throws -> EndToEndRun {
-        let daemon = try BenchDaemon(durability: durability, extraArguments: ["--heartbeat-ms", "50"] + extraArguments)
+    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e", extraArguments: [String] = [], curve: BenchCurve? = nil) throws -> EndToEndRun {
+        let daemon = try BenchDaemon(durability: durability, extraArguments: ["--heartbeat-ms", "50"] + (curve?.daemonArguments ?? []) + extraArguments)
         defer { daemon.stop() }
         let context = try Context()
-        let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 30_000)
+        let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 30_000,
+                                                  curve: try curve?.connected(to: daemon))
         let messages = (0..<items).map { CarFeed.upsert($0, run: run) }
         let cpuBefore = ProcessCPU.sample(pid: daemon.process.processIdentifier)
         let hostsBefore = ProcessCPU.childrenSeconds(pid: daemon.process.processIdentifier)
         let start = ContinuousClock.now
-        startProducer(context: context, endpoint: daemon.ingest, messages: messages)
+        startProducer(context: context, endpoint: daemon.ingest, messages: messages, curve: try curve?.connected(to: daemon))
         var rows = 0
         while rows < items {
             guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("end to end: stalled at \(rows) of \(items) rows") }

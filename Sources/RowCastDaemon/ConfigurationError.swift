@@ -21,6 +21,8 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         public static let wrongType = Code(rawValue: "wrong_type")
         /// A value of the right type that is not allowed (out of range, not one of the choices).
         public static let invalidValue = Code(rawValue: "invalid_value")
+        /// A combination that would let anyone in (a network endpoint without CURVE, say).
+        public static let insecure = Code(rawValue: "insecure")
     }
 
     /// What kind of problem this is.

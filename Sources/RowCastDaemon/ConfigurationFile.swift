@@ -79,8 +79,12 @@ public enum ConfigurationFile {
     /// The node as a value of the kind `setting` takes, or nil when its type is wrong.
     private static func convert(_ node: Node, for setting: ConfigurationSetting) -> ConfigurationValue? {
         switch setting.kind {
-        case .endpoint, .choice, .path, .user:
+        case .endpoint, .choice, .path, .optionalPath, .user, .group:
             return text(node).map(ConfigurationValue.text)
+        case .mode:
+            // 0660 unquoted is an integer to YAML; the digits as written are what counts.
+            guard case .scalar(let scalar) = node else { return nil }
+            return .text(scalar.string)
         case .paths:
             guard case .sequence(let sequence) = node else { return nil }
             var paths: [String] = []
@@ -92,6 +96,9 @@ public enum ConfigurationFile {
         case .integer:
             guard node.tag.rawValue == Tag.Name.int.rawValue, let number = node.int else { return nil }
             return .integer(number)
+        case .boolean:
+            guard node.tag.rawValue == Tag.Name.bool.rawValue, let value = node.bool else { return nil }
+            return .boolean(value)
         }
     }
 

@@ -35,6 +35,12 @@ public enum ConfigurationSchema {
             write: { configuration, value in if case .text(let text) = value, let level = Logger.Level(rawValue: text) { configuration.logLevel = level } }
         ),
         integer("heartbeat_ms", flag: "--heartbeat-ms", range: 10...3_600_000, reload: true, \.heartbeatMilliseconds),
+        text("socket_mode", flag: "--socket-mode", kind: .mode, reload: false, \.socketMode),
+        text("socket_group", flag: "--socket-group", kind: .group, reload: false, \.socketGroup),
+        boolean("allow_insecure_tcp", flag: "--allow-insecure-tcp", reload: false, \.allowInsecureTCP),
+        boolean("curve", flag: "--curve", reload: false, \.curve),
+        text("curve_server_key", flag: "--curve-server-key", kind: .optionalPath, reload: false, \.curveServerKey),
+        text("curve_clients_directory", flag: "--curve-clients", kind: .path, reload: true, \.curveClientsDirectory),
         integer("limits.max_message_bytes", flag: "--max-message-bytes", range: 1024...(256 << 20), reload: true, \.maximumMessageBytes),
         integer("limits.batch_limit", flag: "--batch-limit", range: 1...1_000_000, reload: true, \.batchLimit),
         integer("limits.linger_ms", flag: "--linger-ms", range: 0...60_000, reload: true, \.lingerMilliseconds),
@@ -74,6 +80,14 @@ public enum ConfigurationSchema {
             key: key, flag: flag, kind: kind, appliesOnReload: reload,
             read: { .text($0[keyPath: path]) },
             write: { configuration, value in if case .text(let text) = value { configuration[keyPath: path] = text } }
+        )
+    }
+
+    private static func boolean(_ key: String, flag: String?, reload: Bool, _ path: WritableKeyPath<DaemonConfiguration, Bool> & Sendable) -> ConfigurationSetting {
+        ConfigurationSetting(
+            key: key, flag: flag, kind: .boolean, appliesOnReload: reload,
+            read: { .boolean($0[keyPath: path]) },
+            write: { configuration, value in if case .boolean(let flag) = value { configuration[keyPath: path] = flag } }
         )
     }
 

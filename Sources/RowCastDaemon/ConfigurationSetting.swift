@@ -9,14 +9,22 @@ public struct ConfigurationSetting: Sendable {
         case endpoint
         /// A non-empty path.
         case path
+        /// A path, or "" for the built-in default.
+        case optionalPath
         /// A list of non-empty paths.
         case paths
         /// A user name (empty: none).
         case user
+        /// A group name (empty: none).
+        case group
+        /// An octal file mode, such as "0660".
+        case mode
         /// A whole number in a range.
         case integer(ClosedRange<Int>)
         /// One of a fixed set of words.
         case choice([String])
+        /// true or false.
+        case boolean
     }
 
     /// The key as written in the file, dotted for nested keys (`limits.linger_ms`).
@@ -43,10 +51,14 @@ public struct ConfigurationSetting: Sendable {
         switch kind {
         case .endpoint: return "a ZeroMQ endpoint such as \"tcp://127.0.0.1:7701\" or \"ipc:///run/rowcast/control.sock\" (transports: \(Self.endpointTransports.joined(separator: ", ")))"
         case .path: return "a non-empty path"
+        case .optionalPath: return "a path, or \"\" for the default"
         case .user: return "a user name, or \"\" for none"
+        case .group: return "a group name, or \"\" for rowcastd's own group"
+        case .mode: return "an octal file mode such as \"0660\" (at most 0777)"
         case .paths: return "a list of non-empty paths, such as [\"/usr/local/lib/rowcast/plugins\"] ([] for the built-in directories)"
         case .integer(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .choice(let choices): return "one of " + choices.joined(separator: ", ")
+        case .boolean: return "true or false"
         }
     }
 
@@ -59,8 +71,12 @@ public struct ConfigurationSetting: Sendable {
                 return "must be \(allowed), got \(value)"
             }
             return nil
-        case (.user, .text(let text)):
+        case (.mode, .text(let text)):
+            return SocketPermissions.parseMode(text) == nil ? "must be \(allowed), got \(value)" : nil
+        case (.user, .text(let text)), (.group, .text(let text)):
             return text.contains(where: { $0 == ":" || $0 == "/" || $0.isWhitespace }) ? "must be \(allowed), got \(value)" : nil
+        case (.optionalPath, .text):
+            return nil
         case (.path, .text(let text)):
             return text.isEmpty ? "must be \(allowed), got an empty text" : nil
         case (.paths, .texts(let texts)):
@@ -69,6 +85,8 @@ public struct ConfigurationSetting: Sendable {
             return range.contains(number) ? nil : "must be \(allowed), got \(number)"
         case (.choice(let choices), .text(let text)):
             return choices.contains(text) ? nil : "must be \(allowed), got \(value)"
+        case (.boolean, .boolean):
+            return nil
         default:
             return "must be \(allowed), got \(value)"
         }

@@ -29,6 +29,8 @@ public struct ConfigurationSource: Sendable {
         }
         configuration = try overrides.apply(to: configuration)
         try Self.checkEndpointsDiffer(configuration, file: file)
+        try EndpointExposure.check(configuration, file: file)
+        _ = try SocketPermissions(configuration, file: file)
         return configuration
     }
 

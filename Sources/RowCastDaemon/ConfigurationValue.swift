@@ -6,6 +6,8 @@ public enum ConfigurationValue: Sendable, Equatable, CustomStringConvertible {
     case texts([String])
     /// A whole number.
     case integer(Int)
+    /// true or false.
+    case boolean(Bool)
 
     /// The value as YAML would show it.
     public var description: String {
@@ -13,6 +15,7 @@ public enum ConfigurationValue: Sendable, Equatable, CustomStringConvertible {
         case .text(let text): return Self.quoted(text)
         case .texts(let texts): return "[" + texts.map(Self.quoted).joined(separator: ", ") + "]"
         case .integer(let value): return String(value)
+        case .boolean(let value): return value ? "true" : "false"
         }
     }
 

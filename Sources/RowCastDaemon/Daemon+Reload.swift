@@ -93,6 +93,8 @@ extension Daemon {
         members.append(key: "refusals", value: .array(candidate.refusals.map { ["file": .string($0.file), "code": .string($0.code.rawValue), "reason": .string($0.reason)] }))
         members.append(key: "applied", value: .array(applied.map(JSONValue.string)))
         members.append(key: "restartRequired", value: .array(restartRequired.map(JSONValue.string)))
+        let curve = reloadKeyring(next, engine: engine)
+        if curve != .null { members.append(key: "curve", value: curve) }
         return .success(members)
     }
 

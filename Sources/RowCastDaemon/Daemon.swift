@@ -37,6 +37,12 @@ public final class Daemon {
     private var lastPublication = ContinuousClock.now
     var watchdog: WatchdogSchedule?
     var statusSummary = StatusSummary()
+    /// The server's CURVE key pair, when CURVE is on.
+    var serverKeyPair: ServerKeyPair?
+    /// The ZAP handler, when CURVE is on.
+    var zap: ZAPHandler?
+    /// Subscriptions refused because the client may not read them.
+    var refusedSubscriptions = 0
     var reloadFailure: String?
 
     /// A daemon that loads its plugins from the configured directories, into plugin hosts or
@@ -83,12 +89,15 @@ public final class Daemon {
         restoreReports = try durable.start()
         self.durable = durable
 
+        let permissions = try SocketPermissions(configuration, file: environment.configurationFile)
+        try startCurve(context: context)
         let zmqLimit = Int64(configuration.maximumMessageBytes) * 4 + 4096
         let ingest = try Socket(context: context, type: .pull)
         try ingest.setOption(.linger, 0)
         try ingest.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
         try ingest.setOption(.maxMessageSize, zmqLimit)
-        try ingest.bind(configuration.ingestEndpoint)
+        try secure(ingest, endpoint: configuration.ingestEndpoint)
+        try permissions.bind(ingest, to: configuration.ingestEndpoint)
         self.ingest = ingest
 
         let control = try Socket(context: context, type: .router)
@@ -96,23 +105,34 @@ public final class Daemon {
         try control.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
         try control.setOption(.sendHighWaterMark, configuration.receiveHighWaterMark)
         try control.setOption(.maxMessageSize, zmqLimit)
-        try control.bind(configuration.controlEndpoint)
+        try secure(control, endpoint: configuration.controlEndpoint)
+        try permissions.bind(control, to: configuration.controlEndpoint)
         self.control = control
 
-        let publish = try Socket(context: context, type: .pub)
+        // With CURVE, an XPUB that applies each subscription itself, after checking that the
+        // subscribing client may read it (Daemon+Curve.swift).
+        let publish = try Socket(context: context, type: zap == nil ? .pub : .xpub)
+        if zap != nil { try publish.setOption(.xpubManual, true) }
         try publish.setOption(.linger, configuration.lingerMilliseconds)
         try publish.setOption(.sendHighWaterMark, configuration.publishHighWaterMark)
-        try publish.bind(configuration.publishEndpoint)
+        try secure(publish, endpoint: configuration.publishEndpoint)
+        try permissions.bind(publish, to: configuration.publishEndpoint)
         self.publish = publish
 
         poller.register(ingest, for: .readable)
         poller.register(control, for: .readable)
+        if let zap {
+            poller.register(zap.socket, for: .readable)
+            poller.register(publish, for: .readable)
+            engine.accessCheck = KeyringAccess(keyring: zap.keyring)
+        }
         boundEndpoints = (try ingest.lastEndpoint, try control.lastEndpoint, try publish.lastEndpoint)
         engine.statusMembers = [
             "version": .string(RowCastVersion.current),
             "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],
             "state": ["directory": .string(configuration.stateDirectory), "durability": .string(configuration.durability.rawValue)],
         ]
+        updateCurveStatus(engine: engine)
         logger.debug("sockets bound", metadata: [
             "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
             "plugins": "\(renderer.pluginCount)",
@@ -147,6 +167,8 @@ public final class Daemon {
         while !signal.isStopRequested {
             messages.removeAll(keepingCapacity: true)
             envelopes = []
+            try serveZAP(engine: engine)
+            try serveSubscriptions(on: publish, engine: engine)
             if durable.isCommitting {
                 try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
             } else if try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: durable.commitDue)) > 0 {
@@ -183,6 +205,8 @@ public final class Daemon {
         ingest = nil
         control = nil
         publish = nil
+        zap?.socket.close()
+        zap = nil
         durable?.close()
         durable = nil
         (renderer as? HostedRenderer)?.stopHosts()
@@ -194,20 +218,28 @@ public final class Daemon {
         var budget = configuration.batchLimit
         while budget > 0 {
             var progressed = false
-            if let frames = try ingest.receiveMultipart(dontWait: true) {
-                messages.append(IncomingMessage(origin: .ingest, body: frames.first ?? [], frameCount: frames.count))
+            if let (frames, principal) = try receive(ingest) {
+                messages.append(IncomingMessage(origin: .ingest, body: frames.first ?? [], frameCount: frames.count, principal: principal))
                 progressed = true
                 budget -= 1
             }
-            if let frames = try control.receiveMultipart(dontWait: true) {
+            if let (frames, principal) = try receive(control) {
                 let envelope = ControlEnvelope(frames: frames)
-                messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount))
+                messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount, principal: principal))
                 envelopes.append(envelope)
                 progressed = true
                 budget -= 1
             }
             if !progressed { break }
         }
+    }
+
+    /// One waiting message and, with CURVE on, the client its connection authenticated
+    /// (User-Id; nil for ipc:// connections, which are not checked).
+    private func receive(_ socket: Socket) throws -> ([[UInt8]], String?)? {
+        guard zap != nil else { return try socket.receiveMultipart(dontWait: true).map { ($0, nil) } }
+        guard let received = try socket.receiveMultipart(property: "User-Id", dontWait: true) else { return nil }
+        return (received.frames, received.property.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// Sends the outputs of committed batches, oldest first. For each: publishes first, then

@@ -8,6 +8,22 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var controlEndpoint = "tcp://127.0.0.1:7702"
     /// The PUB endpoint for deltas and events.
     public var publishEndpoint = "tcp://127.0.0.1:7703"
+    /// Whether a TCP endpoint beyond loopback may be bound without CURVE (anyone who reaches
+    /// it may then publish, reset and read every feed). Off: such a configuration is refused.
+    public var allowInsecureTCP = false
+    /// The file mode of every `ipc://` socket, in octal ("0660": rowcastd's user and group).
+    public var socketMode = "0660"
+    /// The group of every `ipc://` socket ("" keeps rowcastd's own group).
+    public var socketGroup = ""
+    /// Whether TCP endpoints require CURVE, with the ZAP handler checking client keys.
+    public var curve = false
+    /// The server's CURVE key pair file ("": `<state_directory>/curve/server.key`, generated
+    /// when absent).
+    public var curveServerKey = ""
+    /// The directory of client public keys, one `NAME.key` file per client.
+    public var curveClientsDirectory = "/etc/rowcast/clients"
+    /// Whether TCP endpoints require CURVE.
+    public var curveEnabled: Bool { curve }
     /// Directories scanned for plugins (`librowcast-*.so`), in order.
     public var pluginDirectories: [String] = []
     /// The largest request accepted, in bytes; larger ones get `too_large`.

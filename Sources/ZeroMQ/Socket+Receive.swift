@@ -32,6 +32,27 @@ extension Socket {
         return frames
     }
 
+    /// Receives one whole message like `receiveMultipart(dontWait:)`, with the value of the
+    /// metadata `property` of its frames (`zmq_msg_gets`; the first frame that has it: a
+    /// ROUTER's routing-id frame has none), e.g. "User-Id" (what the ZAP handler named the
+    /// peer) or "Peer-Address"; nil when the connection has no such property.
+    public func receiveMultipart(property: String, dontWait: Bool = false) throws(ZeroMQError) -> (frames: [[UInt8]], property: String?)? {
+        let handle = try openHandle("receive")
+        guard let first = try receiveFrame(handle: handle, dontWait: dontWait, property: property) else { return nil }
+        var frames = [first.bytes]
+        var value = first.property
+        var more = first.more
+        while more {
+            guard let next = try receiveFrame(handle: handle, dontWait: dontWait, property: value == nil ? property : nil) else {
+                throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(frames.count + 1)")
+            }
+            frames.append(next.bytes)
+            value = value ?? next.property
+            more = next.more
+        }
+        return (frames, value)
+    }
+
     /// Receives one frame; `hasMore` then tells whether the message has further frames.
     ///
     /// Same retry and result as `receiveMultipart(dontWait:)`: nil when nothing arrived.
@@ -42,8 +63,8 @@ extension Socket {
 
     /// `zmq_msg_recv` into the socket's reusable message, copied out once; nil on `EAGAIN`.
     private func receiveFrame(
-        handle: UnsafeMutableRawPointer, dontWait: Bool
-    ) throws(ZeroMQError) -> (bytes: [UInt8], more: Bool)? {
+        handle: UnsafeMutableRawPointer, dontWait: Bool, property: String? = nil
+    ) throws(ZeroMQError) -> (bytes: [UInt8], more: Bool, property: String?)? {
         let flags = dontWait ? ZMQ_DONTWAIT : 0
         zmq_msg_init(message)
         defer { zmq_msg_close(message) }
@@ -60,6 +81,8 @@ extension Socket {
             }
             count = size
         }
-        return (bytes, zmq_msg_more(message) != 0)
+        var value: String?
+        if let property, let text = zmq_msg_gets(message, property) { value = String(cString: text) }
+        return (bytes, zmq_msg_more(message) != 0, value)
     }
 }

@@ -57,10 +57,27 @@ extension SocketOption where Value == Bool {
     }
     /// Queue outgoing messages only to completed connections (`ZMQ_IMMEDIATE`, default false).
     public static var immediate: Self { .init(code: ZMQ_IMMEDIATE, name: "ZMQ_IMMEDIATE") }
+    /// This socket is a CURVE server (`ZMQ_CURVE_SERVER`): peers must connect with CURVE and
+    /// this socket's public key; set `curveSecretKey` too. Set before binding.
+    public static var curveServer: Self { .init(code: ZMQ_CURVE_SERVER, name: "ZMQ_CURVE_SERVER") }
+    /// XPUB only: subscriptions are passed up to the application, which applies them itself
+    /// with `subscribe`/`unsubscribe` on the XPUB socket (`ZMQ_XPUB_MANUAL`). Write-only.
+    public static var xpubManual: Self { .init(code: ZMQ_XPUB_MANUAL, name: "ZMQ_XPUB_MANUAL", isWriteOnly: true) }
+    /// XPUB only: pass up every subscription message, duplicates included (`ZMQ_XPUB_VERBOSE`). Write-only.
+    public static var xpubVerbose: Self { .init(code: ZMQ_XPUB_VERBOSE, name: "ZMQ_XPUB_VERBOSE", isWriteOnly: true) }
 }
 
 extension SocketOption where Value == [UInt8] {
     /// The identity a ROUTER peer sees for this socket (`ZMQ_ROUTING_ID`, 1 to 255 bytes).
     /// Set it before connecting.
     public static var routingID: Self { .init(code: ZMQ_ROUTING_ID, name: "ZMQ_ROUTING_ID") }
+    /// This socket's CURVE public key (`ZMQ_CURVE_PUBLICKEY`): 32 bytes, or 40 of Z85.
+    public static var curvePublicKey: Self { .init(code: ZMQ_CURVE_PUBLICKEY, name: "ZMQ_CURVE_PUBLICKEY") }
+    /// This socket's CURVE secret key (`ZMQ_CURVE_SECRETKEY`): 32 bytes, or 40 of Z85.
+    public static var curveSecretKey: Self { .init(code: ZMQ_CURVE_SECRETKEY, name: "ZMQ_CURVE_SECRETKEY") }
+    /// A CURVE client's idea of the server's public key (`ZMQ_CURVE_SERVERKEY`); setting it
+    /// makes the socket a CURVE client. Set before connecting.
+    public static var curveServerKey: Self { .init(code: ZMQ_CURVE_SERVERKEY, name: "ZMQ_CURVE_SERVERKEY") }
+    /// The ZAP domain of this socket (`ZMQ_ZAP_DOMAIN`), passed to the ZAP handler.
+    public static var zapDomain: Self { .init(code: ZMQ_ZAP_DOMAIN, name: "ZMQ_ZAP_DOMAIN") }
 }

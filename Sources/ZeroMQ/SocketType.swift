@@ -20,6 +20,8 @@ public enum SocketType: Sendable, Hashable, CaseIterable, CustomStringConvertibl
     case rep
     /// `ZMQ_PAIR`: exactly one peer, typically over inproc to wake an event loop.
     case pair
+    /// `ZMQ_XPUB`: a PUB that receives its subscribers' subscription messages.
+    case xpub
 
     /// The `ZMQ_*` constant passed to `zmq_socket`.
     var rawValue: Int32 {
@@ -33,6 +35,7 @@ public enum SocketType: Sendable, Hashable, CaseIterable, CustomStringConvertibl
         case .req: ZMQ_REQ
         case .rep: ZMQ_REP
         case .pair: ZMQ_PAIR
+        case .xpub: ZMQ_XPUB
         }
     }
 
@@ -48,6 +51,7 @@ public enum SocketType: Sendable, Hashable, CaseIterable, CustomStringConvertibl
         case .req: "REQ"
         case .rep: "REP"
         case .pair: "PAIR"
+        case .xpub: "XPUB"
         }
     }
 }

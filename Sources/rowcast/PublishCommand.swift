@@ -192,7 +192,7 @@ struct PublishCommand: ParsableCommand {
     /// prints one line per result, in order; returns the number of failures.
     func send(_ requests: [JSONValue]) throws -> Int {
         let options = AckedPublisherOptions(window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: endpoints.timeoutDuration)
-        let publisher = try AckedPublisher(endpoint: endpoints.control, options: options)
+        let publisher = try AckedPublisher(endpoint: endpoints.control, options: options, curve: try endpoints.curve())
         defer { publisher.close() }
         var failures = 0
         for result in publisher.publish(requests) {
@@ -210,7 +210,7 @@ struct PublishCommand: ParsableCommand {
 
     /// Pushes over the ingest socket; returns the number of requests that could not be queued.
     func push(_ requests: [JSONValue]) throws -> Int {
-        let publisher = try Publisher(endpoint: endpoints.ingest, timeout: endpoints.timeoutDuration)
+        let publisher = try Publisher(endpoint: endpoints.ingest, timeout: endpoints.timeoutDuration, curve: try endpoints.curve())
         defer { publisher.close(flushWithin: endpoints.timeoutDuration) }
         for (index, request) in requests.enumerated() {
             do {

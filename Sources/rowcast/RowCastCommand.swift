@@ -20,10 +20,14 @@ struct RowCastCommand: ParsableCommand {
               rowcast status
               rowcast reload
               rowcast quarantine retry
+              rowcast keygen cars-producer
+
+            Endpoints and CURVE keys can also come from the environment: ROWCAST_CONTROL, \
+            ROWCAST_PUBLISH, ROWCAST_INGEST, ROWCAST_SERVER_KEY and ROWCAST_KEY.
             """,
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, SnapshotCommand.self, StatusCommand.self,
-            PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, ReloadCommand.self,
+            PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, ReloadCommand.self, KeygenCommand.self,
         ]
     )
 }

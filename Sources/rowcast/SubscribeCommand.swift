@@ -101,7 +101,7 @@ struct SubscribeCommand: ParsableCommand {
     // MARK: - Plain messages
 
     func printMessages() throws {
-        let subscriber = try Subscriber(endpoint: endpoints.publish)
+        let subscriber = try Subscriber(endpoint: endpoints.publish, curve: try endpoints.curve())
         defer { subscriber.close() }
         try subscriber.subscribe(feed.map(Topic.rows) ?? Topic(prefix: Array("rows.".utf8)))
         for topic in eventTopics { try subscriber.subscribe(topic) }
@@ -128,7 +128,7 @@ struct SubscribeCommand: ParsableCommand {
     func followReplica(of feed: String) throws {
         let session = try ReplicaSession(
             feed: feed, controlEndpoint: endpoints.control, publishEndpoint: endpoints.publish,
-            timeout: endpoints.timeoutDuration)
+            timeout: endpoints.timeoutDuration, curve: try endpoints.curve())
         defer {
             session.subscriber.close()
             session.control.close()

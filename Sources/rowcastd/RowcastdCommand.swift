@@ -34,7 +34,7 @@ struct RowcastdCommand: AsyncParsableCommand {
             second stop signal; 64 invalid command line; 65 the database needs a person \
             (damaged, newer, foreign); 73 the state directory cannot be written; 74 an I/O \
             error on the state; 75 another rowcastd uses the state directory; 78 invalid \
-            configuration.
+            configuration (or a CURVE key file or ipc socket permission that cannot be used).
             """,
         version: RowCastVersion.current
     )
@@ -53,6 +53,24 @@ struct RowcastdCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the publish (PUB) socket. [default: tcp://127.0.0.1:7703]", valueName: "endpoint"))
     var publish: String?
+
+    @Option(name: .long, help: ArgumentHelp("The file mode of ipc:// sockets, in octal. [default: 0660]", valueName: "mode"))
+    var socketMode: String?
+
+    @Option(name: .long, help: ArgumentHelp("The group of ipc:// sockets; \"\" keeps rowcastd's own group. [default: \"\"]", valueName: "group"))
+    var socketGroup: String?
+
+    @Flag(name: .long, help: "Allow a TCP endpoint beyond loopback without CURVE: anyone who reaches it may publish, reset and read every feed.")
+    var allowInsecureTcp = false
+
+    @Flag(name: .long, help: "Require CURVE on TCP endpoints; a ZAP handler admits only the clients in --curve-clients.")
+    var curve = false
+
+    @Option(name: .long, help: ArgumentHelp("The server's CURVE key pair file, generated when absent. [default: <state dir>/curve/server.key]", valueName: "file"))
+    var curveServerKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("The directory of allowed client public keys, one NAME.key file per client. [default: /etc/rowcast/clients]", valueName: "dir"))
+    var curveClients: String?
 
     @Option(name: .customLong("plugins"), help: ArgumentHelp("A directory to load plugins (librowcast-*.so) from; repeat for several. Replaces the configured directories.", valueName: "dir"))
     var pluginDirectories: [String] = []
@@ -102,6 +120,12 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("endpoints.ingest", ingest.map(ConfigurationValue.text))
         overrides.set("endpoints.control", control.map(ConfigurationValue.text))
         overrides.set("endpoints.publish", publish.map(ConfigurationValue.text))
+        overrides.set("socket_mode", socketMode.map(ConfigurationValue.text))
+        overrides.set("socket_group", socketGroup.map(ConfigurationValue.text))
+        overrides.set("allow_insecure_tcp", allowInsecureTcp ? .boolean(true) : nil)
+        overrides.set("curve", curve ? .boolean(true) : nil)
+        overrides.set("curve_server_key", curveServerKey.map(ConfigurationValue.text))
+        overrides.set("curve_clients_directory", curveClients.map(ConfigurationValue.text))
         overrides.set("plugin_directories", pluginDirectories.isEmpty ? nil : .texts(pluginDirectories))
         overrides.set("state_directory", stateDirectory.map(ConfigurationValue.text))
         overrides.set("durability", durability.map(ConfigurationValue.text))
@@ -144,6 +168,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         if checkConfig {
             print("# rowcastd: the configuration is valid (\(config.map { "file \($0)" } ?? "embedded defaults") and options); settings in force:")
             print(ConfigurationFile.render(configuration), terminator: "")
+            if configuration.curve { try Self.checkCurve(configuration) }
             return
         }
 
@@ -188,6 +213,11 @@ struct RowcastdCommand: AsyncParsableCommand {
             logger.critical("rowcastd cannot use its state", metadata: ["error": "\(storeError.message)"])
             Self.printError("rowcastd: cannot start: \(storeError.message)")
             throw ExitCode(storeError.exitStatus)
+        } catch let error as DaemonStartError where error.underlying is KeyFileError || error.underlying is SocketPermissionError {
+            // A key file or socket permission problem is configuration: 78, no restart loop.
+            logger.critical("rowcastd cannot start", metadata: ["error": "\(error.underlying)"])
+            Self.printError("rowcastd: cannot start: \(error.underlying)")
+            throw ExitCode(78)
         } catch let error as StoreError {
             logger.critical("rowcastd cannot use its state", metadata: ["error": "\(error.message)"])
             Self.printError("rowcastd: stopped: \(error.message)")
@@ -197,6 +227,26 @@ struct RowcastdCommand: AsyncParsableCommand {
             Self.printError("rowcastd: \(error)")
             throw ExitCode(1)
         }
+    }
+
+    /// --check-config with CURVE on: the server key file (when it exists; otherwise it is
+    /// generated at start) must be usable; the client key files are listed, refused ones with why.
+    private static func checkCurve(_ configuration: DaemonConfiguration) throws {
+        let path = ServerKeyPair.path(for: configuration)
+        if access(path, F_OK) == 0 {
+            do {
+                let pair = try ServerKeyPair.load(path)
+                print("# curve: server key \(pair.publicKey) from \(path)")
+            } catch {
+                printError("rowcastd: invalid configuration: \(error)")
+                throw ExitCode(78)
+            }
+        } else {
+            print("# curve: no \(path) yet; rowcastd generates it at start")
+        }
+        let keyring = ClientKeyring.load(directory: configuration.curveClientsDirectory)
+        print("# curve: \(keyring.clientsByName.count) client(s) admitted: \(keyring.clientsByName.keys.sorted().joined(separator: ", "))")
+        for problem in keyring.problems { print("# curve: refused: \(problem)") }
     }
 
     private static func printError(_ message: String) {

@@ -22,6 +22,7 @@ struct ServiceEndToEndTests {
             case .text(let text): values = [text]
             case .integer(let number): values = [String(number)]
             case .texts: values = [NSTemporaryDirectory()]
+            case .boolean: values = []
             }
             let run = try runRowcastdToExit(["--check-config", flag] + values)
             #expect(run.status == 0, "rowcastd --check-config \(flag) \(values.joined(separator: " ")): status \(run.status): \(run.stderr)")

@@ -35,11 +35,14 @@ struct ConfigurationFileTests {
             // Start from values that differ from every default, so a missing key shows.
             switch setting.kind {
             case .endpoint: changed = try ConfigurationOverrides.with(setting.key, .text("inproc://x-\(setting.key)"), on: changed)
-            case .path: changed = try ConfigurationOverrides.with(setting.key, .text("/elsewhere"), on: changed)
+            case .path, .optionalPath: changed = try ConfigurationOverrides.with(setting.key, .text("/elsewhere"), on: changed)
             case .user: changed = try ConfigurationOverrides.with(setting.key, .text("someone-else"), on: changed)
             case .paths: break  // [] means the built-in directories, checked below
             case .integer(let range): changed = try ConfigurationOverrides.with(setting.key, .integer(range.lowerBound + 1), on: changed)
             case .choice(let choices): changed = try ConfigurationOverrides.with(setting.key, .text(choices.last!), on: changed)
+            case .group: changed = try ConfigurationOverrides.with(setting.key, .text("some-group"), on: changed)
+            case .mode: changed = try ConfigurationOverrides.with(setting.key, .text("0600"), on: changed)
+            case .boolean: changed = try ConfigurationOverrides.with(setting.key, .boolean(!(setting.value(in: changed) == .boolean(true))), on: changed)
             }
         }
         #expect(changed != defaults)
@@ -49,6 +52,18 @@ struct ConfigurationFileTests {
             let leaf = setting.key.split(separator: ".").last!
             #expect(text.contains("\(leaf):"), "Config/rowcastd.yaml does not show \(setting.key)")
         }
+    }
+
+    @Test("make install's file (the shipped one plus Config/rowcastd.service.yaml) binds ipc sockets in /run/rowcast for the group rowcast")
+    func installedFileUsesIPC() throws {
+        let shipped = try String(contentsOfFile: Self.shipped, encoding: .utf8)
+        let service = try String(contentsOfFile: TestPaths.repositoryRoot.appendingPathComponent("Config/rowcastd.service.yaml").path, encoding: .utf8)
+        let configuration = try ConfigurationFile.apply(yaml: shipped + service, file: "/etc/rowcast/rowcastd.yaml", to: DaemonConfiguration())
+        #expect(configuration.ingestEndpoint == "ipc:///run/rowcast/ingest.sock")
+        #expect(configuration.controlEndpoint == "ipc:///run/rowcast/control.sock")
+        #expect(configuration.publishEndpoint == "ipc:///run/rowcast/publish.sock")
+        #expect(configuration.socketMode == "0660")
+        #expect(configuration.socketGroup == "rowcast")
     }
 
     @Test("render writes a file that reads back as the same configuration")

@@ -31,7 +31,7 @@ def topic(name):
 class Daemon:
     """A rowcastd process with both real plugins in a private plugin directory."""
 
-    def __init__(self):
+    def __init__(self, extra_args=()):
         self.plugins = tempfile.mkdtemp(prefix="rowcast-py-plugins-")
         self.state = tempfile.mkdtemp(prefix="rowcast-py-state-")
         for name in ("librowcast-product.so", "librowcast-advertising.so"):
@@ -39,7 +39,7 @@ class Daemon:
         self.process = subprocess.Popen(
             [os.path.join(BUILD_DIR, "rowcastd"),
              "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*",
-             "--publish", "tcp://127.0.0.1:*", "--plugins", self.plugins, "--state-dir", self.state, "--heartbeat-ms", "200"],
+             "--publish", "tcp://127.0.0.1:*", "--plugins", self.plugins, "--state-dir", self.state, "--heartbeat-ms", "200", *extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
             self._wait_until_ready()
@@ -281,6 +281,70 @@ class ProtocolTest(unittest.TestCase):
         bad = self.request({"op": "quarantine", "id": "42"})
         self.assertEqual(bad["error"]["code"], "missing_field")
         self.assertEqual(self.request({"op": "status"})["quarantined"], 0)
+
+
+class CurveTest(unittest.TestCase):
+    """CURVE, as docs/PROTOCOL.md ("Connecting with CURVE") describes it."""
+
+    def setUp(self):
+        self.clients = tempfile.mkdtemp(prefix="rowcast-py-clients-")
+        self.public, self.secret = zmq.curve_keypair()
+        with open(os.path.join(self.clients, "py-client.key"), "w") as key_file:
+            key_file.write('public-key = "%s"\nallow = "all *"\n' % self.public.decode())
+        self.daemon = Daemon(["--curve", "--curve-clients", self.clients])
+        with open(os.path.join(self.daemon.state, "curve", "server.pub")) as server_pub:
+            line = next(l for l in server_pub if l.startswith("public-key"))
+        self.server_key = line.split('"')[1].encode()
+        self.context = zmq.Context()
+        self.sockets = []
+
+    def tearDown(self):
+        for sock in self.sockets:
+            sock.close(0)
+        self.context.term()
+        self.daemon.stop()
+        shutil.rmtree(self.clients, ignore_errors=True)
+
+    def socket(self, kind, endpoint, public, secret):
+        sock = self.context.socket(kind)
+        self.sockets.append(sock)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.RCVTIMEO, TIMEOUT_MS)
+        sock.setsockopt(zmq.SNDTIMEO, TIMEOUT_MS)
+        sock.curve_serverkey = self.server_key
+        sock.curve_publickey = public
+        sock.curve_secretkey = secret
+        sock.connect(self.daemon.endpoints[endpoint])
+        return sock
+
+    def test_installed_key_publishes_and_subscribes(self):
+        self.assertTrue(zmq.has("curve"))
+        dealer = self.socket(zmq.DEALER, "control", self.public, self.secret)
+        sub = self.socket(zmq.SUB, "publish", self.public, self.secret)
+        sub.setsockopt(zmq.SUBSCRIBE, topic("rows.cars"))
+        sub.setsockopt(zmq.SUBSCRIBE, topic("heartbeat"))
+        while sub.recv_multipart()[0] != topic("heartbeat"):
+            pass
+        dealer.send_multipart([b"", json.dumps({"op": "upsert", "feed": "cars", "item": product("1"), "req": 1}).encode()])
+        empty, reply = dealer.recv_multipart()
+        self.assertEqual(json.loads(reply)["ok"], True)
+        while True:
+            name, body = sub.recv_multipart()
+            if name == topic("rows.cars"):
+                self.assertEqual(json.loads(body)["seq"], 1)
+                break
+        dealer.send_multipart([b"", json.dumps({"op": "status", "req": 2}).encode()])
+        status = json.loads(dealer.recv_multipart()[1])
+        self.assertEqual(status["curve"]["serverKey"], self.server_key.decode())
+        self.assertIn("py-client", status["curve"]["clients"])
+
+    def test_unknown_key_gets_no_reply(self):
+        public, secret = zmq.curve_keypair()
+        dealer = self.socket(zmq.DEALER, "control", public, secret)
+        dealer.setsockopt(zmq.RCVTIMEO, 1500)
+        dealer.send_multipart([b"", json.dumps({"op": "reset", "feed": "cars", "items": [], "req": 1}).encode()], zmq.DONTWAIT)
+        with self.assertRaises(zmq.Again):
+            dealer.recv_multipart()
 
 
 if __name__ == "__main__":

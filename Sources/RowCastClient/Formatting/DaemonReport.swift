@@ -17,6 +17,11 @@ public enum DaemonReport {
             lines.append("counters   " + counters.keys.map { "\($0)=\(text(counters[$0]))" }.joined(separator: "  "))
         }
         if let plugins = reply["plugins"] { lines.append("plugins    \(text(plugins))") }
+        if let curve = reply["curve"], curve.objectValue != nil {
+            lines.append("curve      server key \(text(curve["serverKey"]))  clients=\(list(curve["clients"]))  refused=\(text(curve["refused"]))"
+                + "  refusedSubscriptions=\(text(curve["refusedSubscriptions"]))")
+            for problem in curve["keyProblems"]?.arrayValue ?? [] { lines.append("refused key file: \(text(problem))") }
+        }
         if let quarantined = reply["quarantined"] { lines.append("quarantined \(text(quarantined)) item(s) (rowcast quarantine lists them)") }
         lines += hosts(reply["pluginHosts"])
         let feeds = reply["feeds"]?.arrayValue ?? []

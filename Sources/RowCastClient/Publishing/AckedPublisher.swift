@@ -28,6 +28,8 @@ public final class AckedPublisher {
     public private(set) var reconnects = 0
 
     private let context: Context
+    /// CURVE credentials for every connection, if any.
+    private let curve: CurveCredentials?
     private var socket: ClientSocket?
     private var inFlight: [Pending] = []
     private var finished: [Int: AckedResult] = [:]
@@ -46,10 +48,12 @@ public final class AckedPublisher {
     }
 
     /// A publisher for `endpoint`. `clientID` defaults to `rowcast-` and 16 random hex digits;
-    /// one given explicitly must not be used by any other publisher.
+    /// one given explicitly must not be used by any other publisher. With `curve`, every
+    /// connection uses CURVE.
     public init(endpoint: String = RowCastEndpoints.control, options: AckedPublisherOptions = AckedPublisherOptions(),
-                clientID: String? = nil, context: Context? = nil) throws(RowCastClientError) {
+                clientID: String? = nil, context: Context? = nil, curve: CurveCredentials? = nil) throws(RowCastClientError) {
         self.endpoint = endpoint
+        self.curve = curve
         self.options = options
         self.clientID = clientID ?? Self.randomClientID()
         self.context = if let context { context } else { try ClientSocket.makeContext() }
@@ -201,7 +205,7 @@ public final class AckedPublisher {
             socket?.close()
             socket = nil
             reconnects += 1
-            let fresh = try ClientSocket(context: context, type: .dealer, endpoint: endpoint) { socket throws(ZeroMQError) in
+            let fresh = try ClientSocket(context: context, type: .dealer, endpoint: endpoint, curve: curve) { socket throws(ZeroMQError) in
                 try socket.setOption(.immediate, true)
                 try socket.setOption(.reconnectInterval, -1)
                 try socket.setOption(.sendHighWaterMark, max(1000, 2 * options.window))

@@ -14,9 +14,9 @@ final class ClientSocket {
     /// A poller watching this socket for room to send.
     private let sendPoller = Poller()
 
-    /// A socket of `type` on `context` (a new one when `nil`), configured by `configure`,
-    /// connected to `endpoint`.
-    init(context: Context?, type: SocketType, endpoint: String,
+    /// A socket of `type` on `context` (a new one when `nil`), configured by `configure`, a
+    /// CURVE client when `curve` is given, connected to `endpoint`.
+    init(context: Context?, type: SocketType, endpoint: String, curve: CurveCredentials? = nil,
          configure: (Socket) throws(ZeroMQError) -> Void = { _ in }) throws(RowCastClientError) {
         self.endpoint = endpoint
         do {
@@ -27,6 +27,7 @@ final class ClientSocket {
         do {
             try socket.setOption(.linger, 0)
             try configure(socket)
+            try curve?.apply(to: socket)
             try socket.connect(endpoint)
         } catch {
             socket.close()

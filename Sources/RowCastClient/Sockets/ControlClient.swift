@@ -21,10 +21,11 @@ public final class ControlClient {
     /// The number of the next generated `req`.
     private var nextRequestNumber = 1
 
-    /// A client connected to `endpoint` (connecting does not wait for the daemon).
+    /// A client connected to `endpoint` (connecting does not wait for the daemon), with
+    /// CURVE when `curve` is given.
     public init(endpoint: String = RowCastEndpoints.control, context: Context? = nil, timeout: Duration = .seconds(5),
-                clientName: String? = nil) throws(RowCastClientError) {
-        socket = try ClientSocket(context: context, type: .dealer, endpoint: endpoint)
+                clientName: String? = nil, curve: CurveCredentials? = nil) throws(RowCastClientError) {
+        socket = try ClientSocket(context: context, type: .dealer, endpoint: endpoint, curve: curve)
         self.timeout = timeout
         self.clientName = clientName
     }

@@ -14,9 +14,11 @@ public final class Publisher {
     /// The PUSH socket.
     private let socket: ClientSocket
 
-    /// A publisher connected to `endpoint` (connecting does not wait for the daemon).
-    public init(endpoint: String = RowCastEndpoints.ingest, context: Context? = nil, timeout: Duration = .seconds(5)) throws(RowCastClientError) {
-        socket = try ClientSocket(context: context, type: .push, endpoint: endpoint)
+    /// A publisher connected to `endpoint` (connecting does not wait for the daemon), with
+    /// CURVE when `curve` is given.
+    public init(endpoint: String = RowCastEndpoints.ingest, context: Context? = nil, timeout: Duration = .seconds(5),
+                curve: CurveCredentials? = nil) throws(RowCastClientError) {
+        socket = try ClientSocket(context: context, type: .push, endpoint: endpoint, curve: curve)
         self.timeout = timeout
     }
 

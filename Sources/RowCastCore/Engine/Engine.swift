@@ -32,6 +32,8 @@ public final class Engine {
     var cellNames: [String: String] = [:]
     /// Decodes every message; the daemon changes its size limit on a configuration reload.
     public var decoder: RequestDecoder
+    /// Who may do what, for messages from authenticated clients (nil: nothing is checked).
+    public var accessCheck: (any AccessCheck)?
     let logger: Logger
     let makeEpoch: () -> String
     let started = ContinuousClock.now
@@ -104,7 +106,13 @@ public final class Engine {
         if isIngest, message.frameCount != 1 {
             return .failure(RowCastError(.invalidRequest, "an ingest message must have exactly one frame, got \(message.frameCount)"), op: nil, req: nil, client: nil)
         }
-        return decoder.decode(message.body, from: isIngest ? .ingest : .control)
+        let outcome = decoder.decode(message.body, from: isIngest ? .ingest : .control)
+        // Checked before anything is rendered or applied.
+        if let principal = message.principal, let accessCheck, case .request(let request) = outcome,
+           let refusal = accessCheck.refusal(of: request, from: principal) {
+            return .failure(refusal, op: request.op, req: request.req, client: request.client)
+        }
+        return outcome
     }
 
     private func handle(_ outcome: RequestDecoder.Outcome, from origin: IncomingMessage.Origin, batch: inout BatchState, publications: inout [Publication]) -> Pending {

@@ -14,11 +14,15 @@ public struct IncomingMessage: Sendable {
     public var body: [UInt8]
     /// How many frames the message had (an ingest message must have exactly one).
     public var frameCount: Int
+    /// The authenticated client that sent it (its connection's User-Id), or nil when the
+    /// connection is not authenticated (ipc://, or CURVE off): then nothing is checked.
+    public var principal: String?
 
     /// A message from its parts.
-    public init(origin: Origin, body: [UInt8], frameCount: Int = 1) {
+    public init(origin: Origin, body: [UInt8], frameCount: Int = 1, principal: String? = nil) {
         self.origin = origin
         self.body = body
         self.frameCount = frameCount
+        self.principal = principal
     }
 }

@@ -54,7 +54,8 @@ public final class PluginImage {
     }
 
     /// Copies `file` into a new sealed memory file. A file that changes while it is read (a
-    /// copy still being written) is refused: reload once it is complete.
+    /// copy still being written) is refused: reload once it is complete. So is a file that
+    /// someone other than root or rowcastd's user could have written (``FileTrust``).
     public static func copy(of file: String) throws(PluginRefusal) -> PluginImage {
         func refusal(_ what: String, code: PluginRefusal.Code = .fileUnreadable) -> PluginRefusal {
             PluginRefusal(file: file, code: code, reason: "cannot \(what): \(String(cString: strerror(errno)))")
@@ -64,6 +65,9 @@ public final class PluginImage {
         defer { close(source) }
         guard let before = PluginFileIdentity.of(descriptor: source) else {
             throw refusal("read the plugin file; check that it is a regular file")
+        }
+        if let problem = FileTrust.problem(descriptor: source, file: file, what: "plugin file") {
+            throw PluginRefusal(file: file, code: .fileInsecure, reason: problem)
         }
         let name = file.split(separator: "/").last.map(String.init) ?? "plugin"
         let image = rowcast_memfd_create("rowcast:\(name)")

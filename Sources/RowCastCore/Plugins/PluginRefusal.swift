@@ -13,6 +13,9 @@ public struct PluginRefusal: Error, Sendable, Equatable, CustomStringConvertible
         public static let directoryUnreadable = Code(rawValue: "directory_unreadable")
         /// The file cannot be read or copied.
         public static let fileUnreadable = Code(rawValue: "file_unreadable")
+        /// The file is writable by group or others, or owned by a user other than root or
+        /// rowcastd's user: someone else could put code in it.
+        public static let fileInsecure = Code(rawValue: "file_insecure")
         /// The file changed while it was being copied for loading.
         public static let fileChanging = Code(rawValue: "file_changing")
         /// A plugin host could not be started, or did not answer its handshake.

@@ -8,8 +8,9 @@ final class CommandRunner {
     private let outURL: URL
     private let errURL: URL
 
-    /// Starts `rowcast arguments` with `input` on standard input.
-    init(_ arguments: [String], input: String = "") throws {
+    /// Starts `rowcast arguments` with `input` on standard input, under `launcher` (a program
+    /// and its arguments, such as setpriv) when one is given.
+    init(_ arguments: [String], input: String = "", launcher: [String] = [], environment: [String: String] = [:]) throws {
         directory = try TemporaryDirectory("rowcast-cli")
         outURL = directory.url.appendingPathComponent("out")
         errURL = directory.url.appendingPathComponent("err")
@@ -17,8 +18,12 @@ final class CommandRunner {
         try Data(input.utf8).write(to: inURL)
         FileManager.default.createFile(atPath: outURL.path, contents: nil)
         FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcast"))
-        process.arguments = arguments
+        let executable = try BuildProducts.path("rowcast")
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
+        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = try FileHandle(forReadingFrom: inURL)
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)

@@ -10,7 +10,8 @@ final class RawPeer {
     let subscriber: Socket
     private var nextReq = 0
 
-    init(_ daemon: DaemonProcess) throws {
+    /// Peers of `daemon`'s three sockets; CURVE clients when `curve` is given.
+    init(_ daemon: DaemonProcess, curve: TestCurveKeys? = nil) throws {
         context = try Context()
         dealer = try Socket(context: context, type: .dealer)
         push = try Socket(context: context, type: .push)
@@ -19,6 +20,11 @@ final class RawPeer {
             try socket.setOption(.linger, 0)
             try socket.setOption(.receiveTimeout, 5000)
             try socket.setOption(.sendTimeout, 5000)
+            if let curve {
+                try socket.setOption(.curveServerKey, Array(curve.serverKey.utf8))
+                try socket.setOption(.curvePublicKey, Array(curve.publicKey.utf8))
+                try socket.setOption(.curveSecretKey, Array(curve.secretKey.utf8))
+            }
         }
         try dealer.connect(daemon.control)
         try push.connect(daemon.ingest)
@@ -72,4 +78,11 @@ final class RawPeer {
         push.close()
         subscriber.close()
     }
+}
+
+/// A CURVE client's keys for a ``RawPeer``: the daemon's public key and the client's pair.
+struct TestCurveKeys {
+    let serverKey: String
+    let publicKey: String
+    let secretKey: String
 }

@@ -241,3 +241,44 @@ struct CPluginLoaderTests {
         }
     }
 }
+
+/// Plugin files someone else could have written are refused like any other bad file.
+@Suite("Plugin file trust")
+struct PluginFileTrustTests {
+    typealias Support = PluginTestSupport
+
+    @Test("a group- or world-writable plugin file is refused, naming the file and the fix; the others load")
+    func writableRefused() throws {
+        try Support.withTemporaryDirectory { directory in
+            let bad = try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-a.so", defines: [#"NOTE_NAME="a""#, #"NOTE_TYPE="a""#, #"NOTE_SECTION="a-section""#])
+            try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-b.so", defines: [#"NOTE_NAME="b""#, #"NOTE_TYPE="b""#, #"NOTE_SECTION="b-section""#])
+            for (mode, who) in [(0o775, "its group"), (0o757, "others"), (0o777, "its group and by others")] {
+                #expect(chmod(bad, mode_t(mode)) == 0)
+                let (loader, records) = Support.loader()
+                let registry = loader.load(directories: [directory])
+                #expect(registry.plugin(forItemType: "b") != nil)
+                #expect(registry.plugin(forItemType: "a") == nil)
+                let refusal = try #require(registry.refusals.first)
+                #expect(refusal.file == bad)
+                #expect(refusal.code == .fileInsecure)
+                #expect(refusal.reason.contains("is writable by \(who)"), "\(refusal.reason)")
+                #expect(refusal.reason.contains("fix: chmod go-w \(bad)"))
+                #expect(records.messages(atLeast: .error).contains { $0.contains(bad) })
+            }
+        }
+    }
+
+    @Test("a plugin file owned by a user other than root or rowcastd's is refused", .enabled(if: getuid() == 0, "needs root to give a file away"))
+    func foreignOwnerRefused() throws {
+        try Support.withTemporaryDirectory { directory in
+            let file = try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-note.so")
+            #expect(chown(file, 65534, 65534) == 0)
+            let registry = Support.loader().0.load(directories: [directory])
+            #expect(registry.plugins.isEmpty)
+            let refusal = try #require(registry.refusals.first)
+            #expect(refusal.code == .fileInsecure)
+            #expect(refusal.reason.contains("is owned by"))
+            #expect(refusal.reason.contains("fix: chown root \(file)"))
+        }
+    }
+}

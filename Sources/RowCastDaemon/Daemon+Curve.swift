@@ -1,0 +1,108 @@
+import Logging
+import RowCastCore
+import RowCastKit
+import ZeroMQ
+
+/// CURVE on the TCP endpoints (docs/OPERATIONS.md, "Who can connect"): the server key pair,
+/// the ZAP handler with the client keyring, and what `status` says about them.
+extension Daemon {
+    /// With `curve: true`: checks that libzmq has CURVE, loads (or generates) the server key
+    /// pair, reads the client keys and binds the ZAP handler, before any socket binds.
+    func startCurve(context: Context) throws {
+        guard configuration.curve else { return }
+        guard Curve.isAvailable else {
+            throw KeyFileError(file: ServerKeyPair.path(for: configuration), problem: "curve: true, but this libzmq has no CURVE (zmq_has(\"curve\") is false); install a libzmq built with libsodium (Debian's libzmq5 is)")
+        }
+        let keyPair = try ServerKeyPair.loadOrCreate(ServerKeyPair.path(for: configuration))
+        serverKeyPair = keyPair
+        let keyring = loadKeyring(configuration.curveClientsDirectory)
+        zap = try ZAPHandler(context: context, keyring: keyring, logger: logger)
+        logger.info("CURVE on: TCP endpoints admit only the clients in the keys directory", metadata: [
+            "serverKey": "\(keyPair.publicKey)", "keyFile": "\(keyPair.file)",
+            "clients": "\(keyring.clientsByName.keys.sorted().joined(separator: ","))", "directory": "\(configuration.curveClientsDirectory)",
+        ])
+    }
+
+    /// Makes `socket` a CURVE server checked by the ZAP handler when CURVE is on and
+    /// `endpoint` is TCP (or WebSocket); `ipc://` stays protected by its file's permissions.
+    func secure(_ socket: Socket, endpoint: String) throws {
+        guard let serverKeyPair, Self.usesCurve(endpoint) else { return }
+        try socket.setOption(.curveServer, true)
+        try socket.setOption(.curveSecretKey, Array(serverKeyPair.secretKey.utf8))
+        try socket.setOption(.zapDomain, Array(ZAPHandler.domain.utf8))
+    }
+
+    /// Whether CURVE applies to `endpoint`: TCP and WebSocket, not `ipc://` or `inproc://`.
+    static func usesCurve(_ endpoint: String) -> Bool {
+        !(endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("inproc://"))
+    }
+
+    /// Reads the client keys, logging every refused file with its fix.
+    func loadKeyring(_ directory: String) -> ClientKeyring {
+        let keyring = ClientKeyring.load(directory: directory)
+        for problem in keyring.problems {
+            logger.error("refused client key file: \(problem)", metadata: ["directory": "\(directory)"])
+        }
+        return keyring
+    }
+
+    /// Answers waiting ZAP requests; keeps `status` up to date.
+    func serveZAP(engine: Engine) throws {
+        guard let zap else { return }
+        let before = (zap.admitted, zap.refused)
+        try zap.serve()
+        if before != (zap.admitted, zap.refused) { updateCurveStatus(engine: engine) }
+    }
+
+    /// The `curve` member of `status`.
+    func updateCurveStatus(engine: Engine) {
+        guard let zap, let serverKeyPair else { return }
+        engine.statusMembers["curve"] = [
+            "serverKey": .string(serverKeyPair.publicKey),
+            "clients": .array(zap.keyring.clientsByName.keys.sorted().map(JSONValue.string)),
+            "keyProblems": .array(zap.keyring.problems.map(JSONValue.string)),
+            "admitted": .number(Double(zap.admitted)),
+            "refused": .number(Double(zap.refused)),
+            "refusedSubscriptions": .number(Double(refusedSubscriptions)),
+        ]
+    }
+
+    /// Reload: the client keys are read again. Connections already admitted stay; a removed
+    /// client's next connection is refused (and its permissions are gone at once).
+    func reloadKeyring(_ next: DaemonConfiguration, engine: Engine) -> JSONValue {
+        guard let zap else { return .null }
+        zap.keyring = loadKeyring(next.curveClientsDirectory)
+        engine.accessCheck = KeyringAccess(keyring: zap.keyring)
+        updateCurveStatus(engine: engine)
+        return [
+            "clients": .array(zap.keyring.clientsByName.keys.sorted().map(JSONValue.string)),
+            "keyProblems": .array(zap.keyring.problems.map(JSONValue.string)),
+        ]
+    }
+
+    /// With CURVE (XPUB, manual subscriptions): applies each waiting subscription whose client
+    /// may read what it names (``SubscriptionFilter``), and every unsubscription. A refused
+    /// subscription is dropped (the client receives nothing of it), counted and logged.
+    func serveSubscriptions(on publish: Socket, engine: Engine) throws {
+        guard let zap else { return }
+        while let (frames, principal) = try publish.receiveMultipart(property: "User-Id", dontWait: true) {
+            guard let frame = frames.first, let kind = frame.first, kind == 0 || kind == 1 else { continue }
+            let prefix = Array(frame.dropFirst())
+            if kind == 0 {
+                try publish.unsubscribe(prefix)
+                continue
+            }
+            let client = principal.flatMap { $0.isEmpty ? nil : $0 }
+            if let client, !SubscriptionFilter.allows(prefix, principal: client, access: KeyringAccess(keyring: zap.keyring)) {
+                refusedSubscriptions += 1
+                updateCurveStatus(engine: engine)
+                guard refusedSubscriptions <= 100 || refusedSubscriptions.isMultiple(of: 1000) else { continue }  // a flood logs sparsely
+                logger.notice("refused a subscription: the client may not read it", metadata: [
+                    "client": "\(client)", "topic": "\(String(decoding: prefix.filter { $0 != 0 }, as: UTF8.self))",
+                ])
+                continue
+            }
+            try publish.subscribe(prefix)
+        }
+    }
+}

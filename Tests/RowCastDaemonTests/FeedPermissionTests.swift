@@ -1,0 +1,56 @@
+import Foundation
+import RowCastCore
+@testable import RowCastDaemon
+import Testing
+
+/// allow lines, glob patterns, and which subscriptions a client may make.
+struct FeedPermissionTests {
+    static func keyring(_ grants: [String: [String]]) throws -> ClientKeyring {
+        var keyring = ClientKeyring()
+        for (name, lines) in grants {
+            let parsed = try lines.map { line in try FeedGrant.parse(line).get() }
+            keyring.add(.init(name: name, publicKey: name, grants: parsed))
+        }
+        return keyring
+    }
+
+    @Test("allow lines: permissions, all, patterns (none means every feed), and a clear error for a wrong word")
+    func parsing() throws {
+        let grant = try FeedGrant.parse("publish,reset cars* team-?").get()
+        #expect(grant.permissions == [.publish, .reset])
+        #expect(grant.patterns == ["cars*", "team-?"])
+        #expect(grant.allows(.reset, feed: "cars-eu") && grant.allows(.publish, feed: "team-a"))
+        #expect(!grant.allows(.reset, feed: "payroll") && !grant.allows(.read, feed: "cars"))
+        #expect(try FeedGrant.parse("all").get().permissions == Set(FeedPermission.allCases))
+        #expect(try FeedGrant.parse("read").get().patterns == ["*"])
+        guard case .failure(let problem) = FeedGrant.parse("write cars") else { Issue.record("write was accepted"); return }
+        #expect(problem.message.contains("\"write\" is not a permission; allowed: read, publish, reset, select, admin, all"))
+    }
+
+    @Test("each request needs its permission; admin ignores feed patterns; an unknown client may do nothing")
+    func requests() throws {
+        let access = KeyringAccess(keyring: try Self.keyring(["ops": ["admin"], "app": ["read,select cars"]]))
+        #expect(access.allows("ops", .admin, feed: nil))
+        #expect(!access.allows("app", .admin, feed: nil))
+        #expect(access.allows("app", .select, feed: "cars") && !access.allows("app", .select, feed: "payroll"))
+        #expect(!access.allows("ghost", .read, feed: "cars"))
+        let reset = Request(op: "reset", feed: "cars", operation: .reset(items: [], sections: []))
+        let refusal = try #require(access.refusal(of: reset, from: "app"))
+        #expect(refusal.code == .forbidden)
+        #expect(refusal.message.contains("lacks the reset permission on feed \"cars\""))
+        #expect(access.refusal(of: Request(op: "snapshot", feed: "cars", operation: .snapshot), from: "app") == nil)
+    }
+
+    @Test("subscriptions: exact per-feed topics need read on the feed, heartbeats are free, other prefixes need read on *")
+    func subscriptions() throws {
+        let access = KeyringAccess(keyring: try Self.keyring(["app": ["read cars"], "all": ["read *"]]))
+        func allows(_ prefix: String, _ terminated: Bool, _ who: String) -> Bool {
+            SubscriptionFilter.allows(Array(prefix.utf8) + (terminated ? [0] : []), principal: who, access: access)
+        }
+        #expect(allows("rows.cars", true, "app") && allows("errors.cars", true, "app") && allows("actions.cars", true, "app"))
+        #expect(!allows("rows.payroll", true, "app"))
+        #expect(allows("heartbeat", true, "app") && allows("heart", false, "app"))
+        #expect(!allows("rows.car", false, "app") && !allows("rows.", false, "app") && !allows("errors", false, "app") && !allows("", false, "app"))
+        #expect(allows("rows.", false, "all") && allows("", false, "all"))
+    }
+}
