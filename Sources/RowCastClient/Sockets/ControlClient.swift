@@ -45,7 +45,7 @@ public final class ControlClient {
                 throw .timeout(endpoint: endpoint, seconds: (timeout ?? self.timeout).seconds, op: op)
             }
             // A reply with no `req` is one the daemon could not read the request of: ours.
-            guard reply["req"] == nil || reply["req"] == req else { continue }
+            guard reply["req"].map({ Self.isSameReq($0, req) }) ?? true else { continue }
             return try Self.check(reply)
         }
     }
@@ -87,7 +87,7 @@ public final class ControlClient {
             }
             deadline = Deadline(limit)
             // Replies come back in request order; one without `req` belongs to the oldest.
-            let position = reply["req"].map { req in outstanding.firstIndex { $0.req == req } } ?? 0
+            let position = reply["req"].map { req in outstanding.firstIndex { Self.isSameReq($0.req, req) } } ?? 0
             guard let position else { continue }
             let entry = outstanding.remove(at: position)
             results[entry.index] = Result { () throws(RowCastClientError) in try Self.check(reply) }
@@ -203,6 +203,12 @@ public final class ControlClient {
         } catch {
             throw .invalidReply(endpoint: endpoint, "is not JSON (\(error))")
         }
+    }
+
+    /// Whether two `req` values are one request id: the same JSON text, as the daemon compares
+    /// them (numbers keep their text, so `123456789012345678` and `123456789012345679` differ).
+    static func isSameReq(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+        lhs.serialized() == rhs.serialized()
     }
 
     /// The reply when `ok` is true; the reply's error otherwise.

@@ -67,14 +67,7 @@ extension Engine {
         if let feed { feed.writeSections(to: &writer) } else { writer.writeRaw("[]") }
         writer.writeRaw(",\"pending\":")
         writer.write(integer: Int64(feed?.pendingCount ?? 0))
-        if let req = request.req {
-            writer.writeRaw(",\"req\":")
-            writer.write(req)
-        }
-        if let client = request.client {
-            writer.writeRaw(",\"client\":")
-            writer.write(string: client)
-        }
+        ReplyBuilder.appendCorrelation(&writer, req: request.req, client: request.client)
         writer.writeRaw("}")
         return writer.bytes
     }

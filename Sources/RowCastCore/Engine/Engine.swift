@@ -61,7 +61,7 @@ public final class Engine {
         /// A query, answered from the state after the batch.
         case query(Request)
         /// A refusal.
-        case failed(RowCastError, op: String?, req: JSONValue?, client: String?)
+        case failed(RowCastError, op: String?, req: RequestID?, client: String?)
         /// A repeated acked mutation: its first answer (nil while that answer is being written
         /// in the same batch).
         case recalled(LedgerKey, answer: [UInt8]?)
@@ -125,7 +125,7 @@ public final class Engine {
         }
     }
 
-    private func refuse(_ error: RowCastError, op: String?, req: JSONValue?, client: String?, publishing: Bool, into publications: inout [Publication]) -> Pending {
+    private func refuse(_ error: RowCastError, op: String?, req: RequestID?, client: String?, publishing: Bool, into publications: inout [Publication]) -> Pending {
         counters.rejected += 1
         logger.debug("refused request", metadata: ["code": "\(error.code)", "feed": "\(error.feed ?? "-")", "error": "\(error.message)"])
         if publishing { publications.append(ReplyBuilder.errorEvent(error, req: req, client: client)) }
