@@ -101,9 +101,9 @@ extension Daemon {
         if next.maximumMessageBytes != configuration.maximumMessageBytes {
             engine.decoder.maximumMessageBytes = next.maximumMessageBytes
             // Connections made from now on get the new transport limit; open ones keep theirs.
-            let transportLimit = Int64(next.maximumMessageBytes) * 4 + 4096
-            try ingest?.setOption(.maxMessageSize, transportLimit)
-            try control?.setOption(.maxMessageSize, transportLimit)
+            try ingest?.setOption(.maxMessageSize, Int64(next.hardMessageBytes))
+            try control?.setOption(.maxMessageSize, Int64(next.hardMessageBytes))
+            engine.statusMembers["limits"] = Self.limitsMember(next)
         }
         if next.lingerMilliseconds != configuration.lingerMilliseconds {
             try control?.setOption(.linger, next.lingerMilliseconds)

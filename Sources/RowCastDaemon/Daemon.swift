@@ -83,7 +83,7 @@ public final class Daemon {
         restoreReports = try durable.start()
         self.durable = durable
 
-        let zmqLimit = Int64(configuration.maximumMessageBytes) * 4 + 4096
+        let zmqLimit = Int64(configuration.hardMessageBytes)
         let ingest = try Socket(context: context, type: .pull)
         try ingest.setOption(.linger, 0)
         try ingest.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
@@ -112,6 +112,7 @@ public final class Daemon {
             "version": .string(RowCastVersion.current),
             "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],
             "state": ["directory": .string(configuration.stateDirectory), "durability": .string(configuration.durability.rawValue)],
+            "limits": Self.limitsMember(configuration),
         ]
         logger.debug("sockets bound", metadata: [
             "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
@@ -188,20 +189,28 @@ public final class Daemon {
         (renderer as? HostedRenderer)?.stopHosts()
     }
 
+    /// The `limits` member of the status reply: the message size limit and the hard limit.
+    static func limitsMember(_ configuration: DaemonConfiguration) -> JSONValue {
+        ["max_message_bytes": .number(Double(configuration.maximumMessageBytes)), "hard_message_bytes": .number(Double(configuration.hardMessageBytes))]
+    }
+
     /// Reads at most `batchLimit` messages, alternating between the two sockets so neither
-    /// starves the other.
+    /// starves the other. Of a frame over the size limit only its first bytes are kept (enough
+    /// to read the `req` of a `too_large` reply), so an oversized message costs no more memory
+    /// than a message at the limit.
     private func read(ingest: Socket, control: Socket, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
         var budget = configuration.batchLimit
+        let keep = max(configuration.maximumMessageBytes + 1, 4096)
         while budget > 0 {
             var progressed = false
-            if let frames = try ingest.receiveMultipart(dontWait: true) {
-                messages.append(IncomingMessage(origin: .ingest, body: frames.first ?? [], frameCount: frames.count))
+            if let received = try ingest.receiveMultipart(dontWait: true, keepingAtMost: keep) {
+                messages.append(IncomingMessage(origin: .ingest, body: received.frames.first ?? [], frameCount: received.frames.count, size: received.sizes.first ?? 0))
                 progressed = true
                 budget -= 1
             }
-            if let frames = try control.receiveMultipart(dontWait: true) {
-                let envelope = ControlEnvelope(frames: frames)
-                messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount))
+            if let received = try control.receiveMultipart(dontWait: true, keepingAtMost: keep) {
+                let envelope = ControlEnvelope(received)
+                messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount, size: envelope.bodySize))
                 envelopes.append(envelope)
                 progressed = true
                 budget -= 1

@@ -47,6 +47,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The embedded defaults.
     public init() {}
+
+    /// The largest frame libzmq accepts (ZMQ_MAXMSGSIZE): 64 × `maximumMessageBytes` + 64 KiB,
+    /// at most 1 GiB + 64 KiB. Everything up to it is read (its first bytes only) and answered
+    /// `too_large`; a bigger frame makes libzmq close the sender's connection before rowcastd
+    /// sees it (docs/PROTOCOL.md, "Message size").
+    public var hardMessageBytes: Int {
+        min(64 * maximumMessageBytes, 1 << 30) + 64 * 1024
+    }
 }
 
 /// SQLite's `synchronous` setting for the store, as docs/OPERATIONS.md explains: with WAL,

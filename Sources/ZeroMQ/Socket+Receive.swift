@@ -32,6 +32,25 @@ extension Socket {
         return frames
     }
 
+    /// Receives one whole message like `receiveMultipart(dontWait:)`, but copies at most
+    /// `limit` bytes of each frame (the rest is discarded by libzmq); the full sizes come
+    /// with it. For a reader that refuses oversized messages without holding them.
+    public func receiveMultipart(dontWait: Bool = false, keepingAtMost limit: Int) throws(ZeroMQError) -> ReceivedMessage? {
+        let handle = try openHandle("receive")
+        guard let first = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit) else { return nil }
+        var message = ReceivedMessage(frames: [first.bytes], sizes: [first.size])
+        var more = first.more
+        while more {
+            guard let next = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit) else {
+                throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(message.frames.count + 1)")
+            }
+            message.frames.append(next.bytes)
+            message.sizes.append(next.size)
+            more = next.more
+        }
+        return message
+    }
+
     /// Receives one frame; `hasMore` then tells whether the message has further frames.
     ///
     /// Same retry and result as `receiveMultipart(dontWait:)`: nil when nothing arrived.
@@ -40,10 +59,11 @@ extension Socket {
         return try receiveFrame(handle: handle, dontWait: dontWait)?.bytes
     }
 
-    /// `zmq_msg_recv` into the socket's reusable message, copied out once; nil on `EAGAIN`.
+    /// `zmq_msg_recv` into the socket's reusable message, copied out once (at most `limit`
+    /// bytes of it); nil on `EAGAIN`.
     private func receiveFrame(
-        handle: UnsafeMutableRawPointer, dontWait: Bool
-    ) throws(ZeroMQError) -> (bytes: [UInt8], more: Bool)? {
+        handle: UnsafeMutableRawPointer, dontWait: Bool, keepingAtMost limit: Int = .max
+    ) throws(ZeroMQError) -> (bytes: [UInt8], size: Int, more: Bool)? {
         let flags = dontWait ? ZMQ_DONTWAIT : 0
         zmq_msg_init(message)
         defer { zmq_msg_close(message) }
@@ -54,12 +74,13 @@ extension Socket {
             throw error
         }
         let size = zmq_msg_size(message)
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            if size > 0, let data = zmq_msg_data(message) {
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: data, count: size))
+        let kept = min(size, max(limit, 0))
+        let bytes = [UInt8](unsafeUninitializedCapacity: kept) { buffer, count in
+            if kept > 0, let data = zmq_msg_data(message) {
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: data, count: kept))
             }
-            count = size
+            count = kept
         }
-        return (bytes, zmq_msg_more(message) != 0)
+        return (bytes, size, zmq_msg_more(message) != 0)
     }
 }

@@ -20,6 +20,8 @@ public final class ControlClient {
     let socket: ClientSocket
     /// The number of the next generated `req`.
     private var nextRequestNumber = 1
+    /// Refuses requests over the daemon's hard message limit before they are sent.
+    private lazy var hardLimit = HardLimitProbe(controlEndpoint: socket.endpoint, context: nil, timeout: timeout)
 
     /// A client connected to `endpoint` (connecting does not wait for the daemon).
     public init(endpoint: String = RowCastEndpoints.control, context: Context? = nil, timeout: Duration = .seconds(5),
@@ -172,8 +174,10 @@ public final class ControlClient {
     // MARK: - Framing
 
     /// Sends `[empty, body]` with a `req` (and `client`) added; returns the `req` and `op`.
+    /// `req` and `client` go first, so that rowcastd can echo them in a `too_large` reply,
+    /// which it writes from the first bytes of the message only.
     func send(_ body: JSONValue, deadline: Deadline, limit: Duration) throws(RowCastClientError) -> (req: JSONValue, op: String) {
-        guard var object = body.objectValue else {
+        guard let object = body.objectValue else {
             throw RowCastClientError(code: "invalid_request", message: "a request must be a JSON object, not a \(body.kindName)")
         }
         let op = object["op"]?.stringValue ?? "request"
@@ -183,10 +187,11 @@ public final class ControlClient {
         } else {
             req = .number(Double(nextRequestNumber))
             nextRequestNumber += 1
-            object["req"] = req
         }
-        if let clientName, object["client"] == nil { object["client"] = .string(clientName) }
-        guard try socket.send([[], JSONValue.object(object).serialized()], deadline: deadline) else {
+        let client = object["client"] ?? clientName.map(JSONValue.string)
+        let bytes = JSONValue.object(Self.correlationFirst(object, req: req, client: client)).serialized()
+        try hardLimit.check(size: bytes.count, op: op)
+        guard try socket.send([[], bytes], deadline: deadline) else {
             throw .timeout(endpoint: endpoint, seconds: limit.seconds, op: op)
         }
         return (req, op)
@@ -203,6 +208,17 @@ public final class ControlClient {
         } catch {
             throw .invalidReply(endpoint: endpoint, "is not JSON (\(error))")
         }
+    }
+
+    /// `object` with `req` (and `client`, when given) as its first members.
+    static func correlationFirst(_ object: JSONObject, req: JSONValue, client: JSONValue?) -> JSONObject {
+        var ordered = JSONObject()
+        ordered.append(key: "req", value: req)
+        if let client { ordered.append(key: "client", value: client) }
+        for entry in object.entries where entry.key != "req" && entry.key != "client" {
+            ordered.append(key: entry.key, value: entry.value)
+        }
+        return ordered
     }
 
     /// Whether two `req` values are one request id: the same JSON text, as the daemon compares

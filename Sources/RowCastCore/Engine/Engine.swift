@@ -101,7 +101,7 @@ public final class Engine {
         if isIngest, message.frameCount != 1 {
             return .failure(RowCastError(.invalidRequest, "an ingest message must have exactly one frame, got \(message.frameCount)"), op: nil, req: nil, client: nil)
         }
-        return decoder.decode(message.body, from: isIngest ? .ingest : .control)
+        return decoder.decode(message.body, size: message.size, from: isIngest ? .ingest : .control)
     }
 
     private func handle(_ outcome: RequestDecoder.Outcome, from origin: IncomingMessage.Origin, batch: inout BatchState, publications: inout [Publication]) -> Pending {

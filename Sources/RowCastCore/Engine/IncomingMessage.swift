@@ -14,11 +14,15 @@ public struct IncomingMessage: Sendable {
     public var body: [UInt8]
     /// How many frames the message had (an ingest message must have exactly one).
     public var frameCount: Int
+    /// The body's full size in bytes: more than `body.count` when only its first bytes were
+    /// kept (a message over the size limit).
+    public var size: Int
 
-    /// A message from its parts.
-    public init(origin: Origin, body: [UInt8], frameCount: Int = 1) {
+    /// A message from its parts; `size` defaults to the whole of `body`.
+    public init(origin: Origin, body: [UInt8], frameCount: Int = 1, size: Int? = nil) {
         self.origin = origin
         self.body = body
         self.frameCount = frameCount
+        self.size = size ?? body.count
     }
 }

@@ -28,10 +28,15 @@ public struct RequestDecoder: Sendable {
         case failure(RowCastError, op: String?, req: RequestID?, client: String?)
     }
 
-    /// Decodes one message body received on `channel`.
-    public func decode(_ bytes: [UInt8], from channel: Channel) -> Outcome {
-        guard bytes.count <= maximumMessageBytes else {
-            return .failure(RowCastError(.tooLarge, "message of \(bytes.count) bytes is over the limit of \(maximumMessageBytes) bytes"), op: nil, req: nil, client: nil)
+    /// Decodes one message body received on `channel`. `size` is the body's full size when
+    /// `bytes` holds only its first bytes (a message over the limit, cut on receipt).
+    public func decode(_ bytes: [UInt8], size: Int? = nil, from channel: Channel) -> Outcome {
+        let size = size ?? bytes.count
+        guard size <= maximumMessageBytes else {
+            let found = Correlation(prefix: bytes)
+            var error = RowCastError(.tooLarge, "message of \(size) bytes is over the limit of \(maximumMessageBytes) bytes (limits.max_message_bytes); split it (a reset into upserts, say) or raise the limit")
+            if let feed = found.feed, Names.isValidFeed(feed) { error.feed = feed }
+            return .failure(error, op: found.op, req: found.req.flatMap { $0.isValid ? $0 : nil }, client: found.client)
         }
         var object = JSONObject()
         var rawItem: RawItem?
