@@ -96,10 +96,16 @@ public final class Engine {
         return output
     }
 
+    /// Decodes a message. One rule on both sockets: a request is exactly one frame (after the
+    /// routing envelope on the control socket); a message with more (or none) is refused whole
+    /// with `invalid_request`, echoing what its first frame says of `req` and `client`.
     private func decode(_ message: IncomingMessage) -> RequestDecoder.Outcome {
         let isIngest = message.origin == .ingest
-        if isIngest, message.frameCount != 1 {
-            return .failure(RowCastError(.invalidRequest, "an ingest message must have exactly one frame, got \(message.frameCount)"), op: nil, req: nil, client: nil)
+        guard message.frameCount == 1 else {
+            let found = Correlation(prefix: message.body)
+            var error = RowCastError(.invalidRequest, "a request must be one frame\(isIngest ? "" : " after the envelope ([empty, request])"), got \(message.frameCount); nothing of this message was applied. Send each request as a message of its own")
+            if let feed = found.feed, Names.isValidFeed(feed) { error.feed = feed }
+            return .failure(error, op: found.op, req: found.req.flatMap { $0.isValid ? $0 : nil }, client: found.client)
         }
         return decoder.decode(message.body, size: message.size, from: isIngest ? .ingest : .control)
     }

@@ -273,7 +273,7 @@ extension RequestDecoder {
         static let reset = common.union(["feed", "items", "sections"])
         static let select = common.union(["feed", "id", "action"])
         static let quarantine = common.union(["feed", "id", "retry"])
-        static let item: Set<String> = ["id", "type", "section", "sort"]
+        static let item: Set<String> = ["data", "id", "section", "sort", "type"]
         static let sectionMembers: Set<String> = ["id", "order", "type", "header"]
     }
 }
