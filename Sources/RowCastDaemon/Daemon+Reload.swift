@@ -46,9 +46,7 @@ extension Daemon {
         case .failure(let error):
             body = ReplyBuilder.failure(error, op: request.op, req: request.req, client: request.client)
         }
-        if !(try control.send(envelope.replyFrames(body), dontWait: true)) {
-            logger.warning("reload reply dropped: the client is not reading its replies (high-water mark reached)")
-        }
+        sendReply(envelope.replyFrames(body), on: control, engine: engine)
     }
 
     private func prepareAndApplyReload(engine: Engine, publish: Socket) throws -> Result<JSONObject, RowCastError> {

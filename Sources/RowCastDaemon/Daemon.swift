@@ -94,7 +94,10 @@ public final class Daemon {
         let control = try Socket(context: context, type: .router)
         try control.setOption(.linger, configuration.lingerMilliseconds)
         try control.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
-        try control.setOption(.sendHighWaterMark, configuration.receiveHighWaterMark)
+        // Replies queued per client are bounded; with ROUTER_MANDATORY a full queue (or a
+        // client gone) makes the send fail instead of dropping silently, so drops are counted.
+        try control.setOption(.sendHighWaterMark, configuration.clientReplyQueue)
+        try control.setOption(.routerMandatory, true)
         try control.setOption(.maxMessageSize, zmqLimit)
         try control.bind(configuration.controlEndpoint)
         self.control = control
@@ -194,12 +197,18 @@ public final class Daemon {
         ["max_message_bytes": .number(Double(configuration.maximumMessageBytes)), "hard_message_bytes": .number(Double(configuration.hardMessageBytes))]
     }
 
-    /// Reads at most `batchLimit` messages, alternating between the two sockets so neither
-    /// starves the other. Of a frame over the size limit only its first bytes are kept (enough
+    /// The most control requests read in one pass. Their replies (a snapshot can be large) are
+    /// all built before any is sent, so this bounds the memory one pass of queries takes,
+    /// whatever a client pipelines (docs/OPERATIONS.md, "Memory").
+    static let controlRequestsPerPass = 256
+
+    /// Reads at most `batchLimit` messages (and at most `controlRequestsPerPass` control
+    /// requests), alternating between the two sockets so neither starves the other. Of a frame over the size limit only its first bytes are kept (enough
     /// to read the `req` of a `too_large` reply), so an oversized message costs no more memory
     /// than a message at the limit.
     private func read(ingest: Socket, control: Socket, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
         var budget = configuration.batchLimit
+        var controlBudget = Self.controlRequestsPerPass
         let keep = max(configuration.maximumMessageBytes + 1, 4096)
         while budget > 0 {
             var progressed = false
@@ -208,7 +217,8 @@ public final class Daemon {
                 progressed = true
                 budget -= 1
             }
-            if let received = try control.receiveMultipart(dontWait: true, keepingAtMost: keep) {
+            if controlBudget > 0, let received = try control.receiveMultipart(dontWait: true, keepingAtMost: keep) {
+                controlBudget -= 1
                 let envelope = ControlEnvelope(received)
                 messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount, size: envelope.bodySize))
                 envelopes.append(envelope)
@@ -227,13 +237,27 @@ public final class Daemon {
             let envelopes = heldEnvelopes.removeFirst()
             try publishAll(output.publications, on: publish)
             for reply in output.replies {
-                let sent = try control.send(envelopes[reply.token].replyFrames(reply.body), dontWait: true)
-                if !sent { logger.warning("reply dropped: the client is not reading its replies (high-water mark reached)") }
+                sendReply(envelopes[reply.token].replyFrames(reply.body), on: control, engine: engine)
             }
             for deferred in output.deferred {
                 try answerReload(deferred, envelope: envelopes[deferred.token], engine: engine, control: control, publish: publish)
             }
         }
+    }
+
+    /// Sends one reply without waiting. A reply to a client whose queue is full (it does not
+    /// read: `limits.client_reply_queue` replies wait already) or that is gone is dropped and
+    /// counted (`counters.dropped` in status); the client's retry gets the answer again.
+    func sendReply(_ frames: [[UInt8]], on control: Socket, engine: Engine) {
+        do {
+            if try control.send(frames, dontWait: true) { return }
+            if engine.counters.dropped == 0 || engine.counters.dropped.isMultiple(of: 10_000) {
+                logger.warning("reply dropped: a client is not reading its replies (limits.client_reply_queue reached)", metadata: ["dropped": "\(engine.counters.dropped + 1)"])
+            }
+        } catch {
+            logger.debug("reply dropped: the client is gone", metadata: ["error": "\(error)"])
+        }
+        engine.countDroppedReply()
     }
 
     func publishAll(_ publications: [Publication], on publish: Socket) throws {

@@ -20,6 +20,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var publishHighWaterMark = 100_000
     /// Messages each receiving socket queues (ZMQ_RCVHWM).
     public var receiveHighWaterMark = 100_000
+    /// Replies the control socket queues per client (ZMQ_SNDHWM); a client that lets more
+    /// pile up unread has the newer ones dropped, counted in `status` (`counters.dropped`).
+    public var clientReplyQueue = 1000
     /// How long closing sockets may wait to deliver what is queued, in milliseconds.
     public var lingerMilliseconds = 2000
 

@@ -92,6 +92,7 @@ extension Engine {
         members.append(key: "counters", value: [
             "received": .number(Double(counters.received)), "applied": .number(Double(counters.applied)),
             "rejected": .number(Double(counters.rejected)), "published": .number(Double(counters.published)),
+            "dropped": .number(Double(counters.dropped)),
         ])
         return members
     }

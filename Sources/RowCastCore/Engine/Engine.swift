@@ -69,6 +69,11 @@ public final class Engine {
         case answered(Request, members: JSONObject)
     }
 
+    /// Counts a reply the daemon could not hand to its client (`counters.dropped`).
+    public func countDroppedReply() {
+        counters.dropped += 1
+    }
+
     /// Processes one batch: everything read from the sockets in one pass.
     public func process(_ messages: [IncomingMessage]) -> EngineOutput {
         var output = EngineOutput()
