@@ -82,9 +82,9 @@ struct ExactRequestIDEndToEndTests {
         daemon.stop()
     }
 
-    @Test("header values stay as written (123456789012345678, -0, 1.50, 1e0) in the snapshot and the delta")
+    @Test("header values stay as written (123456789012345678, -0, 1.50, 1e0) in the snapshot and the delta, and after a restart")
     func headerValuesExact() throws {
-        let daemon = try DaemonProcess()
+        var daemon = try DaemonProcess()
         let peer = try RawPeer(daemon)
         try peer.subscribe([Array("rows.h".utf8)])
         let header = #"{"title":"T","n":123456789012345678,"z":-0,"f":1.50,"e":1e0,"a":[-0.0,12345678901234567890]}"#
@@ -94,6 +94,11 @@ struct ExactRequestIDEndToEndTests {
         #expect(delta.contains(#""header":\#(header)"#), "\(delta)")
         let snapshot = try peer.requestText(#"{"op":"snapshot","feed":"h"}"#)
         #expect(snapshot.contains(#""header":\#(header)"#), "\(snapshot)")
+        let (state, plugins) = (daemon.stateDirectory, daemon.pluginDirectory)
+        daemon.stop()
+        daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state)
+        let restored = try RawPeer(daemon).requestText(#"{"op":"snapshot","feed":"h"}"#)
+        #expect(restored.contains(#""header":\#(header)"#), "\(restored)")
         daemon.stop()
     }
 }
