@@ -290,6 +290,22 @@ class ProtocolTest(unittest.TestCase):
         snapshot = self.request({"op": "snapshot", "feed": "ids"})
         self.assertEqual(sorted(r["id"] for s in snapshot["sections"] for r in s["rows"]), ["a", "b"])
 
+    def test_oversized_and_multi_frame_requests_are_answered(self):
+        # 4 x 1 MiB + 4097 bytes: the size that used to vanish with its connection.
+        head = '{"req":"big-1","client":"py","op":"upsert","feed":"big","item":{"id":"x","type":"product","data":{"name":"'
+        tail = '"}}}'
+        size = 4 * 1048576 + 4097
+        body = head + "a" * (size - len(head) - len(tail)) + tail
+        reply = json.loads(self.raw_request(body))
+        self.assertEqual((reply["ok"], reply["error"]["code"], reply["req"]), (False, "too_large", "big-1"))
+        # [empty, U1, U2] is refused whole, with U1's req.
+        upsert = '{"req":%d,"op":"upsert","feed":"mf","item":{"id":"%s","type":"product","data":{"name":"n","operatedBy":"o","price":1,"image":"i"}}}'
+        self.dealer.send_multipart([b"", (upsert % (1, "u1")).encode(), (upsert % (2, "u2")).encode()])
+        empty, reply = self.dealer.recv_multipart()
+        reply = json.loads(reply)
+        self.assertEqual((reply["ok"], reply["error"]["code"], reply["req"]), (False, "invalid_request", 1))
+        self.assertEqual(self.request({"op": "snapshot", "feed": "mf"})["sections"], [])
+
     def test_plugins_run_in_hosts_and_the_quarantine_starts_empty(self):
         plugins = self.request({"op": "plugins"})
         self.assertEqual(plugins["isolation"], "process")
