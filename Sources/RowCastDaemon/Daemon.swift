@@ -192,20 +192,15 @@ public final class Daemon {
         (renderer as? HostedRenderer)?.stopHosts()
     }
 
-    /// The `limits` member of the status reply: the message size limit and the hard limit.
-    static func limitsMember(_ configuration: DaemonConfiguration) -> JSONValue {
-        ["max_message_bytes": .number(Double(configuration.maximumMessageBytes)), "hard_message_bytes": .number(Double(configuration.hardMessageBytes))]
-    }
-
     /// The most control requests read in one pass. Their replies (a snapshot can be large) are
     /// all built before any is sent, so this bounds the memory one pass of queries takes,
     /// whatever a client pipelines (docs/OPERATIONS.md, "Memory").
     static let controlRequestsPerPass = 256
 
     /// Reads at most `batchLimit` messages (and at most `controlRequestsPerPass` control
-    /// requests), alternating between the two sockets so neither starves the other. Of a frame over the size limit only its first bytes are kept (enough
-    /// to read the `req` of a `too_large` reply), so an oversized message costs no more memory
-    /// than a message at the limit.
+    /// requests), alternating between the two sockets so neither starves the other. Of a frame
+    /// over the size limit only its first bytes are kept (enough to read the `req` of a
+    /// `too_large` reply), so an oversized message costs no more memory than one at the limit.
     private func read(ingest: Socket, control: Socket, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
         var budget = configuration.batchLimit
         var controlBudget = Self.controlRequestsPerPass
@@ -243,21 +238,6 @@ public final class Daemon {
                 try answerReload(deferred, envelope: envelopes[deferred.token], engine: engine, control: control, publish: publish)
             }
         }
-    }
-
-    /// Sends one reply without waiting. A reply to a client whose queue is full (it does not
-    /// read: `limits.client_reply_queue` replies wait already) or that is gone is dropped and
-    /// counted (`counters.dropped` in status); the client's retry gets the answer again.
-    func sendReply(_ frames: [[UInt8]], on control: Socket, engine: Engine) {
-        do {
-            if try control.send(frames, dontWait: true) { return }
-            if engine.counters.dropped == 0 || engine.counters.dropped.isMultiple(of: 10_000) {
-                logger.warning("reply dropped: a client is not reading its replies (limits.client_reply_queue reached)", metadata: ["dropped": "\(engine.counters.dropped + 1)"])
-            }
-        } catch {
-            logger.debug("reply dropped: the client is gone", metadata: ["error": "\(error)"])
-        }
-        engine.countDroppedReply()
     }
 
     func publishAll(_ publications: [Publication], on publish: Socket) throws {
