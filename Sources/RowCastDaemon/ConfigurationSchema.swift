@@ -46,6 +46,7 @@ public enum ConfigurationSchema {
         integer("limits.linger_ms", flag: "--linger-ms", range: 0...60_000, reload: true, \.lingerMilliseconds),
         integer("limits.publish_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.publishHighWaterMark),
         integer("limits.receive_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.receiveHighWaterMark),
+        integer("limits.client_reply_queue", flag: "--client-reply-queue", range: 1...1_000_000, reload: false, \.clientReplyQueue),
     ]
 
     /// The setting for a dotted key.

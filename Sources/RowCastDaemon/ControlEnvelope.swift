@@ -1,3 +1,5 @@
+import ZeroMQ
+
 /// Splits a message received on the ROUTER socket into its routing envelope and its request,
 /// and joins a reply back onto the envelope (docs/PROTOCOL.md, "Framing").
 ///
@@ -10,14 +12,21 @@ struct ControlEnvelope {
     let body: [UInt8]
     /// How many frames the request part had (more than one is refused).
     let bodyFrameCount: Int
+    /// The request body's full size in bytes (`body` may hold only its first bytes).
+    let bodySize: Int
 
     init(frames: [[UInt8]]) {
+        self.init(ReceivedMessage(frames: frames, sizes: frames.map(\.count)))
+    }
+
+    init(_ message: ReceivedMessage) {
+        let frames = message.frames
         let delimiter = frames.dropFirst().firstIndex(where: \.isEmpty)
         let bodyStart = delimiter.map { $0 + 1 } ?? 1
         routing = Array(frames[..<min(bodyStart, frames.count)])
-        let bodyFrames = frames.count > bodyStart ? Array(frames[bodyStart...]) : []
-        body = bodyFrames.first ?? []
-        bodyFrameCount = bodyFrames.count
+        body = frames.count > bodyStart ? frames[bodyStart] : []
+        bodySize = frames.count > bodyStart ? message.sizes[bodyStart] : 0
+        bodyFrameCount = max(frames.count - bodyStart, 0)
     }
 
     /// The frames of the reply: the envelope, then `reply`.

@@ -46,9 +46,7 @@ extension Daemon {
         case .failure(let error):
             body = ReplyBuilder.failure(error, op: request.op, req: request.req, client: request.client)
         }
-        if !(try control.send(envelope.replyFrames(body), dontWait: true)) {
-            logger.warning("reload reply dropped: the client is not reading its replies (high-water mark reached)")
-        }
+        sendReply(envelope.replyFrames(body), on: control, engine: engine)
     }
 
     private func prepareAndApplyReload(engine: Engine, publish: Socket) throws -> Result<JSONObject, RowCastError> {
@@ -103,9 +101,9 @@ extension Daemon {
         if next.maximumMessageBytes != configuration.maximumMessageBytes {
             engine.decoder.maximumMessageBytes = next.maximumMessageBytes
             // Connections made from now on get the new transport limit; open ones keep theirs.
-            let transportLimit = Int64(next.maximumMessageBytes) * 4 + 4096
-            try ingest?.setOption(.maxMessageSize, transportLimit)
-            try control?.setOption(.maxMessageSize, transportLimit)
+            try ingest?.setOption(.maxMessageSize, Int64(next.hardMessageBytes))
+            try control?.setOption(.maxMessageSize, Int64(next.hardMessageBytes))
+            engine.statusMembers["limits"] = Self.limitsMember(next)
         }
         if next.lingerMilliseconds != configuration.lingerMilliseconds {
             try control?.setOption(.linger, next.lingerMilliseconds)

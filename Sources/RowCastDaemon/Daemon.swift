@@ -91,7 +91,7 @@ public final class Daemon {
 
         let permissions = try SocketPermissions(configuration, file: environment.configurationFile)
         try startCurve(context: context)
-        let zmqLimit = Int64(configuration.maximumMessageBytes) * 4 + 4096
+        let zmqLimit = Int64(configuration.hardMessageBytes)
         let ingest = try Socket(context: context, type: .pull)
         try ingest.setOption(.linger, 0)
         try ingest.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
@@ -103,7 +103,10 @@ public final class Daemon {
         let control = try Socket(context: context, type: .router)
         try control.setOption(.linger, configuration.lingerMilliseconds)
         try control.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
-        try control.setOption(.sendHighWaterMark, configuration.receiveHighWaterMark)
+        // Replies queued per client are bounded; with ROUTER_MANDATORY a full queue (or a
+        // client gone) makes the send fail instead of dropping silently, so drops are counted.
+        try control.setOption(.sendHighWaterMark, configuration.clientReplyQueue)
+        try control.setOption(.routerMandatory, true)
         try control.setOption(.maxMessageSize, zmqLimit)
         try secure(control, endpoint: configuration.controlEndpoint)
         try permissions.bind(control, to: configuration.controlEndpoint)
@@ -131,6 +134,7 @@ public final class Daemon {
             "version": .string(RowCastVersion.current),
             "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],
             "state": ["directory": .string(configuration.stateDirectory), "durability": .string(configuration.durability.rawValue)],
+            "limits": Self.limitsMember(configuration),
         ]
         updateCurveStatus(engine: engine)
         logger.debug("sockets bound", metadata: [
@@ -212,20 +216,30 @@ public final class Daemon {
         (renderer as? HostedRenderer)?.stopHosts()
     }
 
-    /// Reads at most `batchLimit` messages, alternating between the two sockets so neither
-    /// starves the other.
+    /// The most control requests read in one pass. Their replies (a snapshot can be large) are
+    /// all built before any is sent, so this bounds the memory one pass of queries takes,
+    /// whatever a client pipelines (docs/OPERATIONS.md, "Memory").
+    static let controlRequestsPerPass = 256
+
+    /// Reads at most `batchLimit` messages (and at most `controlRequestsPerPass` control
+    /// requests), alternating between the two sockets so neither starves the other. Of a frame
+    /// over the size limit only its first bytes are kept (enough to read the `req` of a
+    /// `too_large` reply), so an oversized message costs no more memory than one at the limit.
     private func read(ingest: Socket, control: Socket, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
         var budget = configuration.batchLimit
+        var controlBudget = Self.controlRequestsPerPass
+        let keep = max(configuration.maximumMessageBytes + 1, 4096)
         while budget > 0 {
             var progressed = false
-            if let (frames, principal) = try receive(ingest) {
-                messages.append(IncomingMessage(origin: .ingest, body: frames.first ?? [], frameCount: frames.count, principal: principal))
+            if let received = try receive(ingest, keepingAtMost: keep) {
+                messages.append(IncomingMessage(origin: .ingest, body: received.message.frames.first ?? [], frameCount: received.message.frames.count, size: received.message.sizes.first ?? 0, principal: received.principal))
                 progressed = true
                 budget -= 1
             }
-            if let (frames, principal) = try receive(control) {
-                let envelope = ControlEnvelope(frames: frames)
-                messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount, principal: principal))
+            if controlBudget > 0, let received = try receive(control, keepingAtMost: keep) {
+                controlBudget -= 1
+                let envelope = ControlEnvelope(received.message)
+                messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount, size: envelope.bodySize, principal: received.principal))
                 envelopes.append(envelope)
                 progressed = true
                 budget -= 1
@@ -236,10 +250,9 @@ public final class Daemon {
 
     /// One waiting message and, with CURVE on, the client its connection authenticated
     /// (User-Id; nil for ipc:// connections, which are not checked).
-    private func receive(_ socket: Socket) throws -> ([[UInt8]], String?)? {
-        guard zap != nil else { return try socket.receiveMultipart(dontWait: true).map { ($0, nil) } }
-        guard let received = try socket.receiveMultipart(property: "User-Id", dontWait: true) else { return nil }
-        return (received.frames, received.property.flatMap { $0.isEmpty ? nil : $0 })
+    private func receive(_ socket: Socket, keepingAtMost keep: Int) throws -> (message: ReceivedMessage, principal: String?)? {
+        guard let received = try socket.receiveMultipart(dontWait: true, keepingAtMost: keep, property: zap == nil ? nil : "User-Id") else { return nil }
+        return (received, received.property.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// Sends the outputs of committed batches, oldest first. For each: publishes first, then
@@ -250,8 +263,7 @@ public final class Daemon {
             let envelopes = heldEnvelopes.removeFirst()
             try publishAll(output.publications, on: publish)
             for reply in output.replies {
-                let sent = try control.send(envelopes[reply.token].replyFrames(reply.body), dontWait: true)
-                if !sent { logger.warning("reply dropped: the client is not reading its replies (high-water mark reached)") }
+                sendReply(envelopes[reply.token].replyFrames(reply.body), on: control, engine: engine)
             }
             for deferred in output.deferred {
                 try answerReload(deferred, envelope: envelopes[deferred.token], engine: engine, control: control, publish: publish)

@@ -36,6 +36,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var publishHighWaterMark = 100_000
     /// Messages each receiving socket queues (ZMQ_RCVHWM).
     public var receiveHighWaterMark = 100_000
+    /// Replies the control socket queues per client (ZMQ_SNDHWM); a client that lets more
+    /// pile up unread has the newer ones dropped, counted in `status` (`counters.dropped`).
+    public var clientReplyQueue = 1000
     /// How long closing sockets may wait to deliver what is queued, in milliseconds.
     public var lingerMilliseconds = 2000
 
@@ -63,6 +66,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The embedded defaults.
     public init() {}
+
+    /// The largest frame libzmq accepts (ZMQ_MAXMSGSIZE): 64 × `maximumMessageBytes` + 64 KiB,
+    /// at most 1 GiB + 64 KiB. Everything up to it is read (its first bytes only) and answered
+    /// `too_large`; a bigger frame makes libzmq close the sender's connection before rowcastd
+    /// sees it (docs/PROTOCOL.md, "Message size").
+    public var hardMessageBytes: Int {
+        min(64 * maximumMessageBytes, 1 << 30) + 64 * 1024
+    }
 }
 
 /// SQLite's `synchronous` setting for the store, as docs/OPERATIONS.md explains: with WAL,

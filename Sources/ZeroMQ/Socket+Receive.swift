@@ -37,20 +37,28 @@ extension Socket {
     /// ROUTER's routing-id frame has none), e.g. "User-Id" (what the ZAP handler named the
     /// peer) or "Peer-Address"; nil when the connection has no such property.
     public func receiveMultipart(property: String, dontWait: Bool = false) throws(ZeroMQError) -> (frames: [[UInt8]], property: String?)? {
+        try receiveMultipart(dontWait: dontWait, keepingAtMost: .max, property: property).map { ($0.frames, $0.property) }
+    }
+
+    /// Receives one whole message like `receiveMultipart(dontWait:)`, but copies at most
+    /// `limit` bytes of each frame (the rest is discarded by libzmq); the full sizes come
+    /// with it, and the metadata `property` when asked for (see `receiveMultipart(property:dontWait:)`).
+    /// For a reader that refuses oversized messages without holding them.
+    public func receiveMultipart(dontWait: Bool = false, keepingAtMost limit: Int, property: String? = nil) throws(ZeroMQError) -> ReceivedMessage? {
         let handle = try openHandle("receive")
-        guard let first = try receiveFrame(handle: handle, dontWait: dontWait, property: property) else { return nil }
-        var frames = [first.bytes]
-        var value = first.property
+        guard let first = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit, property: property) else { return nil }
+        var message = ReceivedMessage(frames: [first.bytes], sizes: [first.size], property: first.property)
         var more = first.more
         while more {
-            guard let next = try receiveFrame(handle: handle, dontWait: dontWait, property: value == nil ? property : nil) else {
-                throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(frames.count + 1)")
+            guard let next = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit, property: message.property == nil ? property : nil) else {
+                throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(message.frames.count + 1)")
             }
-            frames.append(next.bytes)
-            value = value ?? next.property
+            message.frames.append(next.bytes)
+            message.sizes.append(next.size)
+            message.property = message.property ?? next.property
             more = next.more
         }
-        return (frames, value)
+        return message
     }
 
     /// Receives one frame; `hasMore` then tells whether the message has further frames.
@@ -61,10 +69,11 @@ extension Socket {
         return try receiveFrame(handle: handle, dontWait: dontWait)?.bytes
     }
 
-    /// `zmq_msg_recv` into the socket's reusable message, copied out once; nil on `EAGAIN`.
+    /// `zmq_msg_recv` into the socket's reusable message, copied out once (at most `limit`
+    /// bytes of it); nil on `EAGAIN`.
     private func receiveFrame(
-        handle: UnsafeMutableRawPointer, dontWait: Bool, property: String? = nil
-    ) throws(ZeroMQError) -> (bytes: [UInt8], more: Bool, property: String?)? {
+        handle: UnsafeMutableRawPointer, dontWait: Bool, keepingAtMost limit: Int = .max, property: String? = nil
+    ) throws(ZeroMQError) -> (bytes: [UInt8], size: Int, more: Bool, property: String?)? {
         let flags = dontWait ? ZMQ_DONTWAIT : 0
         zmq_msg_init(message)
         defer { zmq_msg_close(message) }
@@ -75,14 +84,15 @@ extension Socket {
             throw error
         }
         let size = zmq_msg_size(message)
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            if size > 0, let data = zmq_msg_data(message) {
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: data, count: size))
+        let kept = min(size, max(limit, 0))
+        let bytes = [UInt8](unsafeUninitializedCapacity: kept) { buffer, count in
+            if kept > 0, let data = zmq_msg_data(message) {
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: data, count: kept))
             }
-            count = size
+            count = kept
         }
         var value: String?
         if let property, let text = zmq_msg_gets(message, property) { value = String(cString: text) }
-        return (bytes, zmq_msg_more(message) != 0, value)
+        return (bytes, size, zmq_msg_more(message) != 0, value)
     }
 }

@@ -210,7 +210,7 @@ struct PublishCommand: ParsableCommand {
 
     /// Pushes over the ingest socket; returns the number of requests that could not be queued.
     func push(_ requests: [JSONValue]) throws -> Int {
-        let publisher = try Publisher(endpoint: endpoints.ingest, timeout: endpoints.timeoutDuration, curve: try endpoints.curve())
+        let publisher = try Publisher(endpoint: endpoints.ingest, timeout: endpoints.timeoutDuration, controlEndpoint: endpoints.control, curve: try endpoints.curve())
         defer { publisher.close(flushWithin: endpoints.timeoutDuration) }
         for (index, request) in requests.enumerated() {
             do {

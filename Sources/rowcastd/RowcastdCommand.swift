@@ -96,6 +96,9 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long closing sockets may wait to deliver what is queued. [default: 2000]", valueName: "ms"))
     var lingerMs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Replies queued per control client; newer ones to a client that leaves more unread are dropped and counted. [default: 1000]", valueName: "count"))
+    var clientReplyQueue: Int?
+
     @Option(name: .long, help: ArgumentHelp("Where plugins run: process (a supervised rowcast-plugin-host per plugin file) or in_process (inside rowcastd: trusted plugins only). [default: process]", valueName: "mode"))
     var pluginIsolation: String?
 
@@ -134,6 +137,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("heartbeat_ms", heartbeatMs.map(ConfigurationValue.integer))
         overrides.set("limits.batch_limit", batchLimit.map(ConfigurationValue.integer))
         overrides.set("limits.linger_ms", lingerMs.map(ConfigurationValue.integer))
+        overrides.set("limits.client_reply_queue", clientReplyQueue.map(ConfigurationValue.integer))
         overrides.set("log_level", logLevel.map(ConfigurationValue.text))
         overrides.set("plugin_isolation", pluginIsolation.map(ConfigurationValue.text))
         overrides.set("plugin_host", pluginHost.map(ConfigurationValue.text))

@@ -60,4 +60,21 @@ struct MaxMessageSizeTests {
         #expect(try pull.receive() == oversized)
         #expect(try pull.receive() == bytes("small"))
     }
+
+    @Test("receiveMultipart(keepingAtMost:) keeps the first bytes of each frame and reports full sizes")
+    func truncatingReceive() throws {
+        let context = try Context()
+        let pull = try openSocket(context, .pull)
+        let push = try openSocket(context, .push)
+        defer { push.close(); pull.close() }
+        try push.connect(try bindReal(pull, "tcp://127.0.0.1:*"))
+        let big = [UInt8](repeating: 7, count: 100_000)
+        #expect(try push.send([bytes("head"), big]))
+        let message = try #require(try pull.receiveMultipart(keepingAtMost: 10))
+        #expect(message.frames == [bytes("head"), [UInt8](repeating: 7, count: 10)])
+        #expect(message.sizes == [4, 100_000])
+        #expect(!message.isTruncated(0))
+        #expect(message.isTruncated(1))
+    }
 }
+

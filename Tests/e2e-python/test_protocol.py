@@ -268,6 +268,44 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(reply["error"]["code"], "missing_field")
         self.assertEqual(reply["error"]["field"], "price")
 
+    def raw_request(self, text):
+        """Sends `text` as it is and returns the next reply's bytes, unparsed."""
+        self.dealer.send_multipart([b"", text.encode()])
+        empty, reply = self.dealer.recv_multipart()
+        self.assertEqual(empty, b"")
+        return reply
+
+    def test_req_is_echoed_exactly_and_compared_exactly(self):
+        # A 19-digit integer and a string (with an escape) come back byte for byte.
+        for req in ('1234567890123456789', '"c\\u00e9-7"', '"plain"'):
+            reply = self.raw_request('{"op":"status","req":%s}' % req)
+            self.assertTrue(reply.endswith(b',"req":' + req.encode() + b'}'), reply[-80:])
+            self.assertTrue(json.loads(reply)["ok"])
+        # Two 19-digit reqs one apart are two requests: both applied.
+        item = '{"id":"%s","type":"product","data":{"name":"n","operatedBy":"o","price":1,"image":"i"}}'
+        for number, item_id in ((1234567890123456789, "a"), (1234567890123456790, "b")):
+            reply = self.raw_request('{"op":"upsert","feed":"ids","client":"py","req":%d,"item":%s}' % (number, item % item_id))
+            self.assertTrue(reply.endswith(b'"req":%d,"client":"py"}' % number), reply)
+            self.assertEqual(json.loads(reply)["req"], number)
+        snapshot = self.request({"op": "snapshot", "feed": "ids"})
+        self.assertEqual(sorted(r["id"] for s in snapshot["sections"] for r in s["rows"]), ["a", "b"])
+
+    def test_oversized_and_multi_frame_requests_are_answered(self):
+        # 4 x 1 MiB + 4097 bytes: the size that used to vanish with its connection.
+        head = '{"req":"big-1","client":"py","op":"upsert","feed":"big","item":{"id":"x","type":"product","data":{"name":"'
+        tail = '"}}}'
+        size = 4 * 1048576 + 4097
+        body = head + "a" * (size - len(head) - len(tail)) + tail
+        reply = json.loads(self.raw_request(body))
+        self.assertEqual((reply["ok"], reply["error"]["code"], reply["req"]), (False, "too_large", "big-1"))
+        # [empty, U1, U2] is refused whole, with U1's req.
+        upsert = '{"req":%d,"op":"upsert","feed":"mf","item":{"id":"%s","type":"product","data":{"name":"n","operatedBy":"o","price":1,"image":"i"}}}'
+        self.dealer.send_multipart([b"", (upsert % (1, "u1")).encode(), (upsert % (2, "u2")).encode()])
+        empty, reply = self.dealer.recv_multipart()
+        reply = json.loads(reply)
+        self.assertEqual((reply["ok"], reply["error"]["code"], reply["req"]), (False, "invalid_request", 1))
+        self.assertEqual(self.request({"op": "snapshot", "feed": "mf"})["sections"], [])
+
     def test_plugins_run_in_hosts_and_the_quarantine_starts_empty(self):
         plugins = self.request({"op": "plugins"})
         self.assertEqual(plugins["isolation"], "process")

@@ -35,6 +35,8 @@ public final class AckedPublisher {
     private var finished: [Int: AckedResult] = [:]
     private var nextNumber = 1
     private var nextToDeliver = 1
+    /// Refuses requests over the daemon's hard message limit before they are sent.
+    private lazy var hardLimit = HardLimitProbe(controlEndpoint: endpoint, context: context, timeout: options.timeout, curve: curve)
 
     /// One sent, unanswered request.
     private struct Pending {
@@ -78,11 +80,18 @@ public final class AckedPublisher {
         while inFlight.count >= options.window { try pump() }
         let number = nextNumber
         nextNumber += 1
-        object["client"] = .string(clientID)
-        object["req"] = .number(Double(number))
+        object = ControlClient.correlationFirst(object, req: .number(Double(number)), client: .string(clientID))
+        let op = object["op"]?.stringValue ?? "request"
+        let bytes = JSONValue.object(object).serialized()
+        do {
+            try hardLimit.check(size: bytes.count, op: op)
+        } catch {
+            finished[number] = AckedResult(number: number, request: .object(object), result: .failure(error), attempts: 0)
+            return number
+        }
         let now = ContinuousClock.now
-        inFlight.append(Pending(number: number, op: object["op"]?.stringValue ?? "request", request: .object(object),
-                                bytes: JSONValue.object(object).serialized(), firstSent: now, lastSent: now, attempts: 0))
+        inFlight.append(Pending(number: number, op: op, request: .object(object),
+                                bytes: bytes, firstSent: now, lastSent: now, attempts: 0))
         do {
             try transmitLast()
         } catch {

@@ -147,7 +147,7 @@ public final class ReplicaSession {
         while true {
             while let message = try? subscriber.receiveNow() { buffer.append(message) }
             if let reply = try control.receiveReply(deadline: Deadline(.zero)) {
-                guard reply["req"] == nil || reply["req"] == req else { continue }
+                guard reply["req"].map({ ControlClient.isSameReq($0, req) }) ?? true else { continue }
                 let checked = try ControlClient.check(reply)
                 do {
                     return try FeedReplica(snapshot: checked)

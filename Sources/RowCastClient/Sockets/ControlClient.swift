@@ -20,6 +20,10 @@ public final class ControlClient {
     let socket: ClientSocket
     /// The number of the next generated `req`.
     private var nextRequestNumber = 1
+    /// Refuses requests over the daemon's hard message limit before they are sent.
+    private lazy var hardLimit = HardLimitProbe(controlEndpoint: socket.endpoint, context: nil, timeout: timeout, curve: curve)
+    /// The CURVE credentials it connects with, if any.
+    private let curve: CurveCredentials?
 
     /// A client connected to `endpoint` (connecting does not wait for the daemon), with
     /// CURVE when `curve` is given.
@@ -28,6 +32,7 @@ public final class ControlClient {
         socket = try ClientSocket(context: context, type: .dealer, endpoint: endpoint, curve: curve)
         self.timeout = timeout
         self.clientName = clientName
+        self.curve = curve
     }
 
     /// Sends `body` and waits for its reply.
@@ -46,7 +51,7 @@ public final class ControlClient {
                 throw .timeout(endpoint: endpoint, seconds: (timeout ?? self.timeout).seconds, op: op)
             }
             // A reply with no `req` is one the daemon could not read the request of: ours.
-            guard reply["req"] == nil || reply["req"] == req else { continue }
+            guard reply["req"].map({ Self.isSameReq($0, req) }) ?? true else { continue }
             return try Self.check(reply)
         }
     }
@@ -88,7 +93,7 @@ public final class ControlClient {
             }
             deadline = Deadline(limit)
             // Replies come back in request order; one without `req` belongs to the oldest.
-            let position = reply["req"].map { req in outstanding.firstIndex { $0.req == req } } ?? 0
+            let position = reply["req"].map { req in outstanding.firstIndex { Self.isSameReq($0.req, req) } } ?? 0
             guard let position else { continue }
             let entry = outstanding.remove(at: position)
             results[entry.index] = Result { () throws(RowCastClientError) in try Self.check(reply) }
@@ -173,8 +178,10 @@ public final class ControlClient {
     // MARK: - Framing
 
     /// Sends `[empty, body]` with a `req` (and `client`) added; returns the `req` and `op`.
+    /// `req` and `client` go first, so that rowcastd can echo them in a `too_large` reply,
+    /// which it writes from the first bytes of the message only.
     func send(_ body: JSONValue, deadline: Deadline, limit: Duration) throws(RowCastClientError) -> (req: JSONValue, op: String) {
-        guard var object = body.objectValue else {
+        guard let object = body.objectValue else {
             throw RowCastClientError(code: "invalid_request", message: "a request must be a JSON object, not a \(body.kindName)")
         }
         let op = object["op"]?.stringValue ?? "request"
@@ -184,10 +191,11 @@ public final class ControlClient {
         } else {
             req = .number(Double(nextRequestNumber))
             nextRequestNumber += 1
-            object["req"] = req
         }
-        if let clientName, object["client"] == nil { object["client"] = .string(clientName) }
-        guard try socket.send([[], JSONValue.object(object).serialized()], deadline: deadline) else {
+        let client = object["client"] ?? clientName.map(JSONValue.string)
+        let bytes = JSONValue.object(Self.correlationFirst(object, req: req, client: client)).serialized()
+        try hardLimit.check(size: bytes.count, op: op)
+        guard try socket.send([[], bytes], deadline: deadline) else {
             throw .timeout(endpoint: endpoint, seconds: limit.seconds, op: op)
         }
         return (req, op)
@@ -204,6 +212,23 @@ public final class ControlClient {
         } catch {
             throw .invalidReply(endpoint: endpoint, "is not JSON (\(error))")
         }
+    }
+
+    /// `object` with `req` (and `client`, when given) as its first members.
+    static func correlationFirst(_ object: JSONObject, req: JSONValue, client: JSONValue?) -> JSONObject {
+        var ordered = JSONObject()
+        ordered.append(key: "req", value: req)
+        if let client { ordered.append(key: "client", value: client) }
+        for entry in object.entries where entry.key != "req" && entry.key != "client" {
+            ordered.append(key: entry.key, value: entry.value)
+        }
+        return ordered
+    }
+
+    /// Whether two `req` values are one request id: the same JSON text, as the daemon compares
+    /// them (numbers keep their text, so `123456789012345678` and `123456789012345679` differ).
+    static func isSameReq(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+        lhs.serialized() == rhs.serialized()
     }
 
     /// The reply when `ok` is true; the reply's error otherwise.

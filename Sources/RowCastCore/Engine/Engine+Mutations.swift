@@ -19,7 +19,7 @@ extension Engine {
             }
             let feed = feed(named: name, create: true)!
             if rendered == nil {
-                let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
+                let warning = unknownTypeWarning(item, feed: feed, cause: request, publications: &publications)
                 extra.append(key: "warning", value: warning.json)
             }
             feed.upsert(item, row: rendered)
@@ -76,7 +76,7 @@ extension Engine {
             do {
                 let row = try renderItem(item, feed: name)
                 if row == nil {
-                    let warning = unknownTypeWarning(item, feed: feed, publications: &publications)
+                    let warning = unknownTypeWarning(item, feed: feed, cause: request, publications: &publications)
                     if warnings.isEmpty { warnings.append(warning.json) }
                 }
                 keptItems.append((item, row))
@@ -114,12 +114,13 @@ extension Engine {
     }
 
     /// The `unknown_type` warning for an item that waits for a plugin; published once per
-    /// feed and type.
-    func unknownTypeWarning(_ item: ItemInput, feed: Feed, publications: inout [Publication]) -> RowCastError {
+    /// feed and type, with the `req` and `client` of the request that brought the item
+    /// (`cause`; nil for an item loaded from the store).
+    func unknownTypeWarning(_ item: ItemInput, feed: Feed, cause: Request?, publications: inout [Publication]) -> RowCastError {
         let warning = RowCastError(.unknownType, "no plugin handles item type \"\(item.type)\"; item \"\(item.id)\" is kept and will be rendered when one is loaded", field: "item.type", feed: feed.name, id: item.id)
         if feed.reportedUnknownTypes.insert(item.type).inserted {
             logger.warning("no plugin for item type", metadata: ["feed": "\(feed.name)", "type": "\(item.type)", "item": "\(item.id)"])
-            publications.append(ReplyBuilder.errorEvent(warning, req: nil, client: nil))
+            publications.append(ReplyBuilder.errorEvent(warning, req: cause?.req, client: cause?.client))
         }
         return warning
     }

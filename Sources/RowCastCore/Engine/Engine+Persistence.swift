@@ -47,7 +47,7 @@ extension Engine {
                         publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
                     }
                     if row == nil, renderer.rendererIdentity(forItemType: input.type) == nil {
-                        _ = unknownTypeWarning(input, feed: feed, publications: &publications)
+                        _ = unknownTypeWarning(input, feed: feed, cause: nil, publications: &publications)
                     }
                     feed.restoreItem(input, arrival: arrival, row: row)
                 }

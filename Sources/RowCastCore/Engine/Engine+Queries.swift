@@ -67,14 +67,7 @@ extension Engine {
         if let feed { feed.writeSections(to: &writer) } else { writer.writeRaw("[]") }
         writer.writeRaw(",\"pending\":")
         writer.write(integer: Int64(feed?.pendingCount ?? 0))
-        if let req = request.req {
-            writer.writeRaw(",\"req\":")
-            writer.write(req)
-        }
-        if let client = request.client {
-            writer.writeRaw(",\"client\":")
-            writer.write(string: client)
-        }
+        ReplyBuilder.appendCorrelation(&writer, req: request.req, client: request.client)
         writer.writeRaw("}")
         return writer.bytes
     }
@@ -99,6 +92,7 @@ extension Engine {
         members.append(key: "counters", value: [
             "received": .number(Double(counters.received)), "applied": .number(Double(counters.applied)),
             "rejected": .number(Double(counters.rejected)), "published": .number(Double(counters.published)),
+            "dropped": .number(Double(counters.dropped)),
         ])
         return members
     }

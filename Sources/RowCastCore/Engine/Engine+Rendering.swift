@@ -52,7 +52,7 @@ extension Engine {
         var input = JSONObject()
         input.append(key: "id", value: .string(section.id))
         input.append(key: "type", value: .string(type))
-        input.append(key: "order", value: section.order.map(JSONValue.number) ?? .null)
+        input.append(key: "order", value: section.order.map { JSONValue.number($0) } ?? .null)
         input.append(key: "header", value: section.header.map(JSONValue.object) ?? .object(JSONObject()))
         return RenderJob(kind: .renderHeader, type: type, input: JSONValue.object(input).serialized())
     }

@@ -66,12 +66,17 @@ public final class Engine {
         /// A query, answered from the state after the batch.
         case query(Request)
         /// A refusal.
-        case failed(RowCastError, op: String?, req: JSONValue?, client: String?)
+        case failed(RowCastError, op: String?, req: RequestID?, client: String?)
         /// A repeated acked mutation: its first answer (nil while that answer is being written
         /// in the same batch).
         case recalled(LedgerKey, answer: [UInt8]?)
         /// A request that did its work in the batch (a quarantine retry), with its reply members.
         case answered(Request, members: JSONObject)
+    }
+
+    /// Counts a reply the daemon could not hand to its client (`counters.dropped`).
+    public func countDroppedReply() {
+        counters.dropped += 1
     }
 
     /// Processes one batch: everything read from the sockets in one pass.
@@ -101,12 +106,18 @@ public final class Engine {
         return output
     }
 
+    /// Decodes a message. One rule on both sockets: a request is exactly one frame (after the
+    /// routing envelope on the control socket); a message with more (or none) is refused whole
+    /// with `invalid_request`, echoing what its first frame says of `req` and `client`.
     private func decode(_ message: IncomingMessage) -> RequestDecoder.Outcome {
         let isIngest = message.origin == .ingest
-        if isIngest, message.frameCount != 1 {
-            return .failure(RowCastError(.invalidRequest, "an ingest message must have exactly one frame, got \(message.frameCount)"), op: nil, req: nil, client: nil)
+        guard message.frameCount == 1 else {
+            let found = Correlation(prefix: message.body)
+            var error = RowCastError(.invalidRequest, "a request must be one frame\(isIngest ? "" : " after the envelope ([empty, request])"), got \(message.frameCount); nothing of this message was applied. Send each request as a message of its own")
+            if let feed = found.feed, Names.isValidFeed(feed) { error.feed = feed }
+            return .failure(error, op: found.op, req: found.req.flatMap { $0.isValid ? $0 : nil }, client: found.client)
         }
-        let outcome = decoder.decode(message.body, from: isIngest ? .ingest : .control)
+        let outcome = decoder.decode(message.body, size: message.size, from: isIngest ? .ingest : .control)
         // Checked before anything is rendered or applied.
         if let principal = message.principal, let accessCheck, case .request(let request) = outcome,
            let refusal = accessCheck.refusal(of: request, from: principal) {
@@ -136,7 +147,7 @@ public final class Engine {
         }
     }
 
-    private func refuse(_ error: RowCastError, op: String?, req: JSONValue?, client: String?, publishing: Bool, into publications: inout [Publication]) -> Pending {
+    private func refuse(_ error: RowCastError, op: String?, req: RequestID?, client: String?, publishing: Bool, into publications: inout [Publication]) -> Pending {
         counters.rejected += 1
         logger.debug("refused request", metadata: ["code": "\(error.code)", "feed": "\(error.feed ?? "-")", "error": "\(error.message)"])
         if publishing { publications.append(ReplyBuilder.errorEvent(error, req: req, client: client)) }

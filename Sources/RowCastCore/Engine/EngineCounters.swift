@@ -8,6 +8,9 @@ public struct EngineCounters: Sendable, Equatable {
     public var rejected: UInt64 = 0
     /// Deltas published.
     public var published: UInt64 = 0
+    /// Replies dropped: the client let `limits.client_reply_queue` replies pile up unread, or
+    /// was gone (counted by the daemon, which sends them).
+    public var dropped: UInt64 = 0
 
     /// All zero.
     public init() {}

@@ -14,15 +14,19 @@ public struct IncomingMessage: Sendable {
     public var body: [UInt8]
     /// How many frames the message had (an ingest message must have exactly one).
     public var frameCount: Int
+    /// The body's full size in bytes: more than `body.count` when only its first bytes were
+    /// kept (a message over the size limit).
+    public var size: Int
     /// The authenticated client that sent it (its connection's User-Id), or nil when the
     /// connection is not authenticated (ipc://, or CURVE off): then nothing is checked.
     public var principal: String?
 
-    /// A message from its parts.
-    public init(origin: Origin, body: [UInt8], frameCount: Int = 1, principal: String? = nil) {
+    /// A message from its parts; `size` defaults to the whole of `body`.
+    public init(origin: Origin, body: [UInt8], frameCount: Int = 1, size: Int? = nil, principal: String? = nil) {
         self.origin = origin
         self.body = body
         self.frameCount = frameCount
+        self.size = size ?? body.count
         self.principal = principal
     }
 }

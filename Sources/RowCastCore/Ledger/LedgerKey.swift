@@ -1,11 +1,12 @@
 import RowCastKit
 
 /// Names one acked request for deduplication: the sending client's name and its request id
-/// (`req`, as compact JSON text, so that `7` and `"7"` stay different).
+/// (`req`, as the exact JSON text sent, so that `7` and `"7"` stay different, and so do
+/// `123456789012345678` and `123456789012345679`).
 public struct LedgerKey: Hashable, Sendable {
     /// The `client` field of the request.
     public var client: String
-    /// The `req` field of the request, as compact JSON.
+    /// The `req` field of the request, as the exact JSON text sent (`RequestID.json`).
     public var req: String
 
     /// A key from its parts.
@@ -16,8 +17,8 @@ public struct LedgerKey: Hashable, Sendable {
 
     /// The key of a request that carries both `client` and `req`; nil otherwise (such a
     /// request is not deduplicated).
-    public init?(client: String?, req: JSONValue?) {
+    public init?(client: String?, req: RequestID?) {
         guard let client, let req else { return nil }
-        self.init(client: client, req: String(decoding: req.serialized(), as: UTF8.self))
+        self.init(client: client, req: req.json)
     }
 }

@@ -220,7 +220,7 @@ public final class DurableEngine {
         let storageError = RowCastError(.storageError, "could not commit the batch this request came in: \(error.message) Nothing of the request was applied; send it again later.")
         for reply in output.replies {
             let original = (try? JSONParser.parse(reply.body))?.objectValue
-            let body = ReplyBuilder.failure(storageError, op: original?["op"]?.stringValue, req: original?["req"], client: original?["client"]?.stringValue)
+            let body = ReplyBuilder.failure(storageError, op: original?["op"]?.stringValue, req: RequestID.member(of: reply.body), client: original?["client"]?.stringValue)
             refused.replies.append(Reply(token: reply.token, body: body))
         }
         // A deferred request (reload) of the batch is not carried out; it is answered too.

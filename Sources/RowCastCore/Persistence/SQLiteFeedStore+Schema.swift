@@ -53,9 +53,22 @@ extension SQLiteFeedStore {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2") { db in
+            // v1 keyed remembered answers by `req` as RowCast re-encoded it: integers from 2^53
+            // on and every non-integer number were written as a Double prints
+            // (123456789012345678 became 1.2345678901234568e+17). From v2 on the key is the
+            // text the client sent. Integers below 2^53 and strings were stored as sent, and
+            // stay; the lossy keys can match no request any more (their exact text is lost,
+            // and non-integer ids are refused now), so their answers are forgotten.
+            try db.execute(sql: """
+                DELETE FROM requests
+                WHERE substr(req, 1, 1) <> '"'
+                  AND (instr(req, '.') > 0 OR instr(req, 'e') > 0 OR instr(req, 'E') > 0);
+                """)
+        }
         return migrator
     }
 
     /// The newest schema version this build writes.
-    static var schemaVersion: String { "v1" }
+    static var schemaVersion: String { "v2" }
 }

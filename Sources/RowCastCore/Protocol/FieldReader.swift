@@ -38,7 +38,7 @@ struct FieldReader {
     func optionalNumber(_ key: String) throws(RowCastError) -> Double? {
         guard let value = object[key], !value.isNull else { return nil }
         guard case .number(let number) = value else { throw mistyped(key, expected: "a number", got: value) }
-        return number
+        return number.double
     }
 
     func optionalObject(_ key: String) throws(RowCastError) -> JSONObject? {

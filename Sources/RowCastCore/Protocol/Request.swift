@@ -36,13 +36,13 @@ public struct Request: Sendable {
     public var feed: String?
     /// What to do.
     public var operation: Operation
-    /// The caller's request id, echoed in the reply.
-    public var req: JSONValue?
+    /// The caller's request id, echoed in the reply exactly as sent.
+    public var req: RequestID?
     /// The caller's client name, echoed in the reply.
     public var client: String?
 
     /// A request from its parts.
-    public init(op: String, feed: String?, operation: Operation, req: JSONValue? = nil, client: String? = nil) {
+    public init(op: String, feed: String?, operation: Operation, req: RequestID? = nil, client: String? = nil) {
         self.op = op
         self.feed = feed
         self.operation = operation

@@ -25,17 +25,24 @@ public struct RequestDecoder: Sendable {
         /// A valid request.
         case request(Request)
         /// An invalid one.
-        case failure(RowCastError, op: String?, req: JSONValue?, client: String?)
+        case failure(RowCastError, op: String?, req: RequestID?, client: String?)
     }
 
-    /// Decodes one message body received on `channel`.
-    public func decode(_ bytes: [UInt8], from channel: Channel) -> Outcome {
-        guard bytes.count <= maximumMessageBytes else {
-            return .failure(RowCastError(.tooLarge, "message of \(bytes.count) bytes is over the limit of \(maximumMessageBytes) bytes"), op: nil, req: nil, client: nil)
+    /// Decodes one message body received on `channel`. `size` is the body's full size when
+    /// `bytes` holds only its first bytes (a message over the limit, cut on receipt).
+    public func decode(_ bytes: [UInt8], size: Int? = nil, from channel: Channel) -> Outcome {
+        let size = size ?? bytes.count
+        guard size <= maximumMessageBytes else {
+            let found = Correlation(prefix: bytes)
+            var error = RowCastError(.tooLarge, "message of \(size) bytes is over the limit of \(maximumMessageBytes) bytes (limits.max_message_bytes); split it (a reset into upserts, say) or raise the limit")
+            if let feed = found.feed, Names.isValidFeed(feed) { error.feed = feed }
+            return .failure(error, op: found.op, req: found.req.flatMap { $0.isValid ? $0 : nil }, client: found.client)
         }
         var object = JSONObject()
         var rawItem: RawItem?
         var rawItems: [RawItem.Element]?
+        var req: RequestID?
+        var reqKind: String?
         do {
             guard try JSONParser.read(bytes, { reader in
                 guard reader.peekValueStart() == UInt8(ascii: "{") else {
@@ -47,6 +54,12 @@ public struct RequestDecoder: Sendable {
                     switch (key, reader.peekValueStart()) {
                     case ("item", UInt8(ascii: "{")):
                         rawItem = try RawItem.read(&reader, source: bytes)
+                    case ("req", let first):
+                        // Kept as the exact text sent; only its kind is looked at.
+                        let range = try reader.skipValue()
+                        req = RequestID(bytes, range: range)
+                        reqKind = req == nil ? Self.kindName(first) : nil
+                        object.append(key: key, value: .null)
                     case ("items", UInt8(ascii: "[")):
                         var list: [RawItem.Element] = []
                         if try reader.beginArray() {
@@ -71,16 +84,10 @@ public struct RequestDecoder: Sendable {
         } catch {
             return .failure(RowCastError(.invalidJSON, "invalid JSON: \(error)"), op: nil, req: nil, client: nil)
         }
-        let req = object["req"].flatMap { value -> JSONValue? in
-            switch value {
-            case .string, .number: return value
-            default: return nil
-            }
-        }
         let client = object["client"]?.stringValue
         let op = object["op"]?.stringValue
         do throws(RowCastError) {
-            let request = try decode(object, item: rawItem, items: rawItems, channel: channel, req: req, client: client)
+            let request = try decode(object, item: rawItem, items: rawItems, channel: channel, req: req, reqKind: reqKind, client: client)
             return .request(request)
         } catch {
             var error = error
@@ -89,11 +96,14 @@ public struct RequestDecoder: Sendable {
         }
     }
 
-    private func decode(_ object: JSONObject, item rawItem: RawItem?, items rawItems: [RawItem.Element]?, channel: Channel, req: JSONValue?, client: String?) throws(RowCastError) -> Request {
+    private func decode(_ object: JSONObject, item rawItem: RawItem?, items rawItems: [RawItem.Element]?, channel: Channel, req: RequestID?, reqKind: String?, client: String?) throws(RowCastError) -> Request {
         let top = FieldReader(object: object, path: "", context: "request")
         let op = try top.string("op")
-        if let value = object["req"], req == nil {
-            throw RowCastError(.invalidField, "request: field \"req\" must be a string or a number, got \(value.kindName)", field: "req")
+        if let reqKind {
+            throw RowCastError(.invalidField, "request: field \"req\" must be a string or an integer, got \(reqKind)", field: "req")
+        }
+        if let req, !req.isValid {
+            throw RowCastError(.invalidField, "request: field \"req\" must be a string or an integer written without fraction or exponent, got \(req.json)", field: "req")
         }
         if let value = object["client"], client == nil {
             throw RowCastError(.invalidField, "request: field \"client\" must be a string, got \(value.kindName)", field: "client")
@@ -242,6 +252,16 @@ public struct RequestDecoder: Sendable {
 }
 
 extension RequestDecoder {
+    /// The kind of a JSON value from its first byte, for an error about a mistyped `req`.
+    static func kindName(_ first: UInt8?) -> String {
+        switch first {
+        case UInt8(ascii: "{"): return "object"
+        case UInt8(ascii: "["): return "array"
+        case UInt8(ascii: "n"): return "null"
+        default: return "boolean"
+        }
+    }
+
     /// The members each request and object may have, built once: building them per request
     /// hashed a dozen strings and allocated three sets for every item.
     enum Allowed {
@@ -253,7 +273,7 @@ extension RequestDecoder {
         static let reset = common.union(["feed", "items", "sections"])
         static let select = common.union(["feed", "id", "action"])
         static let quarantine = common.union(["feed", "id", "retry"])
-        static let item: Set<String> = ["id", "type", "section", "sort"]
+        static let item: Set<String> = ["data", "id", "section", "sort", "type"]
         static let sectionMembers: Set<String> = ["id", "order", "type", "header"]
     }
 }

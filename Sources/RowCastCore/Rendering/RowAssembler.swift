@@ -54,7 +54,7 @@ public enum RowAssembler {
                         cell = name
                     case "height":
                         let value = try reader.readValue()
-                        guard case .number(let number) = value, number.isFinite, number >= 0 else {
+                        guard let number = value.numberValue, number.isFinite, number >= 0 else {
                             throw InvalidOutput(reason: "output \"height\" must be a number of 0 or more, got \(value)")
                         }
                         height = number

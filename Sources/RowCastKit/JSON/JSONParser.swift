@@ -246,7 +246,9 @@ public struct JSONParser: ~Copyable {
 
     // MARK: - Numbers
 
-    private mutating func parseNumber() throws(JSONParseError) -> Double {
+    /// Reads a number; its text is kept unless it is an integer of up to 15 digits other than
+    /// `-0` (those print back as written from their `Double`).
+    private mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
         let start = index
         var negative = false
         if bytes[index] == UInt8(ascii: "-") {
@@ -281,15 +283,15 @@ public struct JSONParser: ~Copyable {
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("expected a digit in an exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        if isIntegral, digits <= 15 {
+        if isIntegral, digits <= 15, !(negative && integer == 0) {
             let magnitude = Double(integer)
-            return negative ? -magnitude : magnitude
+            return JSONNumber(negative ? -magnitude : magnitude)
         }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             throw JSONParseError(offset: start, reason: "number out of range")
         }
-        return value
+        return JSONNumber(double: value, literal: text)
     }
 
     // MARK: - Helpers

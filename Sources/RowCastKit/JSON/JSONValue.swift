@@ -1,14 +1,15 @@
 /// A JSON value as RowCast reads and writes it: items, rows, envelopes and deltas.
 ///
-/// Numbers are `Double` (JSON has one number type); integral values print without a fraction.
-/// Objects keep their keys in input order, so a value written back out reads the same.
+/// Numbers are `JSONNumber`s: a `Double` to read (`numberValue`) and the exact text they were
+/// written with, so a value parsed and written again keeps every number byte for byte.
+/// `.number(someDouble)` still makes a number from a `Double`. Objects keep their keys in input order, so a value written back out reads the same.
 public enum JSONValue: Sendable, Equatable {
     /// `null`.
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// Any JSON number.
-    case number(Double)
+    /// Any JSON number, with its text as written.
+    case number(JSONNumber)
     /// A string.
     case string(String)
     /// An array.
@@ -18,6 +19,9 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 extension JSONValue {
+    /// A number from a `Double` (it prints as `JSONWriter.write(number:)` prints a `Double`).
+    public static func number(_ value: Double) -> JSONValue { .number(JSONNumber(value)) }
+
     /// The string, when this value is a string.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
@@ -26,7 +30,7 @@ extension JSONValue {
 
     /// The number, when this value is a number.
     public var numberValue: Double? {
-        if case .number(let value) = self { return value }
+        if case .number(let value) = self { return value.double }
         return nil
     }
 
@@ -79,12 +83,12 @@ extension JSONValue: ExpressibleByStringLiteral {
 
 extension JSONValue: ExpressibleByIntegerLiteral {
     /// A number value from an integer literal.
-    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(integerLiteral value: Int) { self = .number(JSONNumber(Double(value))) }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
     /// A number value from a floating-point literal.
-    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(floatLiteral value: Double) { self = .number(JSONNumber(value)) }
 }
 
 extension JSONValue: ExpressibleByBooleanLiteral {

@@ -14,7 +14,12 @@ public struct JSONWriter {
         switch value {
         case .null: writeRaw("null")
         case .bool(let flag): writeRaw(flag ? "true" : "false")
-        case .number(let number): write(number: number)
+        case .number(let number):
+            if let literal = number.literal {
+                bytes.append(contentsOf: literal.utf8)
+            } else {
+                write(number: number.double)
+            }
         case .string(let string): write(string: string)
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))

@@ -117,7 +117,7 @@ struct RequestGenerator {
 extension JSONValue {
     /// The number as an Int, when it is one.
     var intValue: Int? {
-        guard case .number(let number) = self, number == number.rounded() else { return nil }
+        guard let number = numberValue, number == number.rounded() else { return nil }
         return Int(number)
     }
 }

@@ -41,7 +41,25 @@ final class RawPeer {
             guard let frames = try dealer.receiveMultipart() else { throw TestFailure("no reply within 5 s to \(body)") }
             guard frames.count == 2, frames[0].isEmpty else { throw TestFailure("reply frames: \(frames.count)") }
             let reply = try JSONParser.parse(frames[1])
-            if reply["req"] == object["req"] { return reply }
+            if reply["req"]?.serialized() == object["req"]?.serialized() { return reply }
+        }
+    }
+
+    /// Sends `text` as it is (one frame after the empty delimiter) over the control socket and
+    /// returns the next reply's text, byte for byte (5 s at most).
+    func requestText(_ text: String) throws -> String {
+        _ = try dealer.send([[], Array(text.utf8)])
+        guard let frames = try dealer.receiveMultipart() else { throw TestFailure("no reply within 5 s to \(text)") }
+        guard frames.count == 2, frames[0].isEmpty else { throw TestFailure("reply frames: \(frames.count)") }
+        return String(decoding: frames[1], as: UTF8.self)
+    }
+
+    /// The text of the next publication on `topic`, byte for byte (5 s per message at most).
+    func publicationText(topic: String) throws -> String {
+        while true {
+            guard let frames = try subscriber.receiveMultipart() else { throw TestFailure("nothing published on \(topic) within 5 s") }
+            guard frames.count == 2, frames[0].last == 0 else { throw TestFailure("bad publication framing") }
+            if String(decoding: frames[0].dropLast(), as: UTF8.self) == topic { return String(decoding: frames[1], as: UTF8.self) }
         }
     }
 

@@ -12,7 +12,7 @@ struct EngineReloadRequestTests {
             Issue.record("reload did not decode on the control socket")
             return
         }
-        #expect(request.req == 3)
+        #expect(request.req == RequestID(json: "3"))
         #expect(!request.isMutation)
         guard case .failure(let ingestError, _, _, _) = decoder.decode(Array(#"{"op":"reload"}"#.utf8), from: .ingest) else {
             Issue.record("reload was accepted on ingest")
@@ -38,6 +38,6 @@ struct EngineReloadRequestTests {
         let output = engine.process(messages)
         #expect(output.replies.map(\.token) == [0, 2])
         #expect(output.deferred.map(\.token) == [1])
-        #expect(output.deferred.first?.request.req == 2)
+        #expect(output.deferred.first?.request.req == RequestID(json: "2"))
     }
 }

@@ -18,7 +18,7 @@ struct RequestDecoderTests {
             return
         }
         #expect(request.feed == "cars")
-        #expect(request.req == "r1")
+        #expect(request.req == RequestID(json: #""r1""#))
         #expect(request.client == "c")
         guard case .upsert(let item) = request.operation else {
             Issue.record("not an upsert")
@@ -65,7 +65,31 @@ struct RequestDecoderTests {
             return
         }
         #expect(op == "delete")
-        #expect(req == 9)
+        #expect(req?.json == "9")
         #expect(error.feed == "cars")
+    }
+
+    @Test("req is kept as the exact text sent: big integers, -0 and string escapes", arguments: [
+        "123456789012345678", "123456789012345679", "-0", "1234567890123456789012345678901234567890", #""a\/b\u00e9""#, #""7""#,
+    ])
+    func exactReq(text: String) throws {
+        let json = #"{"op":"status","req":\#(text)}"#
+        guard case .request(let request) = decoder.decode(Array(json.utf8), from: .control) else {
+            Issue.record("did not decode \(json)")
+            return
+        }
+        #expect(request.req?.json == text)
+    }
+
+    @Test("a req with a fraction or an exponent is refused, and echoed as written", arguments: ["1.0", "1e0", "-2.5E3"])
+    func nonIntegerReq(text: String) throws {
+        let outcome = decoder.decode(Array(#"{"op":"status","req":\#(text)}"#.utf8), from: .control)
+        guard case .failure(let error, _, let req, _) = outcome else {
+            Issue.record("decoded \(text)")
+            return
+        }
+        #expect(error.code == .invalidField)
+        #expect(error.field == "req")
+        #expect(req?.json == text)
     }
 }

@@ -1,0 +1,23 @@
+/// A message read with `Socket.receiveMultipart(dontWait:keepingAtMost:)`: the first bytes of
+/// each frame, and each frame's full size, so an oversized frame costs no more memory than the
+/// bytes kept of it.
+public struct ReceivedMessage: Sendable {
+    /// The frames in order, each cut to the number of bytes asked for.
+    public var frames: [[UInt8]]
+    /// The full size of each frame in bytes, as sent.
+    public var sizes: [Int]
+    /// The metadata property asked for, when the connection has it (e.g. "User-Id").
+    public var property: String?
+
+    /// A message from its parts.
+    public init(frames: [[UInt8]], sizes: [Int], property: String? = nil) {
+        self.frames = frames
+        self.sizes = sizes
+        self.property = property
+    }
+
+    /// Whether frame `index` was cut (it was longer than the bytes kept of it).
+    public func isTruncated(_ index: Int) -> Bool {
+        sizes[index] > frames[index].count
+    }
+}
