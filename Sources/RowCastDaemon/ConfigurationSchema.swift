@@ -35,6 +35,7 @@ public enum ConfigurationSchema {
             write: { configuration, value in if case .text(let text) = value, let level = Logger.Level(rawValue: text) { configuration.logLevel = level } }
         ),
         integer("heartbeat_ms", flag: "--heartbeat-ms", range: 10...3_600_000, reload: true, \.heartbeatMilliseconds),
+        integer("drain_timeout_ms", flag: "--drain-timeout-ms", range: 100...3_600_000, reload: false, \.drainTimeoutMilliseconds),
         integer("limits.max_message_bytes", flag: "--max-message-bytes", range: 1024...(256 << 20), reload: true, \.maximumMessageBytes),
         integer("limits.batch_limit", flag: "--batch-limit", range: 1...1_000_000, reload: true, \.batchLimit),
         integer("limits.linger_ms", flag: "--linger-ms", range: 0...60_000, reload: true, \.lingerMilliseconds),

@@ -22,6 +22,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var receiveHighWaterMark = 100_000
     /// How long closing sockets may wait to deliver what is queued, in milliseconds.
     public var lingerMilliseconds = 2000
+    /// How long a stop (SIGTERM, SIGINT) may take, drain and linger included, before the
+    /// process exits 70 without a clean stop, in milliseconds.
+    public var drainTimeoutMilliseconds = 10_000
 
     /// Where the durable store lives (`--state-dir`; `$STATE_DIRECTORY` under systemd).
     public var stateDirectory = "./.rowcast"

@@ -24,8 +24,10 @@ struct RowcastdCommand: AsyncParsableCommand {
             ../lib/rowcast/plugins next to it. When every socket is bound it prints one line: \
             "rowcastd ready ingest=... control=... publish=..." (and tells systemd READY=1).
 
-            SIGTERM or SIGINT stops it after the batch in hand (a second one stops it at once); \
-            SIGHUP re-reads the configuration file and rescans the plugin directories.
+            SIGTERM or SIGINT stops it after the batch in hand (a second one stops it at once, and \
+            a stop that takes longer than --drain-timeout-ms ends with status 70); SIGABRT (the \
+            systemd watchdog) kills it at once; SIGHUP re-reads the configuration file and \
+            rescans the plugin directories.
 
             Feeds are kept in an SQLite database in the state directory and every ack is sent \
             after its batch is committed (docs/OPERATIONS.md, "State").
@@ -33,8 +35,8 @@ struct RowcastdCommand: AsyncParsableCommand {
             Exit status: 0 stopped by a signal after draining; 1 could not start or run, or a \
             second stop signal; 64 invalid command line; 65 the database needs a person \
             (damaged, newer, foreign); 73 the state directory cannot be written; 74 an I/O \
-            error on the state; 75 another rowcastd uses the state directory; 78 invalid \
-            configuration.
+            error on the state; 70 a stop did not finish within --drain-timeout-ms; 75 another \
+            rowcastd uses the state directory; 78 invalid configuration.
             """,
         version: RowCastVersion.current
     )
@@ -72,6 +74,9 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Heartbeat after this many milliseconds without publishing. [default: 1000]", valueName: "ms"))
     var heartbeatMs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("How long a stop (SIGTERM, SIGINT) may take before rowcastd exits 70 without a clean stop. [default: 10000]", valueName: "ms"))
+    var drainTimeoutMs: Int?
+
     @Option(name: .long, help: ArgumentHelp("The most messages read and applied in one pass. [default: 4096]", valueName: "count"))
     var batchLimit: Int?
 
@@ -108,6 +113,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("commit_interval_us", commitIntervalUs.map(ConfigurationValue.integer))
         overrides.set("limits.max_message_bytes", maxMessageBytes.map(ConfigurationValue.integer))
         overrides.set("heartbeat_ms", heartbeatMs.map(ConfigurationValue.integer))
+        overrides.set("drain_timeout_ms", drainTimeoutMs.map(ConfigurationValue.integer))
         overrides.set("limits.batch_limit", batchLimit.map(ConfigurationValue.integer))
         overrides.set("limits.linger_ms", lingerMs.map(ConfigurationValue.integer))
         overrides.set("log_level", logLevel.map(ConfigurationValue.text))
@@ -128,6 +134,8 @@ struct RowcastdCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // SIGABRT (systemd's watchdog) must kill, never be survived: undo the runtime's handler.
+        FatalSignals.restoreDefaults()
         let environment = ProcessInfo.processInfo.environment
         let source = ConfigurationSource(
             defaults: ConfigurationSource.processDefaults(pluginDirectories: Self.defaultPluginDirectories(), pluginHost: Self.defaultPluginHost(), environment: environment),
@@ -170,10 +178,11 @@ struct RowcastdCommand: AsyncParsableCommand {
         }
 
         let stop = StopSignal()
+        let drainDeadline = DrainDeadline(timeout: .milliseconds(configuration.drainTimeoutMilliseconds), logger: logger)
         let daemon = DaemonService(configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
-                .init(service: SignalService(signals: signals, stop: stop, logger: logger)),
+                .init(service: SignalService(signals: signals, stop: stop, logger: logger, drainDeadline: drainDeadline)),
                 .init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
