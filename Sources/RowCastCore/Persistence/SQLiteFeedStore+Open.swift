@@ -89,8 +89,12 @@ extension SQLiteFeedStore {
         }
         if meta["clean"] != "1", meta["durability"] != Synchronous.full.rawValue {
             let current = BootIdentity.current()
-            if current == nil || current != meta["boot_id"] {
-                reasons.append("the machine restarted since rowcastd last stopped without a clean shutdown, with durability normal, so its last commits may be lost")
+            if let recorded = BootIdentity(meta: meta) {
+                if !current.sameBoot(as: recorded) {
+                    reasons.append("the machine restarted since rowcastd last stopped without a clean shutdown, with durability normal, so its last commits may be lost (\(current.describe(against: recorded)))")
+                }
+            } else if current.bootID == nil || current.bootID != meta["boot_id"] {
+                reasons.append("the machine may have restarted since rowcastd last stopped without a clean shutdown, with durability normal (no boot time recorded, and the boot id \(current.bootID == nil ? "cannot be read" : "changed")), so its last commits may be lost")
             }
         }
         return OpenedMeta(storeID: storeID, commits: commits, continuity: reasons.isEmpty ? .continued : .broken(reason: reasons.joined(separator: "; ")))

@@ -66,9 +66,8 @@ public final class SQLiteFeedStore: FeedStore {
             // The commit count and the marker move with the first commit only, so a start that
             // found broken continuity and stopped before committing new epochs finds it again.
             let started: [String: String] = [
-                "store_id": storeID, "boot_id": BootIdentity.current() ?? "",
-                "durability": synchronous.rawValue, "clean": "0", "schema": Self.schemaVersion,
-            ]
+                "store_id": storeID, "durability": synchronous.rawValue, "clean": "0", "schema": Self.schemaVersion,
+            ].merging(BootIdentity.current().meta) { $1 }
             try Self.writeMetaDurably(queue, started, synchronous: synchronous)
             checkpointer = try WALCheckpointer(path: path, logger: logger)
         } catch let error as StoreError {
