@@ -77,7 +77,8 @@ public final class Daemon {
         self.renderer = renderer
         let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
         self.engine = engine
-        let store = try SQLiteFeedStore(directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous, logger: logger)
+        let store = try SQLiteFeedStore(directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous,
+                                        acceptStateLoss: configuration.acceptStateLoss, logger: logger)
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         restoreReports = try durable.start()

@@ -48,6 +48,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The lowest level logged.
     public var logLevel: Logger.Level = .info
 
+    /// Start even when `rowcast.position` shows history the database lost (every feed then
+    /// starts a new epoch). A decision for one start (`--accept-state-loss`), never a key of
+    /// the configuration file.
+    public var acceptStateLoss = false
+
     /// The embedded defaults.
     public init() {}
 }

@@ -34,7 +34,7 @@ struct RowcastdCommand: AsyncParsableCommand {
 
             Exit status: 0 stopped by a signal after draining; 1 could not start or run, or a \
             second stop signal; 64 invalid command line; 65 the database needs a person \
-            (damaged, newer, foreign); 73 the state directory cannot be written; 74 an I/O \
+            (damaged, newer, foreign, or state lost: see --accept-state-loss); 73 the state directory cannot be written; 74 an I/O \
             error on the state; 70 a stop did not finish within --drain-timeout-ms; 75 another \
             rowcastd uses the state directory; 78 invalid configuration.
             """,
@@ -46,6 +46,9 @@ struct RowcastdCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Check the configuration (file and options), print the settings in force, and exit: 0 when valid, 78 when not.")
     var checkConfig = false
+
+    @Flag(name: .long, help: "Start even though rowcast.position shows history the database no longer holds (otherwise exit 65); every feed starts a new epoch. For one start, after deciding the loss is acceptable.")
+    var acceptStateLoss = false
 
     @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the ingest (PULL) socket. [default: tcp://127.0.0.1:7701]", valueName: "endpoint"))
     var ingest: String?
@@ -142,13 +145,14 @@ struct RowcastdCommand: AsyncParsableCommand {
             file: config,
             overrides: overrides
         )
-        let configuration: DaemonConfiguration
+        var configuration: DaemonConfiguration
         do {
             configuration = try source.load()
         } catch {
             Self.printError("rowcastd: invalid configuration: \(error)")
             throw ExitCode(78)
         }
+        configuration.acceptStateLoss = acceptStateLoss
         if checkConfig {
             print("# rowcastd: the configuration is valid (\(config.map { "file \($0)" } ?? "embedded defaults") and options); settings in force:")
             print(ConfigurationFile.render(configuration), terminator: "")

@@ -48,13 +48,23 @@ public final class SQLiteFeedStore: FeedStore {
 
     /// Opens (creating when absent) the store in `directory`, migrating its schema, and records
     /// this start (boot id, durability) durably.
-    public init(directory: String, synchronous: Synchronous, logger: Logger = Logger(label: "rowcast.store")) throws(StoreError) {
+    ///
+    /// When `rowcast.position` shows history the database no longer holds (see
+    /// `StateLossCheck`), throws a `StoreError` of kind `lost` and leaves every file as it was,
+    /// unless `acceptStateLoss`: then it logs the loss as an error and opens the store with
+    /// broken continuity (every feed starts a new epoch).
+    public init(directory: String, synchronous: Synchronous, acceptStateLoss: Bool = false, logger: Logger = Logger(label: "rowcast.store")) throws(StoreError) {
         self.directory = directory
         self.synchronous = synchronous
         self.logger = logger
         stateDirectory = try StateDirectory(path: directory)
         databasePath = directory + "/" + Self.databaseFileName
         marker = CommitMarker(path: directory + "/" + Self.markerFileName)
+        let lost = StateLossCheck(databasePath: databasePath, marker: marker).missingHistory()
+        if let lost {
+            guard acceptStateLoss else { throw StateLossCheck.refusal(lost, databasePath: databasePath, markerPath: marker.path) }
+            logger.error("state loss accepted (--accept-state-loss): every feed starts a new epoch", metadata: ["lost": "\(lost)"])
+        }
         let queue = try Self.openDatabase(at: databasePath, synchronous: synchronous)
         self.queue = queue
         let path = databasePath
