@@ -1,10 +1,12 @@
 #!/bin/sh
-# Resident memory of rowcastd running with N one-item feeds, then after a restart on the same
-# state: `Benchmarks/scripts/restore-memory.sh [feeds] [build dir]` (default 100000, .build/release).
+# Resident memory of rowcastd running with N feeds of M items, then after a restart on the same
+# state: `Benchmarks/scripts/restore-memory.sh [feeds] [items per feed] [build dir]`
+# (default 100000 feeds of 1 item, .build/release).
 # Loopback only; the state lives in a temporary directory that is removed at the end.
 set -eu
 FEEDS=${1:-100000}
-BUILD=${2:-.build/release}
+ITEMS=${2:-1}
+BUILD=${3:-.build/release}
 WORK=$(mktemp -d)
 trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 PORTS="--ingest tcp://127.0.0.1:17801 --control tcp://127.0.0.1:17802 --publish tcp://127.0.0.1:17803"
@@ -17,19 +19,22 @@ start() {
     while ! grep -q "rowcastd ready" "$WORK/out"; do sleep 0.1; done
     READY=$(echo "$(date +%s.%N) - $STARTED" | bc)
 }
-feeds() { "$BUILD/rowcast" status --control tcp://127.0.0.1:17802 --json --timeout 60 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["feeds"]))'; }
+rows() { "$BUILD/rowcast" status --control tcp://127.0.0.1:17802 --json --timeout 60 | python3 -c 'import json,sys; print(sum(f.get("rows", 0) for f in json.load(sys.stdin)["feeds"]))'; }
 
-i=0
-while [ $i -lt "$FEEDS" ]; do
-    printf '{"op":"upsert","feed":"f%d","item":{"id":"1","type":"product","data":{"name":"Model %d","operatedBy":"Tesla","price":39999,"image":"https://img/%d.png"}}}\n' $i $i $i
-    i=$((i + 1))
-done >"$WORK/requests.ndjson"
+python3 - "$FEEDS" "$ITEMS" >"$WORK/requests.ndjson" <<'END'
+import json, sys
+feeds, items = int(sys.argv[1]), int(sys.argv[2])
+for f in range(feeds):
+    for i in range(items):
+        print(json.dumps({"op": "upsert", "feed": f"f{f}", "item": {"id": str(i), "type": "product",
+              "data": {"name": f"Model {i}", "operatedBy": "Tesla", "price": 39999, "image": f"https://img/{i}.png"}}}))
+END
 
 start
-"$BUILD/rowcast" publish --ingest tcp://127.0.0.1:17801 --no-ack --file "$WORK/requests.ndjson" >/dev/null 2>&1
-while [ "$(feeds)" -lt "$FEEDS" ]; do sleep 1; done
+"$BUILD/rowcast" publish --ingest tcp://127.0.0.1:17801 --no-ack --file "$WORK/requests.ndjson" >/dev/null
+while [ "$(rows)" -lt $((FEEDS * ITEMS)) ]; do sleep 1; done
 RUNNING=$(rss $PID)
 kill -TERM $PID; wait $PID || true
 start
 AFTER=$(rss $PID)
-echo "feeds=$FEEDS running_rss_mb=$RUNNING restarted_rss_mb=$AFTER ratio=$(echo "scale=2; $AFTER / $RUNNING" | bc) ready_after_restart_s=$READY"
+echo "feeds=$FEEDS items_per_feed=$ITEMS running_rss_mb=$RUNNING restarted_rss_mb=$AFTER ratio=$(echo "scale=2; $AFTER / $RUNNING" | bc) ready_after_restart_s=$READY"
