@@ -172,21 +172,26 @@ public final class Daemon {
         }
         try send(try durable.flush(), control: control, publish: publish, engine: engine)
         announceStopping(engine: engine)
-        close()
+        // A stop that could not be recorded (a full disk) is not a clean one: the exit status
+        // says so. Everything acknowledged is still in the write-ahead log.
+        if let failure = close() { throw failure }
     }
 
     /// Closes every socket (queued replies and deltas get up to the linger time to leave),
-    /// then records a clean stop in the store and closes it.
-    public func close() {
+    /// then records a clean stop in the store and closes it; returns why the clean stop could
+    /// not be recorded, if so.
+    @discardableResult
+    public func close() -> StoreError? {
         ingest?.close()
         control?.close()
         publish?.close()
         ingest = nil
         control = nil
         publish = nil
-        durable?.close()
+        let failure = durable?.close()
         durable = nil
         (renderer as? HostedRenderer)?.stopHosts()
+        return failure
     }
 
     /// Reads at most `batchLimit` messages, alternating between the two sockets so neither

@@ -202,7 +202,7 @@ struct RowcastdCommand: AsyncParsableCommand {
             Self.printError("rowcastd: cannot start: \(storeError.message)")
             throw ExitCode(storeError.exitStatus)
         } catch let error as StoreError {
-            logger.critical("rowcastd cannot use its state", metadata: ["error": "\(error.message)"])
+            logger.critical("rowcastd stopped on an error of its state", metadata: ["error": "\(error.message)"])
             Self.printError("rowcastd: stopped: \(error.message)")
             throw ExitCode(error.exitStatus)
         } catch {

@@ -45,6 +45,8 @@ public final class SQLiteFeedStore: FeedStore {
     private var commits: UInt64
     private var committedThisRun = false
     private let logger: Logger
+    /// Why `close()` could not record a clean stop, or nil.
+    public private(set) var closeFailure: StoreError?
 
     /// Opens (creating when absent) the store in `directory`, migrating its schema, and records
     /// this start (boot id, durability) durably.
@@ -153,7 +155,9 @@ public final class SQLiteFeedStore: FeedStore {
     }
 
     /// Stops the checkpointer, records a clean stop (synced), closes the database (which
-    /// checkpoints the WAL into it) and releases the state directory.
+    /// checkpoints the WAL into it) and releases the state directory. When the clean stop
+    /// cannot be recorded (a full disk), `closeFailure` says why; everything committed is
+    /// still in the write-ahead log.
     public func close() {
         guard let queue else { return }
         checkpointer?.stop()
@@ -164,6 +168,9 @@ public final class SQLiteFeedStore: FeedStore {
             if committedThisRun { marker.writeAndSync(CommitMarker.Position(storeID: storeID, commits: commits)) }
         } catch {
             logger.error("could not close the state cleanly; the next start may begin new epochs", metadata: ["database": "\(databasePath)", "error": "\(error)"])
+            var failure = Self.storeError(error, path: databasePath, during: "recording a clean stop in")
+            failure.message += " Nothing acknowledged is lost: the write-ahead log holds it, and the next start continues from it."
+            closeFailure = failure
         }
         self.queue = nil
         marker.close()

@@ -1,0 +1,55 @@
+import Foundation
+import RowCastKit
+import Testing
+
+/// rowcastd on a volume that fills up: a 2 MiB tmpfs mounted over its state directory in a
+/// mount namespace of the test's making (`unshare -m`).
+@Suite(.serialized)
+struct FullDiskEndToEndTests {
+    /// Runs rowcastd with a 2 MiB tmpfs mounted on `$ROWCAST_TEST_TMPFS`.
+    static let smallVolume = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                              "mount -t tmpfs -o size=2m tmpfs \"$ROWCAST_TEST_TMPFS\" && exec \"$0\" \"$@\""]
+
+    /// Whether the test may make a mount namespace and mount a tmpfs in it.
+    static let permitted: Bool = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), let directory = try? TemporaryDirectory("rowcast-probe") else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: smallVolume[0])
+        process.arguments = Array(smallVolume.dropFirst()) + ["/bin/true"]
+        process.environment = ["ROWCAST_TEST_TMPFS": directory.path, "PATH": "/usr/bin:/bin:/usr/sbin:/sbin"]
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    @Test("a stop on a full disk that cannot record its clean stop exits 73 with the reason, never 0",
+          .enabled(if: permitted, "unshare -m and mount -t tmpfs are not permitted here (needs root or CAP_SYS_ADMIN)"),
+          .timeLimit(.minutes(2)))
+    func stopOnFullDisk() throws {
+        let state = try TemporaryDirectory("rowcast-small-volume")
+        let daemon = try DaemonProcess(stateDirectory: state, environment: ["ROWCAST_TEST_TMPFS": state.path], launcher: Self.smallVolume)
+        defer { daemon.stop() }
+        let peer = try RawPeer(daemon)
+        let name = String(repeating: "x", count: 20_000)
+        var refused = false
+        for index in 0..<400 {
+            let reply = try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(index)", name: name)])
+            if reply["ok"] == false {
+                #expect(reply["error"]?["code"] == "storage_error")
+                refused = true
+                break
+            }
+        }
+        #expect(refused, "2 MiB never filled up")
+        daemon.signal(SIGTERM)
+        let status = daemon.waitForExit(timeout: 30)
+        if daemon.log.contains("could not close the state cleanly") {
+            #expect(status == 73, "log:\n\(daemon.log)")
+            #expect(daemon.log.contains("rowcastd: stopped: no space left while recording a clean stop in"), "log:\n\(daemon.log)")
+        } else {
+            // The log had room for the clean stop after all: a clean exit.
+            #expect(status == 0, "log:\n\(daemon.log)")
+        }
+        print("full disk stop: exit \(status.map(String.init) ?? "none")")
+    }
+}
