@@ -22,6 +22,21 @@ struct FullDiskEndToEndTests {
         return process.terminationStatus == 0
     }()
 
+    @Test("a start on a full disk exits 73, naming the directory and the free space",
+          .enabled(if: permitted, "unshare -m and mount -t tmpfs are not permitted here (needs root or CAP_SYS_ADMIN)"),
+          .timeLimit(.minutes(1)))
+    func startOnFullDisk() throws {
+        let state = try TemporaryDirectory("rowcast-small-volume")
+        // The volume is filled (dd until ENOSPC) before rowcastd starts on it.
+        let fullVolume = ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                          "mount -t tmpfs -o size=2m tmpfs \"$ROWCAST_TEST_TMPFS\" && { dd if=/dev/zero of=\"$ROWCAST_TEST_TMPFS/filler\" bs=4096 2>/dev/null; exec \"$0\" \"$@\"; }"]
+        let daemon = try DaemonProcess(stateDirectory: state, environment: ["ROWCAST_TEST_TMPFS": state.path], waitForReady: false, launcher: fullVolume)
+        defer { daemon.stop() }
+        let status = daemon.waitForExit(timeout: 30)
+        #expect(status == 73, "log:\n\(daemon.log)")
+        #expect(daemon.log.contains("the disk holding state directory \(state.path) is full"), "log:\n\(daemon.log)")
+    }
+
     @Test("a stop on a full disk that cannot record its clean stop exits 73 with the reason, never 0",
           .enabled(if: permitted, "unshare -m and mount -t tmpfs are not permitted here (needs root or CAP_SYS_ADMIN)"),
           .timeLimit(.minutes(2)))
