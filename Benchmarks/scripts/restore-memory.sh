@@ -1,6 +1,6 @@
 #!/bin/sh
 # Resident memory of rowcastd running with N feeds of M items, then after a restart on the same
-# state: `Benchmarks/scripts/restore-memory.sh [feeds] [items per feed] [build dir]`
+# state, and the database's size after the clean stop between them: `Benchmarks/scripts/restore-memory.sh [feeds] [items per feed] [build dir]`
 # (default 100000 feeds of 1 item, .build/release).
 # Loopback only; the state lives in a temporary directory that is removed at the end.
 set -eu
@@ -35,6 +35,7 @@ start
 while [ "$(rows)" -lt $((FEEDS * ITEMS)) ]; do sleep 1; done
 RUNNING=$(rss $PID)
 kill -TERM $PID; wait $PID || true
+DB_KB=$(du -k "$WORK/state/rowcast.db" | cut -f1)
 start
 AFTER=$(rss $PID)
-echo "feeds=$FEEDS items_per_feed=$ITEMS running_rss_mb=$RUNNING restarted_rss_mb=$AFTER ratio=$(echo "scale=2; $AFTER / $RUNNING" | bc) ready_after_restart_s=$READY"
+echo "feeds=$FEEDS items_per_feed=$ITEMS running_rss_mb=$RUNNING restarted_rss_mb=$AFTER ratio=$(echo "scale=2; $AFTER / $RUNNING" | bc) ready_after_restart_s=$READY db_after_clean_stop_kb=$DB_KB"
