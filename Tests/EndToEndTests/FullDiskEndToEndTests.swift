@@ -22,6 +22,31 @@ struct FullDiskEndToEndTests {
         return process.terminationStatus == 0
     }()
 
+    @Test("on a 2 MiB volume, 400 acked items of about 300 bytes all fit: the log stays near the size of the data (it filled the volume after 100 to 190)",
+          .enabled(if: permitted, "unshare -m and mount -t tmpfs are not permitted here (needs root or CAP_SYS_ADMIN)"),
+          .timeLimit(.minutes(2)))
+    func logStaysSmallOnSmallVolume() throws {
+        let state = try TemporaryDirectory("rowcast-small-volume")
+        let daemon = try DaemonProcess(stateDirectory: state, environment: ["ROWCAST_TEST_TMPFS": state.path], launcher: Self.smallVolume)
+        defer { daemon.stop() }
+        let peer = try RawPeer(daemon)
+        let name = String(repeating: "x", count: 200)
+        var acked = 0
+        for index in 0..<400 {
+            let reply = try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(index)", name: name)])
+            guard reply["ok"] == true else {
+                Issue.record("item \(index) refused: \(reply)")
+                break
+            }
+            acked += 1
+        }
+        #expect(acked == 400)
+        // The volume as rowcastd sees it, through its mount namespace.
+        let files = "/proc/\(daemon.process.processIdentifier)/root\(state.path)/rowcast.db"
+        let sizes = ["", "-wal"].map { (try? FileManager.default.attributesOfItem(atPath: files + $0)[.size] as? Int) ?? -1 }
+        print("small volume: \(acked) items acked; database \(sizes[0] / 1024) KiB, log \(sizes[1] / 1024) KiB")
+    }
+
     @Test("a start on a full disk exits 73, naming the directory and the free space",
           .enabled(if: permitted, "unshare -m and mount -t tmpfs are not permitted here (needs root or CAP_SYS_ADMIN)"),
           .timeLimit(.minutes(1)))

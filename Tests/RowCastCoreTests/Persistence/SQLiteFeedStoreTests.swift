@@ -205,6 +205,17 @@ struct SQLiteFeedStoreTests {
         }
     }
 
+    @Test("the checkpoint policy: unchanged on a roomy volume; on a small one, more often and restarting the log at the database's size")
+    func checkpointPolicy() {
+        let roomy = WALCheckpointer.Policy.forVolume(freeBytes: 10 << 30, databasePages: 10)
+        #expect(roomy == WALCheckpointer.Policy(interval: WALCheckpointer.interval, restartFrames: WALCheckpointer.restartFrames))
+        let small = WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 10)
+        #expect(small.interval < WALCheckpointer.interval)
+        #expect(small.restartFrames == 64)
+        #expect(WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 1000).restartFrames == 1000)
+        #expect(WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 100_000).restartFrames == WALCheckpointer.restartFrames)
+    }
+
     @Test("an older copy of the database, or a missing marker, breaks continuity")
     func olderCopy() throws {
         let directory = try ScratchDirectory()
