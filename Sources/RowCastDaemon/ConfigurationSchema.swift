@@ -41,6 +41,7 @@ public enum ConfigurationSchema {
         boolean("curve", flag: "--curve", reload: false, \.curve),
         text("curve_server_key", flag: "--curve-server-key", kind: .optionalPath, reload: false, \.curveServerKey),
         text("curve_clients_directory", flag: "--curve-clients", kind: .path, reload: true, \.curveClientsDirectory),
+        integer("drain_timeout_ms", flag: "--drain-timeout-ms", range: 100...3_600_000, reload: false, \.drainTimeoutMilliseconds),
         integer("limits.max_message_bytes", flag: "--max-message-bytes", range: 1024...(256 << 20), reload: true, \.maximumMessageBytes),
         integer("limits.batch_limit", flag: "--batch-limit", range: 1...1_000_000, reload: true, \.batchLimit),
         integer("limits.linger_ms", flag: "--linger-ms", range: 0...60_000, reload: true, \.lingerMilliseconds),

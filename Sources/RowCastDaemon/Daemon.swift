@@ -83,7 +83,8 @@ public final class Daemon {
         self.renderer = renderer
         let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
         self.engine = engine
-        let store = try SQLiteFeedStore(directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous, logger: logger)
+        let store = try SQLiteFeedStore(directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous,
+                                        acceptStateLoss: configuration.acceptStateLoss, logger: logger)
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         restoreReports = try durable.start()
@@ -197,12 +198,16 @@ public final class Daemon {
         }
         try send(try durable.flush(), control: control, publish: publish, engine: engine)
         announceStopping(engine: engine)
-        close()
+        // A stop that could not be recorded (a full disk) is not a clean one: the exit status
+        // says so. Everything acknowledged is still in the write-ahead log.
+        if let failure = close() { throw failure }
     }
 
     /// Closes every socket (queued replies and deltas get up to the linger time to leave),
-    /// then records a clean stop in the store and closes it.
-    public func close() {
+    /// then records a clean stop in the store and closes it; returns why the clean stop could
+    /// not be recorded, if so.
+    @discardableResult
+    public func close() -> StoreError? {
         ingest?.close()
         control?.close()
         publish?.close()
@@ -211,9 +216,10 @@ public final class Daemon {
         publish = nil
         zap?.socket.close()
         zap = nil
-        durable?.close()
+        let failure = durable?.close()
         durable = nil
         (renderer as? HostedRenderer)?.stopHosts()
+        return failure
     }
 
     /// The most control requests read in one pass. Their replies (a snapshot can be large) are

@@ -41,6 +41,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var clientReplyQueue = 1000
     /// How long closing sockets may wait to deliver what is queued, in milliseconds.
     public var lingerMilliseconds = 2000
+    /// How long a stop (SIGTERM, SIGINT) may take, drain and linger included, before the
+    /// process exits 70 without a clean stop, in milliseconds.
+    public var drainTimeoutMilliseconds = 10_000
 
     /// Where the durable store lives (`--state-dir`; `$STATE_DIRECTORY` under systemd).
     public var stateDirectory = "./.rowcast"
@@ -63,6 +66,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// The lowest level logged.
     public var logLevel: Logger.Level = .info
+
+    /// Start even when `rowcast.position` shows history the database lost (every feed then
+    /// starts a new epoch). A decision for one start (`--accept-state-loss`), never a key of
+    /// the configuration file.
+    public var acceptStateLoss = false
 
     /// The embedded defaults.
     public init() {}

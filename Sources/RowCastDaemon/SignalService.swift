@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// Turns signals into requests to the loop: SIGHUP reloads; the first SIGTERM or SIGINT asks
-/// for a drain (the `ServiceGroup` sees it too and shuts the group down gracefully); a second
+/// for a drain (the `ServiceGroup` sees it too and shuts the group down gracefully) and arms
+/// the drain deadline (the process exits 70 if the drain is not over in time); a second
 /// one exits at once with status 1. Runs until its own graceful shutdown, which the group
 /// sends after the daemon service ended (services stop in reverse order), so a second signal
 /// during the drain is still heard.
@@ -23,16 +24,21 @@ public struct SignalService: Service {
     public let reloadSignals: [UnixSignal]
     /// What a second stop signal does; exits the process at once with status 1 by default.
     public let exitNow: @Sendable () -> Void
+    /// Armed by the first stop signal: bounds the drain.
+    public let drainDeadline: DrainDeadline?
 
     /// The signals rowcastd traps: SIGTERM, SIGINT, SIGHUP.
     public static let trapped: [UnixSignal] = [.sigterm, .sigint, .sighup]
 
-    /// A service routing `signals` to `stop`: those in `reloadSignals` reload, the rest stop.
-    public init(signals: UnixSignalsSequence, stop: StopSignal, logger: Logger, reloadSignals: [UnixSignal] = [.sighup], exitNow: @escaping @Sendable () -> Void = { _exit(1) }) {
+    /// A service routing `signals` to `stop`: those in `reloadSignals` reload, the rest stop
+    /// (and arm `drainDeadline`).
+    public init(signals: UnixSignalsSequence, stop: StopSignal, logger: Logger, reloadSignals: [UnixSignal] = [.sighup],
+                drainDeadline: DrainDeadline? = nil, exitNow: @escaping @Sendable () -> Void = { _exit(1) }) {
         self.signals = signals
         self.stop = stop
         self.logger = logger
         self.reloadSignals = reloadSignals
+        self.drainDeadline = drainDeadline
         self.exitNow = exitNow
     }
 
@@ -47,7 +53,8 @@ public struct SignalService: Service {
             }
             stops += 1
             if stops == 1 {
-                logger.info("\(signal): stopping after the batch in hand (send it again to exit at once)")
+                logger.info("\(signal): stopping after the batch in hand (send it again to exit at once)", metadata: drainDeadline.map { ["drainTimeoutMs": "\($0.timeoutMilliseconds)"] } ?? [:])
+                drainDeadline?.arm()
                 stop.requestStop()
             } else {
                 logger.critical("\(signal) again: exiting at once, without draining")

@@ -15,7 +15,10 @@ struct PublishCommand: ParsableCommand {
             requests are in flight at once; one unanswered for --retry-timeout is sent again \
             (with every later one, in order) over a new connection, and the daemon answers a \
             repeat with its first answer, so nothing is applied twice; --timeout bounds each \
-            request, retries included. With --no-ack the requests are pushed to the ingest \
+            request, retries included. Lines appear as the replies arrive. When a request gets \
+            no answer within --timeout, it and every request in flight fail with timeout, the \
+            rest are not sent (one "error: not_sent" line counts them), and rowcast exits 1: with \
+            the daemon gone that takes about one --timeout, however many requests there are. With --no-ack the requests are pushed to the ingest \
             socket without replies (at most once: a request lost in a crash is not reported); \
             problems then appear only on the daemon's error topics (rowcast subscribe shows \
             them).
@@ -195,15 +198,27 @@ struct PublishCommand: ParsableCommand {
         let publisher = try AckedPublisher(endpoint: endpoints.control, options: options, curve: try endpoints.curve())
         defer { publisher.close() }
         var failures = 0
-        for result in publisher.publish(requests) {
+        var notSent: RowCastClientError?
+        var notSentCount = 0
+        // Each result is printed (and written out: Output writes unbuffered) as soon as it is
+        // known, so a pipeline follows progress. Requests not sent because the daemon stopped
+        // answering are summed up in one line at the end.
+        publisher.publish(requests) { _, result in
             switch result {
             case .success(let reply):
                 if json { Output.json(reply) } else { Output.line(RowCastAck(reply: reply).description) }
+            case .failure(let error) where error.code == "not_sent":
+                failures += 1
+                notSentCount += 1
+                notSent = error
             case .failure(let error):
                 failures += 1
                 if json, let reply = error.reply { Output.json(reply) }
                 Output.error(error)
             }
+        }
+        if let notSent {
+            Output.error(RowCastClientError(code: notSent.code, message: "\(notSentCount) request(s) \(notSent.message)"))
         }
         return failures
     }

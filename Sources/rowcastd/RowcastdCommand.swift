@@ -24,17 +24,20 @@ struct RowcastdCommand: AsyncParsableCommand {
             ../lib/rowcast/plugins next to it. When every socket is bound it prints one line: \
             "rowcastd ready ingest=... control=... publish=..." (and tells systemd READY=1).
 
-            SIGTERM or SIGINT stops it after the batch in hand (a second one stops it at once); \
-            SIGHUP re-reads the configuration file and rescans the plugin directories.
+            SIGTERM or SIGINT stops it after the batch in hand (a second one stops it at once, and \
+            a stop that takes longer than --drain-timeout-ms ends with status 70); SIGABRT (the \
+            systemd watchdog) kills it at once; SIGHUP re-reads the configuration file and \
+            rescans the plugin directories.
 
             Feeds are kept in an SQLite database in the state directory and every ack is sent \
             after its batch is committed (docs/OPERATIONS.md, "State").
 
             Exit status: 0 stopped by a signal after draining; 1 could not start or run, or a \
             second stop signal; 64 invalid command line; 65 the database needs a person \
-            (damaged, newer, foreign); 73 the state directory cannot be written; 74 an I/O \
-            error on the state; 75 another rowcastd uses the state directory; 78 invalid \
-            configuration (or a CURVE key file or ipc socket permission that cannot be used).
+            (damaged, newer, foreign, or state lost: see --accept-state-loss); 73 the state directory cannot be written; 74 an I/O \
+            error on the state; 70 a stop did not finish within --drain-timeout-ms; 75 another \
+            rowcastd uses the state directory; 78 invalid configuration (or a CURVE key file or \
+            ipc socket permission that cannot be used).
             """,
         version: RowCastVersion.current
     )
@@ -44,6 +47,9 @@ struct RowcastdCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Check the configuration (file and options), print the settings in force, and exit: 0 when valid, 78 when not.")
     var checkConfig = false
+
+    @Flag(name: .long, help: "Start even though rowcast.position shows history the database no longer holds (otherwise exit 65); every feed starts a new epoch. For one start, after deciding the loss is acceptable.")
+    var acceptStateLoss = false
 
     @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the ingest (PULL) socket. [default: tcp://127.0.0.1:7701]", valueName: "endpoint"))
     var ingest: String?
@@ -90,6 +96,9 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Heartbeat after this many milliseconds without publishing. [default: 1000]", valueName: "ms"))
     var heartbeatMs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("How long a stop (SIGTERM, SIGINT) may take before rowcastd exits 70 without a clean stop. [default: 10000]", valueName: "ms"))
+    var drainTimeoutMs: Int?
+
     @Option(name: .long, help: ArgumentHelp("The most messages read and applied in one pass. [default: 4096]", valueName: "count"))
     var batchLimit: Int?
 
@@ -135,6 +144,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("commit_interval_us", commitIntervalUs.map(ConfigurationValue.integer))
         overrides.set("limits.max_message_bytes", maxMessageBytes.map(ConfigurationValue.integer))
         overrides.set("heartbeat_ms", heartbeatMs.map(ConfigurationValue.integer))
+        overrides.set("drain_timeout_ms", drainTimeoutMs.map(ConfigurationValue.integer))
         overrides.set("limits.batch_limit", batchLimit.map(ConfigurationValue.integer))
         overrides.set("limits.linger_ms", lingerMs.map(ConfigurationValue.integer))
         overrides.set("limits.client_reply_queue", clientReplyQueue.map(ConfigurationValue.integer))
@@ -156,19 +166,22 @@ struct RowcastdCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // SIGABRT (systemd's watchdog) must kill, never be survived: undo the runtime's handler.
+        FatalSignals.restoreDefaults()
         let environment = ProcessInfo.processInfo.environment
         let source = ConfigurationSource(
             defaults: ConfigurationSource.processDefaults(pluginDirectories: Self.defaultPluginDirectories(), pluginHost: Self.defaultPluginHost(), environment: environment),
             file: config,
             overrides: overrides
         )
-        let configuration: DaemonConfiguration
+        var configuration: DaemonConfiguration
         do {
             configuration = try source.load()
         } catch {
             Self.printError("rowcastd: invalid configuration: \(error)")
             throw ExitCode(78)
         }
+        configuration.acceptStateLoss = acceptStateLoss
         if checkConfig {
             print("# rowcastd: the configuration is valid (\(config.map { "file \($0)" } ?? "embedded defaults") and options); settings in force:")
             print(ConfigurationFile.render(configuration), terminator: "")
@@ -199,10 +212,11 @@ struct RowcastdCommand: AsyncParsableCommand {
         }
 
         let stop = StopSignal()
+        let drainDeadline = DrainDeadline(timeout: .milliseconds(configuration.drainTimeoutMilliseconds), logger: logger)
         let daemon = DaemonService(configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
-                .init(service: SignalService(signals: signals, stop: stop, logger: logger)),
+                .init(service: SignalService(signals: signals, stop: stop, logger: logger, drainDeadline: drainDeadline)),
                 .init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -223,7 +237,7 @@ struct RowcastdCommand: AsyncParsableCommand {
             Self.printError("rowcastd: cannot start: \(error.underlying)")
             throw ExitCode(78)
         } catch let error as StoreError {
-            logger.critical("rowcastd cannot use its state", metadata: ["error": "\(error.message)"])
+            logger.critical("rowcastd stopped on an error of its state", metadata: ["error": "\(error.message)"])
             Self.printError("rowcastd: stopped: \(error.message)")
             throw ExitCode(error.exitStatus)
         } catch {

@@ -57,7 +57,7 @@ struct DurabilityEndToEndTests {
         #expect(snapshot["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.first?["content"]?["title"] == "Back")
     }
 
-    @Test("a database restored from an older copy gives the feed a new epoch")
+    @Test("a database restored from an older copy is refused (exit 65) until the loss is accepted; then the feed gets a new epoch")
     func olderCopyNewEpoch() throws {
         let plugins = try DaemonProcess.pluginDirectory()
         let state = try TemporaryDirectory("rowcast-state")
@@ -75,7 +75,11 @@ struct DurabilityEndToEndTests {
         daemon.stop()
         try FileManager.default.removeItem(atPath: database)
         try FileManager.default.copyItem(atPath: backup, toPath: database)
-        daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state)
+        let refused = try runRowcastdToExit(["--plugins", plugins.path, "--state-dir", state.path])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("holds 2 commits of store"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--accept-state-loss"))
+        daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--accept-state-loss"])
         peer = try RawPeer(daemon)
         let snapshot = try peer.request(["op": "snapshot", "feed": "cars"])
         #expect(snapshot["seq"] == 1)

@@ -71,6 +71,23 @@ struct AckedPublisherTests {
         #expect((try? results[2].get()) != nil)
     }
 
+    @Test("a daemon that never answers: the oldest times out, those in flight behind it too, the rest are not sent; results come out as they are known")
+    func silentDaemonGivesUpOnce() throws {
+        let daemon = try FakeDaemon { _ in FakeDaemon.Response() }
+        defer { daemon.stop() }
+        let publisher = try AckedPublisher(endpoint: daemon.control, options: AckedPublisherOptions(window: 3, retryTimeout: .milliseconds(100), timeout: .milliseconds(500)))
+        var streamed: [Int] = []
+        let results = publisher.publish(Self.upserts(50)) { index, _ in streamed.append(index) }
+        #expect(streamed == Array(0..<50))
+        let codes = results.map { result -> String in
+            if case .failure(let error) = result { return error.code }
+            return "ok"
+        }
+        #expect(codes.prefix(3) == ["timeout", "timeout", "timeout"], "\(codes)")
+        #expect(codes.dropFirst(3).allSatisfy { $0 == "not_sent" }, "\(codes)")
+        #expect(daemon.requests.allSatisfy { ($0["req"]?.numberValue ?? 0) <= 3 })
+    }
+
     @Test("a refusal is a result of its own; window and ids stay within bounds")
     func refusal() throws {
         let daemon = try FakeDaemon { request in

@@ -15,6 +15,11 @@ import ZeroMQ
 /// unanswered request again, oldest first, before anything new: requests are applied in the
 /// order they were submitted, once each.
 ///
+/// When the oldest unanswered request has had no answer for ``AckedPublisherOptions/timeout``,
+/// it fails with `timeout`, and so does every request sent after it: the daemon answers a
+/// connection's requests in order, so none of them can be answered first. A publisher whose
+/// daemon is gone thus gives up within about one timeout, not one timeout per request.
+///
 /// Results come out in submission order (``takeResults()``). Not thread-safe: use one publisher
 /// from one thread.
 public final class AckedPublisher {
@@ -102,8 +107,16 @@ public final class AckedPublisher {
         return number
     }
 
+    /// Waits until a request can be submitted without waiting: fewer than `window` requests in
+    /// flight. Results may become ready meanwhile (``takeResults()``), timeouts among them.
+    public func waitForRoom() throws(RowCastClientError) {
+        while inFlight.count >= options.window { try pump() }
+    }
+
     /// Results that are ready, in submission order (a result waits for those before it).
+    /// Requests whose time ran out fail first (see ``AckedPublisherOptions/timeout``).
     public func takeResults() -> [AckedResult] {
+        expireIfTimedOut()
         var ready: [AckedResult] = []
         while let result = finished.removeValue(forKey: nextToDeliver) {
             ready.append(result)
@@ -117,16 +130,38 @@ public final class AckedPublisher {
         while !inFlight.isEmpty { try pump() }
     }
 
-    /// Submits every request and waits for all; one result per request, in order.
-    public func publish(_ requests: [JSONValue]) -> [Result<JSONValue, RowCastClientError>] {
+    /// Submits every request and waits for all; one result per request, in order, each
+    /// handed to `onResult` as soon as it and those before it are known. After a `timeout` the
+    /// daemon is taken to be gone: the requests not yet sent fail with `not_sent` at once.
+    @discardableResult
+    public func publish(_ requests: [JSONValue], onResult: (Int, Result<JSONValue, RowCastClientError>) -> Void = { _, _ in }) -> [Result<JSONValue, RowCastClientError>] {
         var results = [Result<JSONValue, RowCastClientError>?](repeating: nil, count: requests.count)
         var positions: [Int: Int] = [:]
+        var delivered = 0
+        var gaveUp = false
         func collect() {
             for ready in takeResults() {
                 if let index = positions.removeValue(forKey: ready.number) { results[index] = ready.result }
+                if case .failure(let error) = ready.result, error.code == "timeout" { gaveUp = true }
+            }
+            while delivered < results.count, let result = results[delivered] {
+                onResult(delivered, result)
+                delivered += 1
             }
         }
         for (index, request) in requests.enumerated() {
+            do {
+                try waitForRoom()
+            } catch {
+                abandonAll(error)
+            }
+            collect()
+            if gaveUp {
+                let reason = RowCastClientError(code: "not_sent", message: "not sent: rowcastd at \(endpoint) gave an earlier request no answer within \(formatSeconds(options.timeout.seconds))")
+                for rest in index..<requests.count { results[rest] = .failure(reason) }
+                collect()
+                break
+            }
             do {
                 positions[try submit(request)] = index
             } catch {
@@ -175,12 +210,27 @@ public final class AckedPublisher {
         }
         let now = ContinuousClock.now
         if now >= giveUpAt {
-            inFlight.removeFirst()
-            let error = RowCastClientError(code: "timeout", message: "no answer to \(oldest.op) (req \(oldest.number) of client \(clientID)) from rowcastd at \(endpoint) within \(formatSeconds(options.timeout.seconds)), after \(oldest.attempts) attempt(s); it may or may not have been applied")
-            finished[oldest.number] = AckedResult(number: oldest.number, request: oldest.request, result: .failure(error), attempts: oldest.attempts)
+            expireIfTimedOut()
             return
         }
         if now >= retryAt { try reconnect() }
+    }
+
+    /// When the oldest unanswered request has waited `timeout`, fails it and every request
+    /// after it (answers come in order, so none of those can come first) with `timeout`.
+    private func expireIfTimedOut() {
+        guard let oldest = inFlight.first, ContinuousClock.now >= oldest.firstSent.advanced(by: options.timeout) else { return }
+        let waited = formatSeconds(options.timeout.seconds)
+        for pending in inFlight {
+            let message = pending.number == oldest.number
+                ? "no answer to \(pending.op) (req \(pending.number) of client \(clientID)) from rowcastd at \(endpoint) within \(waited), after \(pending.attempts) attempt(s); it may or may not have been applied"
+                : "no answer to \(pending.op) (req \(pending.number) of client \(clientID)) from rowcastd at \(endpoint): req \(oldest.number) before it had none within \(waited), and rowcastd answers in order; it may or may not have been applied"
+            let error = RowCastClientError(code: "timeout", message: message)
+            finished[pending.number] = AckedResult(number: pending.number, request: pending.request, result: .failure(error), attempts: pending.attempts)
+        }
+        inFlight.removeAll()
+        socket?.close()
+        socket = nil
     }
 
     /// Records one reply.

@@ -8,10 +8,10 @@ import Musl
 /// had got: its store id and commit count, rewritten in place after every commit (no sync:
 /// the operating system keeps it through a crash of the process).
 ///
-/// At start, a database whose commit count is behind its marker, or a marker that is missing
-/// or names another store, means the database is not the one rowcastd last wrote (restored
-/// from an older copy, say): its feeds start new epochs so subscribers resync instead of
-/// silently diverging.
+/// At start, a database whose commit count is behind its marker, or that is missing, empty or
+/// another store, has lost history: rowcastd refuses it until the loss is accepted
+/// (`StateLossCheck`), and its feeds then start new epochs so subscribers resync instead of
+/// silently diverging. A missing marker proves nothing either way: new epochs.
 ///
 /// Not `Sendable`: it owns a file descriptor.
 final class CommitMarker {

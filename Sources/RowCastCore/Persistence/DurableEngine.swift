@@ -141,10 +141,12 @@ public final class DurableEngine {
     }
 
     /// Records a clean stop and closes the store (flush pipelined batches first: what is still
-    /// uncommitted is not written).
-    public func close() {
+    /// uncommitted is not written). Returns why the clean stop could not be recorded, if so.
+    @discardableResult
+    public func close() -> StoreError? {
         writer.stop()
         store.close()
+        return store.closeFailure
     }
 
     deinit {

@@ -18,9 +18,14 @@ public protocol FeedStore: AnyObject {
     func ledgerEntries() throws(StoreError) -> [LedgerEntry]
     /// Records a clean stop and closes; the store is not used after.
     func close()
+    /// Why the last `close()` could not record a clean stop (a full disk, say), or nil.
+    var closeFailure: StoreError? { get }
 }
 
 extension FeedStore {
+    /// No failure: stores whose close cannot fail.
+    public var closeFailure: StoreError? { nil }
+
     /// Writes one batch in one transaction (see `commit(_:)` for several).
     public func commit(_ commit: StoreCommit) throws(StoreError) {
         try self.commit([commit])

@@ -87,13 +87,22 @@ extension SQLiteFeedStore {
         } else {
             reasons.append("\(markerPath) is missing or unreadable, so the database cannot be shown to be the latest")
         }
-        if meta["clean"] != "1", meta["durability"] != Synchronous.full.rawValue {
-            let current = BootIdentity.current()
-            if current == nil || current != meta["boot_id"] {
-                reasons.append("the machine restarted since rowcastd last stopped without a clean shutdown, with durability normal, so its last commits may be lost")
-            }
-        }
+        if let reason = rebootAfterUncleanStop(meta: meta) { reasons.append(reason) }
         return OpenedMeta(storeID: storeID, commits: commits, continuity: reasons.isEmpty ? .continued : .broken(reason: reasons.joined(separator: "; ")))
+    }
+
+    /// Why the last commits may be lost to the operating system, when the meta table shows an
+    /// unclean stop at durability normal and the machine has restarted since (or may have);
+    /// nil otherwise.
+    static func rebootAfterUncleanStop(meta: [String: String]) -> String? {
+        guard meta["clean"] != "1", meta["durability"] != Synchronous.full.rawValue else { return nil }
+        let current = BootIdentity.current()
+        if let recorded = BootIdentity(meta: meta) {
+            guard !current.sameBoot(as: recorded) else { return nil }
+            return "the machine restarted since rowcastd last stopped without a clean shutdown, with durability normal, so its last commits may be lost (\(current.describe(against: recorded)))"
+        }
+        guard current.bootID == nil || current.bootID != meta["boot_id"] else { return nil }
+        return "the machine may have restarted since rowcastd last stopped without a clean shutdown, with durability normal (no boot time recorded, and the boot id \(current.bootID == nil ? "cannot be read" : "changed")), so its last commits may be lost"
     }
 
     /// Writes meta values in a transaction synced to disk whatever the durability setting.

@@ -45,16 +45,28 @@ public final class SQLiteFeedStore: FeedStore {
     private var commits: UInt64
     private var committedThisRun = false
     private let logger: Logger
+    /// Why `close()` could not record a clean stop, or nil.
+    public private(set) var closeFailure: StoreError?
 
     /// Opens (creating when absent) the store in `directory`, migrating its schema, and records
     /// this start (boot id, durability) durably.
-    public init(directory: String, synchronous: Synchronous, logger: Logger = Logger(label: "rowcast.store")) throws(StoreError) {
+    ///
+    /// When `rowcast.position` shows history the database no longer holds (see
+    /// `StateLossCheck`), throws a `StoreError` of kind `lost` and leaves every file as it was,
+    /// unless `acceptStateLoss`: then it logs the loss as an error and opens the store with
+    /// broken continuity (every feed starts a new epoch).
+    public init(directory: String, synchronous: Synchronous, acceptStateLoss: Bool = false, logger: Logger = Logger(label: "rowcast.store")) throws(StoreError) {
         self.directory = directory
         self.synchronous = synchronous
         self.logger = logger
         stateDirectory = try StateDirectory(path: directory)
         databasePath = directory + "/" + Self.databaseFileName
         marker = CommitMarker(path: directory + "/" + Self.markerFileName)
+        let lost = StateLossCheck(databasePath: databasePath, marker: marker).missingHistory()
+        if let lost {
+            guard acceptStateLoss else { throw StateLossCheck.refusal(lost, databasePath: databasePath, markerPath: marker.path) }
+            logger.error("state loss accepted (--accept-state-loss): every feed starts a new epoch", metadata: ["lost": "\(lost)"])
+        }
         let queue = try Self.openDatabase(at: databasePath, synchronous: synchronous)
         self.queue = queue
         let path = databasePath
@@ -66,9 +78,8 @@ public final class SQLiteFeedStore: FeedStore {
             // The commit count and the marker move with the first commit only, so a start that
             // found broken continuity and stopped before committing new epochs finds it again.
             let started: [String: String] = [
-                "store_id": storeID, "boot_id": BootIdentity.current() ?? "",
-                "durability": synchronous.rawValue, "clean": "0", "schema": Self.schemaVersion,
-            ]
+                "store_id": storeID, "durability": synchronous.rawValue, "clean": "0", "schema": Self.schemaVersion,
+            ].merging(BootIdentity.current().meta) { $1 }
             try Self.writeMetaDurably(queue, started, synchronous: synchronous)
             checkpointer = try WALCheckpointer(path: path, logger: logger)
         } catch let error as StoreError {
@@ -144,7 +155,9 @@ public final class SQLiteFeedStore: FeedStore {
     }
 
     /// Stops the checkpointer, records a clean stop (synced), closes the database (which
-    /// checkpoints the WAL into it) and releases the state directory.
+    /// checkpoints the WAL into it) and releases the state directory. When the clean stop
+    /// cannot be recorded (a full disk), `closeFailure` says why; everything committed is
+    /// still in the write-ahead log.
     public func close() {
         guard let queue else { return }
         checkpointer?.stop()
@@ -155,6 +168,9 @@ public final class SQLiteFeedStore: FeedStore {
             if committedThisRun { marker.writeAndSync(CommitMarker.Position(storeID: storeID, commits: commits)) }
         } catch {
             logger.error("could not close the state cleanly; the next start may begin new epochs", metadata: ["database": "\(databasePath)", "error": "\(error)"])
+            var failure = Self.storeError(error, path: databasePath, during: "recording a clean stop in")
+            failure.message += " Nothing acknowledged is lost: the write-ahead log holds it, and the next start continues from it."
+            closeFailure = failure
         }
         self.queue = nil
         marker.close()

@@ -5,7 +5,8 @@ import Musl
 #endif
 
 /// The state directory, created if needed and locked for one rowcastd at a time with an
-/// exclusive `flock` on its `rowcast.lock` file (held until `unlock` or the process ends).
+/// exclusive `flock` on its `rowcast.lock` file (held until `unlock` or the process ends),
+/// on a disk with at least `minimumFreeBytes` free.
 ///
 /// Not `Sendable`: it owns the lock's file descriptor.
 final class StateDirectory {
@@ -39,7 +40,19 @@ final class StateDirectory {
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.count, 0)
         lockDescriptor = descriptor
+        var volume = statvfs()
+        if statvfs(path, &volume) == 0 {
+            let free = UInt64(volume.f_bavail) * UInt64(volume.f_frsize)
+            guard free >= Self.minimumFreeBytes else {
+                unlock()
+                throw StoreError(.full, path: path, message: "the disk holding state directory \(path) is full: \(free / 1024) KiB free, and rowcastd needs at least \(Self.minimumFreeBytes >> 20) MiB to start (its write-ahead log and commits). Free disk space there, or choose another --state-dir.")
+            }
+        }
     }
+
+    /// The least free space rowcastd starts with (1 MiB): on a fuller disk it would start,
+    /// serve reads and refuse every write (or stop at the first commit of the start itself).
+    static let minimumFreeBytes: UInt64 = 1 << 20
 
     /// Releases the lock.
     func unlock() {

@@ -17,6 +17,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case newerSchema = "newer_schema"
         /// The file is an SQLite database of some other program.
         case foreign
+        /// The database lacks history that `rowcast.position` shows it reached (missing,
+        /// empty, another store, or behind): a person must accept the loss.
+        case lost
         /// Any other I/O or SQLite failure.
         case io
     }
@@ -36,12 +39,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The exit status rowcastd stops with when the store cannot be opened (sysexits.h):
-    /// 65 (`EX_DATAERR`) when the file itself needs a person (corrupt, newer, foreign), 73
+    /// 65 (`EX_DATAERR`) when the file itself needs a person (corrupt, newer, foreign, lost), 73
     /// (`EX_CANTCREAT`) when it cannot be written, 75 (`EX_TEMPFAIL`) when another rowcastd
     /// holds it, 74 (`EX_IOERR`) otherwise.
     public var exitStatus: Int32 {
         switch kind {
-        case .corrupt, .newerSchema, .foreign: return 65
+        case .corrupt, .newerSchema, .foreign, .lost: return 65
         case .unwritable, .full: return 73
         case .locked: return 75
         case .io: return 74

@@ -96,6 +96,9 @@ final class DaemonProcess {
     /// What rowcastd logged on standard error so far.
     var log: String { output.log }
 
+    /// What rowcastd printed on standard output so far (the ready line).
+    var standardOutput: String { output.text }
+
     /// Sends a signal to the process.
     func signal(_ number: Int32) { if process.isRunning { kill(process.processIdentifier, number) } }
 

@@ -3,6 +3,19 @@ import RowCastTesting
 import Testing
 
 struct ShardedDictionaryTests {
+    @Test("reserving room for a few entries reserves nothing (a restored one-item feed stays small); for many, room for all")
+    func reservation() {
+        var small = ShardedDictionary<Int>()
+        small.reserveCapacity(1)
+        #expect(small.capacity == 0)
+        small["a"] = 1
+        #expect(small.capacity < 16)
+        var large = ShardedDictionary<Int>()
+        large.reserveCapacity(100_000)
+        #expect(large.capacity >= 100_000)
+        #expect(large.capacity <= 300_000)
+    }
+
     @Test("lookups, in-place changes, removals and iteration agree with a Dictionary")
     func matchesDictionary() {
         var random = SplitMix64(state: 7)

@@ -164,6 +164,58 @@ struct SQLiteFeedStoreTests {
         try SQLiteFeedStore(directory: nested, synchronous: .normal).close()
     }
 
+    @Test("an empty (0-byte), missing or foreign database under a marker that reached commits is refused untouched; accepted, it starts fresh")
+    func lostDatabase() throws {
+        for loss in ["empty", "missing", "foreign", "no store"] {
+            let directory = try ScratchDirectory()
+            let database = directory.file(SQLiteFeedStore.databaseFileName)
+            let durable = DurableEngine(engine: EngineHarness().engine, store: try open(directory))
+            _ = try durable.start()
+            _ = try durable.process([IncomingMessage(origin: .ingest, body: upsert("f", item("1")).serialized())])
+            durable.close()
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+            switch loss {
+            case "empty": FileManager.default.createFile(atPath: database, contents: Data())
+            case "foreign", "no store":
+                // Another store; or a schema without its meta rows, as when the first frames of
+                // the write-ahead log are gone.
+                let other = try ScratchDirectory()
+                try open(other).close()
+                try FileManager.default.copyItem(atPath: other.file(SQLiteFeedStore.databaseFileName), toPath: database)
+                if loss == "no store" {
+                    let queue = try DatabaseQueue(path: database)
+                    try queue.write { db in try db.execute(sql: "DELETE FROM meta") }
+                    try queue.close()
+                }
+            default: break
+            }
+            let before = try? Data(contentsOf: URL(fileURLWithPath: database))
+            let refusal = #expect(throws: StoreError.self, "\(loss)") { try open(directory) }
+            #expect(refusal?.kind == .lost, "\(loss)")
+            #expect(refusal?.message.contains(directory.file(SQLiteFeedStore.markerFileName)) == true, "\(loss): \(refusal?.message ?? "")")
+            #expect((try? Data(contentsOf: URL(fileURLWithPath: database))) == before, "\(loss): the refused file changed")
+
+            let accepted = DurableEngine(engine: EngineHarness().engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal, acceptStateLoss: true))
+            _ = try accepted.start()
+            accepted.close()
+            // The acceptance is recorded by the start's commit: the next start needs no flag.
+            let next = try open(directory)
+            #expect(next.continuity == .continued, "\(loss)")
+            next.close()
+        }
+    }
+
+    @Test("the checkpoint policy: unchanged on a roomy volume; on a small one, more often and restarting the log at the database's size")
+    func checkpointPolicy() {
+        let roomy = WALCheckpointer.Policy.forVolume(freeBytes: 10 << 30, databasePages: 10)
+        #expect(roomy == WALCheckpointer.Policy(interval: WALCheckpointer.interval, restartFrames: WALCheckpointer.restartFrames))
+        let small = WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 10)
+        #expect(small.interval < WALCheckpointer.interval)
+        #expect(small.restartFrames == 64)
+        #expect(WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 1000).restartFrames == 1000)
+        #expect(WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 100_000).restartFrames == WALCheckpointer.restartFrames)
+    }
+
     @Test("an older copy of the database, or a missing marker, breaks continuity")
     func olderCopy() throws {
         let directory = try ScratchDirectory()
@@ -184,7 +236,14 @@ struct SQLiteFeedStoreTests {
 
         try FileManager.default.removeItem(atPath: database)
         try FileManager.default.copyItem(atPath: backup, toPath: database)
-        let restored = try open(directory)
+        // Refused, and left as it was, until the loss is accepted.
+        let copied = try Data(contentsOf: URL(fileURLWithPath: database))
+        let refusal = #expect(throws: StoreError.self) { try open(directory) }
+        #expect(refusal?.kind == .lost)
+        #expect(refusal?.exitStatus == 65)
+        #expect(refusal?.message.contains("--accept-state-loss") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == copied)
+        let restored = try SQLiteFeedStore(directory: directory.path, synchronous: .normal, acceptStateLoss: true)
         guard case .broken(let reason) = restored.continuity else {
             Issue.record("expected broken continuity, got \(restored.continuity)")
             return
@@ -192,11 +251,8 @@ struct SQLiteFeedStoreTests {
         #expect(reason.contains("older copy"))
         restored.close()
         // Until a start commits (with new epochs), the copy stays suspect.
-        guard case .broken = try open(directory).continuity else {
-            Issue.record("continuity must stay broken until a start commits")
-            return
-        }
-        let third = DurableEngine(engine: EngineHarness().engine, store: try open(directory))
+        #expect(throws: StoreError.self) { try open(directory) }
+        let third = DurableEngine(engine: EngineHarness().engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal, acceptStateLoss: true))
         _ = try third.start()
         third.close()
         #expect(try open(directory).continuity == .continued)
