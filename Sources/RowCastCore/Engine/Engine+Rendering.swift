@@ -118,13 +118,13 @@ extension Engine {
         let stream = renderer.startRendering(jobs)
         renderStreams.append(stream)
         for (index, job) in jobs.enumerated() {
-            prerendered[job.input] = PrerenderedJob(stream: stream, index: index)
+            prerendered[JobInputKey(bytes: job.input)] = PrerenderedJob(stream: stream, index: index)
         }
     }
 
     /// The outcome of the prerendered job with input `input`, waiting for it if needed.
     func prerenderedOutcome(_ input: [UInt8]) -> RenderOutcome? {
-        guard let job = prerendered[input] else { return nil }
+        guard let job = prerendered[JobInputKey(bytes: input)] else { return nil }
         return job.stream.outcome(at: job.index)
     }
 

@@ -24,7 +24,7 @@ public final class Engine {
     /// The render jobs of a batch, sent before it is applied when the renderer works in
     /// batches (plugin hosts), by input bytes; empty otherwise. Their outcomes arrive while
     /// the batch is applied.
-    var prerendered: [[UInt8]: PrerenderedJob] = [:]
+    var prerendered: [JobInputKey: PrerenderedJob] = [:]
     /// The streams the `prerendered` jobs are answered on.
     var renderStreams: [any RenderStream] = []
     /// One shared copy of each cell name: names over 15 bytes are not stored inline by

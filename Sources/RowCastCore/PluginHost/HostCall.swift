@@ -56,9 +56,12 @@ public struct HostCallResult: Sendable, Equatable {
         self.output = output
     }
 
-    /// How many results a host sends in one frame: a batch is answered in chunks, so that
-    /// rowcastd can apply the first rows while the host renders the rest.
-    public static let chunkSize = 32
+    /// How many results a host sends in its first frame for a batch: a batch is answered in
+    /// chunks, so that rowcastd can apply the first rows while the host renders the rest.
+    public static let firstChunkSize = 32
+    /// Each chunk is twice the one before, up to this many results: small chunks throughout
+    /// cost a frame (two system calls and a wake-up) per 32 items on both sides.
+    public static let largestChunkSize = 512
 
     /// The results frame for `results`.
     public static func resultsFrame(_ results: [HostCallResult]) -> [UInt8] {

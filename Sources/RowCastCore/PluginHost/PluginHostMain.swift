@@ -105,7 +105,8 @@ public enum PluginHostMain {
                 case .batch:
                     let calls = try HostCall.decodeBatch(&wire)
                     var results: [HostCallResult] = []
-                    results.reserveCapacity(min(calls.count, HostCallResult.chunkSize))
+                    var chunk = HostCallResult.firstChunkSize
+                    results.reserveCapacity(min(calls.count, HostCallResult.largestChunkSize))
                     for (index, call) in calls.enumerated() {
                         page.begin(index)
                         if let raw = plugin.rawCall(call.kind, call.input) {
@@ -114,9 +115,10 @@ public enum PluginHostMain {
                             results.append(HostCallResult(status: 0, overflowed: false, unsupported: true, output: []))
                         }
                         // Answer in chunks: rowcastd applies the first rows while the rest render.
-                        if results.count == HostCallResult.chunkSize || index == calls.count - 1 {
+                        if results.count == chunk || index == calls.count - 1 {
                             guard HostFrame.send(HostCallResult.resultsFrame(results), on: Descriptor.channel) else { exit(0) }
                             results.removeAll(keepingCapacity: true)
+                            chunk = min(chunk * 2, HostCallResult.largestChunkSize)
                         }
                     }
                 case .quit:
