@@ -82,7 +82,12 @@ final class PluginHostProcess {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         // No Swift backtracer in a host: symbolicating a plugin's crash takes seconds, which
         // would turn every crash into a timeout and hold the loop meanwhile.
-        var envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), strdup("SWIFT_BACKTRACE=enable=no"), nil]
+        var environment = ["PATH=/usr/bin:/bin", "SWIFT_BACKTRACE=enable=no"]
+        // A sanitized build (make test-asan, test-tsan) passes its options on to its hosts.
+        for name in ["ASAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"] {
+            if let value = getenv(name) { environment.append("\(name)=\(String(cString: value))") }
+        }
+        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         guard rowcast_spawn(settings.executable, &argv, &envp, childFDs, Int32(childFDs.count), &pid) == 0 else {
