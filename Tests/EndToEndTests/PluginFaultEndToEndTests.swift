@@ -25,8 +25,11 @@ struct PluginFaultEndToEndTests {
     /// Process isolation with the limits the tests run under. The faults test keeps the
     /// default 1000 ms deadline: its `oom` item has to fill 256 MiB before it crashes, and on
     /// a loaded machine that could outlast 300 ms and turn a crash into a timeout.
+    /// Under a sanitizer the deadline is 5 s: its report on a crash takes a while, and must not
+    /// be taken for a hang.
     static func isolation(timeoutMilliseconds: Int = 300) -> [String] {
-        ["--plugin-isolation", "process", "--plugin-timeout-ms", String(timeoutMilliseconds), "--plugin-memory-mb", "256"]
+        let timeout = SanitizerRuntime.isActive ? max(timeoutMilliseconds, 5000) : timeoutMilliseconds
+        return ["--plugin-isolation", "process", "--plugin-timeout-ms", String(timeout), "--plugin-memory-mb", "256"]
     }
 
     /// An item of the fixture's type.
