@@ -85,8 +85,11 @@ extension Socket {
         }
         let size = zmq_msg_size(message)
         let kept = min(size, max(limit, 0))
-        let bytes = [UInt8](unsafeUninitializedCapacity: kept) { buffer, count in
-            if kept > 0, let data = zmq_msg_data(message) {
+        // An empty frame (a ROUTER's delimiter) must not go through unsafeUninitializedCapacity:
+        // with capacity 0 it writes the count into the shared empty-array storage, a data race
+        // between threads that ThreadSanitizer reports.
+        let bytes = kept == 0 ? [] : [UInt8](unsafeUninitializedCapacity: kept) { buffer, count in
+            if let data = zmq_msg_data(message) {
                 UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: data, count: kept))
             }
             count = kept

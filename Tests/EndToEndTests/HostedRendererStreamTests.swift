@@ -8,10 +8,10 @@ import Testing
 /// middle, and batches of one plugin started before the previous one was read.
 @Suite(.serialized)
 struct HostedRendererStreamTests {
-    /// A renderer with a host for the fault fixture. Callbacks may take 1 s (5 s under a
+    /// A renderer with a host for the fault fixture. Callbacks may take 1 s (2.5 s under a
     /// sanitizer, whose report on a crash takes a while), so a crash is never taken for a hang.
     static func renderer(_ plugins: TemporaryDirectory) throws -> HostedRenderer {
-        let timeout = SanitizerRuntime.isActive ? 5000 : 1000
+        let timeout = SanitizerRuntime.isActive ? 2500 : 1000
         let settings = PluginHostSettings(executable: try BuildProducts.path("rowcast-plugin-host"), callTimeoutMilliseconds: timeout, memoryMegabytes: 256)
         let renderer = HostedRenderer.load(directories: [plugins.path], settings: settings, logger: .init(label: "test"))
         guard renderer.pluginCount == 1 else { throw TestFailure("the fault fixture did not load: \(renderer.refusals)") }
