@@ -58,13 +58,14 @@ test-python:
 
 ## test-asan, test-tsan: every Swift test (the end-to-end ones start rowcastd, rowcast and
 ## plugin hosts built with the same sanitizer), each in a build directory of its own. Leak
-## checking is off: the Swift runtime's caches live until exit by design.
+## checking is off: the Swift runtime's caches live until exit by design. The ThreadSanitizer
+## runtime is linked into each executable: --export-dynamic lets the plugins it loads use it.
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
 	ASAN_OPTIONS="detect_leaks=0 $(ASAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
 
 test-tsan: deps
-	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan -Xlinker --export-dynamic
 	TSAN_OPTIONS="halt_on_error=1 $(TSAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan
 
 ## fuzz: the libFuzzer harnesses of Fuzz/RowCastFuzz (JSON parser, UTF-8 validation, request
