@@ -1,4 +1,4 @@
-import Synchronization
+import RowCastKit
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +12,7 @@ final class HostReaper: Sendable {
     /// The one reaper of the process.
     static let shared = HostReaper()
 
-    private let pending = Mutex<[pid_t]>([])
+    private let pending = LockedValue<[pid_t]>([])
 
     /// Takes over waiting for `pid` (a retired host, or a killed one).
     func adopt(_ pid: pid_t) {

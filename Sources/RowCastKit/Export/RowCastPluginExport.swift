@@ -1,5 +1,4 @@
 import CRowCastPlugin
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -46,7 +45,7 @@ public enum RowCastPluginExport {
     }
 
     /// The descriptors built so far, by plugin name.
-    private static let descriptors = Mutex<[String: DescriptorAddress]>([:])
+    private static let descriptors = LockedValue<[String: DescriptorAddress]>([:])
 
     private static func makeDescriptor(
         name: String,
