@@ -1,4 +1,5 @@
 import Foundation
+import RowCastCore
 import RowCastTesting
 
 /// A real `rowcastd` process on wildcard loopback ports (or given ones), with its own plugin
@@ -42,7 +43,7 @@ final class DaemonProcess {
         let arguments = [
             "--ingest", endpoints.0, "--control", endpoints.1, "--publish", endpoints.2,
             "--plugins", self.pluginDirectory.path, "--state-dir", self.stateDirectory.path, "--heartbeat-ms", "200",
-        ] + extraArguments
+        ] + sanitizerArguments + extraArguments
         if let fileSizeLimitKiB {
             // A file size limit with SIGXFSZ ignored: writes past it fail (EFBIG), like a full disk.
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -136,3 +137,7 @@ final class LockedBuffer: @unchecked Sendable {  // every access holds `lock`
     var text: String { lock.withLock { stdoutText } }
     var log: String { lock.withLock { stderrText } }
 }
+
+/// Under a sanitizer a plugin host renders several times slower: a 1 s callback deadline would
+/// turn large items into `plugin_timeout` (tests that time out on purpose set their own).
+private let sanitizerArguments: [String] = SanitizerRuntime.isActive ? ["--plugin-timeout-ms", "10000"] : []
