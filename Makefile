@@ -138,3 +138,4 @@ uninstall:
 
 clean:
 	$(SWIFT) package clean
+	rm -rf .build-asan .build-tsan .build-fuzz
