@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(
             name: "RowCastDaemonTests",
             dependencies: [
-                "RowCastDaemon", "RowCastCore", "RowCastKit", "ZeroMQ",
+                "RowCastDaemon", "RowCastCore", "RowCastKit", "ZeroMQ", "RowCastTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -1,4 +1,5 @@
 import Foundation
+import RowCastTesting
 import RowCastDaemon
 import Testing
 
@@ -12,7 +13,7 @@ struct SystemdUnitTests {
 
     @Test("systemd-analyze security rates the unit 1.0 or lower", .enabled(if: analyzer != nil, "systemd-analyze is not installed"))
     func securityScore() throws {
-        let result = try Self.run(Self.analyzer!, ["security", "--offline=true", "--no-pager", Self.unit])
+        let result = try ProgramRun.run(Self.analyzer!, ["security", "--offline=true", "--no-pager", Self.unit])
         let line = try #require(result.output.split(separator: "\n").first { $0.contains("Overall exposure level") }, "no score in:\n\(result.output)")
         let score = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }, "cannot read the score in: \(line)")
         #expect(score <= 1.0, "exposure \(score) is above 1.0:\n\(result.output)")
@@ -27,7 +28,7 @@ struct SystemdUnitTests {
         let text = try String(contentsOfFile: Self.unit, encoding: .utf8)
         #expect(text.contains("/usr/local/bin/rowcastd"))
         try text.replacingOccurrences(of: "/usr/local/bin/rowcastd", with: built).write(toFile: copy, atomically: true, encoding: .utf8)
-        let result = try Self.run(Self.analyzer!, ["verify", copy])
+        let result = try ProgramRun.run(Self.analyzer!, ["verify", copy])
         #expect(result.status == 0 && result.output.isEmpty, "systemd-analyze verify:\n\(result.output)")
     }
 
@@ -56,18 +57,5 @@ struct SystemdUnitTests {
         let stop = Int(settings["Service.TimeoutStopSec"] ?? "") ?? 0
         #expect(stop * 1000 > DaemonConfiguration().drainTimeoutMilliseconds, "TimeoutStopSec=\(stop) is not above the drain deadline")
         #expect(settings["Service.RestartPreventExitStatus"]?.split(separator: " ").contains("65") == true)
-    }
-
-    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
