@@ -48,6 +48,10 @@ public enum ConfigurationSchema {
         integer("limits.publish_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.publishHighWaterMark),
         integer("limits.receive_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.receiveHighWaterMark),
         integer("limits.client_reply_queue", flag: "--client-reply-queue", range: 1...1_000_000, reload: false, \.clientReplyQueue),
+        integer("limits.max_feeds", flag: "--max-feeds", range: 1...100_000_000, reload: true, \.stateLimits.feeds),
+        integer("limits.max_items_per_feed", flag: "--max-items-per-feed", range: 1...100_000_000, reload: true, \.stateLimits.itemsPerFeed),
+        integer("limits.max_sections_per_feed", flag: "--max-sections-per-feed", range: 1...10_000_000, reload: true, \.stateLimits.sectionsPerFeed),
+        integer("limits.max_stored_bytes", flag: "--max-stored-bytes", range: 1024...(1 << 50), reload: true, \.stateLimits.storedBytes),
     ]
 
     /// The setting for a dotted key.

@@ -5,9 +5,14 @@ import ZeroMQ
 /// What bounds a client's cost: the message size limits shown in `status`, and replies
 /// dropped (and counted) for a client that does not read them (docs/OPERATIONS.md, "Memory").
 extension Daemon {
-    /// The `limits` member of the status reply: the message size limit and the hard limit.
+    /// The `limits` member of the status reply: the message size limit, the hard limit, and
+    /// the state limits (`max_feeds`, ...).
     static func limitsMember(_ configuration: DaemonConfiguration) -> JSONValue {
-        ["max_message_bytes": .number(Double(configuration.maximumMessageBytes)), "hard_message_bytes": .number(Double(configuration.hardMessageBytes))]
+        var members = JSONObject()
+        members.append(key: "max_message_bytes", value: .number(Double(configuration.maximumMessageBytes)))
+        members.append(key: "hard_message_bytes", value: .number(Double(configuration.hardMessageBytes)))
+        for (key, value) in configuration.stateLimits.json { members.append(key: key, value: .number(Double(value))) }
+        return .object(members)
     }
 
     /// Sends one reply without waiting. A reply to a client whose queue is full (it does not

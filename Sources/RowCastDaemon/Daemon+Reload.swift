@@ -105,6 +105,10 @@ extension Daemon {
             try control?.setOption(.maxMessageSize, Int64(next.hardMessageBytes))
             engine.statusMembers["limits"] = Self.limitsMember(next)
         }
+        if next.stateLimits != configuration.stateLimits {
+            engine.limits = next.stateLimits
+            engine.statusMembers["limits"] = Self.limitsMember(next)
+        }
         if next.lingerMilliseconds != configuration.lingerMilliseconds {
             try control?.setOption(.linger, next.lingerMilliseconds)
             try publish?.setOption(.linger, next.lingerMilliseconds)

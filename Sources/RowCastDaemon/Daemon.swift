@@ -82,6 +82,7 @@ public final class Daemon {
         let renderer = loadRenderer(configuration.pluginDirectories, nil)
         self.renderer = renderer
         let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
+        engine.limits = configuration.stateLimits
         self.engine = engine
         let store = try SQLiteFeedStore(directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous,
                                         acceptStateLoss: configuration.acceptStateLoss, logger: logger)

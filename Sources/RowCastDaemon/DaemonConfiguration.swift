@@ -1,4 +1,5 @@
 import Logging
+import RowCastCore
 
 /// Everything rowcastd needs to start, with the embedded defaults of docs/OPERATIONS.md.
 public struct DaemonConfiguration: Sendable, Equatable {
@@ -39,6 +40,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Replies the control socket queues per client (ZMQ_SNDHWM); a client that lets more
     /// pile up unread has the newer ones dropped, counted in `status` (`counters.dropped`).
     public var clientReplyQueue = 1000
+    /// How many feeds, items, sections and bytes clients may make rowcastd hold.
+    public var stateLimits = EngineLimits()
     /// How long closing sockets may wait to deliver what is queued, in milliseconds.
     public var lingerMilliseconds = 2000
     /// How long a stop (SIGTERM, SIGINT) may take, drain and linger included, before the

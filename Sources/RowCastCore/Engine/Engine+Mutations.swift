@@ -13,10 +13,12 @@ extension Engine {
                 rendered = try renderItem(item, feed: name)
             } catch where Self.isQuarantining(error) {
                 // Stored without a row, so it is not lost and a restart does not lose it either.
+                try checkUpsertLimits(item, row: nil, feed: name, op: request.op)
                 feed(named: name, create: true)!.upsert(item, row: nil)
                 batch.touch(name)
                 throw error
             }
+            try checkUpsertLimits(item, row: rendered, feed: name, op: request.op)
             let feed = feed(named: name, create: true)!
             if rendered == nil {
                 let warning = unknownTypeWarning(item, feed: feed, cause: request, publications: &publications)
@@ -31,6 +33,8 @@ extension Engine {
             quarantine.remove(feed: name, id: id)
 
         case .section(let section):
+            try checkFeedLimit(creating: name, op: request.op)
+            if let feed = feeds[name] { try checkSectionLimit(adding: section.id, to: feed, op: request.op) }
             let headerRow = try renderHeader(section, feed: name)
             feed(named: name, create: true)!.declareSection(section, headerRow: headerRow)
 
@@ -41,7 +45,7 @@ extension Engine {
             quarantine.removeAll(feed: name) { feed.item($0) == nil }
 
         case .reset(let items, let sections):
-            extra = reset(feed: name, items: items, sections: sections, request: request, publications: &publications)
+            extra = try reset(feed: name, items: items, sections: sections, request: request, publications: &publications)
 
         case .snapshot, .status, .plugins, .select, .reload, .quarantine:
             preconditionFailure("queries are not mutations")
@@ -50,9 +54,10 @@ extension Engine {
         return extra
     }
 
-    private func reset(feed name: String, items: [ItemInput], sections: [SectionInput], request: Request, publications: inout [Publication]) -> JSONObject {
-        let feed = feed(named: name, create: true)!
-        quarantine.removeAll(feed: name)
+    /// Replaces the feed whole, or throws `limit_exceeded` without changing it. Items that
+    /// fail to render are reported and left out (those whose plugin crashed or hung are kept
+    /// without a row, quarantined).
+    private func reset(feed name: String, items: [ItemInput], sections: [SectionInput], request: Request, publications: inout [Publication]) throws(RowCastError) -> JSONObject {
         var rejected: [JSONValue] = []
         var warnings: [JSONValue] = []
         func report(_ error: RowCastError) {
@@ -60,8 +65,11 @@ extension Engine {
             publications.append(ReplyBuilder.errorEvent(error, req: request.req, client: request.client))
         }
 
+        let uniqueSections = lastOccurrences(sections, id: \.id, kind: "section", feed: name, report: report)
+        let uniqueItems = lastOccurrences(items, id: \.id, kind: "item", feed: name, report: report)
+        try checkResetCounts(items: uniqueItems, sections: uniqueSections, feed: name, op: request.op)
         var keptSections: [(SectionInput, [UInt8]?)] = []
-        for section in lastOccurrences(sections, id: \.id, kind: "section", feed: name, report: report) {
+        for section in uniqueSections {
             do {
                 keptSections.append((section, try renderHeader(section, feed: name)))
             } catch {
@@ -71,20 +79,37 @@ extension Engine {
             }
         }
         var keptItems: [(ItemInput, RenderedRow?)] = []
-        keptItems.reserveCapacity(items.count)
-        for item in lastOccurrences(items, id: \.id, kind: "item", feed: name, report: report) {
+        keptItems.reserveCapacity(uniqueItems.count)
+        var quarantined: Set<String> = []
+        var bytes = 0
+        for item in uniqueItems {
             do {
                 let row = try renderItem(item, feed: name)
-                if row == nil {
-                    let warning = unknownTypeWarning(item, feed: feed, cause: request, publications: &publications)
-                    if warnings.isEmpty { warnings.append(warning.json) }
-                }
                 keptItems.append((item, row))
+                bytes += Feed.bytes(of: item, row: row)
             } catch {
                 report(error)
                 rejected.append(error.json)
-                if Self.isQuarantining(error) { keptItems.append((item, nil)) }
+                if Self.isQuarantining(error) {
+                    keptItems.append((item, nil))
+                    quarantined.insert(item.id)
+                    bytes += Feed.bytes(of: item, row: nil)
+                }
             }
+        }
+        do {
+            try checkStoredBytes(adding: bytes - (feeds[name]?.storedBytes ?? 0), feed: name, id: nil, op: request.op)
+        } catch {
+            // Items this reset quarantined but did not store are not listed.
+            let current = feeds[name]
+            quarantine.removeAll(feed: name) { id in quarantined.contains(id) && current?.item(id) == nil }
+            throw error
+        }
+        let feed = feed(named: name, create: true)!
+        quarantine.removeAll(feed: name) { !quarantined.contains($0) }
+        for (item, row) in keptItems where row == nil && !quarantined.contains(item.id) {
+            let warning = unknownTypeWarning(item, feed: feed, cause: request, publications: &publications)
+            if warnings.isEmpty { warnings.append(warning.json) }
         }
         feed.reset(sections: keptSections, items: keptItems)
         var extra = JSONObject()

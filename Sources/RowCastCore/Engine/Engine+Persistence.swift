@@ -15,7 +15,7 @@ extension Engine {
     public func restore(_ restored: [RestoredFeed]) -> [Publication] {
         var publications: [Publication] = []
         for stored in restored {
-            let feed = Feed(name: stored.name, epoch: stored.epoch)
+            let feed = Feed(name: stored.name, epoch: stored.epoch, tally: storage)
             feed.reserveItems(stored.items.count)
             prerenderIfBatching(stored.sections.compactMap { Self.headerJob(SectionInput(id: $0.id, order: $0.order, type: $0.type, header: $0.header)) })
             for section in stored.sections {

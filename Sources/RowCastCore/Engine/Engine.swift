@@ -17,6 +17,13 @@ public final class Engine {
     /// answer instead of being applied again (see `Engine+Ledger.swift`).
     public var ledger = RequestLedger()
 
+    /// How much state clients may make the engine hold; the daemon changes them on a reload.
+    public var limits = EngineLimits()
+    /// Item JSON plus rendered rows over every feed, as the feeds count them.
+    let storage = StorageTally()
+    /// Bytes of item JSON plus rendered rows held over every feed.
+    public var storedBytes: Int { storage.bytes }
+
     /// The items whose plugin crashed or hung on them (see ``Quarantine``).
     public internal(set) var quarantine = Quarantine()
 
@@ -170,11 +177,13 @@ public final class Engine {
 
     /// Puts a restored feed in place, replacing any feed of that name.
     func installRestored(_ feed: Feed) {
+        if let replaced = feeds[feed.name] { storage.bytes -= replaced.storedBytes }
         feeds[feed.name] = feed
     }
 
     /// Drops a feed the durable store never had (after a failed commit created it).
     func discardFeed(named name: String) {
+        if let discarded = feeds[name] { storage.bytes -= discarded.storedBytes }
         feeds[name] = nil
     }
 
@@ -182,7 +191,7 @@ public final class Engine {
     func feed(named name: String, create: Bool) -> Feed? {
         if let feed = feeds[name] { return feed }
         guard create else { return nil }
-        let feed = Feed(name: name, epoch: makeEpoch())
+        let feed = Feed(name: name, epoch: makeEpoch(), tally: storage)
         feeds[name] = feed
         logger.info("feed created", metadata: ["feed": "\(name)", "epoch": "\(feed.epoch)"])
         return feed

@@ -36,6 +36,10 @@ public final class Feed {
     public internal(set) var epoch: String
     /// How deltas are computed.
     var diffMode = DiffMode.automatic
+    /// Bytes of item JSON plus rendered rows the feed holds (``EngineLimits/storedBytes``).
+    public private(set) var storedBytes = 0
+    /// The running total of `storedBytes` over every feed of the engine, shared by them.
+    let tally: StorageTally
 
     private(set) var items = ShardedDictionary<StoredItem>()
     private(set) var sections: [String: StoredSection] = [:]
@@ -57,10 +61,22 @@ public final class Feed {
     private var dirtySections: Set<String> = []
     private var replacedAll = false
 
-    /// An empty feed with a new epoch.
-    init(name: String, epoch: String) {
+    /// An empty feed with a new epoch, counting its bytes into `tally`.
+    init(name: String, epoch: String, tally: StorageTally = StorageTally()) {
         self.name = name
         self.epoch = epoch
+        self.tally = tally
+    }
+
+    /// The bytes an item counts for: its JSON and its row.
+    static func bytes(of input: ItemInput, row: RenderedRow?) -> Int {
+        input.json.count + (row?.bytes.count ?? 0)
+    }
+
+    /// Adds `change` to the feed's bytes and to the engine's total.
+    private func account(_ change: Int) {
+        storedBytes += change
+        tally.bytes += change
     }
 
     /// How many items the feed holds.
@@ -71,6 +87,11 @@ public final class Feed {
     public var rowCount: Int { rowIndexes.values.reduce(0) { $0 + $1.count } }
     /// How many sections the published view has.
     public var sectionCount: Int { visibleSections.count }
+    /// How many sections the feed holds, declared or named by an item (shown or not).
+    var storedSectionCount: Int { sections.count }
+
+    /// Whether the feed holds a section with this id (declared or named by an item).
+    func hasSection(_ id: String) -> Bool { sections[id] != nil }
 
     /// The stored item with this id.
     func item(_ id: String) -> StoredItem? { items[id] }
@@ -88,8 +109,10 @@ public final class Feed {
         touch(input.id)
         dirtyItems.insert(input.id)
         // Changed in place when it exists; its first arrival stays.
+        let added = Self.bytes(of: input, row: row)
         let previousSection = items.modifyValue(forKey: input.id) { item in
             let previous = item.input.section
+            account(added - Self.bytes(of: item.input, row: item.row))
             item.input = input
             item.row = row
             return previous
@@ -101,15 +124,17 @@ public final class Feed {
             }
         } else {
             joinSection(input.section, id: input.id)
+            account(added)
             items.updateValue(StoredItem(input: input, arrival: takeArrival(), row: row), forKey: input.id)
         }
     }
 
     /// Replaces the row of an item (after a plugin appeared, changed or went away).
     func setRow(_ row: RenderedRow?, forItem id: String) {
-        guard items[id] != nil else { return }
+        guard let item = items[id] else { return }
         touch(id)
-        items[id]?.row = row
+        account((row?.bytes.count ?? 0) - (item.row?.bytes.count ?? 0))
+        item.row = row
     }
 
     /// Deletes the item; false when the feed has no item with that id.
@@ -118,6 +143,7 @@ public final class Feed {
         guard items[id] != nil else { return false }
         touch(id)
         let removed = items.removeValue(forKey: id)!
+        account(-Self.bytes(of: removed.input, row: removed.row))
         dirtyItems.insert(id)
         leaveSection(removed.input.section, id: id)
         return true
@@ -155,7 +181,7 @@ public final class Feed {
         let members = items.compactMap { $0.value.input.section == id ? $0.key : nil }
         for member in members {
             touch(member)
-            items.removeValue(forKey: member)
+            if let removed = items.removeValue(forKey: member) { account(-Self.bytes(of: removed.input, row: removed.row)) }
         }
         dirtyItems.formUnion(members)
         return true
@@ -166,6 +192,7 @@ public final class Feed {
     func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, RenderedRow?)]) {
         for id in items.keys { touch(id) }
         items.removeAll(keepingCapacity: true)
+        account(-storedBytes)
         sections.removeAll(keepingCapacity: true)
         sectionBytes.removeAll(keepingCapacity: true)
         batchReplacedAll = true
@@ -404,6 +431,7 @@ public final class Feed {
             sections[input.section] = StoredSection(input: SectionInput(id: input.section), declared: false, arrival: arrival)
         }
         sections[input.section]?.memberCount += 1
+        account(Self.bytes(of: input, row: row))
         items.updateValue(StoredItem(input: input, arrival: arrival, row: row), forKey: input.id)
     }
 
