@@ -38,7 +38,7 @@ struct FeedPermissionTests {
         let refusal = try #require(access.refusal(of: reset, from: "app"))
         #expect(refusal.code == .forbidden)
         #expect(refusal.message.contains("lacks the reset permission on feed \"cars\""))
-        #expect(access.refusal(of: Request(op: "snapshot", feed: "cars", operation: .snapshot), from: "app") == nil)
+        #expect(access.refusal(of: Request(op: "snapshot", feed: "cars", operation: .snapshot(chunked: false)), from: "app") == nil)
     }
 
     @Test("subscriptions: exact per-feed topics need read on the feed, heartbeats are free, other prefixes need read on *")

@@ -29,11 +29,14 @@ public enum RowCastRequest {
         return .object(object)
     }
 
-    /// `{"op":"snapshot","feed"}`.
-    public static func snapshot(feed: String) -> JSONValue { ["op": "snapshot", "feed": .string(feed)] }
+    /// `{"op":"snapshot","feed","chunked":true}`: answered in parts (``SnapshotAssembler``).
+    public static func snapshot(feed: String) -> JSONValue { ["op": "snapshot", "feed": .string(feed), "chunked": true] }
 
-    /// `{"op":"status"}`.
-    public static func status() -> JSONValue { ["op": "status"] }
+    /// `{"op":"status"}`, or `{"op":"status","after"}` for the feeds after `after`.
+    public static func status(after: String? = nil) -> JSONValue {
+        guard let after else { return ["op": "status"] }
+        return ["op": "status", "after": .string(after)]
+    }
 
     /// `{"op":"plugins"}`.
     public static func plugins() -> JSONValue { ["op": "plugins"] }

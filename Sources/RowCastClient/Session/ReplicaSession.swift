@@ -142,15 +142,17 @@ public final class ReplicaSession {
     /// Requests a snapshot and waits for it, buffering what the subscriber receives meanwhile.
     private func loadSnapshot() throws(RowCastClientError) -> FeedReplica {
         let limit = control.timeout
-        let deadline = Deadline(limit)
+        var deadline = Deadline(limit)
         let (req, op) = try control.send(RowCastRequest.snapshot(feed: feed), deadline: deadline, limit: limit)
+        var assembler = SnapshotAssembler()
         while true {
             while let message = try? subscriber.receiveNow() { buffer.append(message) }
             if let reply = try control.receiveReply(deadline: Deadline(.zero)) {
                 guard reply["req"].map({ ControlClient.isSameReq($0, req) }) ?? true else { continue }
-                let checked = try ControlClient.check(reply)
+                deadline = Deadline(limit)
+                guard let whole = try control.assemble(try ControlClient.check(reply), into: &assembler, feed: feed) else { continue }
                 do {
-                    return try FeedReplica(snapshot: checked)
+                    return try FeedReplica(snapshot: whole)
                 } catch {
                     throw .invalidReply(endpoint: control.endpoint, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
                 }

@@ -131,9 +131,29 @@ public final class ControlClient {
         RowCastAck(reply: try request(RowCastRequest.reset(feed: feed, items: items, sections: sections)))
     }
 
-    /// The `snapshot` reply for `feed`, exactly as the daemon sent it.
+    /// The `snapshot` reply for `feed`, its parts joined into one (``SnapshotAssembler``);
+    /// `timeout` bounds the wait for each part.
     public func snapshot(feed: String) throws(RowCastClientError) -> JSONValue {
-        try request(RowCastRequest.snapshot(feed: feed))
+        var deadline = Deadline(timeout)
+        let (req, op) = try send(RowCastRequest.snapshot(feed: feed), deadline: deadline, limit: timeout)
+        var assembler = SnapshotAssembler()
+        while true {
+            guard let reply = try receiveReply(deadline: deadline) else {
+                throw .timeout(endpoint: endpoint, seconds: timeout.seconds, op: op)
+            }
+            guard reply["req"].map({ Self.isSameReq($0, req) }) ?? true else { continue }
+            if let whole = try assemble(try Self.check(reply), into: &assembler, feed: feed) { return whole }
+            deadline = Deadline(timeout)
+        }
+    }
+
+    /// Adds a snapshot part to `assembler`; the whole snapshot once it is complete.
+    func assemble(_ reply: JSONValue, into assembler: inout SnapshotAssembler, feed: String) throws(RowCastClientError) -> JSONValue? {
+        do {
+            return try assembler.add(reply)
+        } catch {
+            throw .invalidReply(endpoint: endpoint, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
+        }
     }
 
     /// A replica of `feed` loaded from a fresh snapshot.
@@ -146,9 +166,20 @@ public final class ControlClient {
         }
     }
 
-    /// The `status` reply.
+    /// The `status` reply, with every feed: when the daemon lists them in pages (`more`),
+    /// the pages that follow are requested and their feeds appended.
     public func status() throws(RowCastClientError) -> JSONValue {
-        try request(RowCastRequest.status())
+        var reply = try request(RowCastRequest.status())
+        guard var whole = reply.objectValue else { return reply }
+        var feeds = reply["feeds"]?.arrayValue ?? []
+        while reply["more"]?.boolValue == true, let next = reply["next"]?.stringValue {
+            reply = try request(RowCastRequest.status(after: next))
+            feeds.append(contentsOf: reply["feeds"]?.arrayValue ?? [])
+        }
+        whole["more"] = nil
+        whole["next"] = nil
+        whole["feeds"] = .array(feeds)
+        return .object(whole)
     }
 
     /// The `plugins` reply.

@@ -30,9 +30,9 @@ extension Engine {
     private func answer(_ request: Request, publications: inout [Publication]) throws(RowCastError) -> [UInt8] {
         switch request.operation {
         case .snapshot:
-            return snapshotReply(feed: request.feed!, request: request)
-        case .status:
-            return ReplyBuilder.success(op: request.op, members: statusMembersNow(), req: request.req, client: request.client)
+            preconditionFailure("snapshots are answered by snapshotReplies, in parts")
+        case .status(let after):
+            return ReplyBuilder.success(op: request.op, members: statusMembersNow(after: after), req: request.req, client: request.client)
         case .plugins:
             var members = renderer.pluginsDescription()
             members.append(key: "isolation", value: .string(renderer.rendersInBatches ? "process" : "in_process"))
@@ -53,37 +53,80 @@ extension Engine {
         }
     }
 
-    /// The snapshot reply, written straight from the stored bytes.
-    func snapshotReply(feed name: String, request: Request) -> [UInt8] {
+    /// The replies to a snapshot request, written straight from the stored bytes: one, or
+    /// with `chunked` one per part of about `limits.max_message_bytes` (never more than
+    /// ``maximumSnapshotParts``: parts grow instead), each with `part` and `parts`. A snapshot
+    /// over the limit asked for whole is refused with `limit_exceeded`.
+    func snapshotReplies(_ request: Request, chunked: Bool) -> [[UInt8]] {
+        let name = request.feed!
         let feed = feeds[name]
-        var writer = JSONWriter(capacity: 256 + (feed?.rowCount ?? 0) * 256)
-        writer.writeRaw("{\"ok\":true,\"op\":\"snapshot\",\"feed\":")
-        writer.write(string: name)
-        writer.writeRaw(",\"seq\":")
-        writer.write(integer: Int64(feed?.seq ?? 0))
-        writer.writeRaw(",\"epoch\":")
-        if let feed { writer.write(string: feed.epoch) } else { writer.writeRaw("null") }
-        writer.writeRaw(",\"sections\":")
-        if let feed { feed.writeSections(to: &writer) } else { writer.writeRaw("[]") }
-        writer.writeRaw(",\"pending\":")
-        writer.write(integer: Int64(feed?.pendingCount ?? 0))
-        ReplyBuilder.appendCorrelation(&writer, req: request.req, client: request.client)
-        writer.writeRaw("}")
-        return writer.bytes
+        let partBytes = max(decoder.maximumMessageBytes, (feed?.storedBytes ?? 0) / Self.maximumSnapshotParts)
+        let parts = feed?.sectionParts(partBytes: partBytes) ?? [Array("[]".utf8)]
+        if parts.count > 1, !chunked {
+            let size = parts.reduce(0) { $0 + $1.count }
+            let error = RowCastError(
+                .limitExceeded,
+                "snapshot: feed \"\(name)\" takes about \(size) bytes, over the \(decoder.maximumMessageBytes) of limits.max_message_bytes; ask for it in parts with \"chunked\":true (rowcast and RowCastClient do)",
+                feed: name, limit: "limits.max_message_bytes")
+            counters.rejected += 1
+            return [ReplyBuilder.failure(error, op: request.op, req: request.req, client: request.client)]
+        }
+        let pending = feed?.pendingCount ?? 0
+        return parts.enumerated().map { index, sections in
+            var writer = JSONWriter(capacity: sections.count + 256)
+            writer.writeRaw("{\"ok\":true,\"op\":\"snapshot\",\"feed\":")
+            writer.write(string: name)
+            writer.writeRaw(",\"seq\":")
+            writer.write(integer: Int64(feed?.seq ?? 0))
+            writer.writeRaw(",\"epoch\":")
+            if let feed { writer.write(string: feed.epoch) } else { writer.writeRaw("null") }
+            if chunked {
+                writer.writeRaw(",\"part\":")
+                writer.write(integer: Int64(index))
+                writer.writeRaw(",\"parts\":")
+                writer.write(integer: Int64(parts.count))
+            }
+            writer.writeRaw(",\"sections\":")
+            writer.writeRaw(sections)
+            writer.writeRaw(",\"pending\":")
+            writer.write(integer: Int64(pending))
+            ReplyBuilder.appendCorrelation(&writer, req: request.req, client: request.client)
+            writer.writeRaw("}")
+            return writer.bytes
+        }
     }
 
-    private func statusMembersNow() -> JSONObject {
+    /// The most parts one snapshot is sent in; a bigger feed gets bigger parts, so that a
+    /// client's reply queue (`limits.client_reply_queue`, 1000 by default) holds them all.
+    static let maximumSnapshotParts = 256
+
+    /// The status members. The feed list starts after the feed named `after` and stops when
+    /// it would take half of `limits.max_message_bytes`; then `more` is true and `next` is
+    /// the `after` of the request that continues it.
+    private func statusMembersNow(after: String?) -> JSONObject {
         var members = JSONObject()
         for entry in statusMembers.entries { members.append(key: entry.key, value: entry.value) }
         members.append(key: "protocol", value: 1)
         members.append(key: "uptime", value: .number((uptimeSeconds * 1000).rounded() / 1000))
-        let feedList: [JSONValue] = feeds.keys.sorted().map { name in
+        members.append(key: "storedBytes", value: .number(Double(storedBytes)))
+        members.append(key: "feedCount", value: .number(Double(feeds.count)))
+        var names = feeds.keys.sorted()
+        if let after { names.removeAll { $0 <= after } }
+        var feedList: [JSONValue] = []
+        var budget = decoder.maximumMessageBytes / 2
+        for name in names {
             let feed = feeds[name]!
-            return [
+            budget -= 120 + 2 * name.utf8.count + feed.epoch.utf8.count
+            if budget < 0 {
+                members.append(key: "more", value: true)
+                members.append(key: "next", value: feedList.last?["feed"] ?? .null)
+                break
+            }
+            feedList.append([
                 "feed": .string(name), "seq": .number(Double(feed.seq)), "epoch": .string(feed.epoch),
                 "sections": .number(Double(feed.sectionCount)), "rows": .number(Double(feed.rowCount)),
                 "items": .number(Double(feed.itemCount)), "pending": .number(Double(feed.pendingCount)),
-            ]
+            ])
         }
         members.append(key: "feeds", value: .array(feedList))
         members.append(key: "plugins", value: .number(Double(renderer.pluginCount)))

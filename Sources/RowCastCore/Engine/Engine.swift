@@ -105,6 +105,10 @@ public final class Engine {
                 output.deferred.append(DeferredRequest(token: token, request: request))
                 continue
             }
+            if case .query(let request) = outcome, case .snapshot(let chunked) = request.operation {
+                for body in snapshotReplies(request, chunked: chunked) { output.replies.append(Reply(token: token, body: body)) }
+                continue
+            }
             let body = reply(for: outcome, publications: &output.publications)
             remember(outcome, reply: body)
             output.replies.append(Reply(token: token, body: body))

@@ -263,23 +263,49 @@ public final class Feed {
         materialize { self.items[$0]!.row! }
     }
 
-    /// Appends the published view's sections, rows included, as the JSON array of a snapshot
-    /// reply, straight from the stored bytes.
-    func writeSections(to writer: inout JSONWriter) {
+    /// The published view's sections, rows included, as the JSON arrays of snapshot parts,
+    /// straight from the stored bytes: a new part starts before a row or section that would
+    /// take the current one past `partBytes` (a part holds at least one row). A section split
+    /// between parts appears in each, its rows continuing where the last part stopped.
+    func sectionParts(partBytes: Int) -> [[UInt8]] {
+        var parts: [[UInt8]] = []
+        var writer = JSONWriter(capacity: min(partBytes, 1 << 20) + 1024)
+        var sectionsInPart = 0
+        var rowsInSection = 0
         writer.writeRaw("[")
-        for (offset, section) in visibleSections.enumerated() {
-            if offset > 0 { writer.writeRaw(",") }
+        func openSection(_ section: SectionMatcher.Summary) {
+            if sectionsInPart > 0 { writer.writeRaw(",") }
             writer.writeRaw(section.bytes.dropLast())
             writer.writeRaw(",\"rows\":[")
-            var first = true
+            sectionsInPart += 1
+            rowsInSection = 0
+        }
+        func startPart() {
+            writer.writeRaw("]")
+            parts.append(writer.bytes)
+            writer = JSONWriter(capacity: min(partBytes, 1 << 20) + 1024)
+            writer.writeRaw("[")
+            sectionsInPart = 0
+        }
+        for section in visibleSections {
+            if sectionsInPart > 0, writer.bytes.count + section.bytes.count > partBytes { startPart() }
+            openSection(section)
             rowIndexes[section.id]?.forEach { entry in
-                if !first { writer.writeRaw(",") }
-                first = false
-                writer.writeRaw(items[entry.id]!.row!.bytes)
+                let row = items[entry.id]!.row!.bytes
+                if rowsInSection > 0, writer.bytes.count + row.count + 3 > partBytes {
+                    writer.writeRaw("]}")
+                    startPart()
+                    openSection(section)
+                }
+                if rowsInSection > 0 { writer.writeRaw(",") }
+                writer.writeRaw(row)
+                rowsInSection += 1
             }
             writer.writeRaw("]}")
         }
         writer.writeRaw("]")
+        parts.append(writer.bytes)
+        return parts
     }
 
     private func fullDiff() -> FeedDelta {

@@ -14,10 +14,12 @@ public struct Request: Sendable {
         case deleteSection(id: String)
         /// Replace the whole feed.
         case reset(items: [ItemInput], sections: [SectionInput])
-        /// The feed's full current state.
-        case snapshot
-        /// Daemon status.
-        case status
+        /// The feed's full current state; in parts of about `limits.max_message_bytes` each
+        /// when `chunked` (otherwise a snapshot over that size is refused).
+        case snapshot(chunked: Bool)
+        /// Daemon status, listing the feeds whose names sort after `after` (all when nil) as
+        /// far as the message limit allows.
+        case status(after: String?)
         /// Which plugin renders which type.
         case plugins
         /// Run a row's action handler.

@@ -161,8 +161,9 @@ public struct RequestDecoder: Sendable {
             }
             switch op {
             case "snapshot":
-                try reader.rejectUnknown(allowing: Allowed.feed)
-                return Request(op: op, feed: try feedName(reader), operation: .snapshot, req: req, client: client)
+                try reader.rejectUnknown(allowing: Allowed.snapshot)
+                let chunked = try reader.optionalBool("chunked") ?? false
+                return Request(op: op, feed: try feedName(reader), operation: .snapshot(chunked: chunked), req: req, client: client)
             case "select":
                 try reader.rejectUnknown(allowing: Allowed.select)
                 let feed = try feedName(reader)
@@ -170,8 +171,9 @@ public struct RequestDecoder: Sendable {
                 let action = try reader.optionalString("action") ?? "select"
                 return Request(op: op, feed: feed, operation: .select(id: id, action: action), req: req, client: client)
             case "status":
-                try reader.rejectUnknown(allowing: Allowed.common)
-                return Request(op: op, feed: nil, operation: .status, req: req, client: client)
+                try reader.rejectUnknown(allowing: Allowed.status)
+                let after = try reader.optionalString("after")
+                return Request(op: op, feed: nil, operation: .status(after: after), req: req, client: client)
             case "reload":
                 try reader.rejectUnknown(allowing: Allowed.common)
                 return Request(op: op, feed: nil, operation: .reload, req: req, client: client)
@@ -267,6 +269,8 @@ extension RequestDecoder {
     enum Allowed {
         static let common: Set<String> = ["op", "req", "client"]
         static let feed = common.union(["feed"])
+        static let snapshot = common.union(["feed", "chunked"])
+        static let status = common.union(["after"])
         static let upsert = common.union(["feed", "item"])
         static let byID = common.union(["feed", "id"])
         static let section = common.union(["feed", "section"])
