@@ -108,6 +108,18 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Replies queued per control client; newer ones to a client that leaves more unread are dropped and counted. [default: 1000]", valueName: "count"))
     var clientReplyQueue: Int?
 
+    @Option(name: .long, help: ArgumentHelp("The most feeds; creating one more is refused with limit_exceeded. [default: 100000]", valueName: "count"))
+    var maxFeeds: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The most items in one feed. [default: 1000000]", valueName: "count"))
+    var maxItemsPerFeed: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The most sections in one feed. [default: 10000]", valueName: "count"))
+    var maxSectionsPerFeed: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The most bytes of item JSON plus rendered rows over every feed. [default: 1073741824]", valueName: "bytes"))
+    var maxStoredBytes: Int?
+
     @Option(name: .long, help: ArgumentHelp("Where plugins run: process (a supervised rowcast-plugin-host per plugin file) or in_process (inside rowcastd: trusted plugins only). [default: process]", valueName: "mode"))
     var pluginIsolation: String?
 
@@ -148,6 +160,10 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("limits.batch_limit", batchLimit.map(ConfigurationValue.integer))
         overrides.set("limits.linger_ms", lingerMs.map(ConfigurationValue.integer))
         overrides.set("limits.client_reply_queue", clientReplyQueue.map(ConfigurationValue.integer))
+        overrides.set("limits.max_feeds", maxFeeds.map(ConfigurationValue.integer))
+        overrides.set("limits.max_items_per_feed", maxItemsPerFeed.map(ConfigurationValue.integer))
+        overrides.set("limits.max_sections_per_feed", maxSectionsPerFeed.map(ConfigurationValue.integer))
+        overrides.set("limits.max_stored_bytes", maxStoredBytes.map(ConfigurationValue.integer))
         overrides.set("log_level", logLevel.map(ConfigurationValue.text))
         overrides.set("plugin_isolation", pluginIsolation.map(ConfigurationValue.text))
         overrides.set("plugin_host", pluginHost.map(ConfigurationValue.text))

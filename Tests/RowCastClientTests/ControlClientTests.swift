@@ -82,7 +82,7 @@ import Testing
             ["op": "section", "feed": "cars", "section": ["id": "deals", "order": 1]],
             ["op": "delete_section", "feed": "cars", "id": "deals"],
             ["op": "reset", "feed": "cars", "items": [item], "sections": []],
-            ["op": "snapshot", "feed": "cars"],
+            ["op": "snapshot", "feed": "cars", "chunked": true],
             ["op": "status"],
             ["op": "plugins"],
             ["op": "select", "feed": "cars", "id": "42", "action": "select"],
