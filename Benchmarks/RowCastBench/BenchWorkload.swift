@@ -13,6 +13,7 @@ protocol BenchWorkload {
 
 extension DiffBenchmark: BenchWorkload {}
 extension EngineBenchmark: BenchWorkload {}
+extension RepliesBenchmark: BenchWorkload {}
 extension ThroughputBenchmark: BenchWorkload {}
 extension LatencyBenchmark: BenchWorkload {}
 extension AckedBenchmark: BenchWorkload {}

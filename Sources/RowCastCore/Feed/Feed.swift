@@ -79,10 +79,16 @@ public final class Feed {
         tally.bytes += change
     }
 
+    /// Counts an item's row going from `old` to `new` (nil: none, or no item) in `pendingCount`.
+    private func countPending(from old: RenderedRow?, to new: RenderedRow?, existed: Bool = true) {
+        pendingCount += (new == nil ? 1 : 0) - (existed && old == nil ? 1 : 0)
+    }
+
     /// How many items the feed holds.
     public var itemCount: Int { items.count }
-    /// How many items wait for a plugin (they have no row).
-    public var pendingCount: Int { items.values.reduce(0) { $1.row == nil ? $0 + 1 : $0 } }
+    /// How many items wait for a plugin (they have no row); kept up to date by every change,
+    /// so that `status` costs nothing per item.
+    public private(set) var pendingCount = 0
     /// How many rows the published view has.
     public var rowCount: Int { rowIndexes.values.reduce(0) { $0 + $1.count } }
     /// How many sections the published view has.
@@ -113,6 +119,7 @@ public final class Feed {
         let previousSection = items.modifyValue(forKey: input.id) { item in
             let previous = item.input.section
             account(added - Self.bytes(of: item.input, row: item.row))
+            countPending(from: item.row, to: row)
             item.input = input
             item.row = row
             return previous
@@ -125,6 +132,7 @@ public final class Feed {
         } else {
             joinSection(input.section, id: input.id)
             account(added)
+            countPending(from: nil, to: row, existed: false)
             items.updateValue(StoredItem(input: input, arrival: takeArrival(), row: row), forKey: input.id)
         }
     }
@@ -134,6 +142,7 @@ public final class Feed {
         guard let item = items[id] else { return }
         touch(id)
         account((row?.bytes.count ?? 0) - (item.row?.bytes.count ?? 0))
+        countPending(from: item.row, to: row)
         item.row = row
     }
 
@@ -144,6 +153,7 @@ public final class Feed {
         touch(id)
         let removed = items.removeValue(forKey: id)!
         account(-Self.bytes(of: removed.input, row: removed.row))
+        if removed.row == nil { pendingCount -= 1 }
         dirtyItems.insert(id)
         leaveSection(removed.input.section, id: id)
         return true
@@ -181,7 +191,10 @@ public final class Feed {
         let members = items.compactMap { $0.value.input.section == id ? $0.key : nil }
         for member in members {
             touch(member)
-            if let removed = items.removeValue(forKey: member) { account(-Self.bytes(of: removed.input, row: removed.row)) }
+            if let removed = items.removeValue(forKey: member) {
+                account(-Self.bytes(of: removed.input, row: removed.row))
+                if removed.row == nil { pendingCount -= 1 }
+            }
         }
         dirtyItems.formUnion(members)
         return true
@@ -193,6 +206,7 @@ public final class Feed {
         for id in items.keys { touch(id) }
         items.removeAll(keepingCapacity: true)
         account(-storedBytes)
+        pendingCount = 0
         sections.removeAll(keepingCapacity: true)
         sectionBytes.removeAll(keepingCapacity: true)
         batchReplacedAll = true
@@ -458,6 +472,7 @@ public final class Feed {
         }
         sections[input.section]?.memberCount += 1
         account(Self.bytes(of: input, row: row))
+        countPending(from: nil, to: row, existed: false)
         items.updateValue(StoredItem(input: input, arrival: arrival, row: row), forKey: input.id)
     }
 

@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+import RowCastCore
+import RowCastKit
+
+/// What a big reply costs the loop thread: a chunked snapshot and a status of one feed of
+/// `rows` car rows (1,000,000 by default; `ROWCAST_BENCH_REPLY_ROWS`), built by
+/// `Engine.process` with the real release plugins, timed in thread CPU time.
+struct RepliesBenchmark {
+    var rows = Int(ProcessInfo.processInfo.environment["ROWCAST_BENCH_REPLY_ROWS"] ?? "") ?? 1_000_000
+    var results = JSONObject()
+
+    mutating func run() -> String {
+        let renderer = PluginRenderer.load(directories: [BenchDaemon.productsDirectory], logger: Logger(label: "bench"))
+        let engine = Engine(renderer: renderer, logger: Logger(label: "bench"))
+        var start = 0
+        while start < rows {
+            let end = min(start + 4096, rows)
+            _ = engine.process((start..<end).map { index in
+                let item = #"{"op":"upsert","feed":"big","item":{"id":"\#(index)","type":"product","section":"s\#(index % 4)","data":{"name":"Tesla Model 3 \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000),"image":"https://img.example/cars/\#(index % 997).png"}}}"#
+                return IncomingMessage(origin: .ingest, body: Array(item.utf8))
+            })
+            start = end
+        }
+        func timed(_ request: String) -> (seconds: Double, replies: Int, bytes: Int) {
+            var output = EngineOutput()
+            let seconds = EngineBenchmark.threadCPUSeconds {
+                output = engine.process([IncomingMessage(origin: .control(replyTo: 1), body: Array(request.utf8))])
+            }
+            return (seconds, output.replies.count, output.replies.reduce(0) { $0 + $1.body.count })
+        }
+        let snapshot = timed(#"{"op":"snapshot","feed":"big","chunked":true}"#)
+        let status = timed(#"{"op":"status"}"#)
+        var table = BenchTable(title: "Big replies on the loop thread: one feed of \(rows.formatted) rows (thread CPU time)",
+                               header: ["request", "ms", "replies", "bytes", "ns per row"])
+        table.add(["snapshot, chunked", format3(snapshot.seconds * 1000), snapshot.replies.formatted, snapshot.bytes.formatted, format3(snapshot.seconds / Double(rows) * 1e9)])
+        table.add(["status", format3(status.seconds * 1000), status.replies.formatted, status.bytes.formatted, format3(status.seconds / Double(rows) * 1e9)])
+        results = [
+            "rows": .number(Double(rows)), "storedBytes": .number(Double(engine.storedBytes)),
+            "snapshotMilliseconds": .number(snapshot.seconds * 1000), "snapshotParts": .number(Double(snapshot.replies)),
+            "snapshotBytes": .number(Double(snapshot.bytes)), "statusMilliseconds": .number(status.seconds * 1000),
+        ]
+        return table.render()
+    }
+}
