@@ -3,11 +3,14 @@ import Logging
 import RowCastCore
 import RowCastKit
 
-/// What a big reply costs the loop thread: a chunked snapshot and a status of one feed of
+/// What a big reply costs: a chunked snapshot (all of it, and the part rowcastd's loop
+/// thread does: taking the view; its snapshot thread writes the rows) and a status of one feed of
 /// `rows` car rows (1,000,000 by default; `ROWCAST_BENCH_REPLY_ROWS`), built by
-/// `Engine.process` with the real release plugins, timed in thread CPU time.
+/// `Engine.process` with the real release plugins, timed in thread CPU time (the fastest of
+/// `ROWCAST_BENCH_REPLY_REPEATS` runs, 3 by default).
 struct RepliesBenchmark {
     var rows = Int(ProcessInfo.processInfo.environment["ROWCAST_BENCH_REPLY_ROWS"] ?? "") ?? 1_000_000
+    var repeats = max(1, Int(ProcessInfo.processInfo.environment["ROWCAST_BENCH_REPLY_REPEATS"] ?? "") ?? 3)
     var results = JSONObject()
 
     mutating func run() -> String {
@@ -22,23 +25,39 @@ struct RepliesBenchmark {
             })
             start = end
         }
+        /// The fastest of `repeats` runs (`ROWCAST_BENCH_REPLY_REPEATS`, 3 by default).
         func timed(_ request: String) -> (seconds: Double, replies: Int, bytes: Int) {
             var output = EngineOutput()
-            let seconds = EngineBenchmark.threadCPUSeconds {
-                output = engine.process([IncomingMessage(origin: .control(replyTo: 1), body: Array(request.utf8))])
+            var fastest = Double.infinity
+            for _ in 0..<repeats {
+                fastest = min(fastest, EngineBenchmark.threadCPUSeconds {
+                    output = engine.process([IncomingMessage(origin: .control(replyTo: 1), body: Array(request.utf8))])
+                })
             }
-            return (seconds, output.replies.count, output.replies.reduce(0) { $0 + $1.body.count })
+            return (fastest, output.replies.count, output.replies.reduce(0) { $0 + $1.body.count })
         }
         let snapshot = timed(#"{"op":"snapshot","feed":"big","chunked":true}"#)
         let status = timed(#"{"op":"status"}"#)
-        var table = BenchTable(title: "Big replies on the loop thread: one feed of \(rows.formatted) rows (thread CPU time)",
+        // As rowcastd runs it: the loop only takes the view, the snapshot thread writes it.
+        engine.writesSnapshotsLater = true
+        var job: SnapshotJob?
+        var taken = Double.infinity
+        for _ in 0..<repeats {
+            taken = min(taken, EngineBenchmark.threadCPUSeconds {
+                job = engine.process([IncomingMessage(origin: .control(replyTo: 1), body: Array(#"{"op":"snapshot","feed":"big","chunked":true}"#.utf8))]).snapshots.first
+            })
+        }
+        precondition(job != nil)
+        var table = BenchTable(title: "Big replies: one feed of \(rows.formatted) rows (thread CPU time)",
                                header: ["request", "ms", "replies", "bytes", "ns per row"])
-        table.add(["snapshot, chunked", format3(snapshot.seconds * 1000), snapshot.replies.formatted, snapshot.bytes.formatted, format3(snapshot.seconds / Double(rows) * 1e9)])
+        table.add(["snapshot, chunked: all of it", format3(snapshot.seconds * 1000), snapshot.replies.formatted, snapshot.bytes.formatted, format3(snapshot.seconds / Double(rows) * 1e9)])
+        table.add(["  of which on rowcastd's loop", format3(taken * 1000), "", "", format3(taken / Double(rows) * 1e9)])
         table.add(["status", format3(status.seconds * 1000), status.replies.formatted, status.bytes.formatted, format3(status.seconds / Double(rows) * 1e9)])
         results = [
             "rows": .number(Double(rows)), "storedBytes": .number(Double(engine.storedBytes)),
             "snapshotMilliseconds": .number(snapshot.seconds * 1000), "snapshotParts": .number(Double(snapshot.replies)),
-            "snapshotBytes": .number(Double(snapshot.bytes)), "statusMilliseconds": .number(status.seconds * 1000),
+            "snapshotBytes": .number(Double(snapshot.bytes)), "snapshotLoopMilliseconds": .number(taken * 1000),
+            "statusMilliseconds": .number(status.seconds * 1000),
         ]
         return table.render()
     }

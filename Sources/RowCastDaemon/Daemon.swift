@@ -34,6 +34,8 @@ public final class Daemon {
     private var restoreReports: [Publication] = []
     /// The control envelopes of each batch whose output the pipeline holds, oldest first.
     private var heldEnvelopes: [[ControlEnvelope]] = []
+    /// Writes snapshot replies off the loop thread.
+    private let snapshotWriter = SnapshotWriter()
     private var lastPublication = ContinuousClock.now
     var watchdog: WatchdogSchedule?
     var statusSummary = StatusSummary()
@@ -83,6 +85,7 @@ public final class Daemon {
         self.renderer = renderer
         let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
         engine.limits = configuration.stateLimits
+        engine.writesSnapshotsLater = true
         self.engine = engine
         let store = try SQLiteFeedStore(directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous,
                                         acceptStateLoss: configuration.acceptStateLoss, logger: logger)
@@ -194,10 +197,13 @@ public final class Daemon {
                 try send(try durable.flush(), control: control, publish: publish, engine: engine)
                 _ = try reload(engine: engine, publish: publish)
             }
+            sendWrittenSnapshots(control: control, engine: engine)
             try heartbeatIfIdle(engine: engine, publish: publish)
             keepAlive(engine: engine)
         }
         try send(try durable.flush(), control: control, publish: publish, engine: engine)
+        snapshotWriter.waitUntilWritten()
+        sendWrittenSnapshots(control: control, engine: engine)
         announceStopping(engine: engine)
         // A stop that could not be recorded (a full disk) is not a clean one: the exit status
         // says so. Everything acknowledged is still in the write-ahead log.
@@ -275,6 +281,14 @@ public final class Daemon {
             for deferred in output.deferred {
                 try answerReload(deferred, envelope: envelopes[deferred.token], engine: engine, control: control, publish: publish)
             }
+            for job in output.snapshots { snapshotWriter.submit(job, envelope: envelopes[job.token]) }
+        }
+    }
+
+    /// Sends the snapshot replies the snapshot writer has finished.
+    private func sendWrittenSnapshots(control: Socket, engine: Engine) {
+        for (envelope, replies) in snapshotWriter.takeFinished() {
+            for body in replies { sendReply(envelope.replyFrames(body), on: control, engine: engine) }
         }
     }
 
@@ -296,12 +310,15 @@ public final class Daemon {
     }
 
     /// Wakes up in time for the next heartbeat and watchdog ping, when held-back ingest is due
-    /// to be committed (`commitDue`), and at least every 100 ms to see a stop request.
+    /// to be committed (`commitDue`), every millisecond while snapshot replies are being
+    /// written, and at least every 100 ms to see a stop request.
     private func pollTimeout(commitDue: ContinuousClock.Instant?) -> Int {
         let now = ContinuousClock.now
         var wait = Duration.milliseconds(configuration.heartbeatMilliseconds) - (now - lastPublication)
         if let watchdog { wait = min(wait, watchdog.timeUntilDue(at: now)) }
         if let commitDue { wait = min(wait, commitDue - now) }
+        // Snapshot replies being written are sent within a millisecond of being done.
+        if snapshotWriter.isBusy { wait = min(wait, .milliseconds(1)) }
         // Rounded up: waking before a held-back commit is due would only poll again.
         let milliseconds = Int(wait.components.seconds * 1000 + (wait.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         return max(0, min(100, milliseconds))

@@ -53,53 +53,6 @@ extension Engine {
         }
     }
 
-    /// The replies to a snapshot request, written straight from the stored bytes: one, or
-    /// with `chunked` one per part of about `limits.max_message_bytes` (never more than
-    /// ``maximumSnapshotParts``: parts grow instead), each with `part` and `parts`. A snapshot
-    /// over the limit asked for whole is refused with `limit_exceeded`.
-    func snapshotReplies(_ request: Request, chunked: Bool) -> [[UInt8]] {
-        let name = request.feed!
-        let feed = feeds[name]
-        let partBytes = max(decoder.maximumMessageBytes, (feed?.storedBytes ?? 0) / Self.maximumSnapshotParts)
-        let parts = feed?.sectionParts(partBytes: partBytes) ?? [Array("[]".utf8)]
-        if parts.count > 1, !chunked {
-            let size = parts.reduce(0) { $0 + $1.count }
-            let error = RowCastError(
-                .limitExceeded,
-                "snapshot: feed \"\(name)\" takes about \(size) bytes, over the \(decoder.maximumMessageBytes) of limits.max_message_bytes; ask for it in parts with \"chunked\":true (rowcast and RowCastClient do)",
-                feed: name, limit: "limits.max_message_bytes")
-            counters.rejected += 1
-            return [ReplyBuilder.failure(error, op: request.op, req: request.req, client: request.client)]
-        }
-        let pending = feed?.pendingCount ?? 0
-        return parts.enumerated().map { index, sections in
-            var writer = JSONWriter(capacity: sections.count + 256)
-            writer.writeRaw("{\"ok\":true,\"op\":\"snapshot\",\"feed\":")
-            writer.write(string: name)
-            writer.writeRaw(",\"seq\":")
-            writer.write(integer: Int64(feed?.seq ?? 0))
-            writer.writeRaw(",\"epoch\":")
-            if let feed { writer.write(string: feed.epoch) } else { writer.writeRaw("null") }
-            if chunked {
-                writer.writeRaw(",\"part\":")
-                writer.write(integer: Int64(index))
-                writer.writeRaw(",\"parts\":")
-                writer.write(integer: Int64(parts.count))
-            }
-            writer.writeRaw(",\"sections\":")
-            writer.writeRaw(sections)
-            writer.writeRaw(",\"pending\":")
-            writer.write(integer: Int64(pending))
-            ReplyBuilder.appendCorrelation(&writer, req: request.req, client: request.client)
-            writer.writeRaw("}")
-            return writer.bytes
-        }
-    }
-
-    /// The most parts one snapshot is sent in; a bigger feed gets bigger parts, so that a
-    /// client's reply queue (`limits.client_reply_queue`, 1000 by default) holds them all.
-    static let maximumSnapshotParts = 256
-
     /// The status members. The feed list starts after the feed named `after` and stops when
     /// it would take half of `limits.max_message_bytes`; then `more` is true and `next` is
     /// the `after` of the request that continues it.

@@ -37,6 +37,9 @@ public final class Engine {
     /// One shared copy of each cell name: names over 15 bytes are not stored inline by
     /// `String`, and a copy per row costs about 50 bytes each on a million rows.
     var cellNames: [String: String] = [:]
+    /// Whether snapshot replies are left to the caller to write (`EngineOutput.snapshots`,
+    /// the daemon writes them off its loop thread) rather than written into `replies`.
+    public var writesSnapshotsLater = false
     /// Decodes every message; the daemon changes its size limit on a configuration reload.
     public var decoder: RequestDecoder
     /// Who may do what, for messages from authenticated clients (nil: nothing is checked).
@@ -106,7 +109,12 @@ public final class Engine {
                 continue
             }
             if case .query(let request) = outcome, case .snapshot(let chunked) = request.operation {
-                for body in snapshotReplies(request, chunked: chunked) { output.replies.append(Reply(token: token, body: body)) }
+                let job = SnapshotJob(token: token, request: request, chunked: chunked, feed: feeds[request.feed!], messageLimit: decoder.maximumMessageBytes)
+                if writesSnapshotsLater {
+                    output.snapshots.append(job)
+                } else {
+                    for body in job.replies() { output.replies.append(Reply(token: token, body: body)) }
+                }
                 continue
             }
             let body = reply(for: outcome, publications: &output.publications)

@@ -35,6 +35,9 @@ public struct EngineOutput: Sendable {
     /// Requests the engine does not answer (`reload`): the daemon answers each one, with the
     /// same token, after publishing and replying the rest of the batch.
     public var deferred: [DeferredRequest] = []
+    /// Snapshot requests whose replies are still to be written (only when the engine
+    /// `writesSnapshotsLater`); their replies go after the rest of the batch's.
+    public var snapshots: [SnapshotJob] = []
 
     /// An empty output.
     public init() {}

@@ -277,50 +277,9 @@ public final class Feed {
         materialize { self.items[$0]!.row! }
     }
 
-    /// The published view's sections, rows included, as the JSON arrays of snapshot parts,
-    /// straight from the stored bytes: a new part starts before a row or section that would
-    /// take the current one past `partBytes` (a part holds at least one row). A section split
-    /// between parts appears in each, its rows continuing where the last part stopped.
-    func sectionParts(partBytes: Int) -> [[UInt8]] {
-        var parts: [[UInt8]] = []
-        var writer = JSONWriter(capacity: min(partBytes, 1 << 20) + 1024)
-        var sectionsInPart = 0
-        var rowsInSection = 0
-        writer.writeRaw("[")
-        func openSection(_ section: SectionMatcher.Summary) {
-            if sectionsInPart > 0 { writer.writeRaw(",") }
-            writer.writeRaw(section.bytes.dropLast())
-            writer.writeRaw(",\"rows\":[")
-            sectionsInPart += 1
-            rowsInSection = 0
-        }
-        func startPart() {
-            writer.writeRaw("]")
-            parts.append(writer.bytes)
-            writer = JSONWriter(capacity: min(partBytes, 1 << 20) + 1024)
-            writer.writeRaw("[")
-            sectionsInPart = 0
-        }
-        for section in visibleSections {
-            if sectionsInPart > 0, writer.bytes.count + section.bytes.count > partBytes { startPart() }
-            openSection(section)
-            rowIndexes[section.id]?.forEach { entry in
-                let row = items[entry.id]!.row!.bytes
-                if rowsInSection > 0, writer.bytes.count + row.count + 3 > partBytes {
-                    writer.writeRaw("]}")
-                    startPart()
-                    openSection(section)
-                }
-                if rowsInSection > 0 { writer.writeRaw(",") }
-                writer.writeRaw(row)
-                rowsInSection += 1
-            }
-            writer.writeRaw("]}")
-        }
-        writer.writeRaw("]")
-        parts.append(writer.bytes)
-        return parts
-    }
+    /// The published view as a value (O(sections): the row indexes are shared until the feed
+    /// changes them), for writing a snapshot on another thread.
+    var view: FeedView { FeedView(sections: visibleSections, rowIndexes: rowIndexes) }
 
     private func fullDiff() -> FeedDelta {
         let old = materialize { id in
@@ -347,8 +306,8 @@ public final class Feed {
             if rowIndexes[shown.section]!.isEmpty { rowIndexes[shown.section] = nil }
         }
         for id in before.keys {
-            guard let place = items.withValue(forKey: id, { item in item.row == nil ? nil : (section: item.input.section, key: item.orderKey) }) ?? nil else { continue }
-            rowIndexes[place.section, default: OrderedRowIndex()].insert(place.key, id: id)
+            guard let place = items.withValue(forKey: id, { item in item.row.map { (section: item.input.section, key: item.orderKey, row: $0.bytes) } }) ?? nil else { continue }
+            rowIndexes[place.section, default: OrderedRowIndex()].insert(place.key, id: id, row: place.row)
         }
         let newSections = computeVisibleSections()
         var delta = FeedDelta()
@@ -423,7 +382,7 @@ public final class Feed {
     private func rebuildIndexes() {
         var entries: [String: [OrderedRowIndex.Entry]] = [:]
         items.forEachEntry { id, item in
-            if item.row != nil { entries[item.input.section, default: []].append(.init(key: item.orderKey, id: id)) }
+            if let row = item.row { entries[item.input.section, default: []].append(.init(key: item.orderKey, id: id, row: row.bytes)) }
         }
         rowIndexes = entries.mapValues { list in OrderedRowIndex(sorted: list.sorted { $0.key < $1.key }) }
     }

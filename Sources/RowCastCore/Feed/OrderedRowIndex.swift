@@ -6,10 +6,13 @@
 /// of entries. For a million rows that is about 1,300 blocks: a rank costs a few microseconds,
 /// against the milliseconds a full sort or diff would.
 struct OrderedRowIndex {
-    /// One row: its order key (unique within a feed, since first-arrival ranks are) and id.
+    /// One row: its order key (unique within a feed, since first-arrival ranks are), id and
+    /// bytes (shared with the stored item's row, not copied), so that a snapshot is written
+    /// from the index alone, on any thread (``FeedView``).
     struct Entry {
         var key: OrderKey
         var id: String
+        var row: [UInt8] = []
     }
 
     /// Blocks split when they grow past this many entries.
@@ -38,8 +41,8 @@ struct OrderedRowIndex {
     var isEmpty: Bool { count == 0 }
 
     /// Adds an entry; its key must not be present already.
-    mutating func insert(_ key: OrderKey, id: String) {
-        let entry = Entry(key: key, id: id)
+    mutating func insert(_ key: OrderKey, id: String, row: [UInt8] = []) {
+        let entry = Entry(key: key, id: id, row: row)
         guard !blocks.isEmpty else {
             blocks = [[entry]]
             count = 1
