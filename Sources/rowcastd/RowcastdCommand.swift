@@ -117,7 +117,7 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The most sections in one feed. [default: 10000]", valueName: "count"))
     var maxSectionsPerFeed: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The most bytes of item JSON plus rendered rows over every feed. [default: 1073741824]", valueName: "bytes"))
+    @Option(name: .long, help: ArgumentHelp("The most bytes of item JSON plus rendered rows over every feed. [default: 805306368 (768 MiB)]", valueName: "bytes"))
     var maxStoredBytes: Int?
 
     @Option(name: .long, help: ArgumentHelp("Where plugins run: process (a supervised rowcast-plugin-host per plugin file) or in_process (inside rowcastd: trusted plugins only). [default: process]", valueName: "mode"))

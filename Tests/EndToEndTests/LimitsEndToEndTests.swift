@@ -30,7 +30,7 @@ struct LimitsEndToEndTests {
         let status = try JSONParser.parse(CommandRunner.run(["status", "--json"] + control).stdout)
         #expect(status["limits"]?["max_items_per_feed"] == 3)
         #expect(status["limits"]?["max_feeds"] == 2)
-        #expect(status["limits"]?["max_stored_bytes"] == 1_073_741_824)
+        #expect(status["limits"]?["max_stored_bytes"] == 805_306_368)
         #expect(status["feedCount"] == 2)
         #expect((status["storedBytes"]?.numberValue ?? 0) > 0)
 

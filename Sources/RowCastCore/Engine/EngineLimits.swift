@@ -15,8 +15,8 @@ public struct EngineLimits: Sendable, Equatable {
     public var storedBytes: Int
 
     /// The documented defaults: 100,000 feeds, 1,000,000 items per feed, 10,000 sections per
-    /// feed, 1 GiB stored. See docs/OPERATIONS.md, "Limits".
-    public init(feeds: Int = 100_000, itemsPerFeed: Int = 1_000_000, sectionsPerFeed: Int = 10_000, storedBytes: Int = 1 << 30) {
+    /// feed, 768 MiB stored. See docs/OPERATIONS.md, "Limits".
+    public init(feeds: Int = 100_000, itemsPerFeed: Int = 1_000_000, sectionsPerFeed: Int = 10_000, storedBytes: Int = 768 << 20) {
         self.feeds = feeds
         self.itemsPerFeed = itemsPerFeed
         self.sectionsPerFeed = sectionsPerFeed
