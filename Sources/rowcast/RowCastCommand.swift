@@ -1,4 +1,5 @@
 import ArgumentParser
+import RowCastKit
 
 /// `rowcast`: publish to, follow and query a running rowcastd.
 @main
@@ -25,9 +26,19 @@ struct RowCastCommand: ParsableCommand {
             Endpoints and CURVE keys can also come from the environment: ROWCAST_CONTROL, \
             ROWCAST_PUBLISH, ROWCAST_INGEST, ROWCAST_SERVER_KEY and ROWCAST_KEY.
             """,
+        version: RowCastVersion.current,
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, SnapshotCommand.self, StatusCommand.self,
             PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, ReloadCommand.self, KeygenCommand.self,
         ]
     )
+
+    /// Parses and runs the command line, after catching a mistyped subcommand
+    /// (``CommandSuggestion``), which the parser would report as an unknown option.
+    static func main() {
+        if let problem = CommandSuggestion.problem(in: Array(CommandLine.arguments.dropFirst()), root: Self.self) {
+            exit(withError: ValidationError(problem))
+        }
+        main(nil)
+    }
 }

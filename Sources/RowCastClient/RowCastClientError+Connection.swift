@@ -1,0 +1,25 @@
+import ZeroMQ
+
+extension RowCastClientError {
+    /// A connect to `endpoint` was refused: nothing listens there.
+    public static func notListening(endpoint: String) -> RowCastClientError {
+        let what = endpoint.hasPrefix("ipc://") ? "the socket path" : "the host and port"
+        return RowCastClientError(
+            code: "not_listening",
+            message: "nothing is listening at \(endpoint) (the connection was refused): is rowcastd running, and is \(what) right? "
+                + "rowcastd prints its endpoints in its ready line; pass the right endpoint (--control, or ROWCAST_CONTROL)")
+    }
+
+    /// The daemon at `endpoint` refused the ZeroMQ handshake (`event` is a handshake failure).
+    static func handshakeFailed(endpoint: String, event: SocketEvent) -> RowCastClientError {
+        let reason: String
+        if event.kind.contains(.handshakeFailedAuth) {
+            reason = "rowcastd refused this client's CURVE key (ZAP status \(event.value)): is its public key in the daemon's client keys directory, and was rowcastd reloaded since it was added?"
+        } else if event.kind.contains(.handshakeFailedProtocol) {
+            reason = "the handshake failed (protocol error \(event.value)): does the daemon require CURVE (--server-key and --key), or is --server-key the daemon's public key?"
+        } else {
+            reason = "the handshake failed: is a rowcastd (ZeroMQ) listening there, and does it expect CURVE (--server-key and --key)?"
+        }
+        return RowCastClientError(code: "handshake_failed", message: "connecting to \(endpoint): \(reason)")
+    }
+}
