@@ -15,10 +15,10 @@ extension RowCastClientError {
         let reason: String
         if event.kind.contains(.handshakeFailedAuth) {
             reason = "rowcastd refused this client's CURVE key (ZAP status \(event.value)): is its public key in the daemon's client keys directory, and was rowcastd reloaded since it was added?"
-        } else if event.kind.contains(.handshakeFailedProtocol) {
-            reason = "the handshake failed (protocol error \(event.value)): does the daemon require CURVE (--server-key and --key), or is --server-key the daemon's public key?"
         } else {
-            reason = "the handshake failed: is a rowcastd (ZeroMQ) listening there, and does it expect CURVE (--server-key and --key)?"
+            let detail = event.kind.contains(.handshakeFailedProtocol) ? " (ZeroMQ protocol error \(event.value))" : ""
+            reason = "the handshake failed\(detail): if rowcastd requires CURVE there, pass --server-key (its server.pub) and --key; "
+                + "if you did, check that --server-key is that daemon's public key; and check that what listens there is rowcastd"
         }
         return RowCastClientError(code: "handshake_failed", message: "connecting to \(endpoint): \(reason)")
     }

@@ -24,7 +24,11 @@ struct RowCastCommand: ParsableCommand {
               rowcast keygen cars-producer
 
             Endpoints and CURVE keys can also come from the environment: ROWCAST_CONTROL, \
-            ROWCAST_PUBLISH, ROWCAST_INGEST, ROWCAST_SERVER_KEY and ROWCAST_KEY.
+            ROWCAST_PUBLISH, ROWCAST_INGEST, ROWCAST_SERVER_KEY and ROWCAST_KEY; a flag wins \
+            over its variable. Each command takes only the endpoints it uses.
+
+            Shell completions: rowcast --generate-completion-script bash (or zsh, fish). \
+            make install puts them, and the man pages rowcast(1) and rowcastd(1), in place.
             """,
         version: RowCastVersion.current,
         subcommands: [
