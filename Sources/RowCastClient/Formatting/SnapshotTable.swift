@@ -46,7 +46,7 @@ public struct SnapshotTable: Sendable {
     /// "section deals (3 rows)  type=banner order=1  header: ..."
     func sectionLine(_ section: ReplicaSection) -> String {
         let count = section.rows.count
-        var line = "section \(section.id) (\(count) row\(count == 1 ? "" : "s"))"
+        var line = "section \(section.id) (\(TextTable.grouped(String(count))) row\(count == 1 ? "" : "s"))"
         let attributes = section.attributes
         if let type = attributes["type"], !type.isNull { line += "  type=\(text(type))" }
         if let order = attributes["order"], !order.isNull { line += "  order=\(text(order))" }
