@@ -24,6 +24,7 @@ FISHCOMPDIR  := $(PREFIX)/share/fish/vendor_completions.d
 # The executables the man pages and completions are generated from (install-cli-docs).
 BIN_FROM     ?= $(RELEASE_DIR)
 # swift-argument-parser's generate-manual, built from the package's own checkout (offline).
+ARGUMENT_PARSER_DIR ?= .build/checkouts/swift-argument-parser
 TOOLS_DIR    := .build/tools
 MAN_BUILD    := .build/man
 MAN_DATE     ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
@@ -148,7 +149,7 @@ install: deps
 ## share/bash-completion/completions, share/zsh/site-functions and
 ## share/fish/vendor_completions.d, from the executables in BIN_FROM (the release build).
 install-cli-docs:
-	$(SWIFT) build --package-path .build/checkouts/swift-argument-parser --scratch-path $(TOOLS_DIR) --product generate-manual
+	$(SWIFT) build --package-path $(ARGUMENT_PARSER_DIR) --scratch-path $(TOOLS_DIR) --product generate-manual
 	rm -rf $(MAN_BUILD) && mkdir -p $(MAN_BUILD)
 	for tool in rowcast rowcastd; do \
 		$(TOOLS_DIR)/debug/generate-manual $(BIN_FROM)/$$tool --date $(MAN_DATE) --output-directory $(MAN_BUILD) || exit 1; \

@@ -197,7 +197,8 @@ struct PublishCommand: ParsableCommand {
     /// Sends over the control socket, --window at a time, retrying unanswered requests;
     /// prints one line per result, in order; returns the number of failures.
     func send(_ requests: [JSONValue]) throws -> Int {
-        let options = AckedPublisherOptions(window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: connection.timeoutDuration)
+        var options = AckedPublisherOptions(window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: connection.timeoutDuration)
+        options.reportsRefusal = true
         let publisher = try AckedPublisher(endpoint: controlEndpoint.control, options: options, curve: try connection.curve())
         defer { publisher.close() }
         var failures = 0

@@ -130,7 +130,7 @@ struct SubscribeCommand: ParsableCommand {
     func followReplica(of feed: String) throws {
         let session = try ReplicaSession(
             feed: feed, controlEndpoint: controlEndpoint.control, publishEndpoint: publishEndpoint.publish,
-            timeout: connection.timeoutDuration, curve: try connection.curve())
+            timeout: connection.timeoutDuration, curve: try connection.curve(), reportsRefusal: true)
         defer {
             session.subscriber.close()
             session.control.close()

@@ -31,6 +31,21 @@ struct CommandLineConnectionEndToEndTests {
         }
     }
 
+    @Test("publish (acked) and subscribe --replica report a daemon that is not listening at once too")
+    func notListeningPublishAndReplica() throws {
+        let ports = try FreePorts.take(2)
+        let control = "tcp://127.0.0.1:\(ports[0])"
+        let publish = try Self.timed(["publish", "--feed", "cars", "--type", "product", "--id", "1", "--control", control] + Self.product)
+        #expect(publish.status == 1)
+        #expect(publish.seconds < 3, "publish took \(publish.seconds) s")
+        #expect(publish.run.stderr.hasPrefix("error: not_listening: nothing is listening at \(control)"), "\(publish.run.stderr)")
+
+        let replica = try Self.timed(["subscribe", "--feed", "cars", "--replica", "--control", control, "--publish", "tcp://127.0.0.1:\(ports[1])"])
+        #expect(replica.status == 1)
+        #expect(replica.seconds < 3, "subscribe --replica took \(replica.seconds) s")
+        #expect(replica.run.stderr.hasPrefix("error: not_listening: nothing is listening at \(control)"), "\(replica.run.stderr)")
+    }
+
     @Test("a CURVE daemon that refuses the client's key, or a client without CURVE, is reported at once")
     func handshakeRefused() throws {
         let clients = try TemporaryDirectory("rowcast-clients")

@@ -15,8 +15,12 @@ struct CommandLineDocsInstallEndToEndTests {
         let stage = try TemporaryDirectory("rowcast-stage")
         let root = BuildProducts.repositoryRoot.path
         let common = ["-C", root, "DESTDIR=\(stage.path)", "PREFIX=/usr"]
-        // The first run builds swift-argument-parser's generate-manual (a minute or two).
-        let install = try ProgramRun.run(make, common + ["install-cli-docs", "BIN_FROM=\(BuildProducts.directory.path)"])
+        // The checkout of swift-argument-parser next to this build (.build, or .build-asan for
+        // a sanitized one), whose generate-manual the Makefile builds (a minute or two, once).
+        let checkout = BuildProducts.directory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("checkouts/swift-argument-parser").path
+        let parser = FileManager.default.fileExists(atPath: checkout) ? ["ARGUMENT_PARSER_DIR=\(checkout)"] : []
+        let install = try ProgramRun.run(make, common + ["install-cli-docs", "BIN_FROM=\(BuildProducts.directory.path)"] + parser)
         #expect(install.status == 0, "\(install.output)")
 
         let usr = stage.path + "/usr"

@@ -108,10 +108,15 @@ final class ClientSocket {
 extension ClientSocket: Sendable {}
 
 extension ClientSocket {
-    /// Waits until one of `sockets` has a message or `deadline` passes.
+    /// Waits until one of `sockets` has a message (or a watched connection an event) or
+    /// `deadline` passes.
     static func wait(for sockets: [ClientSocket], deadline: Deadline) throws(RowCastClientError) {
         let poller = Poller()
-        for socket in sockets { poller.register(socket.socket) }
+        for socket in sockets {
+            poller.register(socket.socket)
+            // A connection event wakes the wait too, so that a refusal is seen at once.
+            if let watch = socket.watch { poller.register(watch.monitor.socket) }
+        }
         do {
             _ = try poller.poll(timeoutMilliseconds: deadline.remainingMilliseconds)
         } catch {

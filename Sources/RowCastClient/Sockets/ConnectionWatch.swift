@@ -26,8 +26,8 @@ final class ConnectionWatch {
         self.endpoint = endpoint
     }
 
-    /// Reads the events reported so far; throws `not_listening` when a connect was refused
-    /// before any connection was made, `handshake_failed` when the daemon refused the handshake.
+    /// Reads the events reported so far; throws `not_listening` when a connect attempt failed
+    /// (closed or retried) before any connection was made, `handshake_failed` when the daemon refused the handshake.
     func check() throws(RowCastClientError) {
         while true {
             let event: SocketEvent?
@@ -39,7 +39,9 @@ final class ConnectionWatch {
             guard let event else { return }
             if event.kind.contains(.connected) || event.kind.contains(.handshakeSucceeded) {
                 everConnected = true
-            } else if event.kind.contains(.connectRetried), !everConnected {
+            } else if !event.kind.intersection([.connectRetried, .closed]).isEmpty, !everConnected {
+                // A connect attempt ended without a connection: closed, then retried (or not,
+                // on a socket that does not reconnect by itself).
                 throw .notListening(endpoint: endpoint)
             } else if !event.kind.intersection(.handshakeFailed).isEmpty {
                 throw .handshakeFailed(endpoint: endpoint, event: event)
