@@ -32,9 +32,12 @@ public enum ProgramRun {
 /// The output a reader thread collects, handed over once it is complete.
 private final class CollectedOutput: @unchecked Sendable {
     // `@unchecked Sendable`: `data` is written once before `done` is signalled and read after.
+    /// The output, complete once `done` is signalled.
     private var data = Data()
+    /// Signalled when `data` is complete.
     private let done = DispatchSemaphore(value: 0)
 
+    /// Keeps everything the program wrote, once it closed its output.
     func finish(_ data: Data) {
         self.data = data
         done.signal()

@@ -3,12 +3,13 @@ import Foundation
 import RowCastKit
 
 /// Where an endpoint comes from (its flag, else its environment variable, else the default)
-/// and the check of its form, the same as rowcastd's (``EndpointSyntax``).
+/// and the check of its form, the same as rowcastd's (``EndpointSyntax``); also reads the
+/// other ROWCAST_* variables (the CURVE keys).
 enum EndpointSource {
     /// The process environment, read once.
     static let environment = ProcessInfo.processInfo.environment
 
-    /// The value of `variable`, when set and not empty.
+    /// The value of the environment variable `name`, when set and not empty.
     static func variable(_ name: String) -> String? {
         environment[name].flatMap { $0.isEmpty ? nil : $0 }
     }

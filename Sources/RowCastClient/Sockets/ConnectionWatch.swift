@@ -27,7 +27,8 @@ final class ConnectionWatch {
     }
 
     /// Reads the events reported so far; throws `not_listening` when a connect attempt failed
-    /// (closed or retried) before any connection was made, `handshake_failed` when the daemon refused the handshake.
+    /// (closed or retried) before any connection was made, and `handshake_failed` when the
+    /// daemon refused the handshake.
     func check() throws(RowCastClientError) {
         while true {
             let event: SocketEvent?
