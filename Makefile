@@ -17,8 +17,19 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 DOCDIR       := $(PREFIX)/share/doc/rowcast
 SYSCONFDIR   ?= /etc
 CONFIGDIR    := $(SYSCONFDIR)/rowcast
+MANDIR       := $(PREFIX)/share/man/man1
+BASHCOMPDIR  := $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR   := $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR  := $(PREFIX)/share/fish/vendor_completions.d
+# The executables the man pages and completions are generated from (install-cli-docs).
+BIN_FROM     ?= $(RELEASE_DIR)
+# swift-argument-parser's generate-manual, built from the package's own checkout (offline).
+ARGUMENT_PARSER_DIR ?= .build/checkouts/swift-argument-parser
+TOOLS_DIR    := .build/tools
+MAN_BUILD    := .build/man
+MAN_DATE     ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
-.PHONY: all deps build test test-swift test-python test-asan test-tsan fuzz run bench clean help install uninstall
+.PHONY: all deps build test test-swift test-python test-asan test-tsan fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs
 
 all: build
 
@@ -30,7 +41,9 @@ help:
 	@echo "make fuzz   build the libFuzzer harnesses and run each for FUZZ_SECONDS (default 60)"
 	@echo "make test-asan / make test-tsan  every Swift test under AddressSanitizer / ThreadSanitizer"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  release build, then install the binaries,"
-	@echo "             plugins, /etc/rowcast/rowcastd.yaml (kept if present) and the systemd unit"
+	@echo "             plugins, /etc/rowcast/rowcastd.yaml (kept if present), the systemd unit,"
+	@echo "             the man pages and the bash, zsh and fish completions of rowcast"
+	@echo "make install-cli-docs [BIN_FROM=.build/debug]  only the man pages and completions"
 
 ## deps: install the system packages and Python modules the build and tests need, when missing.
 deps:
@@ -127,10 +140,36 @@ install: deps
 	    systemd/rowcastd.service > $(DESTDIR)$(UNITDIR)/rowcastd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/rowcastd.service
 	install -m 0644 README.md docs/OPERATIONS.md docs/PROTOCOL.md docs/PLUGINS.md $(DESTDIR)$(DOCDIR)/
+	$(MAKE) install-cli-docs BIN_FROM=$(RELEASE_DIR)
 	@echo "installed under $(DESTDIR)$(PREFIX); now: systemctl daemon-reload && systemctl enable --now rowcastd"
 
+## install-cli-docs: the man pages of rowcast and rowcastd, generated from their argument
+## parsers by swift-argument-parser's generate-manual (mdoc; empty lines become .Pp), in
+## share/man/man1, and rowcast's completions (rowcast --generate-completion-script) in
+## share/bash-completion/completions, share/zsh/site-functions and
+## share/fish/vendor_completions.d, from the executables in BIN_FROM (the release build).
+install-cli-docs:
+	$(SWIFT) build --package-path $(ARGUMENT_PARSER_DIR) --scratch-path $(TOOLS_DIR) --product generate-manual
+	rm -rf $(MAN_BUILD) && mkdir -p $(MAN_BUILD)
+	for tool in rowcast rowcastd; do \
+		$(TOOLS_DIR)/debug/generate-manual $(BIN_FROM)/$$tool --date $(MAN_DATE) --output-directory $(MAN_BUILD) || exit 1; \
+	done
+	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	for page in rowcast.1 rowcastd.1; do \
+		sed -e 's/^$$/.Pp/' $(MAN_BUILD)/$$page > $(DESTDIR)$(MANDIR)/$$page && chmod 0644 $(DESTDIR)$(MANDIR)/$$page || exit 1; \
+	done
+	$(BIN_FROM)/rowcast --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/rowcast
+	$(BIN_FROM)/rowcast --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_rowcast
+	$(BIN_FROM)/rowcast --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/rowcast.fish
+	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/rowcast $(DESTDIR)$(ZSHCOMPDIR)/_rowcast $(DESTDIR)$(FISHCOMPDIR)/rowcast.fish
+
+## uninstall-cli-docs: removes what install-cli-docs put in place.
+uninstall-cli-docs:
+	rm -f $(DESTDIR)$(MANDIR)/rowcast.1 $(DESTDIR)$(MANDIR)/rowcastd.1
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/rowcast $(DESTDIR)$(ZSHCOMPDIR)/_rowcast $(DESTDIR)$(FISHCOMPDIR)/rowcast.fish
+
 ## uninstall: removes what install put in place, except the configuration in /etc/rowcast.
-uninstall:
+uninstall: uninstall-cli-docs
 	rm -f $(DESTDIR)$(BINDIR)/rowcastd $(DESTDIR)$(BINDIR)/rowcast $(DESTDIR)$(BINDIR)/rowcast-plugin-host
 	rm -f $(DESTDIR)$(PLUGINDIR)/librowcast-product.so $(DESTDIR)$(PLUGINDIR)/librowcast-advertising.so
 	rm -f $(DESTDIR)$(UNITDIR)/rowcastd.service $(DESTDIR)$(SYSUSERSDIR)/rowcast.conf
@@ -138,4 +177,4 @@ uninstall:
 
 clean:
 	$(SWIFT) package clean
-	rm -rf .build-asan .build-tsan .build-fuzz
+	rm -rf .build-asan .build-tsan .build-fuzz $(TOOLS_DIR) $(MAN_BUILD)

@@ -50,6 +50,7 @@ let package = Package(
             dependencies: [
                 "ZeroMQ",
                 "RowCastCore",
+                "RowCastKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -74,6 +75,7 @@ let package = Package(
             name: "rowcast",
             dependencies: [
                 "RowCastClient",
+                "RowCastKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Logging
+import RowCastKit
 
 /// One key of the configuration: its dotted name, the values it takes, where it lives in
 /// `DaemonConfiguration`, and whether a reload applies it or only a restart does.
@@ -40,16 +41,13 @@ public struct ConfigurationSetting: Sendable {
     /// Writes a value that `problem(with:)` accepted.
     let write: @Sendable (inout DaemonConfiguration, ConfigurationValue) -> Void
 
-    /// The ZeroMQ transports rowcastd accepts in an endpoint.
-    public static let endpointTransports = ["tcp", "ipc", "inproc", "pgm", "epgm", "ws", "wss", "vmci", "tipc"]
-
     /// The key's value in `configuration`.
     public func value(in configuration: DaemonConfiguration) -> ConfigurationValue { read(configuration) }
 
     /// What is allowed, in words, for error messages.
     public var allowed: String {
         switch kind {
-        case .endpoint: return "a ZeroMQ endpoint such as \"tcp://127.0.0.1:7701\" or \"ipc:///run/rowcast/control.sock\" (transports: \(Self.endpointTransports.joined(separator: ", ")))"
+        case .endpoint: return EndpointSyntax.allowed
         case .path: return "a non-empty path"
         case .optionalPath: return "a path, or \"\" for the default"
         case .user: return "a user name, or \"\" for none"
@@ -66,11 +64,7 @@ public struct ConfigurationSetting: Sendable {
     public func problem(with value: ConfigurationValue) -> String? {
         switch (kind, value) {
         case (.endpoint, .text(let text)):
-            guard let separator = text.range(of: "://"), !text[separator.upperBound...].isEmpty,
-                  Self.endpointTransports.contains(String(text[..<separator.lowerBound])) else {
-                return "must be \(allowed), got \(value)"
-            }
-            return nil
+            return EndpointSyntax.problem(with: text)
         case (.mode, .text(let text)):
             return SocketPermissions.parseMode(text) == nil ? "must be \(allowed), got \(value)" : nil
         case (.user, .text(let text)), (.group, .text(let text)):

@@ -8,18 +8,19 @@ struct PluginsCommand: ParsableCommand {
         abstract: "Show the loaded cell-controller plugins, their types, and refused plugin files."
     )
 
-    @OptionGroup var endpoints: EndpointOptions
+    @OptionGroup var controlEndpoint: ControlEndpointOption
+    @OptionGroup var connection: ConnectionOptions
 
     @Flag(help: "Print the plugins reply exactly, as one line of JSON.")
     var json = false
 
     func run() throws {
         try reportingErrors {
-            let client = try endpoints.makeControlClient()
+            let client = try controlEndpoint.makeClient(connection)
             defer { client.close() }
             let reply = try client.plugins()
             if json { return Output.json(reply) }
-            DaemonReport.plugins(reply).forEach(Output.line)
+            DaemonReport.plugins(reply, width: TerminalWidth.columns).forEach(Output.line)
         }
     }
 }

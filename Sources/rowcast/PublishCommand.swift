@@ -44,7 +44,9 @@ struct PublishCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var endpoints: EndpointOptions
+    @OptionGroup var controlEndpoint: ControlEndpointOption
+    @OptionGroup var ingestEndpoint: IngestEndpointOption
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(help: ArgumentHelp("The feed to change (the default feed of items and requests in --file).", valueName: "feed"))
     var feed: String?
@@ -58,7 +60,8 @@ struct PublishCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The section of the item, or the section for --declare-section and --delete-section.", valueName: "section"))
     var section: String?
 
-    @Option(help: ArgumentHelp("The item's sort key within its section.", valueName: "number"))
+    // .unconditional: the next word is the value even when it starts with "-" (--sort -1).
+    @Option(parsing: .unconditional, help: ArgumentHelp("The item's sort key within its section; may be negative (--sort -1).", valueName: "number"))
     var sort: Double?
 
     @Option(name: .customLong("field"), help: ArgumentHelp("An item data field, key=value; repeatable. JSON values are sent as JSON.", valueName: "key=value"))
@@ -79,7 +82,7 @@ struct PublishCommand: ParsableCommand {
     @Flag(help: "Replace the whole feed --feed with the items of --file, in one reset request; without --file, empty the feed.")
     var reset = false
 
-    @Option(help: ArgumentHelp("The order of a declared section.", valueName: "number"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The order of a declared section; may be negative (--order -1).", valueName: "number"))
     var order: Double?
 
     @Option(name: .customLong("section-type"), help: ArgumentHelp("The type of a declared section (a plugin renders its header row).", valueName: "type"))
@@ -194,8 +197,9 @@ struct PublishCommand: ParsableCommand {
     /// Sends over the control socket, --window at a time, retrying unanswered requests;
     /// prints one line per result, in order; returns the number of failures.
     func send(_ requests: [JSONValue]) throws -> Int {
-        let options = AckedPublisherOptions(window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: endpoints.timeoutDuration)
-        let publisher = try AckedPublisher(endpoint: endpoints.control, options: options, curve: try endpoints.curve())
+        var options = AckedPublisherOptions(window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: connection.timeoutDuration)
+        options.reportsRefusal = true
+        let publisher = try AckedPublisher(endpoint: controlEndpoint.control, options: options, curve: try connection.curve())
         defer { publisher.close() }
         var failures = 0
         var notSent: RowCastClientError?
@@ -225,8 +229,8 @@ struct PublishCommand: ParsableCommand {
 
     /// Pushes over the ingest socket; returns the number of requests that could not be queued.
     func push(_ requests: [JSONValue]) throws -> Int {
-        let publisher = try Publisher(endpoint: endpoints.ingest, timeout: endpoints.timeoutDuration, controlEndpoint: endpoints.control, curve: try endpoints.curve())
-        defer { publisher.close(flushWithin: endpoints.timeoutDuration) }
+        let publisher = try Publisher(endpoint: ingestEndpoint.ingest, timeout: connection.timeoutDuration, controlEndpoint: controlEndpoint.control, curve: try connection.curve())
+        defer { publisher.close(flushWithin: connection.timeoutDuration) }
         for (index, request) in requests.enumerated() {
             do {
                 try publisher.send(request)
@@ -235,7 +239,7 @@ struct PublishCommand: ParsableCommand {
                 return requests.count - index
             }
         }
-        Output.note("queued \(requests.count) request(s) for \(endpoints.ingest) without acks; problems appear on the errors topic")
+        Output.note("queued \(requests.count) request(s) for \(ingestEndpoint.ingest) without acks; problems appear on the errors topic")
         return 0
     }
 

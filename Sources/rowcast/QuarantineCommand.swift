@@ -20,7 +20,8 @@ struct QuarantineCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the quarantined items (the default).")
 
-        @OptionGroup var endpoints: EndpointOptions
+        @OptionGroup var controlEndpoint: ControlEndpointOption
+        @OptionGroup var connection: ConnectionOptions
 
         @Option(help: ArgumentHelp("Only the items of this feed.", valueName: "feed"))
         var feed: String?
@@ -30,11 +31,11 @@ struct QuarantineCommand: ParsableCommand {
 
         func run() throws {
             try reportingErrors {
-                let client = try endpoints.makeControlClient()
+                let client = try controlEndpoint.makeClient(connection)
                 defer { client.close() }
                 let reply = try client.quarantine(feed: feed)
                 if json { return Output.json(reply) }
-                DaemonReport.quarantine(reply).forEach(Output.line)
+                DaemonReport.quarantine(reply, width: TerminalWidth.columns).forEach(Output.line)
             }
         }
     }
@@ -47,7 +48,8 @@ struct QuarantineCommand: ParsableCommand {
             discussion: "Items that render get their rows back (subscribers get ordinary deltas); the rest stay, with their new error."
         )
 
-        @OptionGroup var endpoints: EndpointOptions
+        @OptionGroup var controlEndpoint: ControlEndpointOption
+        @OptionGroup var connection: ConnectionOptions
 
         @Option(help: ArgumentHelp("Only the items of this feed.", valueName: "feed"))
         var feed: String?
@@ -64,11 +66,11 @@ struct QuarantineCommand: ParsableCommand {
 
         func run() throws {
             try reportingErrors {
-                let client = try endpoints.makeControlClient()
+                let client = try controlEndpoint.makeClient(connection)
                 defer { client.close() }
                 let reply = try client.quarantine(retry: true, feed: feed, id: id)
                 if json { return Output.json(reply) }
-                DaemonReport.quarantine(reply).forEach(Output.line)
+                DaemonReport.quarantine(reply, width: TerminalWidth.columns).forEach(Output.line)
             }
         }
     }

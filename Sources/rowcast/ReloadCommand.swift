@@ -15,14 +15,15 @@ struct ReloadCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var endpoints: EndpointOptions
+    @OptionGroup var controlEndpoint: ControlEndpointOption
+    @OptionGroup var connection: ConnectionOptions
 
     @Flag(help: "Print the reload reply exactly, as one line of JSON.")
     var json = false
 
     func run() throws {
         try reportingErrors {
-            let client = try endpoints.makeControlClient()
+            let client = try controlEndpoint.makeClient(connection)
             defer { client.close() }
             let reply = try client.reload()
             if json { return Output.json(reply) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RowCastKit
 
 /// `rowcast`: publish to, follow and query a running rowcastd.
 @main
@@ -23,11 +24,25 @@ struct RowCastCommand: ParsableCommand {
               rowcast keygen cars-producer
 
             Endpoints and CURVE keys can also come from the environment: ROWCAST_CONTROL, \
-            ROWCAST_PUBLISH, ROWCAST_INGEST, ROWCAST_SERVER_KEY and ROWCAST_KEY.
+            ROWCAST_PUBLISH, ROWCAST_INGEST, ROWCAST_SERVER_KEY and ROWCAST_KEY; a flag wins \
+            over its variable. Each command takes only the endpoints it uses.
+
+            Shell completions: rowcast --generate-completion-script bash (or zsh, fish). \
+            make install puts them, and the man pages rowcast(1) and rowcastd(1), in place.
             """,
+        version: RowCastVersion.current,
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, SnapshotCommand.self, StatusCommand.self,
             PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, ReloadCommand.self, KeygenCommand.self,
         ]
     )
+
+    /// Parses and runs the command line, after catching a mistyped subcommand
+    /// (``CommandSuggestion``), which the parser would report as an unknown option.
+    static func main() {
+        if let problem = CommandSuggestion.problem(in: Array(CommandLine.arguments.dropFirst()), root: Self.self) {
+            exit(withError: ValidationError(problem))
+        }
+        main(nil)
+    }
 }

@@ -15,7 +15,8 @@ struct SelectCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var endpoints: EndpointOptions
+    @OptionGroup var controlEndpoint: ControlEndpointOption
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(help: ArgumentHelp("The feed of the row.", valueName: "feed"))
     var feed: String
@@ -31,7 +32,7 @@ struct SelectCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let client = try endpoints.makeControlClient()
+            let client = try controlEndpoint.makeClient(connection)
             defer { client.close() }
             let reply = try client.select(feed: feed, id: id, action: action)
             Output.json(json ? reply : (reply["event"] ?? reply))

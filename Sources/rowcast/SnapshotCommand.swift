@@ -8,6 +8,9 @@ struct SnapshotCommand: ParsableCommand {
         commandName: "snapshot",
         abstract: "Show a feed's current sections and rows.",
         discussion: """
+            A feed that does not exist is an error (not_found, exit status 1) unless \
+            --allow-missing is given; then it prints as empty, with seq 0.
+
             By default prints a table per section (id, type, cell, height and a summary of the \
             content). --json prints the daemon's snapshot reply exactly, as one line. --state \
             prints only {"feed","seq","epoch","sections"} in the form `rowcast subscribe \
@@ -19,7 +22,8 @@ struct SnapshotCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var endpoints: EndpointOptions
+    @OptionGroup var controlEndpoint: ControlEndpointOption
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(help: ArgumentHelp("The feed to show.", valueName: "feed"))
     var feed: String
@@ -30,24 +34,34 @@ struct SnapshotCommand: ParsableCommand {
     @Flag(help: "Print only feed, seq, epoch and sections, as `subscribe --replica` prints a replica.")
     var state = false
 
+    @Flag(name: .customLong("allow-missing"), help: "Print a feed that does not exist (seq 0, no sections) and exit 0, instead of failing with not_found.")
+    var allowMissing = false
+
     func validate() throws {
         guard !(json && state) else { throw ValidationError("use either --json or --state") }
     }
 
     func run() throws {
         try reportingErrors {
-            let client = try endpoints.makeControlClient()
+            let client = try controlEndpoint.makeClient(connection)
             defer { client.close() }
             let reply = try client.snapshot(feed: feed)
+            // A feed that does not exist has epoch null (PROTOCOL.md, "snapshot" reply).
+            if !allowMissing, reply["epoch"]?.isNull ?? false {
+                throw RowCastClientError(
+                    code: "not_found",
+                    message: "feed \(feed) does not exist on rowcastd at \(controlEndpoint.control) (rowcast status lists the feeds; --allow-missing prints it empty)",
+                    feed: feed)
+            }
             if json { return Output.json(reply) }
             let replica: FeedReplica
             do {
                 replica = try FeedReplica(snapshot: reply)
             } catch {
-                throw RowCastClientError.invalidReply(endpoint: endpoints.control, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
+                throw RowCastClientError.invalidReply(endpoint: controlEndpoint.control, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
             }
             if state { return Output.json(replica.snapshotJSON) }
-            for line in SnapshotTable().render(replica, pending: reply["pending"]?.numberValue.map { Int($0) }) {
+            for line in SnapshotTable(width: TerminalWidth.columns).render(replica, pending: reply["pending"]?.numberValue.map { Int($0) }) {
                 Output.line(line)
             }
         }

@@ -12,18 +12,19 @@ struct StatusCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var endpoints: EndpointOptions
+    @OptionGroup var controlEndpoint: ControlEndpointOption
+    @OptionGroup var connection: ConnectionOptions
 
     @Flag(help: "Print the status reply exactly, as one line of JSON.")
     var json = false
 
     func run() throws {
         try reportingErrors {
-            let client = try endpoints.makeControlClient()
+            let client = try controlEndpoint.makeClient(connection)
             defer { client.close() }
             let reply = try client.status()
             if json { return Output.json(reply) }
-            DaemonReport.status(reply).forEach(Output.line)
+            DaemonReport.status(reply, width: TerminalWidth.columns).forEach(Output.line)
         }
     }
 }

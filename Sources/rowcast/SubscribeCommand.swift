@@ -34,7 +34,9 @@ struct SubscribeCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var endpoints: EndpointOptions
+    @OptionGroup var publishEndpoint: PublishEndpointOption
+    @OptionGroup var controlEndpoint: ControlEndpointOption
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(help: ArgumentHelp("The feed to follow; without it, every feed's deltas and events are printed.", valueName: "feed"))
     var feed: String?
@@ -96,12 +98,12 @@ struct SubscribeCommand: ParsableCommand {
     }
 
     /// How long to wait for the next message, and what running out means.
-    var wait: MessageWait { MessageWait(idle: untilIdle, giveUp: count != nil || untilSeq != nil ? endpoints.timeout : nil) }
+    var wait: MessageWait { MessageWait(idle: untilIdle, giveUp: count != nil || untilSeq != nil ? connection.timeout : nil) }
 
     // MARK: - Plain messages
 
     func printMessages() throws {
-        let subscriber = try Subscriber(endpoint: endpoints.publish, curve: try endpoints.curve())
+        let subscriber = try Subscriber(endpoint: publishEndpoint.publish, curve: try connection.curve())
         defer { subscriber.close() }
         try subscriber.subscribe(feed.map(Topic.rows) ?? Topic(prefix: Array("rows.".utf8)))
         for topic in eventTopics { try subscriber.subscribe(topic) }
@@ -116,7 +118,7 @@ struct SubscribeCommand: ParsableCommand {
                 Output.error(error)
                 continue
             }
-            guard let message else { return try wait.expire(waitingFor: "messages on \(endpoints.publish)") }
+            guard let message else { return try wait.expire(waitingFor: "messages on \(publishEndpoint.publish)") }
             Output.json(message.body)
             received += 1
             if let untilSeq, message.isDelta, let seq = message.body["seq"]?.numberValue, seq >= Double(untilSeq) { return }
@@ -127,8 +129,8 @@ struct SubscribeCommand: ParsableCommand {
 
     func followReplica(of feed: String) throws {
         let session = try ReplicaSession(
-            feed: feed, controlEndpoint: endpoints.control, publishEndpoint: endpoints.publish,
-            timeout: endpoints.timeoutDuration, curve: try endpoints.curve())
+            feed: feed, controlEndpoint: controlEndpoint.control, publishEndpoint: publishEndpoint.publish,
+            timeout: connection.timeoutDuration, curve: try connection.curve(), reportsRefusal: true)
         defer {
             session.subscriber.close()
             session.control.close()
@@ -172,7 +174,7 @@ struct SubscribeCommand: ParsableCommand {
     func show(_ replica: FeedReplica) {
         if final { return }
         if table {
-            SnapshotTable().render(replica).forEach(Output.line)
+            SnapshotTable(width: TerminalWidth.columns).render(replica).forEach(Output.line)
             Output.line("")
         } else {
             Output.json(replica.snapshotJSON)

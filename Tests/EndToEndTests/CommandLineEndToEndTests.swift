@@ -9,10 +9,12 @@ struct CommandLineEndToEndTests {
     @Test("a live replica ends byte-identical to the snapshot, through a reset and deletes")
     func replicaMatchesSnapshot() throws {
         let daemon = try DaemonProcess()
-        let endpoints = ["--control", daemon.control, "--publish", daemon.publish, "--ingest", daemon.ingest]
+        // Each subcommand takes only the endpoints it uses.
+        let endpoints = ["--control", daemon.control]
+        let subscribeEndpoints = endpoints + ["--publish", daemon.publish]
         let product = ["--field", "operatedBy=Tesla", "--field", "price=39999", "--field", "image=https://img/p.png"]
         // Each acked publish below is its own batch and changes the feed: seven deltas in all.
-        let subscriber = try CommandRunner(["subscribe", "--feed", "cars", "--replica", "--final", "--until-seq", "7", "--timeout", "30"] + endpoints)
+        let subscriber = try CommandRunner(["subscribe", "--feed", "cars", "--replica", "--final", "--until-seq", "7", "--timeout", "30"] + subscribeEndpoints)
         #expect(subscriber.waitForStandardError(containing: "following feed cars"))
 
         let steps: [([String], String)] = [

@@ -49,6 +49,7 @@ struct IPCPermissionEndToEndTests {
         let asOutsider = ["/usr/bin/setpriv", "--reuid=\(accounts.uid)", "--regid=\(accounts.gid)", "--clear-groups", "--"]
         let refused = try CommandRunner(["publish", "--control", endpoints.1, "--timeout", "2", "--feed", "payroll", "--reset"], launcher: asOutsider)
         #expect(refused.wait() != 0, "a user outside \(Self.group) reached the control socket: \(refused.stdout)")
+        #expect(refused.stderr.hasPrefix("error: permission_denied: cannot connect to \(endpoints.1)"), "\(refused.stderr)")
 
         let asMember = ["/usr/bin/setpriv", "--reuid=\(accounts.uid)", "--regid=\(accounts.gid)", "--groups=\(accounts.clientsGid)", "--"]
         let member = try CommandRunner(["status", "--control", endpoints.1, "--timeout", "10"], launcher: asMember)

@@ -6,8 +6,13 @@ import Testing
 @Suite struct CommandLineTests {
     typealias F = Fixture
 
-    static func endpoints(_ daemon: FakeDaemon) -> [String] {
-        ["--control", daemon.control, "--publish", daemon.publish, "--ingest", daemon.ingest, "--timeout", "10"]
+    /// `--control` (and the `other` socket's flag: each subcommand takes only the endpoints it
+    /// uses) and a timeout.
+    static func endpoints(_ daemon: FakeDaemon, _ other: String? = nil) -> [String] {
+        var flags = ["--control", daemon.control, "--timeout", "10"]
+        if other == "publish" { flags += ["--publish", daemon.publish] }
+        if other == "ingest" { flags += ["--ingest", daemon.ingest] }
+        return flags
     }
 
     @Test func badArgumentsExitWithAUsageError() throws {
@@ -39,7 +44,7 @@ import Testing
         #expect(daemon.requests.first?["item"] == ["id": "42", "type": "product", "data": ["name": "Tesla", "price": 39999]])
 
         let input = "{\"id\":\"1\",\"type\":\"t\"}\n{\"op\":\"upsert\",\"item\":{\"type\":\"t\"}}\n{\"op\":\"delete\",\"id\":\"1\"}\n"
-        let file = try CommandLineRun.run(["publish", "--feed", "cars", "--file", "-"] + Self.endpoints(daemon), input: input)
+        let file = try CommandLineRun.run(["publish", "--feed", "cars", "--file", "-"] + Self.endpoints(daemon, "ingest"), input: input)
         #expect(file.status == 1)
         #expect(file.stdout == "ok cars seq=12\nok cars seq=12\n")
         #expect(file.stderr == "error: missing_field: upsert: missing field \"item.id\"\n")
@@ -61,7 +66,7 @@ import Testing
             return FakeDaemon.Response(replies: [okReply(to: request, members)])
         }
         defer { daemon.stop() }
-        let run = try CommandLineRun(["subscribe", "--feed", "cars", "--replica", "--count", "2", "--heartbeats"] + Self.endpoints(daemon))
+        let run = try CommandLineRun(["subscribe", "--feed", "cars", "--replica", "--count", "2", "--heartbeats"] + Self.endpoints(daemon, "publish"))
         daemon.setHeartbeating(true)
         let live = eventually { run.stderr.value.contains("heartbeat event") }
         daemon.setHeartbeating(false)

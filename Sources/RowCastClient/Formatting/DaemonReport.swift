@@ -3,8 +3,8 @@ import RowCastKit
 /// Renders `status` and `plugins` replies as readable text.
 public enum DaemonReport {
     /// The lines for a `status` reply: version, uptime, endpoints, counters, then one table
-    /// row per feed.
-    public static func status(_ reply: JSONValue) -> [String] {
+    /// row per feed. Numbers get thousands separators; tables fit in `width` when given.
+    public static func status(_ reply: JSONValue, width: Int? = nil) -> [String] {
         var lines: [String] = []
         let version = reply["version"]?.stringValue ?? "?"
         let proto = reply["protocol"].map(text) ?? "?"
@@ -14,7 +14,7 @@ public enum DaemonReport {
             lines.append("endpoints  " + endpoints.keys.map { "\($0)=\(text(endpoints[$0]))" }.joined(separator: "  "))
         }
         if let counters = reply["counters"]?.objectValue {
-            lines.append("counters   " + counters.keys.map { "\($0)=\(text(counters[$0]))" }.joined(separator: "  "))
+            lines.append("counters   " + counters.keys.map { "\($0)=\(number(counters[$0]))" }.joined(separator: "  "))
         }
         if let plugins = reply["plugins"] { lines.append("plugins    \(text(plugins))") }
         if let curve = reply["curve"], curve.objectValue != nil {
@@ -23,28 +23,30 @@ public enum DaemonReport {
             for problem in curve["keyProblems"]?.arrayValue ?? [] { lines.append("refused key file: \(text(problem))") }
         }
         if let quarantined = reply["quarantined"] { lines.append("quarantined \(text(quarantined)) item(s) (rowcast quarantine lists them)") }
-        lines += hosts(reply["pluginHosts"])
+        lines += hosts(reply["pluginHosts"], width: width)
         let feeds = reply["feeds"]?.arrayValue ?? []
         if feeds.isEmpty {
             lines.append("no feeds yet")
         } else {
-            var table = TextTable(headers: ["FEED", "SEQ", "EPOCH", "SECTIONS", "ROWS", "ITEMS", "PENDING"])
+            var table = TextTable(headers: ["FEED", "SEQ", "EPOCH", "SECTIONS", "ROWS", "ITEMS", "PENDING"], width: width)
             for feed in feeds {
-                table.append(["feed", "seq", "epoch", "sections", "rows", "items", "pending"].map { text(feed[$0]) })
+                table.append([text(feed["feed"]), number(feed["seq"]), text(feed["epoch"])]
+                    + ["sections", "rows", "items", "pending"].map { number(feed[$0]) })
             }
             lines += table.render()
         }
         return lines
     }
 
-    /// The lines for a `plugins` reply: one table row per plugin, then refused files.
-    public static func plugins(_ reply: JSONValue) -> [String] {
+    /// The lines for a `plugins` reply: one table row per plugin, then refused files; tables
+    /// fit in `width` when given.
+    public static func plugins(_ reply: JSONValue, width: Int? = nil) -> [String] {
         let plugins = reply["plugins"]?.arrayValue ?? []
         var lines: [String] = []
         if plugins.isEmpty {
             lines.append("no plugins loaded")
         } else {
-            var table = TextTable(headers: ["NAME", "VERSION", "ITEM TYPES", "HEADER TYPES", "FILE"])
+            var table = TextTable(headers: ["NAME", "VERSION", "ITEM TYPES", "HEADER TYPES", "FILE"], width: width)
             for plugin in plugins {
                 table.append([
                     text(plugin["name"]), text(plugin["version"]), list(plugin["itemTypes"]),
@@ -57,17 +59,17 @@ public enum DaemonReport {
             lines.append("refused \(text(refusal["file"])): \(text(refusal["reason"]))")
         }
         if let isolation = reply["isolation"]?.stringValue { lines.append("isolation: \(isolation)") }
-        lines += hosts(reply["hosts"])
+        lines += hosts(reply["hosts"], width: width)
         return lines
     }
 
     /// A table of plugin hosts (none when plugins run inside rowcastd), with each host's last
     /// fault under it.
-    static func hosts(_ value: JSONValue?) -> [String] {
+    static func hosts(_ value: JSONValue?, width: Int?) -> [String] {
         guard let hosts = value?.arrayValue, !hosts.isEmpty else { return [] }
-        var table = TextTable(headers: ["HOST", "PID", "STATE", "RESTARTS", "RENDERED", "FAULTS"])
+        var table = TextTable(headers: ["HOST", "PID", "STATE", "RESTARTS", "RENDERED", "FAULTS"], width: width)
         for host in hosts {
-            table.append([text(host["plugin"]), text(host["pid"]), text(host["state"]), text(host["restarts"]), text(host["rendered"]), text(host["faults"])])
+            table.append([text(host["plugin"]), text(host["pid"]), text(host["state"]), number(host["restarts"]), number(host["rendered"]), number(host["faults"])])
         }
         var lines = table.render()
         for host in hosts {
@@ -77,13 +79,14 @@ public enum DaemonReport {
         return lines
     }
 
-    /// The lines for a `quarantine` reply: one table row per quarantined item.
-    public static func quarantine(_ reply: JSONValue) -> [String] {
+    /// The lines for a `quarantine` reply: one table row per quarantined item; the table fits
+    /// in `width` when given.
+    public static func quarantine(_ reply: JSONValue, width: Int? = nil) -> [String] {
         var lines: [String] = []
         if let retried = reply["retried"] { lines.append("retried \(text(retried)) item(s)") }
         let items = reply["items"]?.arrayValue ?? []
         guard !items.isEmpty else { return lines + ["no items in quarantine"] }
-        var table = TextTable(headers: ["FEED", "ID", "TYPE", "CODE", "PLUGIN", "REASON"])
+        var table = TextTable(headers: ["FEED", "ID", "TYPE", "CODE", "PLUGIN", "REASON"], width: width)
         for item in items {
             table.append(["feed", "id", "type", "code", "plugin", "message"].map { text(item[$0]) })
         }
@@ -122,6 +125,11 @@ public enum DaemonReport {
     static func list(_ value: JSONValue?) -> String {
         guard let array = value?.arrayValue, !array.isEmpty else { return "-" }
         return array.map(text).joined(separator: ",")
+    }
+
+    /// A number with thousands separators (``TextTable/grouped(_:)``); anything else as ``text(_:)``.
+    static func number(_ value: JSONValue?) -> String {
+        TextTable.grouped(text(value))
     }
 
     static func text(_ value: JSONValue?) -> String {

@@ -7,14 +7,18 @@ public struct SnapshotTable: Sendable {
     public static let preferredContentKeys = ["title", "subtitle", "price", "name", "text"]
     /// The widest content summary, in characters.
     public var summaryLimit = 72
+    /// The widest a table line may be (the terminal's width), or nil for no limit.
+    public var width: Int?
 
-    /// A renderer with the default summary width.
-    public init() {}
+    /// A renderer with the default summary width, fitting tables in `width` when given.
+    public init(width: Int? = nil) {
+        self.width = width
+    }
 
     /// The text lines for `replica`; `pending` (from a snapshot reply) is shown when non-zero.
     public func render(_ replica: FeedReplica, pending: Int? = nil) -> [String] {
-        var title = "feed \(replica.feed)  seq \(replica.seq)  epoch \(replica.epoch ?? "none")"
-        title += "  \(replica.sections.count) section\(replica.sections.count == 1 ? "" : "s"), \(replica.rowCount) row\(replica.rowCount == 1 ? "" : "s")"
+        var title = "feed \(replica.feed)  seq \(TextTable.grouped(String(replica.seq)))  epoch \(replica.epoch ?? "none")"
+        title += "  \(replica.sections.count) section\(replica.sections.count == 1 ? "" : "s"), \(TextTable.grouped(String(replica.rowCount))) row\(replica.rowCount == 1 ? "" : "s")"
         if let pending, pending > 0 { title += ", \(pending) pending (no plugin yet)" }
         var lines = [title]
         if replica.sections.isEmpty {
@@ -27,7 +31,7 @@ public struct SnapshotTable: Sendable {
                 lines.append("  (no rows)")
                 continue
             }
-            var table = TextTable(headers: ["ID", "TYPE", "CELL", "HEIGHT", "CONTENT"], indent: "  ")
+            var table = TextTable(headers: ["ID", "TYPE", "CELL", "HEIGHT", "CONTENT"], indent: "  ", width: width)
             for row in section.rows {
                 table.append([
                     text(row["id"]), text(row["type"]), text(row["cell"]), text(row["height"]),
@@ -42,7 +46,7 @@ public struct SnapshotTable: Sendable {
     /// "section deals (3 rows)  type=banner order=1  header: ..."
     func sectionLine(_ section: ReplicaSection) -> String {
         let count = section.rows.count
-        var line = "section \(section.id) (\(count) row\(count == 1 ? "" : "s"))"
+        var line = "section \(section.id) (\(TextTable.grouped(String(count))) row\(count == 1 ? "" : "s"))"
         let attributes = section.attributes
         if let type = attributes["type"], !type.isNull { line += "  type=\(text(type))" }
         if let order = attributes["order"], !order.isNull { line += "  order=\(text(order))" }

@@ -31,6 +31,8 @@ public final class AckedPublisher {
     public let options: AckedPublisherOptions
     /// How many times a new connection was opened to send requests again.
     public private(set) var reconnects = 0
+    /// Whether any reply came from the daemon (after that, refusals are retried, never reported).
+    private var heardFromDaemon = false
 
     private let context: Context
     /// CURVE credentials for every connection, if any.
@@ -138,11 +140,11 @@ public final class AckedPublisher {
         var results = [Result<JSONValue, RowCastClientError>?](repeating: nil, count: requests.count)
         var positions: [Int: Int] = [:]
         var delivered = 0
-        var gaveUp = false
+        var gaveUp: RowCastClientError?
         func collect() {
             for ready in takeResults() {
                 if let index = positions.removeValue(forKey: ready.number) { results[index] = ready.result }
-                if case .failure(let error) = ready.result, error.code == "timeout" { gaveUp = true }
+                if case .failure(let error) = ready.result, Self.endsThePublish.contains(error.code), gaveUp == nil { gaveUp = error }
             }
             while delivered < results.count, let result = results[delivered] {
                 onResult(delivered, result)
@@ -156,8 +158,10 @@ public final class AckedPublisher {
                 abandonAll(error)
             }
             collect()
-            if gaveUp {
-                let reason = RowCastClientError(code: "not_sent", message: "not sent: rowcastd at \(endpoint) gave an earlier request no answer within \(formatSeconds(options.timeout.seconds))")
+            if let cause = gaveUp {
+                let reason = RowCastClientError(code: "not_sent", message: cause.code == "timeout"
+                    ? "not sent: rowcastd at \(endpoint) gave an earlier request no answer within \(formatSeconds(options.timeout.seconds))"
+                    : "not sent: an earlier request failed with \(cause.code) (\(endpoint))")
                 for rest in index..<requests.count { results[rest] = .failure(reason) }
                 collect()
                 break
@@ -173,6 +177,10 @@ public final class AckedPublisher {
         collect()
         return results.map { $0 ?? .failure(RowCastClientError(code: "internal_error", message: "request was not answered")) }
     }
+
+    /// The codes after which ``publish(_:onResult:)`` sends nothing more: the daemon is gone
+    /// or not there.
+    static let endsThePublish: Set<String> = ["timeout", "not_listening", "handshake_failed"]
 
     /// Fails every unanswered request with `error`.
     private func abandonAll(_ error: RowCastClientError) {
@@ -238,6 +246,7 @@ public final class AckedPublisher {
         guard let body = frames.last, let reply = try? JSONParser.parse(body),
               let number = reply["req"]?.integerValue, reply["client"] == nil || reply["client"]?.stringValue == clientID,
               let index = inFlight.firstIndex(where: { $0.number == number }) else { return }
+        heardFromDaemon = true
         let pending = inFlight.remove(at: index)
         let result = Result<JSONValue, RowCastClientError> { () throws(RowCastClientError) in try ControlClient.check(reply) }
         finished[number] = AckedResult(number: number, request: pending.request, result: result, attempts: pending.attempts)
@@ -264,7 +273,8 @@ public final class AckedPublisher {
             socket?.close()
             socket = nil
             reconnects += 1
-            let fresh = try ClientSocket(context: context, type: .dealer, endpoint: endpoint, curve: curve) { socket throws(ZeroMQError) in
+            let watch = options.reportsRefusal && !heardFromDaemon
+            let fresh = try ClientSocket(context: context, type: .dealer, endpoint: endpoint, curve: curve, watchConnection: watch) { socket throws(ZeroMQError) in
                 try socket.setOption(.immediate, true)
                 try socket.setOption(.reconnectInterval, -1)
                 try socket.setOption(.sendHighWaterMark, max(1000, 2 * options.window))

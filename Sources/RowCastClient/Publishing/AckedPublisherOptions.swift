@@ -10,6 +10,11 @@ public struct AckedPublisherOptions: Sendable, Equatable {
     public var timeout: Duration
     /// How long a new connection may take to be ready before another one is tried.
     public var connectTimeout: Duration
+    /// Whether a daemon that is not listening (or refuses the handshake) fails the requests
+    /// at once with `not_listening` (`handshake_failed`) instead of after ``timeout``; only
+    /// until the daemon first answers: later, a refused connection is retried as before (the
+    /// daemon may be restarting). Off by default; `rowcast publish` turns it on.
+    public var reportsRefusal = false
 
     /// The most requests the daemon is sure to remember answers for, per client
     /// (docs/PROTOCOL.md, "Delivery guarantees"): the largest useful window.

@@ -44,13 +44,14 @@ public final class ReplicaSession {
     }
 
     /// A session with its own control client and subscriber, on `context` (one of its own
-    /// when `nil`), both with CURVE when `curve` is given.
+    /// when `nil`), both with CURVE when `curve` is given. With `reportsRefusal`, the control
+    /// client reports a daemon that is not listening at once (``ControlClient``).
     public convenience init(feed: String, controlEndpoint: String = RowCastEndpoints.control,
                             publishEndpoint: String = RowCastEndpoints.publish, context: Context? = nil,
-                            timeout: Duration = .seconds(5), curve: CurveCredentials? = nil) throws(RowCastClientError) {
+                            timeout: Duration = .seconds(5), curve: CurveCredentials? = nil, reportsRefusal: Bool = false) throws(RowCastClientError) {
         let context = if let context { context } else { try ClientSocket.makeContext() }
         let subscriber = try Subscriber(endpoint: publishEndpoint, context: context, curve: curve)
-        let control = try ControlClient(endpoint: controlEndpoint, context: context, timeout: timeout, curve: curve)
+        let control = try ControlClient(endpoint: controlEndpoint, context: context, timeout: timeout, curve: curve, reportsRefusal: reportsRefusal)
         try self.init(feed: feed, control: control, subscriber: subscriber)
     }
 

@@ -13,10 +13,14 @@ final class ClientSocket {
     private let poller = Poller()
     /// A poller watching this socket for room to send.
     private let sendPoller = Poller()
+    /// Reports a refused connect or handshake at once, when asked for (tcp and ipc only).
+    private var watch: ConnectionWatch?
 
     /// A socket of `type` on `context` (a new one when `nil`), configured by `configure`, a
-    /// CURVE client when `curve` is given, connected to `endpoint`.
-    init(context: Context?, type: SocketType, endpoint: String, curve: CurveCredentials? = nil,
+    /// CURVE client when `curve` is given, connected to `endpoint`. With `watchConnection`,
+    /// waits on it fail at once with `not_listening` or `handshake_failed` when the transport
+    /// tells that the daemon is not there or refused the handshake (``ConnectionWatch``).
+    init(context: Context?, type: SocketType, endpoint: String, curve: CurveCredentials? = nil, watchConnection: Bool = false,
          configure: (Socket) throws(ZeroMQError) -> Void = { _ in }) throws(RowCastClientError) {
         self.endpoint = endpoint
         do {
@@ -28,16 +32,27 @@ final class ClientSocket {
             try socket.setOption(.linger, 0)
             try configure(socket)
             try curve?.apply(to: socket)
+            if watchConnection, ConnectionWatch.canWatch(endpoint) {
+                watch = try ConnectionWatch(socket: socket, endpoint: endpoint)
+            }
             try socket.connect(endpoint)
         } catch {
+            watch?.close()
             socket.close()
             throw .socket(error, endpoint: endpoint, doing: "connecting to")
         }
         poller.register(socket)
         sendPoller.register(socket, for: .writable)
+        if let watch {
+            poller.register(watch.monitor.socket)
+            sendPoller.register(watch.monitor.socket)
+        }
     }
 
-    deinit { socket.close() }
+    deinit {
+        watch?.close()
+        socket.close()
+    }
 
     /// Sends one message; false when it could not be queued before `deadline`.
     func send(_ frames: [[UInt8]], deadline: Deadline) throws(RowCastClientError) -> Bool {
@@ -47,6 +62,7 @@ final class ClientSocket {
             } catch {
                 throw .socket(error, endpoint: endpoint, doing: "sending to")
             }
+            try watch?.check()
             if deadline.hasPassed { return false }
             do {
                 _ = try sendPoller.poll(timeoutMilliseconds: deadline.remainingMilliseconds)
@@ -60,6 +76,7 @@ final class ClientSocket {
     func receive(deadline: Deadline) throws(RowCastClientError) -> [[UInt8]]? {
         while true {
             if let frames = try receiveNow() { return frames }
+            try watch?.check()
             if deadline.hasPassed { return nil }
             do {
                 _ = try poller.poll(timeoutMilliseconds: deadline.remainingMilliseconds)
@@ -80,6 +97,8 @@ final class ClientSocket {
 
     /// Closes the socket now, dropping unsent messages after `linger`.
     func close(linger: Duration = .zero) {
+        watch?.close()
+        watch = nil
         try? socket.setOption(.linger, Int(linger.seconds * 1000))
         socket.close()
     }
@@ -89,10 +108,15 @@ final class ClientSocket {
 extension ClientSocket: Sendable {}
 
 extension ClientSocket {
-    /// Waits until one of `sockets` has a message or `deadline` passes.
+    /// Waits until one of `sockets` has a message (or a watched connection an event) or
+    /// `deadline` passes.
     static func wait(for sockets: [ClientSocket], deadline: Deadline) throws(RowCastClientError) {
         let poller = Poller()
-        for socket in sockets { poller.register(socket.socket) }
+        for socket in sockets {
+            poller.register(socket.socket)
+            // A connection event wakes the wait too, so that a refusal is seen at once.
+            if let watch = socket.watch { poller.register(watch.monitor.socket) }
+        }
         do {
             _ = try poller.poll(timeoutMilliseconds: deadline.remainingMilliseconds)
         } catch {

@@ -26,10 +26,14 @@ public final class ControlClient {
     private let curve: CurveCredentials?
 
     /// A client connected to `endpoint` (connecting does not wait for the daemon), with
-    /// CURVE when `curve` is given.
+    /// CURVE when `curve` is given. With `reportsRefusal`, a request fails at once with
+    /// `not_listening` when nothing listens at a tcp or ipc `endpoint`, and with
+    /// `handshake_failed` when the daemon refuses the handshake (CURVE), instead of waiting
+    /// for `timeout`; once connected, a lost connection still waits for `timeout` (the daemon
+    /// may be restarting).
     public init(endpoint: String = RowCastEndpoints.control, context: Context? = nil, timeout: Duration = .seconds(5),
-                clientName: String? = nil, curve: CurveCredentials? = nil) throws(RowCastClientError) {
-        socket = try ClientSocket(context: context, type: .dealer, endpoint: endpoint, curve: curve)
+                clientName: String? = nil, curve: CurveCredentials? = nil, reportsRefusal: Bool = false) throws(RowCastClientError) {
+        socket = try ClientSocket(context: context, type: .dealer, endpoint: endpoint, curve: curve, watchConnection: reportsRefusal)
         self.timeout = timeout
         self.clientName = clientName
         self.curve = curve
