@@ -45,18 +45,20 @@ struct LimitsEndToEndTests {
     @Test("a feed forty times the message limit: rowcast snapshot and a replica get it in parts; status of many feeds comes in pages the CLI follows")
     func bigReplies() throws {
         let daemon = try DaemonProcess(plugins: ["librowcast-product.so"], extraArguments: ["--max-message-bytes", "4096"])
-        let endpoints = ["--control", daemon.control, "--publish", daemon.publish, "--ingest", daemon.ingest]
+        let control = ["--control", daemon.control]
+        let publishing = control + ["--ingest", daemon.ingest]
+        let subscribing = control + ["--publish", daemon.publish]
         func line(_ feed: String, _ id: Int) -> String {
             let item: JSONValue = ["op": "upsert", "feed": .string(feed), "item": ["id": .string("\(id)"), "type": "product", "section": .string("s\(id % 3)"),
                                    "data": ["name": .string("Car \(id)"), "operatedBy": "Tesla", "price": .number(Double(id)), "image": .string("https://img/\(id).png")]]]
             return item.description
         }
         let cars = (0..<600).map { line("cars", $0) }.joined(separator: "\n") + "\n"
-        #expect(try CommandRunner.run(["publish", "--file", "-"] + endpoints, input: cars).process.terminationStatus == 0)
+        #expect(try CommandRunner.run(["publish", "--file", "-"] + publishing, input: cars).process.terminationStatus == 0)
         let whole = try RawPeer(daemon).request(["op": "snapshot", "feed": "cars"])
         #expect(whole["error"]?["code"] == "limit_exceeded")
 
-        let snapshot = try CommandRunner.run(["snapshot", "--feed", "cars", "--state"] + endpoints)
+        let snapshot = try CommandRunner.run(["snapshot", "--feed", "cars", "--state"] + control)
         #expect(snapshot.process.terminationStatus == 0, "\(snapshot.stderr)")
         #expect(snapshot.stdout.utf8.count > 30 * 4096)
         let state = try JSONParser.parse(snapshot.stdout)
@@ -64,19 +66,19 @@ struct LimitsEndToEndTests {
 
         // A late joiner's replica loads the same state in parts, then follows one more change.
         let seq = Int(try #require(state["seq"]?.numberValue))
-        let subscriber = try CommandRunner(["subscribe", "--feed", "cars", "--replica", "--final", "--until-seq", "\(seq + 1)", "--timeout", "30"] + endpoints)
+        let subscriber = try CommandRunner(["subscribe", "--feed", "cars", "--replica", "--final", "--until-seq", "\(seq + 1)", "--timeout", "30"] + subscribing)
         #expect(subscriber.waitForStandardError(containing: "following feed cars"))
-        #expect(try CommandRunner.run(["publish", "--feed", "cars", "--delete", "--id", "5"] + endpoints).process.terminationStatus == 0)
+        #expect(try CommandRunner.run(["publish", "--feed", "cars", "--delete", "--id", "5"] + publishing).process.terminationStatus == 0)
         #expect(subscriber.wait() == 0, "subscriber: \(subscriber.stderr)")
-        let after = try CommandRunner.run(["snapshot", "--feed", "cars", "--state"] + endpoints).stdout.trimmingCharacters(in: .newlines)
+        let after = try CommandRunner.run(["snapshot", "--feed", "cars", "--state"] + control).stdout.trimmingCharacters(in: .newlines)
         let replicaFinal = subscriber.stdout.split(separator: "\n").last.map(String.init) ?? ""
         #expect(replicaFinal == after, "the replica (\(replicaFinal.utf8.count) bytes) differs from the snapshot (\(after.utf8.count) bytes)")
 
         let feeds = (0..<150).map { line("feed-\($0)", 1) }.joined(separator: "\n") + "\n"
-        #expect(try CommandRunner.run(["publish", "--file", "-"] + endpoints, input: feeds).process.terminationStatus == 0)
+        #expect(try CommandRunner.run(["publish", "--file", "-"] + publishing, input: feeds).process.terminationStatus == 0)
         let page = try RawPeer(daemon).request(["op": "status"])
         #expect(page["more"] == true)
-        let status = try JSONParser.parse(CommandRunner.run(["status", "--json"] + endpoints).stdout)
+        let status = try JSONParser.parse(CommandRunner.run(["status", "--json"] + control).stdout)
         #expect(status["feeds"]?.arrayValue?.count == 151)
         #expect(status["feedCount"] == 151)
         #expect(status["more"] == nil)
