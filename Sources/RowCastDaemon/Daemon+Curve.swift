@@ -84,7 +84,14 @@ extension Daemon {
     /// may read what it names (``SubscriptionFilter``), and every unsubscription. A refused
     /// subscription is dropped (the client receives nothing of it), counted and logged.
     func serveSubscriptions(on publish: Socket, engine: Engine) throws {
-        guard let zap else { return }
+        guard let zap else {
+            // libzmq applied them already; a feed's own topic gets its position.
+            while let frames = try publish.receiveMultipart(dontWait: true) {
+                guard let frame = frames.first, frame.first == 1 else { continue }
+                if let position = positions.announcement(forSubscription: Array(frame.dropFirst())) { try publishAll([position], on: publish) }
+            }
+            return
+        }
         while let (frames, principal) = try publish.receiveMultipart(property: "User-Id", dontWait: true) {
             guard let frame = frames.first, let kind = frame.first, kind == 0 || kind == 1 else { continue }
             let prefix = Array(frame.dropFirst())
@@ -103,6 +110,7 @@ extension Daemon {
                 continue
             }
             try publish.subscribe(prefix)
+            if let position = positions.announcement(forSubscription: prefix) { try publishAll([position], on: publish) }
         }
     }
 }

@@ -80,7 +80,9 @@ extension Daemon {
         try applyLive(next, engine: engine)
         renderer = candidate
         // Through the durable engine: the re-rendered feeds' new seqs are committed before their deltas go out.
+        let seqs = engine.feeds.mapValues(\.seq)
         try publishAll(durable!.replaceRenderer(candidate), on: publish)
+        positions.record(engine.allPositions.filter { seqs[$0.feed] != $0.seq })
         // The hosts of replaced or removed plugins exit only now: nothing routes to them any more.
         (previous as? HostedRenderer)?.retire(replacedBy: candidate as? HostedRenderer)
         let loaded = candidate.loadedPlugins.filter { plugin in !(previous?.loadedPlugins.contains { $0 === plugin } ?? false) }

@@ -36,6 +36,8 @@ public final class Daemon {
     private var heldEnvelopes: [[ControlEnvelope]] = []
     /// Writes snapshot replies off the loop thread.
     private let snapshotWriter = SnapshotWriter()
+    /// Decides when `position` events go out.
+    let positions = PositionAnnouncer()
     private var lastPublication = ContinuousClock.now
     var watchdog: WatchdogSchedule?
     var statusSummary = StatusSummary()
@@ -117,10 +119,11 @@ public final class Daemon {
         try permissions.bind(control, to: configuration.controlEndpoint)
         self.control = control
 
-        // With CURVE, an XPUB that applies each subscription itself, after checking that the
-        // subscribing client may read it (Daemon+Curve.swift).
-        let publish = try Socket(context: context, type: zap == nil ? .pub : .xpub)
-        if zap != nil { try publish.setOption(.xpubManual, true) }
+        // An XPUB, so that rowcastd sees every subscription (verbose: repeated ones too) and
+        // answers a feed's with its position; with CURVE it applies each subscription itself,
+        // after checking that the subscribing client may read it (Daemon+Curve.swift).
+        let publish = try Socket(context: context, type: .xpub)
+        try publish.setOption(zap == nil ? .xpubVerbose : .xpubManual, true)
         try publish.setOption(.linger, configuration.lingerMilliseconds)
         try publish.setOption(.sendHighWaterMark, configuration.publishHighWaterMark)
         try secure(publish, endpoint: configuration.publishEndpoint)
@@ -129,9 +132,9 @@ public final class Daemon {
 
         poller.register(ingest, for: .readable)
         poller.register(control, for: .readable)
+        poller.register(publish, for: .readable)
         if let zap {
             poller.register(zap.socket, for: .readable)
-            poller.register(publish, for: .readable)
             engine.accessCheck = KeyringAccess(keyring: zap.keyring)
         }
         boundEndpoints = (try ingest.lastEndpoint, try control.lastEndpoint, try publish.lastEndpoint)
@@ -167,6 +170,7 @@ public final class Daemon {
         }
         let engine = durable.engine
         announceReady(engine: engine)
+        positions.reset(to: engine.allPositions)
         lastPublication = .now
         try publishAll(restoreReports, on: publish)
         restoreReports = []
@@ -198,6 +202,7 @@ public final class Daemon {
                 _ = try reload(engine: engine, publish: publish)
             }
             sendWrittenSnapshots(control: control, engine: engine)
+            try publishAll(positions.due(at: .now, interval: .milliseconds(configuration.heartbeatMilliseconds)), on: publish)
             try heartbeatIfIdle(engine: engine, publish: publish)
             keepAlive(engine: engine)
         }
@@ -275,6 +280,7 @@ public final class Daemon {
         for output in outputs {
             let envelopes = heldEnvelopes.removeFirst()
             try publishAll(output.publications, on: publish)
+            positions.record(output.positions)
             for reply in output.replies {
                 sendReply(envelopes[reply.token].replyFrames(reply.body), on: control, engine: engine)
             }
@@ -319,6 +325,7 @@ public final class Daemon {
         if let commitDue { wait = min(wait, commitDue - now) }
         // Snapshot replies being written are sent within a millisecond of being done.
         if snapshotWriter.isBusy { wait = min(wait, .milliseconds(1)) }
+        if let tick = positions.nextTick(interval: .milliseconds(configuration.heartbeatMilliseconds)) { wait = min(wait, tick - now) }
         // Rounded up: waking before a held-back commit is due would only poll again.
         let milliseconds = Int(wait.components.seconds * 1000 + (wait.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
         return max(0, min(100, milliseconds))

@@ -234,6 +234,11 @@ class ProtocolTest(unittest.TestCase):
             self.assertEqual(len(frames), 2)
             self.assertEqual(frames[0], topic("rows." + feed))
             delta = json.loads(frames[1])
+            if delta["event"] == "position":
+                # Where the feed stands: never ahead of a replica that missed nothing.
+                self.assertEqual(delta["epoch"], replica.epoch)
+                self.assertLessEqual(delta["seq"], replica.seq)
+                continue
             self.assertEqual(delta["event"], "delta")
             if replica.accepts(delta):
                 replica.apply(delta)
@@ -243,6 +248,30 @@ class ProtocolTest(unittest.TestCase):
         rows = [row["id"] for section in final["sections"] for row in section["rows"]]
         self.assertEqual(rows, ["ad2", "9"])
         self.assertEqual(final["sections"][0]["rows"][0]["cell"], "AdvertisingCell")
+
+    def test_positions_follow_the_last_delta_and_answer_a_subscription(self):
+        self.assertTrue(self.request({"op": "upsert", "feed": "cars", "item": product("1")})["ok"])
+        self.assertTrue(self.request({"op": "upsert", "feed": "cars", "item": product("2")})["ok"])
+        # Subscribing to the feed's own topic is answered with where it stands.
+        self.sub.setsockopt(zmq.SUBSCRIBE, topic("rows.cars"))
+        name, body = self.sub.recv_multipart()
+        self.assertEqual(name, topic("rows.cars"))
+        position = json.loads(body)
+        self.assertEqual(position["event"], "position")
+        self.assertEqual((position["feed"], position["seq"]), ("cars", 2))
+        # After the last delta, a position within a heartbeat interval (200 ms here).
+        self.assertTrue(self.request({"op": "delete", "feed": "cars", "id": "1"})["ok"])
+        last_delta = 2
+        while True:
+            event = json.loads(self.sub.recv_multipart()[1])
+            if event["event"] == "delta":
+                last_delta = event["seq"]
+                continue
+            self.assertEqual(event["event"], "position")
+            self.assertEqual(event["epoch"], position["epoch"])
+            self.assertLessEqual(event["seq"], last_delta, "a position ahead of the deltas published")
+            if event["seq"] == 3:
+                break
 
     def test_errors_are_published_and_good_items_keep_flowing(self):
         self.subscribe_live([topic("rows.cars"), b"errors"])

@@ -2,7 +2,7 @@ import RowCastKit
 
 extension FeedReplica {
     /// Applies one delta event of this feed (PROTOCOL.md, "Sequence and epoch" and
-    /// "Applying a delta").
+    /// "Applying a delta"), or checks a `position` event (``check(position:)``).
     ///
     /// - Returns: ``DeltaOutcome/applied``, or ``DeltaOutcome/alreadyIncluded`` when the
     ///   delta's `seq` is not newer than the replica's (nothing changes).
@@ -12,6 +12,8 @@ extension FeedReplica {
     ///   must be reloaded from a snapshot.
     @discardableResult
     public mutating func apply(delta json: JSONValue) throws(ReplicaError) -> DeltaOutcome {
+        // Position events share the feed's topic: they change nothing, but show a miss.
+        if json["event"]?.stringValue == "position" { return try check(position: json) }
         guard let deltaFeed = json["feed"]?.stringValue, let deltaSeq = json["seq"]?.integerValue,
               let deltaEpoch = json["epoch"]?.stringValue else {
             return try apply(FeedDelta(json: json))  // throws the precise reason

@@ -102,7 +102,7 @@ public final class Engine {
             if case .control(let token) = message.origin { pending.append((token, outcome)) }
         }
         finishPrerendered()
-        publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
+        output.positions = publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
         for (token, outcome) in pending {
             if case .query(let request) = outcome, case .reload = request.operation {
                 output.deferred.append(DeferredRequest(token: token, request: request))
@@ -174,8 +174,10 @@ public final class Engine {
     }
 
     /// Diffs every feed the batch touched against its last snapshot and publishes one delta
-    /// per feed that visibly changed.
-    func publishDeltas(for dirtyFeeds: [String], into publications: inout [Publication]) {
+    /// per feed that visibly changed; returns where those feeds stand after their deltas.
+    @discardableResult
+    func publishDeltas(for dirtyFeeds: [String], into publications: inout [Publication]) -> [FeedPosition] {
+        var positions: [FeedPosition] = []
         for name in dirtyFeeds {
             guard let feed = feeds[name] else { continue }
             let delta = feed.finishBatch()
@@ -184,8 +186,14 @@ public final class Engine {
             counters.published += 1
             let body = DeltaEncoder.encode(delta, feed: name, epoch: feed.epoch, seq: feed.seq)
             publications.append(Publication(topic: Topic.rows(name), body: body))
+            positions.append(FeedPosition(feed))
         }
+        return positions
     }
+
+    /// Where every feed stands now (for the daemon's positions at start and after a reload,
+    /// when nothing is waiting to be committed).
+    public var allPositions: [FeedPosition] { feeds.values.map(FeedPosition.init) }
 
     /// Puts a restored feed in place, replacing any feed of that name.
     func installRestored(_ feed: Feed) {

@@ -38,6 +38,9 @@ public struct EngineOutput: Sendable {
     /// Snapshot requests whose replies are still to be written (only when the engine
     /// `writesSnapshotsLater`); their replies go after the rest of the batch's.
     public var snapshots: [SnapshotJob] = []
+    /// Where each feed that published a delta in this batch stands after it, for the
+    /// `position` events the daemon publishes once the batch's deltas are out.
+    public var positions: [FeedPosition] = []
 
     /// An empty output.
     public init() {}
