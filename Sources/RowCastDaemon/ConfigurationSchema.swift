@@ -52,6 +52,8 @@ public enum ConfigurationSchema {
         integer("limits.max_items_per_feed", flag: "--max-items-per-feed", range: 1...100_000_000, reload: true, \.stateLimits.itemsPerFeed),
         integer("limits.max_sections_per_feed", flag: "--max-sections-per-feed", range: 1...10_000_000, reload: true, \.stateLimits.sectionsPerFeed),
         integer("limits.max_stored_bytes", flag: "--max-stored-bytes", range: 1024...(1 << 50), reload: true, \.stateLimits.storedBytes),
+        integer("limits.history_deltas", flag: "--history-deltas", range: 0...1_000_000, reload: true, \.stateLimits.historyDeltas),
+        integer("limits.history_bytes", flag: "--history-bytes", range: 0...(1 << 40), reload: true, \.stateLimits.historyBytes),
     ]
 
     /// The setting for a dotted key.

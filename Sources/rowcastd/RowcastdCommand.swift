@@ -120,6 +120,12 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The most bytes of item JSON plus rendered rows over every feed. [default: 805306368 (768 MiB)]", valueName: "bytes"))
     var maxStoredBytes: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Recent deltas kept per feed for since requests; 0 keeps none. [default: 1000]", valueName: "count"))
+    var historyDeltas: Int?
+
+    @Option(name: .long, help: ArgumentHelp("The most bytes of recent deltas kept over every feed. [default: 67108864 (64 MiB)]", valueName: "bytes"))
+    var historyBytes: Int?
+
     @Option(name: .long, help: ArgumentHelp("Where plugins run: process (a supervised rowcast-plugin-host per plugin file) or in_process (inside rowcastd: trusted plugins only). [default: process]", valueName: "mode"))
     var pluginIsolation: String?
 
@@ -164,6 +170,8 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("limits.max_items_per_feed", maxItemsPerFeed.map(ConfigurationValue.integer))
         overrides.set("limits.max_sections_per_feed", maxSectionsPerFeed.map(ConfigurationValue.integer))
         overrides.set("limits.max_stored_bytes", maxStoredBytes.map(ConfigurationValue.integer))
+        overrides.set("limits.history_deltas", historyDeltas.map(ConfigurationValue.integer))
+        overrides.set("limits.history_bytes", historyBytes.map(ConfigurationValue.integer))
         overrides.set("log_level", logLevel.map(ConfigurationValue.text))
         overrides.set("plugin_isolation", pluginIsolation.map(ConfigurationValue.text))
         overrides.set("plugin_host", pluginHost.map(ConfigurationValue.text))

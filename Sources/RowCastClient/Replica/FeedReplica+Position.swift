@@ -33,3 +33,22 @@ extension FeedReplica {
         return .alreadyIncluded
     }
 }
+
+extension FeedReplica {
+    /// Applies the deltas of a `since` reply (PROTOCOL.md, "Resuming from history").
+    ///
+    /// - Returns: `true` when the reply covered the gap and every delta was applied (or already
+    ///   included); `false` when the daemon's history no longer covers it (`"covered":false`):
+    ///   the replica is unchanged and needs a snapshot.
+    /// - Throws: a ``ReplicaError`` when a delta does not fit; the replica is then unchanged.
+    public mutating func resume(from reply: JSONValue) throws(ReplicaError) -> Bool {
+        guard reply["covered"]?.boolValue == true else { return false }
+        guard let deltas = reply["deltas"]?.arrayValue else {
+            throw ReplicaError(.invalidDelta, "since reply for feed \(feed): \"deltas\" is missing or not an array")
+        }
+        var resumed = self
+        for delta in deltas { try resumed.apply(delta: delta) }
+        self = resumed
+        return true
+    }
+}

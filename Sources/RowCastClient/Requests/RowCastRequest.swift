@@ -32,6 +32,11 @@ public enum RowCastRequest {
     /// `{"op":"snapshot","feed","chunked":true}`: answered in parts (``SnapshotAssembler``).
     public static func snapshot(feed: String) -> JSONValue { ["op": "snapshot", "feed": .string(feed), "chunked": true] }
 
+    /// `{"op":"since","feed","epoch","seq"}`: the deltas after `seq` from the feed's history.
+    public static func since(feed: String, epoch: String, seq: Int) -> JSONValue {
+        ["op": "since", "feed": .string(feed), "epoch": .string(epoch), "seq": .number(Double(seq))]
+    }
+
     /// `{"op":"status"}`, or `{"op":"status","after"}` for the feeds after `after`.
     public static func status(after: String? = nil) -> JSONValue {
         guard let after else { return ["op": "status"] }

@@ -170,6 +170,12 @@ public final class ControlClient {
         }
     }
 
+    /// The `since` reply for `feed`: the deltas after `seq` of `epoch` when the daemon's
+    /// history still holds them (`"covered":true`), or `"covered":false` and why.
+    public func since(feed: String, epoch: String, seq: Int) throws(RowCastClientError) -> JSONValue {
+        try request(RowCastRequest.since(feed: feed, epoch: epoch, seq: seq))
+    }
+
     /// The `status` reply, with every feed: when the daemon lists them in pages (`more`),
     /// the pages that follow are requested and their feeds appended.
     public func status() throws(RowCastClientError) -> JSONValue {

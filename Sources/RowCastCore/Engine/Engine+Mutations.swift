@@ -47,7 +47,7 @@ extension Engine {
         case .reset(let items, let sections):
             extra = try reset(feed: name, items: items, sections: sections, request: request, publications: &publications)
 
-        case .snapshot, .status, .plugins, .select, .reload, .quarantine:
+        case .snapshot, .since, .status, .plugins, .select, .reload, .quarantine:
             preconditionFailure("queries are not mutations")
         }
         batch.touch(name)

@@ -30,7 +30,9 @@ extension Engine {
     private func answer(_ request: Request, publications: inout [Publication]) throws(RowCastError) -> [UInt8] {
         switch request.operation {
         case .snapshot:
-            preconditionFailure("snapshots are answered by snapshotReplies, in parts")
+            preconditionFailure("snapshots are answered through SnapshotJob, in parts")
+        case .since(let epoch, let seq):
+            return sinceReply(request, epoch: epoch, seq: seq)
         case .status(let after):
             return ReplyBuilder.success(op: request.op, members: statusMembersNow(after: after), req: request.req, client: request.client)
         case .plugins:

@@ -23,6 +23,10 @@ public final class Engine {
     let storage = StorageTally()
     /// Bytes of item JSON plus rendered rows held over every feed.
     public var storedBytes: Int { storage.bytes }
+    /// What the feeds' delta histories hold, over every feed.
+    var history = HistoryLedger()
+    /// Bytes of recent deltas held for `since`, over every feed.
+    public var historyBytes: Int { history.bytes }
 
     /// The items whose plugin crashed or hung on them (see ``Quarantine``).
     public internal(set) var quarantine = Quarantine()
@@ -186,6 +190,7 @@ public final class Engine {
             counters.published += 1
             let body = DeltaEncoder.encode(delta, feed: name, epoch: feed.epoch, seq: feed.seq)
             publications.append(Publication(topic: Topic.rows(name), body: body))
+            recordHistory(feed, body: body)
             positions.append(FeedPosition(feed))
         }
         return positions
@@ -197,13 +202,19 @@ public final class Engine {
 
     /// Puts a restored feed in place, replacing any feed of that name.
     func installRestored(_ feed: Feed) {
-        if let replaced = feeds[feed.name] { storage.bytes -= replaced.storedBytes }
+        if let replaced = feeds[feed.name] {
+            storage.bytes -= replaced.storedBytes
+            forgetHistory(of: replaced)
+        }
         feeds[feed.name] = feed
     }
 
     /// Drops a feed the durable store never had (after a failed commit created it).
     func discardFeed(named name: String) {
-        if let discarded = feeds[name] { storage.bytes -= discarded.storedBytes }
+        if let discarded = feeds[name] {
+            storage.bytes -= discarded.storedBytes
+            forgetHistory(of: discarded)
+        }
         feeds[name] = nil
     }
 

@@ -13,18 +13,28 @@ public struct EngineLimits: Sendable, Equatable {
     /// The most bytes of item JSON plus rendered rows over every feed
     /// (`limits.max_stored_bytes`).
     public var storedBytes: Int
+    /// The most recent deltas kept per feed for `since` (`limits.history_deltas`; 0: none).
+    public var historyDeltas: Int
+    /// The most bytes of recent deltas kept over every feed (`limits.history_bytes`); the
+    /// oldest go first.
+    public var historyBytes: Int
 
     /// The documented defaults: 100,000 feeds, 1,000,000 items per feed, 10,000 sections per
-    /// feed, 768 MiB stored. See docs/OPERATIONS.md, "Limits".
-    public init(feeds: Int = 100_000, itemsPerFeed: Int = 1_000_000, sectionsPerFeed: Int = 10_000, storedBytes: Int = 768 << 20) {
+    /// feed, 768 MiB stored, 1,000 deltas of history per feed and 64 MiB of it in all. See
+    /// docs/OPERATIONS.md, "Limits".
+    public init(feeds: Int = 100_000, itemsPerFeed: Int = 1_000_000, sectionsPerFeed: Int = 10_000, storedBytes: Int = 768 << 20,
+                historyDeltas: Int = 1000, historyBytes: Int = 64 << 20) {
         self.feeds = feeds
         self.itemsPerFeed = itemsPerFeed
         self.sectionsPerFeed = sectionsPerFeed
         self.storedBytes = storedBytes
+        self.historyDeltas = historyDeltas
+        self.historyBytes = historyBytes
     }
 
     /// The `limits` status members these limits add.
     public var json: [(key: String, value: Int)] {
-        [("max_feeds", feeds), ("max_items_per_feed", itemsPerFeed), ("max_sections_per_feed", sectionsPerFeed), ("max_stored_bytes", storedBytes)]
+        [("max_feeds", feeds), ("max_items_per_feed", itemsPerFeed), ("max_sections_per_feed", sectionsPerFeed), ("max_stored_bytes", storedBytes),
+         ("history_deltas", historyDeltas), ("history_bytes", historyBytes)]
     }
 }

@@ -40,6 +40,8 @@ public final class Feed {
     public private(set) var storedBytes = 0
     /// The running total of `storedBytes` over every feed of the engine, shared by them.
     let tally: StorageTally
+    /// The feed's recent deltas, for `since` (the engine bounds it).
+    var history = DeltaHistory()
 
     private(set) var items = ShardedDictionary<StoredItem>()
     private(set) var sections: [String: StoredSection] = [:]

@@ -17,6 +17,8 @@ public struct Request: Sendable {
         /// The feed's full current state; in parts of about `limits.max_message_bytes` each
         /// when `chunked` (otherwise a snapshot over that size is refused).
         case snapshot(chunked: Bool)
+        /// The feed's deltas after `seq` of `epoch`, from its recent history.
+        case since(epoch: String, seq: UInt64)
         /// Daemon status, listing the feeds whose names sort after `after` (all when nil) as
         /// far as the message limit allows.
         case status(after: String?)
@@ -56,7 +58,7 @@ public struct Request: Sendable {
     public var isMutation: Bool {
         switch operation {
         case .upsert, .delete, .section, .deleteSection, .reset: return true
-        case .snapshot, .status, .plugins, .select, .reload, .quarantine: return false
+        case .snapshot, .since, .status, .plugins, .select, .reload, .quarantine: return false
         }
     }
 }

@@ -155,7 +155,7 @@ public struct RequestDecoder: Sendable {
                 sections.append(try Self.section(sectionObject, path: "sections[\(index)].", context: op))
             }
             return Request(op: op, feed: feed, operation: .reset(items: items, sections: sections), req: req, client: client)
-        case "snapshot", "status", "plugins", "select", "reload", "quarantine":
+        case "snapshot", "since", "status", "plugins", "select", "reload", "quarantine":
             guard channel == .control else {
                 throw RowCastError(.unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL)", field: "op")
             }
@@ -164,6 +164,14 @@ public struct RequestDecoder: Sendable {
                 try reader.rejectUnknown(allowing: Allowed.snapshot)
                 let chunked = try reader.optionalBool("chunked") ?? false
                 return Request(op: op, feed: try feedName(reader), operation: .snapshot(chunked: chunked), req: req, client: client)
+            case "since":
+                try reader.rejectUnknown(allowing: Allowed.since)
+                let feed = try feedName(reader)
+                let epoch = try reader.string("epoch")
+                guard let seq = try reader.optionalNumber("seq"), seq >= 0, seq < 9e15, seq == seq.rounded() else {
+                    throw RowCastError(.invalidField, "since: \"seq\" must be a whole number from 0, the seq of the last delta applied", field: "seq")
+                }
+                return Request(op: op, feed: feed, operation: .since(epoch: epoch, seq: UInt64(seq)), req: req, client: client)
             case "select":
                 try reader.rejectUnknown(allowing: Allowed.select)
                 let feed = try feedName(reader)
@@ -191,7 +199,7 @@ public struct RequestDecoder: Sendable {
                 return Request(op: op, feed: nil, operation: .plugins, req: req, client: client)
             }
         default:
-            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, snapshot, status, plugins, select, reload or quarantine)", field: "op")
+            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, snapshot, since, status, plugins, select, reload or quarantine)", field: "op")
         }
     }
 
@@ -270,6 +278,7 @@ extension RequestDecoder {
         static let common: Set<String> = ["op", "req", "client"]
         static let feed = common.union(["feed"])
         static let snapshot = common.union(["feed", "chunked"])
+        static let since = common.union(["feed", "epoch", "seq"])
         static let status = common.union(["after"])
         static let upsert = common.union(["feed", "item"])
         static let byID = common.union(["feed", "id"])

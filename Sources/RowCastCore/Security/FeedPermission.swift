@@ -25,7 +25,7 @@ extension Request {
         switch operation {
         case .upsert, .delete, .section, .deleteSection: return .publish
         case .reset: return .reset
-        case .snapshot: return .read
+        case .snapshot, .since: return .read
         case .select: return .select
         case .status, .plugins, .reload, .quarantine: return .admin
         }
