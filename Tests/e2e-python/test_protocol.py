@@ -273,6 +273,20 @@ class ProtocolTest(unittest.TestCase):
             if event["seq"] == 3:
                 break
 
+    def test_since_answers_missed_deltas_from_history(self):
+        for item_id in ["1", "2", "3"]:
+            self.assertTrue(self.request({"op": "upsert", "feed": "cars", "item": product(item_id)})["ok"])
+        snapshot = self.request({"op": "snapshot", "feed": "cars"})
+        epoch = snapshot["epoch"]
+        reply = self.request({"op": "since", "feed": "cars", "epoch": epoch, "seq": 1})
+        self.assertTrue(reply["covered"], reply)
+        self.assertEqual([d["seq"] for d in reply["deltas"]], [2, 3])
+        self.assertTrue(all(d["event"] == "delta" and d["epoch"] == epoch for d in reply["deltas"]))
+        self.assertEqual(reply["seq"], 3)
+        gone = self.request({"op": "since", "feed": "cars", "epoch": "0000000000000000", "seq": 1})
+        self.assertFalse(gone["covered"])
+        self.assertIn("epoch", gone["reason"])
+
     def test_errors_are_published_and_good_items_keep_flowing(self):
         self.subscribe_live([topic("rows.cars"), b"errors"])
         self.push.send(b"{broken")
