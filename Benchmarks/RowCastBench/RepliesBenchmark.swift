@@ -48,17 +48,30 @@ struct RepliesBenchmark {
             })
         }
         precondition(job != nil)
+        // Recovery after missing the last 10 deltas: since (history) against a snapshot.
+        engine.writesSnapshotsLater = false
+        let missedFrom = engine.feeds["big"]!.seq
+        for index in 0..<10 {
+            let item = #"{"op":"upsert","feed":"big","item":{"id":"\#(index * 7919)","type":"product","section":"s0","data":{"name":"Changed \#(index)","operatedBy":"Tesla Inc.","price":1,"image":"https://img.example/x.png"}}}"#
+            _ = engine.process([IncomingMessage(origin: .ingest, body: Array(item.utf8))])
+        }
+        let epoch = engine.feeds["big"]!.epoch
+        let since = timed(#"{"op":"since","feed":"big","epoch":"\#(epoch)","seq":\#(missedFrom)}"#)
         var table = BenchTable(title: "Big replies: one feed of \(rows.formatted) rows (thread CPU time)",
                                header: ["request", "ms", "replies", "bytes", "ns per row"])
         table.add(["snapshot, chunked: all of it", format3(snapshot.seconds * 1000), snapshot.replies.formatted, snapshot.bytes.formatted, format3(snapshot.seconds / Double(rows) * 1e9)])
         table.add(["  of which on rowcastd's loop", format3(taken * 1000), "", "", format3(taken / Double(rows) * 1e9)])
         table.add(["status", format3(status.seconds * 1000), status.replies.formatted, status.bytes.formatted, format3(status.seconds / Double(rows) * 1e9)])
+        table.add(["since, 10 deltas missed", format3(since.seconds * 1000), since.replies.formatted, since.bytes.formatted, ""])
+        let ratio = Double(snapshot.bytes) / Double(max(since.bytes, 1))
         results = [
             "rows": .number(Double(rows)), "storedBytes": .number(Double(engine.storedBytes)),
             "snapshotMilliseconds": .number(snapshot.seconds * 1000), "snapshotParts": .number(Double(snapshot.replies)),
             "snapshotBytes": .number(Double(snapshot.bytes)), "snapshotLoopMilliseconds": .number(taken * 1000),
             "statusMilliseconds": .number(status.seconds * 1000),
+            "sinceBytes": .number(Double(since.bytes)), "sinceMilliseconds": .number(since.seconds * 1000),
+            "snapshotToSinceBytes": .number(ratio),
         ]
-        return table.render()
+        return table.render() + "recovering from 10 missed deltas: since takes \(Int(ratio).formatted) times fewer bytes than a snapshot\n"
     }
 }
