@@ -47,7 +47,10 @@ extension Engine {
         case .reset(let items, let sections):
             extra = try reset(feed: name, items: items, sections: sections, request: request, publications: &publications)
 
-        case .snapshot, .since, .status, .plugins, .select, .reload, .quarantine:
+        case .resetCommit(let token):
+            extra = try commitStagedReset(token, request: request, publications: &publications)
+
+        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine:
             preconditionFailure("queries are not mutations")
         }
         batch.touch(name)
@@ -58,47 +61,47 @@ extension Engine {
     /// fail to render are reported and left out (those whose plugin crashed or hung are kept
     /// without a row, quarantined).
     private func reset(feed name: String, items: [ItemInput], sections: [SectionInput], request: Request, publications: inout [Publication]) throws(RowCastError) -> JSONObject {
-        var rejected: [JSONValue] = []
-        var warnings: [JSONValue] = []
         func report(_ error: RowCastError) {
             counters.rejected += 1
             publications.append(ReplyBuilder.errorEvent(error, req: request.req, client: request.client))
         }
-
         let uniqueSections = lastOccurrences(sections, id: \.id, kind: "section", feed: name, report: report)
         let uniqueItems = lastOccurrences(items, id: \.id, kind: "item", feed: name, report: report)
         try checkResetCounts(items: uniqueItems, sections: uniqueSections, feed: name, op: request.op)
-        var keptSections: [(SectionInput, [UInt8]?)] = []
-        for section in uniqueSections {
+        var contents = ResetContents()
+        render(sections: uniqueSections, items: uniqueItems, feed: name, into: &contents, report: report)
+        return try install(contents, feed: name, request: request, publications: &publications)
+    }
+
+    /// Renders sections and items into `contents`; those that do not render are reported and
+    /// listed in its `rejected` (an item whose plugin crashed or hung is kept, without a row).
+    func render(sections: [SectionInput], items: [ItemInput], feed name: String, into contents: inout ResetContents, report: (RowCastError) -> Void) {
+        for section in sections {
             do {
-                keptSections.append((section, try renderHeader(section, feed: name)))
+                contents.add(section: section, headerRow: try renderHeader(section, feed: name))
             } catch {
                 report(error)
-                rejected.append(error.json)
-                keptSections.append((section, nil))
+                contents.rejected.append(error.json)
+                contents.add(section: section, headerRow: nil)
             }
         }
-        var keptItems: [(ItemInput, RenderedRow?)] = []
-        keptItems.reserveCapacity(uniqueItems.count)
-        var quarantined: Set<String> = []
-        var bytes = 0
-        for item in uniqueItems {
+        for item in items {
             do {
-                let row = try renderItem(item, feed: name)
-                keptItems.append((item, row))
-                bytes += Feed.bytes(of: item, row: row)
+                contents.add(item: item, row: try renderItem(item, feed: name))
             } catch {
                 report(error)
-                rejected.append(error.json)
-                if Self.isQuarantining(error) {
-                    keptItems.append((item, nil))
-                    quarantined.insert(item.id)
-                    bytes += Feed.bytes(of: item, row: nil)
-                }
+                contents.rejected.append(error.json)
+                if Self.isQuarantining(error) { contents.add(item: item, row: nil, quarantined: true) }
             }
         }
+    }
+
+    /// Replaces the feed with `contents`, or throws `limit_exceeded` (stored bytes) without
+    /// changing it. Returns the reply's extra members (`warning`, `rejected`).
+    func install(_ contents: ResetContents, feed name: String, request: Request, publications: inout [Publication]) throws(RowCastError) -> JSONObject {
+        let quarantined = contents.quarantined
         do {
-            try checkStoredBytes(adding: bytes - (feeds[name]?.storedBytes ?? 0), feed: name, id: nil, op: request.op)
+            try checkStoredBytes(adding: contents.bytes - (feeds[name]?.storedBytes ?? 0), feed: name, id: nil, op: request.op)
         } catch {
             // Items this reset quarantined but did not store are not listed.
             let current = feeds[name]
@@ -107,14 +110,16 @@ extension Engine {
         }
         let feed = feed(named: name, create: true)!
         quarantine.removeAll(feed: name) { !quarantined.contains($0) }
-        for (item, row) in keptItems where row == nil && !quarantined.contains(item.id) {
-            let warning = unknownTypeWarning(item, feed: feed, cause: request, publications: &publications)
-            if warnings.isEmpty { warnings.append(warning.json) }
+        let placed = contents.placed
+        var warning: JSONValue?
+        for (item, row) in placed.items where row == nil && !quarantined.contains(item.id) {
+            let unknown = unknownTypeWarning(item, feed: feed, cause: request, publications: &publications)
+            if warning == nil { warning = unknown.json }
         }
-        feed.reset(sections: keptSections, items: keptItems)
+        feed.reset(sections: placed.sections, items: placed.items)
         var extra = JSONObject()
-        if let warning = warnings.first { extra.append(key: "warning", value: warning) }
-        if !rejected.isEmpty { extra.append(key: "rejected", value: .array(rejected)) }
+        if let warning { extra.append(key: "warning", value: warning) }
+        if !contents.rejected.isEmpty { extra.append(key: "rejected", value: .array(contents.rejected)) }
         return extra
     }
 

@@ -48,7 +48,7 @@ extension Engine {
             return ReplyBuilder.success(op: request.op, members: ["items": items], req: request.req, client: request.client)
         case .select(let id, let action):
             return try select(id: id, action: action, request: request, publications: &publications)
-        case .upsert, .delete, .section, .deleteSection, .reset:
+        case .upsert, .delete, .section, .deleteSection, .reset, .resetCommit, .resetBegin, .resetAppend:
             preconditionFailure("mutations are answered as applied")
         case .reload:
             preconditionFailure("reload is deferred to the daemon (EngineOutput.deferred)")

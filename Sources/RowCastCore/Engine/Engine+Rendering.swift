@@ -101,7 +101,7 @@ extension Engine {
                 jobs.append(RenderJob(kind: .renderItem, type: item.type, input: item.json))
             case .section(let section):
                 if let job = Self.headerJob(section) { jobs.append(job) }
-            case .reset(let items, let sections):
+            case .reset(let items, let sections), .resetAppend(_, _, let items, let sections):
                 jobs += sections.compactMap(Self.headerJob)
                 jobs += items.map { RenderJob(kind: .renderItem, type: $0.type, input: $0.json) }
             default:

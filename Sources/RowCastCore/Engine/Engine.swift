@@ -28,6 +28,9 @@ public final class Engine {
     /// Bytes of recent deltas held for `since`, over every feed.
     public var historyBytes: Int { history.bytes }
 
+    /// Resets being sent in parts, by the name `reset_begin` gave them.
+    var stagedResets: [String: StagedReset] = [:]
+
     /// The items whose plugin crashed or hung on them (see ``Quarantine``).
     public internal(set) var quarantine = Quarantine()
 
@@ -157,6 +160,16 @@ public final class Engine {
         case .request(let request):
             if case .quarantine(retry: true, let id) = request.operation {
                 return .answered(request, members: retryQuarantine(feed: request.feed, id: id, batch: &batch, publications: &publications))
+            }
+            switch request.operation {
+            case .resetBegin, .resetAppend:
+                do {
+                    return .answered(request, members: try stage(request, publications: &publications))
+                } catch {
+                    return refuse(error, op: request.op, req: request.req, client: request.client, publishing: false, into: &publications)
+                }
+            default:
+                break
             }
             guard request.isMutation else { return .query(request) }
             if !isIngest, let recalled = recall(request) { return recalled }

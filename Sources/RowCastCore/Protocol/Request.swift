@@ -14,6 +14,12 @@ public struct Request: Sendable {
         case deleteSection(id: String)
         /// Replace the whole feed.
         case reset(items: [ItemInput], sections: [SectionInput])
+        /// Start a reset sent in parts (a staged reset); the reply names it.
+        case resetBegin
+        /// Add a part to a staged reset; a part number already received is applied once.
+        case resetAppend(token: String, part: Int, items: [ItemInput], sections: [SectionInput])
+        /// Replace the feed with everything a staged reset received, at once.
+        case resetCommit(token: String)
         /// The feed's full current state; in parts of about `limits.max_message_bytes` each
         /// when `chunked` (otherwise a snapshot over that size is refused).
         case snapshot(chunked: Bool)
@@ -57,8 +63,8 @@ public struct Request: Sendable {
     /// Whether the request changes a feed (as opposed to querying).
     public var isMutation: Bool {
         switch operation {
-        case .upsert, .delete, .section, .deleteSection, .reset: return true
-        case .snapshot, .since, .status, .plugins, .select, .reload, .quarantine: return false
+        case .upsert, .delete, .section, .deleteSection, .reset, .resetCommit: return true
+        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine: return false
         }
     }
 }

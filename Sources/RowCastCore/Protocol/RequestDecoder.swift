@@ -133,28 +133,31 @@ public struct RequestDecoder: Sendable {
         case "reset":
             try reader.rejectUnknown(allowing: Allowed.reset)
             let feed = try feedName(reader)
-            guard let rawItems else {
-                _ = try reader.optionalArray("items")  // throws when mistyped
+            guard rawItems != nil || !(object["items"]?.isNull ?? true) else {
                 throw RowCastError(.missingField, "reset: missing field \"items\" (send [] to empty the feed)", field: "items")
             }
-            var items: [ItemInput] = []
-            items.reserveCapacity(rawItems.count)
-            for (index, element) in rawItems.enumerated() {
-                switch element {
-                case .item(let raw):
-                    items.append(try Self.item(raw, path: "items[\(index)].", context: op))
-                case .other(let value):
-                    throw RowCastError(.invalidField, "reset: items[\(index)] must be an object, got \(value.kindName)", field: "items[\(index)]")
-                }
-            }
-            var sections: [SectionInput] = []
-            for (index, value) in (try reader.optionalArray("sections") ?? []).enumerated() {
-                guard case .object(let sectionObject) = value else {
-                    throw RowCastError(.invalidField, "reset: sections[\(index)] must be an object, got \(value.kindName)", field: "sections[\(index)]")
-                }
-                sections.append(try Self.section(sectionObject, path: "sections[\(index)].", context: op))
-            }
+            let (items, sections) = try Self.contents(reader, rawItems: rawItems, context: op)
             return Request(op: op, feed: feed, operation: .reset(items: items, sections: sections), req: req, client: client)
+        case "reset_begin", "reset_append", "reset_commit":
+            guard channel == .control else {
+                throw RowCastError(.unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL): each step is answered", field: "op")
+            }
+            let feed = try feedName(reader)
+            if op == "reset_begin" {
+                try reader.rejectUnknown(allowing: Allowed.feed)
+                return Request(op: op, feed: feed, operation: .resetBegin, req: req, client: client)
+            }
+            let token = try reader.string("reset")
+            if op == "reset_commit" {
+                try reader.rejectUnknown(allowing: Allowed.resetCommit)
+                return Request(op: op, feed: feed, operation: .resetCommit(token: token), req: req, client: client)
+            }
+            try reader.rejectUnknown(allowing: Allowed.resetAppend)
+            guard let part = try reader.optionalNumber("part"), part >= 0, part < 1e9, part == part.rounded() else {
+                throw RowCastError(.invalidField, "reset_append: \"part\" must be a whole number from 0 (the part's place, so a part sent twice is applied once)", field: "part")
+            }
+            let (items, sections) = try Self.contents(reader, rawItems: rawItems, context: op)
+            return Request(op: op, feed: feed, operation: .resetAppend(token: token, part: Int(part), items: items, sections: sections), req: req, client: client)
         case "snapshot", "since", "status", "plugins", "select", "reload", "quarantine":
             guard channel == .control else {
                 throw RowCastError(.unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL)", field: "op")
@@ -199,8 +202,34 @@ public struct RequestDecoder: Sendable {
                 return Request(op: op, feed: nil, operation: .plugins, req: req, client: client)
             }
         default:
-            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, snapshot, since, status, plugins, select, reload or quarantine)", field: "op")
+            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, reset_begin, reset_append, reset_commit, snapshot, since, status, plugins, select, reload or quarantine)", field: "op")
         }
+    }
+
+
+    /// The `items` and `sections` of a reset or of a staged reset's part (`items` may be
+    /// absent from a part: none).
+    private static func contents(_ reader: FieldReader, rawItems: [RawItem.Element]?, context: String) throws(RowCastError) -> ([ItemInput], [SectionInput]) {
+        if rawItems == nil { _ = try reader.optionalArray("items") }  // throws when mistyped
+        let rawItems = rawItems ?? []
+        var items: [ItemInput] = []
+        items.reserveCapacity(rawItems.count)
+        for (index, element) in rawItems.enumerated() {
+            switch element {
+            case .item(let raw):
+                items.append(try Self.item(raw, path: "items[\(index)].", context: context))
+            case .other(let value):
+                throw RowCastError(.invalidField, "\(context): items[\(index)] must be an object, got \(value.kindName)", field: "items[\(index)]")
+            }
+        }
+        var sections: [SectionInput] = []
+        for (index, value) in (try reader.optionalArray("sections") ?? []).enumerated() {
+            guard case .object(let sectionObject) = value else {
+                throw RowCastError(.invalidField, "\(context): sections[\(index)] must be an object, got \(value.kindName)", field: "sections[\(index)]")
+            }
+            sections.append(try Self.section(sectionObject, path: "sections[\(index)].", context: context))
+        }
+        return (items, sections)
     }
 
     private func feedName(_ reader: FieldReader) throws(RowCastError) -> String {
@@ -279,6 +308,8 @@ extension RequestDecoder {
         static let feed = common.union(["feed"])
         static let snapshot = common.union(["feed", "chunked"])
         static let since = common.union(["feed", "epoch", "seq"])
+        static let resetAppend = common.union(["feed", "reset", "part", "items", "sections"])
+        static let resetCommit = common.union(["feed", "reset"])
         static let status = common.union(["after"])
         static let upsert = common.union(["feed", "item"])
         static let byID = common.union(["feed", "id"])

@@ -24,7 +24,7 @@ extension Request {
     public var requiredPermission: FeedPermission {
         switch operation {
         case .upsert, .delete, .section, .deleteSection: return .publish
-        case .reset: return .reset
+        case .reset, .resetBegin, .resetAppend, .resetCommit: return .reset
         case .snapshot, .since: return .read
         case .select: return .select
         case .status, .plugins, .reload, .quarantine: return .admin
