@@ -57,6 +57,9 @@ let package = Package(
             ]
         ),
         .target(name: "RowCastClient", dependencies: ["ZeroMQ", "RowCastKit"]),
+        // The full-screen view of `rowcast watch`: the pure screen, viewport, highlights and
+        // key decoder, the terminal, and the loop.
+        .target(name: "RowCastWatch", dependencies: ["RowCastClient", "RowCastKit"]),
         .executableTarget(
             name: "rowcastd",
             dependencies: [
@@ -74,6 +77,7 @@ let package = Package(
             name: "rowcast",
             dependencies: [
                 "RowCastClient",
+                "RowCastWatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,6 +99,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit", "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", "RowCastKit"]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastCore", "ZeroMQ", "RowCastTesting"]),
         .testTarget(
             name: "RowCastDaemonTests",

@@ -39,8 +39,8 @@ public struct SnapshotTable: Sendable {
         return lines
     }
 
-    /// "section deals (3 rows)  type=banner order=1  header: ..."
-    func sectionLine(_ section: ReplicaSection) -> String {
+    /// The header line of a section: "section deals (3 rows)  type=banner order=1  header: ...".
+    public func sectionLine(_ section: ReplicaSection) -> String {
         let count = section.rows.count
         var line = "section \(section.id) (\(count) row\(count == 1 ? "" : "s"))"
         let attributes = section.attributes

@@ -104,6 +104,26 @@ public final class ReplicaSession {
         }
     }
 
+    /// Waits at most `timeout` (`nil`: for ever) until ``next(timeout:)`` has a message to
+    /// handle or one of `fileDescriptors` (a terminal, a pipe) is readable, so that one thread
+    /// can follow the feed and its own input together.
+    ///
+    /// - Returns: those of `fileDescriptors` that are readable (possibly none: a message is
+    ///   waiting, or `timeout` passed). With a message already buffered it only checks
+    ///   `fileDescriptors` and returns at once.
+    public func wait(timeout: Duration?, orInputOn fileDescriptors: [Int32]) throws(RowCastClientError) -> [Int32] {
+        let timeout = bufferHead < buffer.count ? .zero : timeout
+        let poller = Poller()
+        poller.register(subscriber.clientSocket.socket)
+        for descriptor in fileDescriptors { poller.register(fileDescriptor: descriptor) }
+        do {
+            _ = try poller.poll(timeoutMilliseconds: Deadline(timeout).remainingMilliseconds)
+        } catch {
+            throw .socket(error, endpoint: subscriber.endpoint, doing: "waiting for messages from")
+        }
+        return fileDescriptors.filter { poller.events(ofFileDescriptor: $0).contains(.readable) }
+    }
+
     // MARK: - Internals
 
     /// The next buffered message, else the next one from the socket before `deadline`.
