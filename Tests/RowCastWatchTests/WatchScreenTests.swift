@@ -36,9 +36,9 @@ struct WatchScreenTests {
     func narrow() throws {
         let replica = try WatchFixture.small()
         let medium = render(replica, columns: 50).map(WatchFixture.plain)
-        #expect(medium[0].hasPrefix("  ID  CELL          CONTENT"))
+        #expect(medium[0].hasPrefix("  ID  CELL         CONTENT"))
         #expect(!medium[0].contains("HEIGHT"))
-        #expect(medium[2].hasPrefix("  a   ProductCell   title a"))
+        #expect(medium[2].hasPrefix("  a   ProductCell  title a"))
         let small = render(replica, columns: 30).map(WatchFixture.plain)
         #expect(small[0].hasPrefix("  ID  CONTENT"))
         #expect(small[2].hasPrefix("  a   title a"))
@@ -110,7 +110,7 @@ struct WatchScreenTests {
         let lines = FeedLines(replica)
         var viewport = Viewport(height: 9)
         viewport.end(lineCount: lines.count)
-        let screen = WatchScreen(columns: 80, rows: 12).render(
+        let screen = WatchScreen(columns: 100, rows: 12).render(
             replica, lines: lines, viewport: viewport, highlights: Highlights(), status: WatchStatus(), now: now)
         let plain = screen.map(WatchFixture.plain)
         #expect(plain[9].hasPrefix("  r99999  C          1  #99999"))

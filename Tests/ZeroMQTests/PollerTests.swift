@@ -134,7 +134,7 @@ struct PollerTests {
         try push.connect(try bindReal(pull, "inproc://poll-fd"))
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
-        defer { close(ends[0]); close(ends[1]) }
+        defer { close(ends[0]) }
         let poller = Poller()
         poller.register(pull)
         poller.register(fileDescriptor: ends[0])
@@ -156,5 +156,12 @@ struct PollerTests {
         #expect(try poller.poll(timeoutMilliseconds: 5_000) == 1)
         #expect(poller.events(ofFileDescriptor: ends[0]).isEmpty)
         #expect(poller.events(ofFileDescriptor: 12345).isEmpty)
+
+        // The writer went away: a hang-up, which the reader sees as the end of the input.
+        _ = try pull.receive(dontWait: true)
+        close(ends[1])
+        #expect(try poller.poll(timeoutMilliseconds: 5_000) == 1)
+        #expect(poller.events(ofFileDescriptor: ends[0]).contains(.error))
+        #expect(read(ends[0], &byte, 1) == 0)
     }
 }

@@ -108,8 +108,8 @@ public final class ReplicaSession {
     /// handle or one of `fileDescriptors` (a terminal, a pipe) is readable, so that one thread
     /// can follow the feed and its own input together.
     ///
-    /// - Returns: those of `fileDescriptors` that are readable (possibly none: a message is
-    ///   waiting, or `timeout` passed). With a message already buffered it only checks
+    /// - Returns: those of `fileDescriptors` that are readable or hung up (read them to
+    ///   know which), possibly none: a message is waiting, or `timeout` passed. With a message already buffered it only checks
     ///   `fileDescriptors` and returns at once.
     public func wait(timeout: Duration?, orInputOn fileDescriptors: [Int32]) throws(RowCastClientError) -> [Int32] {
         let timeout = bufferHead < buffer.count ? .zero : timeout
@@ -121,7 +121,7 @@ public final class ReplicaSession {
         } catch {
             throw .socket(error, endpoint: subscriber.endpoint, doing: "waiting for messages from")
         }
-        return fileDescriptors.filter { poller.events(ofFileDescriptor: $0).contains(.readable) }
+        return fileDescriptors.filter { !poller.events(ofFileDescriptor: $0).isDisjoint(with: [.readable, .error]) }
     }
 
     // MARK: - Internals

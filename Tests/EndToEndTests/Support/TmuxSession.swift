@@ -1,5 +1,7 @@
 import Foundation
-import RowCastTesting
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A detached tmux session on a private server (`tmux -L <unique name>`) running one shell
 /// command in a pane of a given size: a real terminal for full-screen programs, read back
@@ -9,30 +11,61 @@ final class TmuxSession {
     let server = "rowcast-test-\(UUID().uuidString.prefix(8))"
     /// The session's name.
     let name = "watch"
+    /// Where each tmux command's output goes.
+    private let directory: TemporaryDirectory
 
     /// Starts `command` (a shell command line) in a new session of `columns` × `rows`; the
     /// pane stays after the command exits, so its screen and status can still be read.
     init(command: String, columns: Int, rows: Int) throws {
+        directory = try TemporaryDirectory("rowcast-tmux")
         try tmux(["-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)", command])
         try tmux(["set-option", "-t", name, "remain-on-exit", "on"])
     }
 
-    /// Runs `tmux -L server arguments`; its output, or an error with what it said.
+    /// Runs `tmux -L server arguments` (at most 10 s); its output, or an error with what it said.
+    ///
+    /// Spawned and waited for directly: the server that `new-session` forks keeps what it
+    /// inherited open, and Foundation's `Process` then reports the client running until the
+    /// server ends; the output goes through a file, not a pipe, for the same reason.
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
-        let run: (status: Int32, output: String)
-        do {
-            run = try ProgramRun.run("/usr/bin/env", ["tmux", "-L", server] + arguments)
-        } catch {
-            throw TestFailure("cannot run tmux (`make test` installs it): \(error)")
+        let output = directory.url.appendingPathComponent("tmux-output").path
+        let argv = (["tmux", "-L", server] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw TestFailure("cannot run tmux (`make test` installs it): \(String(cString: strerror(spawned)))")
         }
-        guard run.status == 0 else { throw TestFailure("tmux \(arguments.joined(separator: " ")) failed (\(run.status)): \(run.output)") }
-        return run.output
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(10)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard Date() < deadline else {
+                _ = Glibc.kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                throw TestFailure("tmux \(arguments.joined(separator: " ")) did not finish within 10 s")
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        // Exited normally with status 0: the low 7 bits (the signal) and the exit code are 0.
+        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+            throw TestFailure("tmux \(arguments.joined(separator: " ")) failed (wait status \(status)): \(text)")
+        }
+        return text
     }
 
     /// The pane's visible lines, as text (trailing spaces cut by tmux).
     func screen() throws -> [String] {
-        try tmux(["capture-pane", "-p", "-t", name]).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = try tmux(["capture-pane", "-p", "-t", name]).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }  // the newline after the last line
+        return lines
     }
 
     /// A pane format variable, such as `alternate_on`, `pane_dead` or `pane_pid`.
@@ -64,9 +97,13 @@ final class TmuxSession {
         try tmux(["resize-window", "-t", name, "-x", "\(columns)", "-y", "\(rows)"])
     }
 
-    /// Ends the tmux server and every process in it; idempotent.
+    /// Ends the pane's processes (SIGKILL to the pane's process group: the shell and what it
+    /// runs) and the tmux server; idempotent.
     func kill() {
-        _ = try? ProgramRun.run("/usr/bin/env", ["tmux", "-L", server, "kill-server"])
+        if let pid = try? format("pane_pid"), let group = Int32(pid), group > 1, (try? format("pane_dead")) == "0" {
+            _ = Glibc.kill(-group, SIGKILL)
+        }
+        _ = try? tmux(["kill-server"])
     }
 
     deinit { kill() }
