@@ -19,18 +19,19 @@ struct WatchEndToEndTests {
     }
 
     /// A shell command line that saves the terminal settings, runs `rowcast watch` on the
-    /// daemon's feed "cars", prints its exit status and saves the settings again.
+    /// daemon's feed "cars", saves its exit status and the settings again.
     static func watchCommand(_ daemon: DaemonProcess, in directory: TemporaryDirectory) throws -> String {
         let rowcast = try BuildProducts.path("rowcast")
         let dir = directory.path
         return "stty -g > '\(dir)/before'; '\(rowcast)' watch --feed cars --control '\(daemon.control)' "
-            + "--publish '\(daemon.publish)' 2> '\(dir)/err'; echo \"exit=$?\"; stty -g > '\(dir)/after'"
+            + "--publish '\(daemon.publish)' 2> '\(dir)/err'; echo $? > '\(dir)/status'; stty -g > '\(dir)/after'"
     }
 
-    /// The terminal settings saved before and after the watch, and what it wrote on standard error.
-    static func saved(_ directory: TemporaryDirectory) -> (before: String, after: String, stderr: String) {
+    /// The terminal settings saved before and after the watch, its exit status and what it
+    /// wrote on standard error.
+    static func saved(_ directory: TemporaryDirectory) -> (before: String, after: String, status: String, stderr: String) {
         func read(_ name: String) -> String { (try? String(contentsOfFile: "\(directory.path)/\(name)", encoding: .utf8)) ?? "" }
-        return (read("before"), read("after"), read("err"))
+        return (read("before"), read("after"), read("status").trimmingCharacters(in: .whitespacesAndNewlines), read("err"))
     }
 
     @Test("rows appear, an update shows, a resize changes the layout, / finds a row, q restores the terminal")
@@ -71,9 +72,10 @@ struct WatchEndToEndTests {
         }
 
         try tmux.send("q")
-        screen = try tmux.waitForScreen("the watch to exit") { screen in screen.contains("exit=0") }
+        try tmux.waitForExit()
         #expect(try tmux.format("alternate_on") == "0")
         let files = Self.saved(directory)
+        #expect(files.status == "0")
         #expect(!files.before.isEmpty)
         #expect(files.after == files.before, "the terminal settings were not restored")
         #expect(files.stderr.isEmpty, "\(files.stderr)")
@@ -94,9 +96,10 @@ struct WatchEndToEndTests {
         let pid = try #require(children.split(separator: "\n").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }.first)
         #expect(kill(pid, SIGTERM) == 0)
 
-        try tmux.waitForScreen("the watch to exit") { screen in screen.contains("exit=143") }
+        try tmux.waitForExit()
         #expect(try tmux.format("alternate_on") == "0")
         let files = Self.saved(directory)
+        #expect(files.status == "143")
         #expect(files.after == files.before, "the terminal settings were not restored")
     }
 

@@ -24,9 +24,9 @@ final class TmuxSession {
 
     /// Runs `tmux -L server arguments` (at most 10 s); its output, or an error with what it said.
     ///
-    /// Spawned and waited for directly: the server that `new-session` forks keeps what it
-    /// inherited open, and Foundation's `Process` then reports the client running until the
-    /// server ends; the output goes through a file, not a pipe, for the same reason.
+    /// Spawned and waited for directly: Foundation's `Process` reports the client running
+    /// until the server it forks ends; the output goes through a file, not a pipe, which the
+    /// server would keep open.
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
         let output = directory.url.appendingPathComponent("tmux-output").path
@@ -38,8 +38,23 @@ final class TmuxSession {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The server must not inherit this process's descriptors (pipes of other children
+        // would stay open) nor its blocked signals (the test runner blocks SIGTERM, which
+        // `kill-server` sends the server).
+        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+        for descriptor in inherited where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, "tmux", &actions, nil, argv, environ)
+        let spawned = posix_spawnp(&pid, "tmux", &actions, &attributes, argv, environ)
         guard spawned == 0 else {
             throw TestFailure("cannot run tmux (`make test` installs it): \(String(cString: strerror(spawned)))")
         }
@@ -85,6 +100,16 @@ final class TmuxSession {
             Thread.sleep(forTimeInterval: 0.05)
         }
         throw TestFailure("tmux: waited \(timeout) s for \(what); the screen was:\n\(last.joined(separator: "\n"))")
+    }
+
+    /// Waits at most `timeout` seconds for the pane's command to exit.
+    func waitForExit(timeout: TimeInterval = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try format("pane_dead") == "1" { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TestFailure("tmux: the pane's command did not exit within \(timeout) s; the screen was:\n\((try? screen())?.joined(separator: "\n") ?? "?")")
     }
 
     /// Types `keys` (tmux key names, such as `q`, `Down`, `Enter`).
