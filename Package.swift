@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "RowCastBench",
             dependencies: [
-                "RowCastCore", "RowCastKit", "RowCastClient", "ZeroMQ", "RowCastTesting",
+                "RowCastCore", "RowCastKit", "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

@@ -20,8 +20,9 @@ public final class WatchLoop {
     private let terminal: Terminal
     /// The signals that end or resize the view.
     private let signals: TerminalSignals
-    /// The replica shown: the session's, or the last one while a reload fails.
-    private var replica: FeedReplica
+    /// The replica shown: the session's (an empty one while a reload fails). Never kept
+    /// elsewhere, so that the session changes a large replica in place.
+    private var replica: FeedReplica { session.replica ?? FeedReplica(feed: session.feed) }
     /// The screen size and renderer.
     private var screen: WatchScreen
     /// Scroll position, find prompt and message.
@@ -45,7 +46,6 @@ public final class WatchLoop {
         self.session = session
         self.terminal = terminal
         self.signals = signals
-        replica = session.replica ?? FeedReplica(feed: session.feed)
         let size = terminal.size() ?? (80, 24)
         screen = WatchScreen(columns: size.columns, rows: size.rows)
         state = WatchState(height: screen.bodyHeight)
@@ -94,8 +94,8 @@ public final class WatchLoop {
                 event = try session.next(timeout: .zero)
             } catch {
                 guard error.code != "socket_error" else { throw error }
-                // A reload that failed (the daemon is away) or an unreadable message: say so,
-                // keep showing the last replica, and try again on the next turn.
+                // A reload that failed (the daemon is away) or an unreadable message: say so
+                // and try again on the next turn.
                 state.show("\(error.description); retrying")
                 dirty = true
                 return
@@ -109,15 +109,12 @@ public final class WatchLoop {
     private func apply(_ event: ReplicaEvent) {
         let now = ContinuousClock.now
         switch event {
-        case .loaded(let loaded):
-            replica = loaded
+        case .loaded:
             highlights.removeAll()
-        case .applied(let applied, let delta):
-            replica = applied
+        case .applied(_, let delta):
             rate.record(now: now)
             if let parsed = try? FeedDelta(json: delta) { highlights.record(parsed, now: now) }
         case .resynced(let loaded, let reason):
-            replica = loaded
             highlights.removeAll()
             state.show("reloaded from a fresh snapshot (seq \(loaded.seq)): \(reason)")
         case .message:

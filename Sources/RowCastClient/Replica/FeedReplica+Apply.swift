@@ -24,11 +24,19 @@ extension FeedReplica {
     @discardableResult
     public mutating func apply(_ delta: FeedDelta) throws(ReplicaError) -> DeltaOutcome {
         guard try accepts(feed: delta.feed, epoch: delta.epoch, seq: delta.seq) else { return .alreadyIncluded }
-        var application = DeltaApplication(replica: self, delta: delta)
-        try application.run()
-        sections = application.sections
-        rowIDs.subtract(application.removedRowIDs)
-        rowIDs.formUnion(application.addedRowIDs)
+        if delta.changesContentsOnly {
+            // Nothing moves: check every entry, then replace in place, in time that grows with
+            // the entries and not the feed (when this replica's storage is not shared).
+            let contents = ContentChanges(delta: delta, context: "feed \(feed), delta seq \(delta.seq)")
+            try contents.check(sections)
+            contents.apply(to: &sections)
+        } else {
+            var application = DeltaApplication(replica: self, delta: delta)
+            try application.run()
+            sections = application.sections
+            if !application.removedRowIDs.isEmpty { rowIDs.subtract(application.removedRowIDs) }
+            if !application.addedRowIDs.isEmpty { rowIDs.formUnion(application.addedRowIDs) }
+        }
         seq = delta.seq
         epoch = delta.epoch
         return .applied
@@ -235,31 +243,9 @@ private struct DeltaApplication {
     /// Replaces the rows of `reconfigured` and `reloaded` and the attributes of section
     /// `updated`, by new index.
     private mutating func replaceContents() throws(ReplicaError) {
-        for (list, entries) in [("reconfigured", delta.reconfiguredRows), ("reloaded", delta.reloadedRows)] {
-            for entry in entries {
-                let path = entry.at
-                guard path.section < sections.count, path.row < sections[path.section].rows.count else {
-                    throw fail(.indexOutOfBounds, "rows.\(list) names row \"\(entry.id)\" at \(path), outside the new snapshot")
-                }
-                let current = sections[path.section].rows[path.row].rowID
-                guard current == entry.id else {
-                    throw fail(.idMismatch, "rows.\(list) names row \"\(entry.id)\" at \(path), but the row there is \"\(current ?? "?")\"")
-                }
-                guard entry.row.rowID == entry.id else {
-                    throw fail(.idMismatch, "rows.\(list) entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
-                }
-                sections[path.section].rows[path.row] = entry.row
-            }
-        }
-        for entry in delta.updatedSections {
-            guard entry.at < sections.count else {
-                throw fail(.indexOutOfBounds, "sections.updated names section \"\(entry.id)\" at \(entry.at), but the new snapshot has \(sections.count) section(s)")
-            }
-            guard sections[entry.at].id == entry.id, entry.section["id"]?.stringValue == entry.id else {
-                throw fail(.idMismatch, "sections.updated names section \"\(entry.id)\" at \(entry.at), but the section there is \"\(sections[entry.at].id)\"")
-            }
-            sections[entry.at].attributes = entry.section.removing("rows")
-        }
+        let contents = ContentChanges(delta: delta, context: context)
+        try contents.check(sections)
+        contents.apply(to: &sections)
     }
 
     // MARK: Identity checks
@@ -277,6 +263,58 @@ private struct DeltaApplication {
         var seen = Set<String>()
         for section in sections where !seen.insert(section.id).inserted {
             throw fail(.duplicateID, "the new snapshot would hold section \"\(section.id)\" twice")
+        }
+    }
+}
+
+/// Stage 2 of a delta: the rows of `reconfigured` and `reloaded` and the sections of section
+/// `updated`, replaced by new index. ``check(_:)`` reads only; ``apply(to:)`` then writes only
+/// the entries, so a delta that changes nothing else is applied in place.
+private struct ContentChanges {
+    /// The delta whose stage 2 this is.
+    let delta: FeedDelta
+    /// "feed F, delta seq N", for messages.
+    let context: String
+
+    private func fail(_ kind: ReplicaError.Kind, _ problem: String) -> ReplicaError {
+        ReplicaError(kind, "\(context): \(problem)")
+    }
+
+    /// Fails when an entry is outside `sections` (the new snapshot after stage 1) or names
+    /// another id than the one at its index.
+    func check(_ sections: [ReplicaSection]) throws(ReplicaError) {
+        for (list, entries) in [("reconfigured", delta.reconfiguredRows), ("reloaded", delta.reloadedRows)] {
+            for entry in entries {
+                let path = entry.at
+                guard path.section < sections.count, path.row < sections[path.section].rows.count else {
+                    throw fail(.indexOutOfBounds, "rows.\(list) names row \"\(entry.id)\" at \(path), outside the new snapshot")
+                }
+                let current = sections[path.section].rows[path.row].rowID
+                guard current == entry.id else {
+                    throw fail(.idMismatch, "rows.\(list) names row \"\(entry.id)\" at \(path), but the row there is \"\(current ?? "?")\"")
+                }
+                guard entry.row.rowID == entry.id else {
+                    throw fail(.idMismatch, "rows.\(list) entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
+                }
+            }
+        }
+        for entry in delta.updatedSections {
+            guard entry.at < sections.count else {
+                throw fail(.indexOutOfBounds, "sections.updated names section \"\(entry.id)\" at \(entry.at), but the new snapshot has \(sections.count) section(s)")
+            }
+            guard sections[entry.at].id == entry.id, entry.section["id"]?.stringValue == entry.id else {
+                throw fail(.idMismatch, "sections.updated names section \"\(entry.id)\" at \(entry.at), but the section there is \"\(sections[entry.at].id)\"")
+            }
+        }
+    }
+
+    /// Replaces the entries in `sections`; call ``check(_:)`` first.
+    func apply(to sections: inout [ReplicaSection]) {
+        for entry in delta.reconfiguredRows + delta.reloadedRows {
+            sections[entry.at.section].rows[entry.at.row] = entry.row
+        }
+        for entry in delta.updatedSections {
+            sections[entry.at].attributes = entry.section.removing("rows")
         }
     }
 }

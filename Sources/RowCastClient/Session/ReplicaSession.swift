@@ -89,12 +89,16 @@ public final class ReplicaSession {
             guard let message = try nextMessage(deadline: deadline) else { return nil }
             guard message.topic == rowsTopic else { return .message(message) }
             guard var updated = replica else { return .loaded(try start()) }
+            // Held only by `updated` while it changes, a large replica is changed in place
+            // (see FeedReplica.apply) instead of copied.
+            replica = nil
             do {
                 switch try updated.apply(delta: message.body) {
                 case .applied:
                     replica = updated
                     return .applied(updated, delta: message.body)
                 case .alreadyIncluded:
+                    replica = updated
                     continue
                 }
             } catch {
