@@ -5,8 +5,8 @@ import Dispatch
 /// with its other inputs: no work happens in a signal handler, the loop restores the
 /// terminal and quits (or redraws, for SIGWINCH) on its own thread.
 ///
-/// Built on Dispatch signal sources (the signals' default actions are set aside while it
-/// lives); ``stop()`` puts the default actions back. Not thread-safe.
+/// Built on Dispatch signal sources (the signals' previous actions are set aside while it
+/// lives); ``stop()`` puts them back. Not thread-safe.
 public final class TerminalSignals {
     /// The signals watched.
     public static let watched: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
@@ -16,17 +16,19 @@ public final class TerminalSignals {
     private let writeEnd: Int32
     /// One source per watched signal.
     private var sources: [DispatchSourceSignal] = []
+    /// Each watched signal's action before, to put back.
+    private var previousActions: [(signal: Int32, action: __sighandler_t?)] = []
 
-    /// Starts watching the signals.
-    public init() throws(TerminalError) {
+    /// Starts watching `signals` (``watched`` by default).
+    public init(signals: [Int32] = TerminalSignals.watched) throws(TerminalError) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw TerminalError("cannot create a pipe for signals", errno: errno) }
         for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
         fileDescriptor = ends[0]
         writeEnd = ends[1]
         let writeEnd = writeEnd
-        for number in Self.watched {
-            signal(number, SIG_IGN)
+        for number in signals {
+            previousActions.append((number, signal(number, SIG_IGN)))
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 var byte = UInt8(truncatingIfNeeded: number)
@@ -49,7 +51,7 @@ public final class TerminalSignals {
         return signals
     }
 
-    /// Stops watching: the default actions come back, the pipe is closed (once no handler
+    /// Stops watching: the previous actions come back, the pipe is closed (once no handler
     /// can write to it any more). Idempotent.
     public func stop() {
         guard !sources.isEmpty else { return }
@@ -61,7 +63,7 @@ public final class TerminalSignals {
             source.cancel()
         }
         sources = []
-        for number in Self.watched { signal(number, SIG_DFL) }
+        for (number, action) in previousActions { signal(number, action) }
         let ends = (fileDescriptor, writeEnd)
         group.notify(queue: .global()) {
             close(ends.0)

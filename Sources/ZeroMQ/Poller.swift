@@ -12,7 +12,8 @@ import Darwin
 /// is ready (`zmq_poll`), for an event loop on one thread.
 ///
 /// Register the loop's sockets once; each `poll` then reuses the same `zmq_pollitem_t` array and
-/// allocates nothing. After `poll` returns, ask `isReadable(_:)` / `isWritable(_:)` per socket.
+/// allocates nothing. After `poll` returns, ask `isReadable(_:)` / `isWritable(_:)` per socket
+/// (`events(ofFileDescriptor:)` per file descriptor).
 ///
 /// ```swift
 /// let poller = Poller()

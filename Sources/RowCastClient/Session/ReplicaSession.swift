@@ -113,8 +113,8 @@ public final class ReplicaSession {
     /// can follow the feed and its own input together.
     ///
     /// - Returns: those of `fileDescriptors` that are readable or hung up (read them to
-    ///   know which), possibly none: a message is waiting, or `timeout` passed. With a message already buffered it only checks
-    ///   `fileDescriptors` and returns at once.
+    ///   know which); possibly none: a message is waiting, or `timeout` passed. With a
+    ///   message already buffered it only checks `fileDescriptors` and returns at once.
     public func wait(timeout: Duration?, orInputOn fileDescriptors: [Int32]) throws(RowCastClientError) -> [Int32] {
         let timeout = bufferHead < buffer.count ? .zero : timeout
         let poller = Poller()
