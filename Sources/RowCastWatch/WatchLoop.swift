@@ -33,6 +33,10 @@ public final class WatchLoop {
     private var rate = RateMeter()
     /// Bytes of keys not complete yet.
     private var decoder = KeyDecoder()
+    /// When the bytes pending in `decoder` came (a lone ESC is Escape once they are old).
+    private var pendingSince: ContinuousClock.Instant?
+    /// How long an incomplete key waits for the rest of its bytes.
+    private static let keyWait: Duration = .milliseconds(30)
     /// The lines on the terminal now (empty: everything must be drawn, after a clear).
     private var shown: [String] = []
     /// When the screen was last drawn.
@@ -67,7 +71,7 @@ public final class WatchLoop {
             var timeout = Self.idleRedraw
             if dirty, let lastDraw { timeout = min(timeout, now.duration(to: lastDraw + Self.frameInterval)) }
             if let expiry = highlights.nextExpiry { timeout = min(timeout, now.duration(to: expiry)) }
-            if decoder.hasPending { timeout = min(timeout, .milliseconds(30)) }
+            if let pendingSince { timeout = min(timeout, now.duration(to: pendingSince + Self.keyWait)) }
             let readable = try session.wait(timeout: max(timeout, .zero), orInputOn: [terminal.input, signals.fileDescriptor])
 
             if readable.contains(signals.fileDescriptor) {
@@ -78,7 +82,9 @@ public final class WatchLoop {
             if readable.contains(terminal.input) {
                 guard let bytes = terminal.readAvailable() else { return nil }
                 if handle(decoder.feed(bytes)) == .quit { return nil }
-            } else if decoder.hasPending {
+                pendingSince = decoder.hasPending ? (pendingSince ?? .now) : nil
+            } else if let pendingSince, ContinuousClock.now >= pendingSince + Self.keyWait {
+                self.pendingSince = nil
                 if handle(decoder.flush()) == .quit { return nil }
             }
         }

@@ -71,6 +71,12 @@ struct WatchEndToEndTests {
             screen.contains { $0.hasPrefix("row 43 is row 1 of section used") }
         }
 
+        // A lone Escape (no sequence follows) closes the prompt.
+        try tmux.send("/", "z")
+        try tmux.waitForScreen("the find prompt") { screen in screen.last?.hasPrefix("/z_") == true }
+        try tmux.send("Escape")
+        try tmux.waitForScreen("the keys after Escape") { screen in screen.last?.hasPrefix("q quit") == true }
+
         try tmux.send("q")
         try tmux.waitForExit()
         #expect(try tmux.format("alternate_on") == "0")
