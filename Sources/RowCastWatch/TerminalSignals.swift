@@ -19,15 +19,15 @@ public final class TerminalSignals {
     /// Each watched signal's action before, to put back.
     private var previousActions: [(signal: Int32, action: __sighandler_t?)] = []
 
-    /// Starts watching `signals` (``watched`` by default).
-    public init(signals: [Int32] = TerminalSignals.watched) throws(TerminalError) {
+    /// Starts watching the signals.
+    public init() throws(TerminalError) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw TerminalError("cannot create a pipe for signals", errno: errno) }
         for end in ends { _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) }
         fileDescriptor = ends[0]
         writeEnd = ends[1]
         let writeEnd = writeEnd
-        for number in signals {
+        for number in Self.watched {
             previousActions.append((number, signal(number, SIG_IGN)))
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
