@@ -53,6 +53,7 @@ public enum TerminalText {
         let value = scalar.value
         if value == 0 { return 0 }
         if value < 0x20 || (0x7F..<0xA0).contains(value) { return 1 }  // shown as a space
+        if value < 0x300 { return 1 }  // Latin, before the first combining marks: no table lookups
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format: return 0
         default: break

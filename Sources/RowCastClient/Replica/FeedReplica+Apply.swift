@@ -31,15 +31,25 @@ extension FeedReplica {
             try contents.check(sections)
             contents.apply(to: &sections)
         } else {
-            var application = DeltaApplication(replica: self, delta: delta)
-            try application.run()
-            sections = application.sections
-            if !application.removedRowIDs.isEmpty { rowIDs.subtract(application.removedRowIDs) }
-            if !application.addedRowIDs.isEmpty { rowIDs.formUnion(application.addedRowIDs) }
+            // The application holds a copy of this replica until it returns: the row ids are
+            // updated after, when this replica holds its set alone (no copy of a million ids).
+            let (newSections, removed, added) = try Self.structure(of: self, after: delta)
+            sections = newSections
+            if !removed.isEmpty { rowIDs.subtract(removed) }
+            if !added.isEmpty { rowIDs.formUnion(added) }
         }
         seq = delta.seq
         epoch = delta.epoch
         return .applied
+    }
+
+    /// The sections of `replica` after `delta`, and the row ids that left their place and
+    /// that took one.
+    private static func structure(of replica: FeedReplica, after delta: FeedDelta)
+        throws(ReplicaError) -> ([ReplicaSection], removed: Set<String>, added: Set<String>) {
+        var application = DeltaApplication(replica: replica, delta: delta)
+        try application.run()
+        return (application.sections, application.removedRowIDs, application.addedRowIDs)
     }
 
     /// Whether a delta with this feed, epoch and seq is the next one (`true`), already
@@ -126,11 +136,16 @@ private struct DeltaApplication {
         for entry in delta.deletedRows { _ = try take(entry.id, entry.at, "deleted") }
         for entry in delta.movedRows { moved[entry.id] = try take(entry.id, entry.from, "moved") }
         for (sectionIndex, rowIndexes) in removals {
+            // The runs between the removed rows, copied whole.
+            let rows = sections[sectionIndex].rows
             var kept: [JSONValue] = []
-            kept.reserveCapacity(sections[sectionIndex].rows.count - rowIndexes.count)
-            for (index, row) in sections[sectionIndex].rows.enumerated() where !rowIndexes.contains(index) {
-                kept.append(row)
+            kept.reserveCapacity(rows.count - rowIndexes.count)
+            var start = 0
+            for index in rowIndexes.sorted() {
+                kept.append(contentsOf: rows[start..<index])
+                start = index + 1
             }
+            kept.append(contentsOf: rows[start...])
             sections[sectionIndex].rows = kept
         }
         return moved
