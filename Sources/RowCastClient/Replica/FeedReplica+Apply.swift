@@ -24,12 +24,27 @@ extension FeedReplica {
     @discardableResult
     public mutating func apply(_ delta: FeedDelta) throws(ReplicaError) -> DeltaOutcome {
         guard try accepts(feed: delta.feed, epoch: delta.epoch, seq: delta.seq) else { return .alreadyIncluded }
+        let context = "feed \(feed), delta seq \(delta.seq)"
         if delta.changesContentsOnly {
             // Nothing moves: check every entry, then replace in place, in time that grows with
             // the entries and not the feed (when this replica's storage is not shared).
-            let contents = ContentChanges(delta: delta, context: "feed \(feed), delta seq \(delta.seq)")
+            let contents = ContentChanges(delta: delta, context: context)
             try contents.check(sections)
             contents.apply(to: &sections)
+        } else if InPlaceRowChanges.applies(to: delta) {
+            // A few rows come and go, no section: in place too, undone if stage 2 fails.
+            let rows = try InPlaceRowChanges(delta: delta, sections: sections, rowIDs: rowIDs, context: context)
+            rows.apply(to: &sections)
+            let contents = ContentChanges(delta: delta, context: context)
+            do {
+                try contents.check(sections)
+            } catch {
+                rows.undo(on: &sections)
+                throw error
+            }
+            contents.apply(to: &sections)
+            if !rows.removedRowIDs.isEmpty { rowIDs.subtract(rows.removedRowIDs) }
+            if !rows.addedRowIDs.isEmpty { rowIDs.formUnion(rows.addedRowIDs) }
         } else {
             // The application holds a copy of this replica until it returns: the row ids are
             // updated after, when this replica holds its set alone (no copy of a million ids).
@@ -283,9 +298,9 @@ private struct DeltaApplication {
 }
 
 /// Stage 2 of a delta: the rows of `reconfigured` and `reloaded` and the sections of section
-/// `updated`, replaced by new index. ``check(_:)`` reads only; ``apply(to:)`` then writes only
+/// `updated`, replaced by new index (also used by ``InPlaceRowChanges``' path). ``check(_:)`` reads only; ``apply(to:)`` then writes only
 /// the entries, so a delta that changes nothing else is applied in place.
-private struct ContentChanges {
+struct ContentChanges {
     /// The delta whose stage 2 this is.
     let delta: FeedDelta
     /// "feed F, delta seq N", for messages.
