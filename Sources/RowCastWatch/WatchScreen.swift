@@ -136,8 +136,5 @@ struct RowLayout {
     }
 
     /// A string as is, anything else as compact JSON, nothing for `nil`.
-    static func text(_ value: JSONValue?) -> String {
-        guard let value else { return "" }
-        return value.stringValue ?? String(decoding: value.serialized(), as: UTF8.self)
-    }
+    static func text(_ value: JSONValue?) -> String { SnapshotTable().text(value) }
 }

@@ -67,7 +67,7 @@ public struct SnapshotTable: Sendable {
     }
 
     /// A string as is, anything else as compact JSON, nothing for `nil`.
-    func text(_ value: JSONValue?) -> String {
+    public func text(_ value: JSONValue?) -> String {
         guard let value else { return "" }
         if let string = value.stringValue { return string.replacing("\n", with: " ") }
         return value.compactText

@@ -33,7 +33,7 @@ extension FeedReplica {
             contents.apply(to: &sections)
         } else if InPlaceRowChanges.applies(to: delta) {
             // A few rows come and go, no section: in place too, undone if stage 2 fails.
-            let rows = try InPlaceRowChanges(delta: delta, sections: sections, rowIDs: rowIDs, context: context)
+            let rows = try InPlaceRowChanges(delta: delta, replica: self, context: context)
             rows.apply(to: &sections)
             let contents = ContentChanges(delta: delta, context: context)
             do {
@@ -100,15 +100,18 @@ private struct DeltaApplication {
     let delta: FeedDelta
     /// The section list being transformed into the new one.
     var sections: [ReplicaSection]
+    /// The rows taken out and put in, checked against the old snapshot.
+    private var identity: RowIdentityCheck
     /// Row ids that left the feed or their place (deleted, moved, or in a deleted section).
-    var removedRowIDs = Set<String>()
+    var removedRowIDs: Set<String> { identity.removedRowIDs }
     /// Row ids that took a place (inserted, moved, or in an inserted section).
-    var addedRowIDs = Set<String>()
+    var addedRowIDs: Set<String> { identity.addedRowIDs }
 
     init(replica: FeedReplica, delta: FeedDelta) {
         self.replica = replica
         self.delta = delta
         sections = replica.sections
+        identity = RowIdentityCheck(replica, context: "feed \(replica.feed), delta seq \(delta.seq)")
     }
 
     private var context: String { "feed \(replica.feed), delta seq \(delta.seq)" }
@@ -131,26 +134,10 @@ private struct DeltaApplication {
     /// Step 1: removes the rows of row `deleted` and row `moved` by old index path; returns
     /// the moved rows by id.
     private mutating func removeRows() throws(ReplicaError) -> [String: JSONValue] {
-        var removals: [Int: Set<Int>] = [:]
         var moved: [String: JSONValue] = [:]
-        func take(_ id: String, _ path: RowIndexPath, _ list: String) throws(ReplicaError) -> JSONValue {
-            let old = replica.sections
-            guard path.section < old.count, path.row < old[path.section].rows.count else {
-                throw fail(.indexOutOfBounds, "rows.\(list) names row \"\(id)\" at \(path), outside the old snapshot")
-            }
-            let row = old[path.section].rows[path.row]
-            guard row.rowID == id else {
-                throw fail(.idMismatch, "rows.\(list) names row \"\(id)\" at \(path), but the row there is \"\(row.rowID ?? "?")\"")
-            }
-            guard removals[path.section, default: []].insert(path.row).inserted else {
-                throw fail(.invalidDelta, "row \"\(id)\" at \(path) is deleted or moved twice")
-            }
-            removedRowIDs.insert(id)
-            return row
-        }
-        for entry in delta.deletedRows { _ = try take(entry.id, entry.at, "deleted") }
-        for entry in delta.movedRows { moved[entry.id] = try take(entry.id, entry.from, "moved") }
-        for (sectionIndex, rowIndexes) in removals {
+        for entry in delta.deletedRows { _ = try identity.take(entry.id, at: entry.at, list: "deleted") }
+        for entry in delta.movedRows { moved[entry.id] = try identity.take(entry.id, at: entry.from, list: "moved") }
+        for (sectionIndex, rowIndexes) in identity.taken {
             // The runs between the removed rows, copied whole.
             let rows = sections[sectionIndex].rows
             var kept: [JSONValue] = []
@@ -185,7 +172,7 @@ private struct DeltaApplication {
         }
         for entry in delta.deletedSections {
             let section = try take(entry.id, entry.at, "deleted")
-            for row in section.rows { if let id = row.rowID { removedRowIDs.insert(id) } }
+            for row in section.rows { if let id = row.rowID { identity.removeWithSection(id) } }
         }
         for entry in delta.movedSections { moved[entry.id] = try take(entry.id, entry.from, "moved") }
         if !removals.isEmpty {
@@ -203,7 +190,7 @@ private struct DeltaApplication {
                 throw fail(.idMismatch, "sections.inserted entry \"\(entry.id)\" carries a section whose id is \"\(entry.section["id"]?.stringValue ?? "?")\"")
             }
             for row in entry.rows {
-                try add(row.rowID ?? "", "the rows of inserted section \"\(entry.id)\"")
+                try identity.add(row.rowID ?? "", "the rows of inserted section \"\(entry.id)\"")
             }
             placements.append((entry.at, ReplicaSection(attributes: entry.section, rows: entry.rows), "inserted"))
         }
@@ -233,12 +220,12 @@ private struct DeltaApplication {
             guard entry.row.rowID == entry.id else {
                 throw fail(.idMismatch, "rows.inserted entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
             }
-            try add(entry.id, "rows.inserted")
+            try identity.add(entry.id, "rows.inserted")
             bySection[entry.at.section, default: []].append((entry.at.row, entry.row, entry.id, "inserted"))
         }
         for entry in delta.movedRows {
             guard let value = moved[entry.id] else { continue }
-            try add(entry.id, "rows.moved")
+            try identity.add(entry.id, "rows.moved")
             bySection[entry.to.section, default: []].append((entry.to.row, value, entry.id, "moved"))
         }
         for (sectionIndex, placements) in bySection {
@@ -279,14 +266,6 @@ private struct DeltaApplication {
     }
 
     // MARK: Identity checks
-
-    /// Records that row `id` takes a place, failing when it would then appear twice.
-    private mutating func add(_ id: String, _ source: String) throws(ReplicaError) {
-        let stillThere = replica.rowIDs.contains(id) && !removedRowIDs.contains(id)
-        guard !stillThere, addedRowIDs.insert(id).inserted else {
-            throw fail(.duplicateID, "\(source) adds row \"\(id)\", which the feed would then hold twice")
-        }
-    }
 
     /// Fails when two sections of the new list share an id.
     private func checkSectionIDs() throws(ReplicaError) {

@@ -28,55 +28,38 @@ struct InPlaceRowChanges {
             && delta.deletedRows.count + delta.insertedRows.count + delta.movedRows.count <= limit
     }
 
-    /// Checks stage 1 of `delta` against the old snapshot (`sections`, `rowIDs`); throws what
-    /// a full application would. `context` ("feed F, delta seq N") starts every message.
-    init(delta: FeedDelta, sections: [ReplicaSection], rowIDs: Set<String>, context: String) throws(ReplicaError) {
-        func fail(_ kind: ReplicaError.Kind, _ problem: String) -> ReplicaError {
-            ReplicaError(kind, "\(context): \(problem)")
-        }
-        var taken: [Int: Set<Int>] = [:]
+    /// Checks stage 1 of `delta` against the old snapshot (`replica`); throws what a full
+    /// application would. `context` ("feed F, delta seq N") starts every message.
+    init(delta: FeedDelta, replica: FeedReplica, context: String) throws(ReplicaError) {
+        var identity = RowIdentityCheck(replica, context: context)
         var movedValues: [String: JSONValue] = [:]
-        func take(_ id: String, _ path: RowIndexPath, _ list: String) throws(ReplicaError) -> JSONValue {
-            guard path.section < sections.count, path.row < sections[path.section].rows.count else {
-                throw fail(.indexOutOfBounds, "rows.\(list) names row \"\(id)\" at \(path), outside the old snapshot")
-            }
-            let row = sections[path.section].rows[path.row]
-            guard row.rowID == id else {
-                throw fail(.idMismatch, "rows.\(list) names row \"\(id)\" at \(path), but the row there is \"\(row.rowID ?? "?")\"")
-            }
-            guard taken[path.section, default: []].insert(path.row).inserted else {
-                throw fail(.invalidDelta, "row \"\(id)\" at \(path) is deleted or moved twice")
-            }
-            removedRowIDs.insert(id)
-            removals[path.section, default: []].append((path.row, id, row))
-            return row
+        for entry in delta.deletedRows {
+            let row = try identity.take(entry.id, at: entry.at, list: "deleted")
+            removals[entry.at.section, default: []].append((entry.at.row, entry.id, row))
         }
-        for entry in delta.deletedRows { _ = try take(entry.id, entry.at, "deleted") }
-        for entry in delta.movedRows { movedValues[entry.id] = try take(entry.id, entry.from, "moved") }
-
-        func add(_ id: String, _ source: String) throws(ReplicaError) {
-            let stillThere = rowIDs.contains(id) && !removedRowIDs.contains(id)
-            guard !stillThere, addedRowIDs.insert(id).inserted else {
-                throw fail(.duplicateID, "\(source) adds row \"\(id)\", which the feed would then hold twice")
-            }
+        for entry in delta.movedRows {
+            let row = try identity.take(entry.id, at: entry.from, list: "moved")
+            removals[entry.from.section, default: []].append((entry.from.row, entry.id, row))
+            movedValues[entry.id] = row
         }
+        let sections = replica.sections
         var bySection: [Int: [(placement: Placement, list: String)]] = [:]
         for entry in delta.insertedRows {
             guard entry.row.rowID == entry.id else {
-                throw fail(.idMismatch, "rows.inserted entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
+                throw identity.fail(.idMismatch, "rows.inserted entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
             }
-            try add(entry.id, "rows.inserted")
+            try identity.add(entry.id, "rows.inserted")
             bySection[entry.at.section, default: []].append(((entry.at.row, entry.id, entry.row), "inserted"))
         }
         for entry in delta.movedRows {
             guard let value = movedValues[entry.id] else { continue }
-            try add(entry.id, "rows.moved")
+            try identity.add(entry.id, "rows.moved")
             bySection[entry.to.section, default: []].append(((entry.to.row, entry.id, value), "moved"))
         }
         for (sectionIndex, entries) in bySection {
             guard sectionIndex < sections.count else {
                 let first = entries[0]
-                throw fail(.indexOutOfBounds, "rows.\(first.list) places row \"\(first.placement.id)\" in section \(sectionIndex), but the new snapshot has \(sections.count) section(s)")
+                throw identity.fail(.indexOutOfBounds, "rows.\(first.list) places row \"\(first.placement.id)\" in section \(sectionIndex), but the new snapshot has \(sections.count) section(s)")
             }
             let sorted = entries.sorted { $0.placement.row < $1.placement.row }
             // The rows left after stage 1's removals; the j-th placement (from 0) can be at
@@ -86,16 +69,18 @@ struct InPlaceRowChanges {
             for (offset, entry) in sorted.enumerated() {
                 let row = entry.placement.row
                 guard row > previous else {
-                    throw fail(.invalidDelta, "two rows are placed at new index path [\(sectionIndex),\(row)]")
+                    throw identity.fail(.invalidDelta, "two rows are placed at new index path [\(sectionIndex),\(row)]")
                 }
                 guard row <= remaining + offset else {
-                    throw fail(.indexOutOfBounds, "rows.\(entry.list) places row \"\(entry.placement.id)\" at [\(sectionIndex),\(row)], past the end of section \"\(sections[sectionIndex].id)\"")
+                    throw identity.fail(.indexOutOfBounds, "rows.\(entry.list) places row \"\(entry.placement.id)\" at [\(sectionIndex),\(row)], past the end of section \"\(sections[sectionIndex].id)\"")
                 }
                 previous = row
             }
             placements[sectionIndex] = sorted.map(\.placement)
         }
         for sectionIndex in removals.keys { removals[sectionIndex]?.sort { $0.row < $1.row } }
+        removedRowIDs = identity.removedRowIDs
+        addedRowIDs = identity.addedRowIDs
     }
 
     /// Removes the rows, then inserts the new and moved ones, in `sections`.
