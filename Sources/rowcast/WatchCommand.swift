@@ -49,11 +49,12 @@ struct WatchCommand: ParsableCommand {
                 session.subscriber.close()
                 session.control.close()
             }
-            let replica = try session.start()
             guard !once, Terminal.isTerminal(STDIN_FILENO), Terminal.isTerminal(STDOUT_FILENO) else {
-                SnapshotTable().render(replica).forEach(Output.line)
+                SnapshotTable().render(try session.start()).forEach(Output.line)
                 return
             }
+            // No copy of the replica is kept here: the session then changes it in place.
+            try session.start()
             signal = try showFullScreen(session)
         }
         // Ended by a signal: exit as the shell expects (128 + its number), the screen restored.
