@@ -123,12 +123,14 @@ final class TmuxSession {
     }
 
     /// Ends the pane's processes (SIGKILL to the pane's process group: the shell and what it
-    /// runs) and the tmux server; idempotent.
+    /// runs) and the tmux server, and removes its socket; idempotent.
     func kill() {
         if let pid = try? format("pane_pid"), let group = Int32(pid), group > 1, (try? format("pane_dead")) == "0" {
             _ = Glibc.kill(-group, SIGKILL)
         }
+        let socket = try? format("socket_path")
         _ = try? tmux(["kill-server"])
+        if let socket, !socket.isEmpty { unlink(socket) }  // tmux leaves it behind
     }
 
     deinit { kill() }
