@@ -1,5 +1,5 @@
 # RowCast: `make run` starts the daemon on its embedded defaults, `make test` runs every test.
-# Both install what they need first (libzmq, pkg-config, a C compiler, pyzmq).
+# Both install what they need first (libzmq, pkg-config, a C compiler, tmux, pyzmq).
 
 SWIFT        ?= swift
 PYTHON       ?= python3
@@ -8,7 +8,7 @@ DESTDIR      ?=
 BUILD_DIR    := .build/debug
 RELEASE_DIR  := .build/release
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev
+APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev tmux
 
 BINDIR       := $(PREFIX)/bin
 PLUGINDIR    := $(PREFIX)/lib/rowcast/plugins

@@ -58,6 +58,9 @@ let package = Package(
             ]
         ),
         .target(name: "RowCastClient", dependencies: ["ZeroMQ", "RowCastKit"]),
+        // The full-screen view of `rowcast watch`: the pure screen, viewport, highlights and
+        // key decoder, the terminal, and the loop.
+        .target(name: "RowCastWatch", dependencies: ["RowCastClient", "RowCastKit"]),
         .executableTarget(
             name: "rowcastd",
             dependencies: [
@@ -76,13 +79,14 @@ let package = Package(
             dependencies: [
                 "RowCastClient",
                 "RowCastKit",
+                "RowCastWatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "RowCastBench",
             dependencies: [
-                "RowCastCore", "RowCastKit", "RowCastClient", "ZeroMQ", "RowCastTesting",
+                "RowCastCore", "RowCastKit", "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -97,6 +101,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit", "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", "RowCastKit"]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastCore", "ZeroMQ", "RowCastTesting"]),
         .testTarget(
             name: "RowCastDaemonTests",

@@ -20,3 +20,4 @@ extension AckedBenchmark: BenchWorkload {}
 extension IsolationBenchmark: BenchWorkload {}
 extension ScaleBenchmark: BenchWorkload {}
 extension CurveBenchmark: BenchWorkload {}
+extension WatchBenchmark: BenchWorkload {}

@@ -14,4 +14,7 @@ public struct PollEvents: OptionSet, Sendable, Hashable {
     public static let readable = PollEvents(rawValue: Int16(ZMQ_POLLIN))
     /// At least one message can be sent without blocking (`ZMQ_POLLOUT`).
     public static let writable = PollEvents(rawValue: Int16(ZMQ_POLLOUT))
+    /// A plain file descriptor has an error or was hung up (`ZMQ_POLLERR`: `POLLERR`,
+    /// `POLLHUP` or `POLLNVAL`); reading it then says which, or returns end of file.
+    public static let error = PollEvents(rawValue: Int16(ZMQ_POLLERR))
 }

@@ -8,10 +8,12 @@ import Musl
 import Darwin
 #endif
 
-/// Waits until one of several sockets is ready (`zmq_poll`), for an event loop on one thread.
+/// Waits until one of several sockets (or plain file descriptors, such as a terminal or a pipe)
+/// is ready (`zmq_poll`), for an event loop on one thread.
 ///
 /// Register the loop's sockets once; each `poll` then reuses the same `zmq_pollitem_t` array and
-/// allocates nothing. After `poll` returns, ask `isReadable(_:)` / `isWritable(_:)` per socket.
+/// allocates nothing. After `poll` returns, ask `isReadable(_:)` / `isWritable(_:)` per socket
+/// (`events(ofFileDescriptor:)` per file descriptor).
 ///
 /// ```swift
 /// let poller = Poller()
@@ -26,15 +28,16 @@ import Darwin
 ///
 /// Not `Sendable`: it holds sockets, which belong to one thread.
 public final class Poller {
-    /// The registered sockets, in registration order; kept alive by the poller.
-    private var sockets: [Socket] = []
-    /// One poll item per socket, same order; `socket` is refreshed on every poll.
+    /// The registered sockets, in registration order, kept alive by the poller; `nil` for an
+    /// entry that watches a plain file descriptor.
+    private var sockets: [Socket?] = []
+    /// One poll item per entry, same order; `socket` is refreshed on every poll.
     private var items: [zmq_pollitem_t] = []
 
     /// An empty poller.
     public init() {}
 
-    /// How many sockets are registered.
+    /// How many sockets and file descriptors are registered.
     public var count: Int { sockets.count }
 
     /// Watches `socket` for `events`; registering a socket again replaces its events.
@@ -46,6 +49,24 @@ public final class Poller {
         }
         sockets.append(socket)
         items.append(zmq_pollitem_t(socket: socket.handle, fd: 0, events: events.rawValue, revents: 0))
+    }
+
+    /// Watches the plain file descriptor `fileDescriptor` (a terminal, a pipe) for `events`;
+    /// registering it again replaces its events.
+    public func register(fileDescriptor: Int32, for events: PollEvents = .readable) {
+        if let index = index(ofFileDescriptor: fileDescriptor) {
+            items[index].events = events.rawValue
+            items[index].revents = 0
+            return
+        }
+        sockets.append(nil)
+        items.append(zmq_pollitem_t(socket: nil, fd: fileDescriptor, events: events.rawValue, revents: 0))
+    }
+
+    /// What the last `poll` found `fileDescriptor` ready for; empty if it is not registered.
+    public func events(ofFileDescriptor fileDescriptor: Int32) -> PollEvents {
+        guard let index = index(ofFileDescriptor: fileDescriptor) else { return [] }
+        return PollEvents(rawValue: items[index].revents)
     }
 
     /// Stops watching `socket`; unknown sockets are ignored.
@@ -64,11 +85,12 @@ public final class Poller {
     ///   socket was closed (unregister it first).
     public func poll(timeoutMilliseconds: Int) throws(ZeroMQError) -> Int {
         for index in items.indices {
-            guard let handle = sockets[index].handle else {
+            items[index].revents = 0
+            guard let socket = sockets[index] else { continue }  // a plain file descriptor
+            guard let handle = socket.handle else {
                 throw ZeroMQError.socketClosed(operation: "poll (socket \(index + 1) of \(items.count))")
             }
             items[index].socket = handle
-            items[index].revents = 0
         }
         let ready = items.withUnsafeMutableBufferPointer { buffer in
             zmq_poll(buffer.baseAddress, Int32(buffer.count), timeoutMilliseconds)
@@ -99,6 +121,11 @@ public final class Poller {
     /// The position of `socket` in the registration arrays.
     private func index(of socket: Socket) -> Int? {
         sockets.firstIndex { $0 === socket }
+    }
+
+    /// The position of the plain file descriptor `fileDescriptor` in the registration arrays.
+    private func index(ofFileDescriptor fileDescriptor: Int32) -> Int? {
+        items.indices.first { sockets[$0] == nil && items[$0].fd == fileDescriptor }
     }
 }
 

@@ -17,6 +17,7 @@ struct RowCastCommand: ParsableCommand {
               rowcast publish --feed cars --type product --id 42 --field price=39999
               rowcast publish --feed cars --file items.ndjson
               rowcast subscribe --feed cars --replica --table
+              rowcast watch --feed cars
               rowcast snapshot --feed cars
               rowcast status
               rowcast reload
@@ -32,7 +33,7 @@ struct RowCastCommand: ParsableCommand {
             """,
         version: RowCastVersion.current,
         subcommands: [
-            PublishCommand.self, SubscribeCommand.self, SnapshotCommand.self, StatusCommand.self,
+            PublishCommand.self, SubscribeCommand.self, WatchCommand.self, SnapshotCommand.self, StatusCommand.self,
             PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, ReloadCommand.self, KeygenCommand.self,
         ]
     )

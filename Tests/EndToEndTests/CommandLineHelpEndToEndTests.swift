@@ -27,6 +27,7 @@ import Testing
         HelpCase(command: ["reload"], endpoints: ["control"], others: connection + ["--json"]),
         HelpCase(command: ["quarantine", "list"], endpoints: ["control"], others: connection + ["--feed <feed>"]),
         HelpCase(command: ["quarantine", "retry"], endpoints: ["control"], others: connection + ["--feed <feed>", "--id <id>"]),
+        HelpCase(command: ["watch"], endpoints: ["publish", "control"], others: connection + ["--feed <feed>", "--once"]),
         HelpCase(command: ["keygen"], endpoints: [], others: ["--directory <dir>"]),
     ]
 
@@ -65,7 +66,7 @@ import Testing
         (["snapsot", "--feed", "x"], "unknown command 'snapsot'; did you mean 'snapshot'?"),
         (["publsh"], "unknown command 'publsh'; did you mean 'publish'?"),
         (["quarantine", "retyr"], "unknown command 'retyr'; did you mean 'retry'?"),
-        (["frobnicate"], "unknown command 'frobnicate'; the commands are publish, subscribe, snapshot"),
+        (["frobnicate"], "unknown command 'frobnicate'; the commands are publish, subscribe, watch, snapshot"),
     ])
     func unknownCommand(_ arguments: [String], _ message: String) throws {
         let run = try CommandRunner.run(arguments)

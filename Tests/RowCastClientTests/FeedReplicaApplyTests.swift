@@ -85,6 +85,23 @@ import Testing
         ])]))
     }
 
+    @Test func contentsOnlyDeltaReplacesInPlaceAndLeavesEarlierCopiesAlone() throws {
+        var replica = try F.replica(seq: 3, [F.section("A", ["a", "b"]), F.section("B", ["c"])])
+        let before = replica
+        var delta = DeltaBuilder(seq: 4)
+        delta.reconfigureRow("b", at: (0, 1), row: F.row("b", "B, cheaper"))
+        delta.reloadRow("c", at: (1, 0), row: F.row("c", "C as a banner", cell: "BannerCell"))
+        delta.updateSection("B", at: 1, section: F.sectionObject("B", order: 2))
+        #expect(try FeedDelta(json: delta.json).changesContentsOnly)
+        #expect(try replica.apply(delta: delta.json) == .applied)
+        #expect(replica.snapshotJSON == F.state(seq: 4, sections: [
+            F.section("A", rows: [F.row("a"), F.row("b", "B, cheaper")]),
+            F.section("B", rows: [F.row("c", "C as a banner", cell: "BannerCell")], order: 2),
+        ]))
+        #expect(replica.rowCount == 3)
+        #expect(before.snapshotJSON == F.state(seq: 3, sections: [F.section("A", ["a", "b"]), F.section("B", ["c"])]))
+    }
+
     @Test func updatedSectionKeepsItsRowsAndIsFoundByNewIndex() throws {
         var replica = try F.replica(seq: 1, [F.section("A", ["a"]), F.section("B", ["b"])])
         var delta = DeltaBuilder(seq: 2)

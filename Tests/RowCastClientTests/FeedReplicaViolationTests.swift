@@ -80,6 +80,25 @@ import Testing
         }
     }
 
+    @Test func aLateViolationAfterAFewRowChangesInPlaceIsUndone() throws {
+        // Held once, the replica's rows change in place; stage 2 then fails and they go back.
+        var replica = try Self.start()
+        var delta = DeltaBuilder(seq: 4)
+        delta.deleteRow("a", at: (0, 0))
+        delta.moveRow("b", from: (0, 1), to: (1, 1))
+        delta.insertRow("x", at: (1, 0))
+        delta.reconfigureRow("c", at: (1, 0), row: F.row("c"))  // [1,0] is "x" by then
+        let error = #expect(throws: ReplicaError.self) { try replica.apply(delta: delta.json) }
+        #expect(error?.kind == .idMismatch)
+        #expect(replica.snapshotJSON == (try Self.start()).snapshotJSON)
+        #expect(replica.rowCount == 4)
+        #expect(replica.indexPath(ofRow: "b") == RowIndexPath(section: 0, row: 1))
+        var valid = DeltaBuilder(seq: 4)
+        valid.moveRow("b", from: (0, 1), to: (1, 1))
+        #expect(try replica.apply(delta: valid.json) == .applied)
+        #expect(replica.snapshotJSON == F.state(seq: 4, sections: [F.section("A", ["a", "c"]), F.section("B", ["d", "b"])]))
+    }
+
     @Test func malformedDeltas() throws {
         var replica = try Self.start()
         let before = replica

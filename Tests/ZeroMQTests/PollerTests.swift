@@ -124,4 +124,44 @@ struct PollerTests {
         let error = try #require(throws: ZeroMQError.self) { try poller.poll(timeoutMilliseconds: 5_000) }
         #expect(error.isTerminated)
     }
+
+    @Test("a plain file descriptor (a pipe) is polled together with a socket")
+    func fileDescriptorBesideSocket() throws {
+        let context = try Context()
+        let pull = try openSocket(context, .pull)
+        let push = try openSocket(context, .push)
+        defer { push.close(); pull.close() }
+        try push.connect(try bindReal(pull, "inproc://poll-fd"))
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let poller = Poller()
+        poller.register(pull)
+        poller.register(fileDescriptor: ends[0])
+        #expect(poller.count == 2)
+
+        #expect(try poller.poll(timeoutMilliseconds: 20) == 0)
+        #expect(poller.events(ofFileDescriptor: ends[0]).isEmpty)
+
+        #expect(write(ends[1], "x", 1) == 1)
+        #expect(try poller.poll(timeoutMilliseconds: 5_000) == 1)
+        #expect(poller.events(ofFileDescriptor: ends[0]).contains(.readable))
+        #expect(poller.isReadable(pull) == false)
+
+        #expect(try push.send(bytes("wake")))
+        #expect(try poller.poll(timeoutMilliseconds: 5_000) == 2)
+        #expect(poller.isReadable(pull))
+        var byte: UInt8 = 0
+        #expect(read(ends[0], &byte, 1) == 1)
+        #expect(try poller.poll(timeoutMilliseconds: 5_000) == 1)
+        #expect(poller.events(ofFileDescriptor: ends[0]).isEmpty)
+        #expect(poller.events(ofFileDescriptor: 12345).isEmpty)
+
+        // The writer went away: a hang-up, which the reader sees as the end of the input.
+        _ = try pull.receive(dontWait: true)
+        close(ends[1])
+        #expect(try poller.poll(timeoutMilliseconds: 5_000) == 1)
+        #expect(poller.events(ofFileDescriptor: ends[0]).contains(.error))
+        #expect(read(ends[0], &byte, 1) == 0)
+    }
 }

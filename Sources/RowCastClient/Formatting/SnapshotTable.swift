@@ -43,8 +43,8 @@ public struct SnapshotTable: Sendable {
         return lines
     }
 
-    /// "section deals (3 rows)  type=banner order=1  header: ..."
-    func sectionLine(_ section: ReplicaSection) -> String {
+    /// The header line of a section: "section deals (3 rows)  type=banner order=1  header: ...".
+    public func sectionLine(_ section: ReplicaSection) -> String {
         let count = section.rows.count
         var line = "section \(section.id) (\(TextTable.grouped(String(count))) row\(count == 1 ? "" : "s"))"
         let attributes = section.attributes
@@ -71,7 +71,7 @@ public struct SnapshotTable: Sendable {
     }
 
     /// A string as is, anything else as compact JSON, nothing for `nil`.
-    func text(_ value: JSONValue?) -> String {
+    public func text(_ value: JSONValue?) -> String {
         guard let value else { return "" }
         if let string = value.stringValue { return string.replacing("\n", with: " ") }
         return value.compactText

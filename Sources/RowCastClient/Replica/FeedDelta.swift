@@ -100,6 +100,13 @@ public struct FeedDelta: Sendable, Equatable {
 }
 
 extension FeedDelta {
+    /// Whether the delta only replaces rows and section attributes (`reconfigured`,
+    /// `reloaded`, section `updated`) and inserts, deletes and moves nothing.
+    public var changesContentsOnly: Bool {
+        deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty
+            && deletedRows.isEmpty && insertedRows.isEmpty && movedRows.isEmpty
+    }
+
     /// Reads a delta event; throws ``ReplicaError/Kind/invalidDelta`` naming the bad member.
     ///
     /// A list that is absent counts as empty; a list of the wrong shape is an error.

@@ -26,14 +26,47 @@ extension FeedReplica {
     @discardableResult
     public mutating func apply(_ delta: FeedDelta) throws(ReplicaError) -> DeltaOutcome {
         guard try accepts(feed: delta.feed, epoch: delta.epoch, seq: delta.seq) else { return .alreadyIncluded }
-        var application = DeltaApplication(replica: self, delta: delta)
-        try application.run()
-        sections = application.sections
-        rowIDs.subtract(application.removedRowIDs)
-        rowIDs.formUnion(application.addedRowIDs)
+        let context = "feed \(feed), delta seq \(delta.seq)"
+        if delta.changesContentsOnly {
+            // Nothing moves: check every entry, then replace in place, in time that grows with
+            // the entries and not the feed (when this replica's storage is not shared).
+            let contents = ContentChanges(delta: delta, context: context)
+            try contents.check(sections)
+            contents.apply(to: &sections)
+        } else if InPlaceRowChanges.applies(to: delta) {
+            // A few rows come and go, no section: in place too, undone if stage 2 fails.
+            let rows = try InPlaceRowChanges(delta: delta, replica: self, context: context)
+            rows.apply(to: &sections)
+            let contents = ContentChanges(delta: delta, context: context)
+            do {
+                try contents.check(sections)
+            } catch {
+                rows.undo(on: &sections)
+                throw error
+            }
+            contents.apply(to: &sections)
+            if !rows.removedRowIDs.isEmpty { rowIDs.subtract(rows.removedRowIDs) }
+            if !rows.addedRowIDs.isEmpty { rowIDs.formUnion(rows.addedRowIDs) }
+        } else {
+            // The application holds a copy of this replica until it returns: the row ids are
+            // updated after, when this replica holds its set alone (no copy of a million ids).
+            let (newSections, removed, added) = try Self.structure(of: self, after: delta)
+            sections = newSections
+            if !removed.isEmpty { rowIDs.subtract(removed) }
+            if !added.isEmpty { rowIDs.formUnion(added) }
+        }
         seq = delta.seq
         epoch = delta.epoch
         return .applied
+    }
+
+    /// The sections of `replica` after `delta`, and the row ids that left their place and
+    /// that took one.
+    private static func structure(of replica: FeedReplica, after delta: FeedDelta)
+        throws(ReplicaError) -> ([ReplicaSection], removed: Set<String>, added: Set<String>) {
+        var application = DeltaApplication(replica: replica, delta: delta)
+        try application.run()
+        return (application.sections, application.removedRowIDs, application.addedRowIDs)
     }
 
     /// Whether a delta with this feed, epoch and seq is the next one (`true`), already
@@ -69,15 +102,18 @@ private struct DeltaApplication {
     let delta: FeedDelta
     /// The section list being transformed into the new one.
     var sections: [ReplicaSection]
+    /// The rows taken out and put in, checked against the old snapshot.
+    private var identity: RowIdentityCheck
     /// Row ids that left the feed or their place (deleted, moved, or in a deleted section).
-    var removedRowIDs = Set<String>()
+    var removedRowIDs: Set<String> { identity.removedRowIDs }
     /// Row ids that took a place (inserted, moved, or in an inserted section).
-    var addedRowIDs = Set<String>()
+    var addedRowIDs: Set<String> { identity.addedRowIDs }
 
     init(replica: FeedReplica, delta: FeedDelta) {
         self.replica = replica
         self.delta = delta
         sections = replica.sections
+        identity = RowIdentityCheck(replica, context: "feed \(replica.feed), delta seq \(delta.seq)")
     }
 
     private var context: String { "feed \(replica.feed), delta seq \(delta.seq)" }
@@ -100,31 +136,20 @@ private struct DeltaApplication {
     /// Step 1: removes the rows of row `deleted` and row `moved` by old index path; returns
     /// the moved rows by id.
     private mutating func removeRows() throws(ReplicaError) -> [String: JSONValue] {
-        var removals: [Int: Set<Int>] = [:]
         var moved: [String: JSONValue] = [:]
-        func take(_ id: String, _ path: RowIndexPath, _ list: String) throws(ReplicaError) -> JSONValue {
-            let old = replica.sections
-            guard path.section < old.count, path.row < old[path.section].rows.count else {
-                throw fail(.indexOutOfBounds, "rows.\(list) names row \"\(id)\" at \(path), outside the old snapshot")
-            }
-            let row = old[path.section].rows[path.row]
-            guard row.rowID == id else {
-                throw fail(.idMismatch, "rows.\(list) names row \"\(id)\" at \(path), but the row there is \"\(row.rowID ?? "?")\"")
-            }
-            guard removals[path.section, default: []].insert(path.row).inserted else {
-                throw fail(.invalidDelta, "row \"\(id)\" at \(path) is deleted or moved twice")
-            }
-            removedRowIDs.insert(id)
-            return row
-        }
-        for entry in delta.deletedRows { _ = try take(entry.id, entry.at, "deleted") }
-        for entry in delta.movedRows { moved[entry.id] = try take(entry.id, entry.from, "moved") }
-        for (sectionIndex, rowIndexes) in removals {
+        for entry in delta.deletedRows { _ = try identity.take(entry.id, at: entry.at, list: "deleted") }
+        for entry in delta.movedRows { moved[entry.id] = try identity.take(entry.id, at: entry.from, list: "moved") }
+        for (sectionIndex, rowIndexes) in identity.taken {
+            // The runs between the removed rows, copied whole.
+            let rows = sections[sectionIndex].rows
             var kept: [JSONValue] = []
-            kept.reserveCapacity(sections[sectionIndex].rows.count - rowIndexes.count)
-            for (index, row) in sections[sectionIndex].rows.enumerated() where !rowIndexes.contains(index) {
-                kept.append(row)
+            kept.reserveCapacity(rows.count - rowIndexes.count)
+            var start = 0
+            for index in rowIndexes.sorted() {
+                kept.append(contentsOf: rows[start..<index])
+                start = index + 1
             }
+            kept.append(contentsOf: rows[start...])
             sections[sectionIndex].rows = kept
         }
         return moved
@@ -149,7 +174,7 @@ private struct DeltaApplication {
         }
         for entry in delta.deletedSections {
             let section = try take(entry.id, entry.at, "deleted")
-            for row in section.rows { if let id = row.rowID { removedRowIDs.insert(id) } }
+            for row in section.rows { if let id = row.rowID { identity.removeWithSection(id) } }
         }
         for entry in delta.movedSections { moved[entry.id] = try take(entry.id, entry.from, "moved") }
         if !removals.isEmpty {
@@ -167,7 +192,7 @@ private struct DeltaApplication {
                 throw fail(.idMismatch, "sections.inserted entry \"\(entry.id)\" carries a section whose id is \"\(entry.section["id"]?.stringValue ?? "?")\"")
             }
             for row in entry.rows {
-                try add(row.rowID ?? "", "the rows of inserted section \"\(entry.id)\"")
+                try identity.add(row.rowID ?? "", "the rows of inserted section \"\(entry.id)\"")
             }
             placements.append((entry.at, ReplicaSection(attributes: entry.section, rows: entry.rows), "inserted"))
         }
@@ -197,12 +222,12 @@ private struct DeltaApplication {
             guard entry.row.rowID == entry.id else {
                 throw fail(.idMismatch, "rows.inserted entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
             }
-            try add(entry.id, "rows.inserted")
+            try identity.add(entry.id, "rows.inserted")
             bySection[entry.at.section, default: []].append((entry.at.row, entry.row, entry.id, "inserted"))
         }
         for entry in delta.movedRows {
             guard let value = moved[entry.id] else { continue }
-            try add(entry.id, "rows.moved")
+            try identity.add(entry.id, "rows.moved")
             bySection[entry.to.section, default: []].append((entry.to.row, value, entry.id, "moved"))
         }
         for (sectionIndex, placements) in bySection {
@@ -237,6 +262,38 @@ private struct DeltaApplication {
     /// Replaces the rows of `reconfigured` and `reloaded` and the attributes of section
     /// `updated`, by new index.
     private mutating func replaceContents() throws(ReplicaError) {
+        let contents = ContentChanges(delta: delta, context: context)
+        try contents.check(sections)
+        contents.apply(to: &sections)
+    }
+
+    // MARK: Identity checks
+
+    /// Fails when two sections of the new list share an id.
+    private func checkSectionIDs() throws(ReplicaError) {
+        var seen = Set<String>()
+        for section in sections where !seen.insert(section.id).inserted {
+            throw fail(.duplicateID, "the new snapshot would hold section \"\(section.id)\" twice")
+        }
+    }
+}
+
+/// Stage 2 of a delta: the rows of `reconfigured` and `reloaded` and the sections of section
+/// `updated`, replaced by new index (also used by ``InPlaceRowChanges``' path). ``check(_:)`` reads only; ``apply(to:)`` then writes only
+/// the entries, so a delta that changes nothing else is applied in place.
+struct ContentChanges {
+    /// The delta whose stage 2 this is.
+    let delta: FeedDelta
+    /// "feed F, delta seq N", for messages.
+    let context: String
+
+    private func fail(_ kind: ReplicaError.Kind, _ problem: String) -> ReplicaError {
+        ReplicaError(kind, "\(context): \(problem)")
+    }
+
+    /// Fails when an entry is outside `sections` (the new snapshot after stage 1) or names
+    /// another id than the one at its index.
+    func check(_ sections: [ReplicaSection]) throws(ReplicaError) {
         for (list, entries) in [("reconfigured", delta.reconfiguredRows), ("reloaded", delta.reloadedRows)] {
             for entry in entries {
                 let path = entry.at
@@ -250,7 +307,6 @@ private struct DeltaApplication {
                 guard entry.row.rowID == entry.id else {
                     throw fail(.idMismatch, "rows.\(list) entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
                 }
-                sections[path.section].rows[path.row] = entry.row
             }
         }
         for entry in delta.updatedSections {
@@ -260,25 +316,16 @@ private struct DeltaApplication {
             guard sections[entry.at].id == entry.id, entry.section["id"]?.stringValue == entry.id else {
                 throw fail(.idMismatch, "sections.updated names section \"\(entry.id)\" at \(entry.at), but the section there is \"\(sections[entry.at].id)\"")
             }
+        }
+    }
+
+    /// Replaces the entries in `sections`; call ``check(_:)`` first.
+    func apply(to sections: inout [ReplicaSection]) {
+        for entry in delta.reconfiguredRows + delta.reloadedRows {
+            sections[entry.at.section].rows[entry.at.row] = entry.row
+        }
+        for entry in delta.updatedSections {
             sections[entry.at].attributes = entry.section.removing("rows")
-        }
-    }
-
-    // MARK: Identity checks
-
-    /// Records that row `id` takes a place, failing when it would then appear twice.
-    private mutating func add(_ id: String, _ source: String) throws(ReplicaError) {
-        let stillThere = replica.rowIDs.contains(id) && !removedRowIDs.contains(id)
-        guard !stillThere, addedRowIDs.insert(id).inserted else {
-            throw fail(.duplicateID, "\(source) adds row \"\(id)\", which the feed would then hold twice")
-        }
-    }
-
-    /// Fails when two sections of the new list share an id.
-    private func checkSectionIDs() throws(ReplicaError) {
-        var seen = Set<String>()
-        for section in sections where !seen.insert(section.id).inserted {
-            throw fail(.duplicateID, "the new snapshot would hold section \"\(section.id)\" twice")
         }
     }
 }

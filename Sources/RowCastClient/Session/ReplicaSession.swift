@@ -90,12 +90,16 @@ public final class ReplicaSession {
             guard let message = try nextMessage(deadline: deadline) else { return nil }
             guard message.topic == rowsTopic else { return .message(message) }
             guard var updated = replica else { return .loaded(try start()) }
+            // Held only by `updated` while it changes, a large replica is changed in place
+            // (see FeedReplica.apply) instead of copied.
+            replica = nil
             do {
                 switch try updated.apply(delta: message.body) {
                 case .applied:
                     replica = updated
                     return .applied(updated, delta: message.body)
                 case .alreadyIncluded:
+                    replica = updated
                     continue
                 }
             } catch {
@@ -103,6 +107,26 @@ public final class ReplicaSession {
                 return .resynced(try reload(), reason: error)
             }
         }
+    }
+
+    /// Waits at most `timeout` (`nil`: for ever) until ``next(timeout:)`` has a message to
+    /// handle or one of `fileDescriptors` (a terminal, a pipe) is readable, so that one thread
+    /// can follow the feed and its own input together.
+    ///
+    /// - Returns: those of `fileDescriptors` that are readable or hung up (read them to
+    ///   know which); possibly none: a message is waiting, or `timeout` passed. With a
+    ///   message already buffered it only checks `fileDescriptors` and returns at once.
+    public func wait(timeout: Duration?, orInputOn fileDescriptors: [Int32]) throws(RowCastClientError) -> [Int32] {
+        let timeout = bufferHead < buffer.count ? .zero : timeout
+        let poller = Poller()
+        poller.register(subscriber.clientSocket.socket)
+        for descriptor in fileDescriptors { poller.register(fileDescriptor: descriptor) }
+        do {
+            _ = try poller.poll(timeoutMilliseconds: Deadline(timeout).remainingMilliseconds)
+        } catch {
+            throw .socket(error, endpoint: subscriber.endpoint, doing: "waiting for messages from")
+        }
+        return fileDescriptors.filter { !poller.events(ofFileDescriptor: $0).isDisjoint(with: [.readable, .error]) }
     }
 
     // MARK: - Internals
