@@ -27,6 +27,9 @@ public final class ReplicaSession {
     public private(set) var replica: FeedReplica?
     /// How many times the replica was reloaded because a delta did not fit.
     public private(set) var resyncCount = 0
+    /// How many of those were resumed from the daemon's history (`since`) rather than
+    /// reloaded from a snapshot.
+    public private(set) var resumeCount = 0
     /// Messages received while waiting for a snapshot, in arrival order.
     private var buffer: [SubscriberMessage] = []
     /// The index of the next buffered message to hand out.
@@ -104,6 +107,12 @@ public final class ReplicaSession {
                 }
             } catch {
                 resyncCount += 1
+                // A gap: the missed deltas from the daemon's history if it still has them.
+                if error.kind == .gap, let resumed = try resume(updated) {
+                    resumeCount += 1
+                    replica = resumed
+                    return .resynced(resumed, reason: error)
+                }
                 return .resynced(try reload(), reason: error)
             }
         }
@@ -162,6 +171,32 @@ public final class ReplicaSession {
             buffer.append(message)
         }
         buffer.removeAll { $0.topic == rowsTopic }
+    }
+
+    /// Asks for the deltas after `stale`'s seq (`since`), buffering what the subscriber
+    /// receives meanwhile, and applies them; nil when the daemon's history no longer covers
+    /// them (or the daemon does not know `since`): a snapshot is needed.
+    private func resume(_ stale: FeedReplica) throws(RowCastClientError) -> FeedReplica? {
+        guard let epoch = stale.epoch else { return nil }
+        let limit = control.timeout
+        let deadline = Deadline(limit)
+        let (req, op) = try control.send(RowCastRequest.since(feed: feed, epoch: epoch, seq: stale.seq), deadline: deadline, limit: limit)
+        while true {
+            while let message = try? subscriber.receiveNow() { buffer.append(message) }
+            if let reply = try control.receiveReply(deadline: Deadline(.zero)) {
+                guard reply["req"].map({ ControlClient.isSameReq($0, req) }) ?? true else { continue }
+                // A daemon without `since` refuses it: a snapshot then.
+                guard reply["ok"]?.boolValue == true else { return nil }
+                var resumed = stale
+                do {
+                    return try resumed.resume(from: reply) ? resumed : nil
+                } catch {
+                    return nil
+                }
+            }
+            if deadline.hasPassed { throw .timeout(endpoint: control.endpoint, seconds: limit.seconds, op: op) }
+            try ClientSocket.wait(for: [control.socket, subscriber.clientSocket], deadline: deadline)
+        }
     }
 
     /// Requests a snapshot and waits for it, buffering what the subscriber receives meanwhile.
