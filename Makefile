@@ -18,7 +18,7 @@ DOCDIR       := $(PREFIX)/share/doc/rowcast
 SYSCONFDIR   ?= /etc
 CONFIGDIR    := $(SYSCONFDIR)/rowcast
 
-.PHONY: all deps build test test-swift test-python test-asan test-tsan fuzz run bench clean help install uninstall
+.PHONY: all deps build test test-swift test-python test-asan test-tsan test-systemd fuzz run bench clean help install uninstall
 
 all: build
 
@@ -29,6 +29,8 @@ help:
 	@echo "make bench  build in release mode and run the benchmarks"
 	@echo "make fuzz   build the libFuzzer harnesses and run each for FUZZ_SECONDS (default 60)"
 	@echo "make test-asan / make test-tsan  every Swift test under AddressSanitizer / ThreadSanitizer"
+	@echo "make test-systemd  install into a staging tree and run the unit under a real systemd"
+	@echo "             (a throwaway systemd-nspawn container; as root; SKIP when it cannot boot)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  release build, then install the binaries,"
 	@echo "             plugins, /etc/rowcast/rowcastd.yaml (kept if present) and the systemd unit"
 
@@ -85,6 +87,21 @@ fuzz: deps
 			|| { tail -40 .build-fuzz/$$harness.log; echo "fuzz: $$harness found a failure; the input is in .build-fuzz/findings/"; exit 1; }; \
 		grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" .build-fuzz/$$harness.log; \
 	done
+
+## test-systemd: systemd/rowcastd.service under a real systemd (docs/TESTING.md): `make install`
+## into a staging tree, then Tests/systemd/nspawn-test.sh boots this machine's OS in a throwaway
+## systemd-nspawn container with that tree as /usr/local and drives the unit with systemctl. It
+## installs systemd-container when missing, and prints SKIP (status 0) where no container can
+## boot; ROWCAST_SYSTEMD_REQUIRED=1 makes that a failure.
+SYSTEMD_STAGE := $(CURDIR)/.build/systemd-test/stage
+test-systemd:
+	@command -v systemd-nspawn >/dev/null || { echo "installing systemd-container"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd-container >/dev/null 2>&1 || { \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd-container >/dev/null; } || true; }
+	rm -rf $(SYSTEMD_STAGE)
+	$(MAKE) install DESTDIR=$(SYSTEMD_STAGE) PREFIX=/usr/local
+	$(SUDO) Tests/systemd/nspawn-test.sh $(SYSTEMD_STAGE)
 
 ## run: rowcastd on its embedded defaults, with the plugins built next to it.
 run: build
