@@ -66,7 +66,7 @@ chmod 0644 "$work/test-plugins/librowcast-fault.so"
 binds=(--bind-ro="$stage/usr/local:/usr/local" --bind="$work/etc-rowcast:/etc/rowcast"
        --bind-ro="$work/test-plugins:/srv/rowcast-test-plugins" --bind-ro="$work/files:/srv/rowcast-test"
        --bind-ro="$work/test.preset:/etc/systemd/system-preset/00-rowcast-test.preset")
-echo "disable rowcastd.service" > "$work/test.preset"
+echo "disable *" > "$work/test.preset"
 for lib in $(ldd "$stage/usr/local/bin/rowcastd" | awk '$3 ~ /^\// {print $3}'); do
     case "$lib" in /usr/*|/lib/*|/lib64/*) ;; *) echo "$(dirname "$lib")";; esac
 done | sort -u > "$work/libdirs"
@@ -76,8 +76,8 @@ step "booting the host's OS in a container ($machine)"
 # --register=no --keep-unit: no machined or host systemd to talk to (PID 1 here may be anything).
 # --private-network: the container has only its own loopback. The empty /etc of a volatile root
 # makes this a first boot: systemd-firstboot.service would fail without a console (masked), and
-# the presets would enable rowcastd and start it at boot (test.preset disables it: the test
-# starts it).
+# the presets would enable every service installed here, rowcastd among them, and start them at
+# boot (test.preset disables them: the test starts rowcastd, and nothing else needs to run).
 systemd-nspawn --quiet --directory=/ --volatile=yes --machine="$machine" --register=no --keep-unit \
     --private-network --link-journal=no --console=pipe "${binds[@]}" \
     --boot systemd.mask=systemd-firstboot.service > "$work/container.log" 2>&1 < /dev/null &
@@ -85,7 +85,8 @@ nspawn_pid=$!
 
 # The container's PID 1, as seen from here: nspawn's child.
 init_pid=""
-for _ in $(seq 60); do
+deadline=$((SECONDS + 30))
+while (( SECONDS < deadline )); do
     kill -0 "$nspawn_pid" 2>/dev/null || break
     # nspawn's first child only sets up the container and exits; PID 1 is the one running systemd.
     for pid in $(pgrep -P "$nspawn_pid" || true); do
@@ -94,13 +95,14 @@ for _ in $(seq 60); do
     [ -n "$init_pid" ] && break
     sleep 0.5
 done
-[ -n "$init_pid" ] || skip "systemd-nspawn could not start a container: $(tail -5 "$work/container.log" | tr '\n' ' ')"
+[ -n "$init_pid" ] || skip "systemd-nspawn started no container within 30 s: $(tail -5 "$work/container.log" | tr '\n' ' ')"
 
 # Runs a command inside the container (every namespace of its PID 1), bounded.
 in_ct() { timeout 90 nsenter --target "$init_pid" --all --wd=/ -- "$@"; }
 # Until systemd listens, systemctl cannot connect and says nothing; then it says "starting".
 state=""
-for _ in $(seq 180); do
+deadline=$((SECONDS + 90))
+while (( SECONDS < deadline )); do
     kill -0 "$nspawn_pid" 2>/dev/null || break
     state=$(in_ct systemctl is-system-running 2>/dev/null || true)
     case "$state" in running|degraded) break ;; esac
@@ -147,6 +149,11 @@ status_text=$(show StatusText)
 [ -n "$status_text" ] || fail "no STATUS= from rowcastd"
 echo "active (running): $status_text"
 pid1=$(show MainPID)
+# As installed: the sockets belong to the group rowcast, mode 0660 (docs/OPERATIONS.md).
+for socket in ingest control publish; do
+    owner=$(in_ct stat -c '%G %a' "/run/rowcast/$socket.sock")
+    [ "$owner" = "rowcast 660" ] || fail "/run/rowcast/$socket.sock: group and mode $owner, not rowcast 660"
+done
 
 printf '%s\n' '{"id":"1","type":"product","data":{"name":"Model 3","operatedBy":"Tesla","price":39999,"image":"https://img/1.png"}}' \
     > "$work/files/item.json"
@@ -192,7 +199,8 @@ printf '%s\n' '{"id":"hang","type":"fault"}' > "$work/files/hang.json"
 rowcast publish --feed stuck --file /srv/rowcast-test/hang.json --no-ack || fail "could not push the hang item"
 rowcast status --timeout 2 >/dev/null 2>&1 && fail "the loop still answers after the hang item"
 echo "the loop is stuck; waiting for the watchdog (bounded: 60 s)"
-for _ in $(seq 120); do
+deadline=$((SECONDS + 60))
+while (( SECONDS < deadline )); do
     [ "$(show NRestarts)" -gt "$restarts" ] && [ "$(show ActiveState)/$(show SubState)" = active/running ] && break
     sleep 0.5
 done
