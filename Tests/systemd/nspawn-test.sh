@@ -193,12 +193,19 @@ in_ct systemctl restart rowcastd || fail "restart with the drop-in failed"
 plugins=$(rowcast plugins); grep -q fault <<<"$plugins" || fail "the fault fixture is not loaded"
 pid2=$(show MainPID)
 restarts=$(show NRestarts)
+# The healthy loop pings: systemd's record of the last WATCHDOG=1 moves (bounded: 30 s).
+ping=$(show WatchdogTimestampMonotonic)
+deadline=$((SECONDS + 30))
+while (( SECONDS < deadline )) && [ "$(show WatchdogTimestampMonotonic)" = "$ping" ]; do sleep 0.5; done
+[ "$(show WatchdogTimestampMonotonic)" != "$ping" ] || fail "no WATCHDOG=1 from rowcastd within 30 s"
+[ "$(show NRestarts)" = "$restarts" ] || fail "rowcastd restarted before its loop was stuck"
 
 # The "hang" item spins forever in the loop thread; pushed without an ack (nothing answers).
 printf '%s\n' '{"id":"hang","type":"fault"}' > "$work/files/hang.json"
 rowcast publish --feed stuck --file /srv/rowcast-test/hang.json --no-ack || fail "could not push the hang item"
-rowcast status --timeout 2 >/dev/null 2>&1 && fail "the loop still answers after the hang item"
-echo "the loop is stuck; waiting for the watchdog (bounded: 60 s)"
+# No check that status stops answering here: within WatchdogSec + RestartSec a new rowcastd
+# answers again. The journal below shows what happened.
+echo "the hang item is sent; waiting for the watchdog (bounded: 60 s)"
 deadline=$((SECONDS + 60))
 while (( SECONDS < deadline )); do
     [ "$(show NRestarts)" -gt "$restarts" ] && [ "$(show ActiveState)/$(show SubState)" = active/running ] && break
