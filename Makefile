@@ -7,6 +7,10 @@ PREFIX       ?= /usr/local
 DESTDIR      ?=
 BUILD_DIR    := .build/debug
 RELEASE_DIR  := .build/release
+# What `make install` builds and installs: release, or debug (make test-systemd, whose CI run
+# reuses the build of make test instead of a release build of its own).
+CONFIGURATION ?= release
+INSTALL_DIR  := .build/$(CONFIGURATION)
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev tmux
 
@@ -29,7 +33,7 @@ TOOLS_DIR    := .build/tools
 MAN_BUILD    := .build/man
 MAN_DATE     ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
-.PHONY: all deps build test test-swift test-python test-asan test-tsan fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs
+.PHONY: all deps build test test-swift test-python test-asan test-tsan test-systemd fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs
 
 all: build
 
@@ -40,6 +44,8 @@ help:
 	@echo "make bench  build in release mode and run the benchmarks"
 	@echo "make fuzz   build the libFuzzer harnesses and run each for FUZZ_SECONDS (default 60)"
 	@echo "make test-asan / make test-tsan  every Swift test under AddressSanitizer / ThreadSanitizer"
+	@echo "make test-systemd  install into a staging tree and run the unit under a real systemd"
+	@echo "             (a throwaway systemd-nspawn container; as root; SKIP when it cannot boot)"
 	@echo "make install [PREFIX=/usr/local] [DESTDIR=]  release build, then install the binaries,"
 	@echo "             plugins, /etc/rowcast/rowcastd.yaml (kept if present), the systemd unit,"
 	@echo "             the man pages and the bash, zsh and fish completions of rowcast"
@@ -99,6 +105,23 @@ fuzz: deps
 		grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" .build-fuzz/$$harness.log; \
 	done
 
+## test-systemd: systemd/rowcastd.service under a real systemd (docs/TESTING.md): `make install`
+## into a staging tree, then Tests/systemd/nspawn-test.sh boots this machine's OS in a throwaway
+## systemd-nspawn container with that tree as /usr/local and drives the unit with systemctl. It
+## installs systemd-container when missing, and prints SKIP (status 0) where no container can
+## boot; ROWCAST_SYSTEMD_REQUIRED=1 makes that a failure. It installs the debug build (the one
+## make test made); CONFIGURATION=release tests what users install.
+SYSTEMD_STAGE := $(CURDIR)/.build/systemd-test/stage
+test-systemd: CONFIGURATION = debug
+test-systemd:
+	@command -v systemd-nspawn >/dev/null || { echo "installing systemd-container"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd-container >/dev/null 2>&1 || { \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd-container >/dev/null; } || true; }
+	rm -rf $(SYSTEMD_STAGE)
+	$(MAKE) install DESTDIR=$(SYSTEMD_STAGE) PREFIX=/usr/local CONFIGURATION=$(CONFIGURATION)
+	$(SUDO) Tests/systemd/nspawn-test.sh $(SYSTEMD_STAGE)
+
 ## run: rowcastd on its embedded defaults, with the plugins built next to it.
 run: build
 	$(BUILD_DIR)/rowcastd
@@ -108,8 +131,9 @@ bench: deps
 	$(SWIFT) build -c release
 	$(RELEASE_DIR)/rowcast-bench
 
-## install: a release build, installed under $(DESTDIR)$(PREFIX): rowcastd, rowcast and
-## rowcast-plugin-host (which rowcastd starts, one per plugin file) in bin/,
+## install: a release build (CONFIGURATION=debug: a debug one), installed under
+## $(DESTDIR)$(PREFIX): rowcastd, rowcast and rowcast-plugin-host (which rowcastd starts, one per
+## plugin file) in bin/,
 ## the plugins in lib/rowcast/plugins/ (where rowcastd looks, next to its executable), the
 ## default configuration in /etc/rowcast/ (an existing one is kept; the new one goes next to it
 ## as rowcastd.yaml.default) with ipc:// endpoints in /run/rowcast for the group rowcast
@@ -117,20 +141,20 @@ bench: deps
 ## (sysusers.d; created now when installing to this system), the unit in lib/systemd/system/
 ## with this PREFIX's paths, and the docs. Then: systemctl daemon-reload && systemctl enable --now rowcastd
 install: deps
-	$(SWIFT) build -c release --product rowcastd
-	$(SWIFT) build -c release --product rowcast
-	$(SWIFT) build -c release --product rowcast-plugin-host
-	$(SWIFT) build -c release --product rowcast-product
-	$(SWIFT) build -c release --product rowcast-advertising
+	$(SWIFT) build -c $(CONFIGURATION) --product rowcastd
+	$(SWIFT) build -c $(CONFIGURATION) --product rowcast
+	$(SWIFT) build -c $(CONFIGURATION) --product rowcast-plugin-host
+	$(SWIFT) build -c $(CONFIGURATION) --product rowcast-product
+	$(SWIFT) build -c $(CONFIGURATION) --product rowcast-advertising
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSUSERSDIR)
-	install -m 0755 $(RELEASE_DIR)/rowcastd $(RELEASE_DIR)/rowcast $(RELEASE_DIR)/rowcast-plugin-host $(DESTDIR)$(BINDIR)/
-	install -m 0644 $(RELEASE_DIR)/librowcast-product.so $(RELEASE_DIR)/librowcast-advertising.so $(DESTDIR)$(PLUGINDIR)/
-	cat Config/rowcastd.yaml Config/rowcastd.service.yaml > $(RELEASE_DIR)/rowcastd.installed.yaml
+	install -m 0755 $(INSTALL_DIR)/rowcastd $(INSTALL_DIR)/rowcast $(INSTALL_DIR)/rowcast-plugin-host $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(INSTALL_DIR)/librowcast-product.so $(INSTALL_DIR)/librowcast-advertising.so $(DESTDIR)$(PLUGINDIR)/
+	cat Config/rowcastd.yaml Config/rowcastd.service.yaml > $(INSTALL_DIR)/rowcastd.installed.yaml
 	if [ -e $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml ]; then \
-		install -m 0644 $(RELEASE_DIR)/rowcastd.installed.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml.default; \
+		install -m 0644 $(INSTALL_DIR)/rowcastd.installed.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml.default; \
 		echo "kept $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml; the new default is rowcastd.yaml.default"; \
 	else \
-		install -m 0644 $(RELEASE_DIR)/rowcastd.installed.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml; \
+		install -m 0644 $(INSTALL_DIR)/rowcastd.installed.yaml $(DESTDIR)$(CONFIGDIR)/rowcastd.yaml; \
 	fi
 	install -m 0644 systemd/rowcast.sysusers $(DESTDIR)$(SYSUSERSDIR)/rowcast.conf
 	if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/rowcast.conf; fi
@@ -140,7 +164,7 @@ install: deps
 	    systemd/rowcastd.service > $(DESTDIR)$(UNITDIR)/rowcastd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/rowcastd.service
 	install -m 0644 README.md docs/OPERATIONS.md docs/PROTOCOL.md docs/PLUGINS.md $(DESTDIR)$(DOCDIR)/
-	$(MAKE) install-cli-docs BIN_FROM=$(RELEASE_DIR)
+	$(MAKE) install-cli-docs BIN_FROM=$(INSTALL_DIR)
 	@echo "installed under $(DESTDIR)$(PREFIX); now: systemctl daemon-reload && systemctl enable --now rowcastd"
 
 ## install-cli-docs: the man pages of rowcast and rowcastd, generated from their argument

@@ -60,8 +60,12 @@ public struct SocketPermissions: Sendable, Equatable {
         umask(previous)
         // The path bound (ipc://* gets a generated one).
         guard let path = Self.socketPath(of: try socket.lastEndpoint) else { return }
-        if let group, chown(path, uid_t.max, group) != 0 {
-            throw SocketPermissionError(path: path, problem: "cannot give it the group socket_group names (gid \(group)): \(String(cString: strerror(errno))); rowcastd's user must be a member of that group (under systemd: SupplementaryGroups=)")
+        // chown only when the group differs: a new file already has rowcastd's group, which is
+        // socket_group under the shipped unit (Group=rowcast), and the unit's SystemCallFilter
+        // (~@privileged, which holds @chown) refuses chown with EPERM even then.
+        var status = stat()
+        if let group, stat(path, &status) != 0 || status.st_gid != group, chown(path, uid_t.max, group) != 0 {
+            throw SocketPermissionError(path: path, problem: "cannot give it the group socket_group names (gid \(group)): \(String(cString: strerror(errno))); rowcastd's user must be a member of that group (under systemd: SupplementaryGroups=, and SystemCallFilter=@chown in a drop-in, since the unit refuses chown; or make it the unit's Group=)")
         }
         if chmod(path, mode) != 0 {
             throw SocketPermissionError(path: path, problem: "cannot set its mode to \(FileMode.octal(mode)): \(String(cString: strerror(errno)))")
