@@ -147,6 +147,13 @@ struct PublishCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            if reset, !noAck, let feed {
+                let items = try resetItems(feed: feed)
+                if RowCastRequest.reset(feed: feed, items: items).serialized().count > ControlClient.resetPartBytes {
+                    try resetInParts(feed: feed, items: items)
+                    return
+                }
+            }
             let requests = try buildRequests()
             let failures = noAck ? try push(requests) : try send(requests)
             if failures > 0 { throw ExitCode.failure }
@@ -225,6 +232,17 @@ struct PublishCommand: ParsableCommand {
             Output.error(RowCastClientError(code: notSent.code, message: "\(notSentCount) request(s) \(notSent.message)"))
         }
         return failures
+    }
+
+    /// Sends a reset too big for one message in parts (reset_begin, reset_append...,
+    /// reset_commit: docs/PROTOCOL.md, "Resets in parts"), acked once, and prints that ack.
+    func resetInParts(feed: String, items: [JSONValue]) throws {
+        let client = try ControlClient(endpoint: controlEndpoint.control, timeout: connection.timeoutDuration,
+                                       clientName: AckedPublisher.randomClientID(prefix: "rowcast-reset"), curve: try connection.curve(), reportsRefusal: true)
+        defer { client.close() }
+        Output.note("sending the reset of \(items.count) item(s) into \(feed) in parts of about \(ControlClient.resetPartBytes / 1024) KiB")
+        let ack = try client.resetInParts(feed: feed, items: items)
+        if json { Output.json(ack.reply) } else { Output.line(ack.description) }
     }
 
     /// Pushes over the ingest socket; returns the number of requests that could not be queued.

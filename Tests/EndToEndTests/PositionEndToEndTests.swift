@@ -19,7 +19,7 @@ struct PositionEndToEndTests {
         throw TestFailure("no replica event within \(seconds) s")
     }
 
-    @Test("a replica that misses the last delta learns it from the position that follows and resyncs, with no further change")
+    @Test("a replica that misses the last delta learns it from the position that follows and resumes from the daemon's history, with no further change")
     func missedLastDelta() throws {
         let daemon = try DaemonProcess()
         defer { daemon.stop() }
@@ -44,6 +44,8 @@ struct PositionEndToEndTests {
         // shows the gap.
         guard case .resynced(let replica, let reason) = try Self.nextEvent(session) else { throw TestFailure("no resync") }
         #expect(reason.kind == .gap, "\(reason)")
+        // Resumed from the daemon's history (since), not reloaded from a snapshot.
+        #expect(session.resumeCount == 1)
         #expect(replica.seq == 2)
         #expect(replica.snapshotJSON["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.count == 2)
     }

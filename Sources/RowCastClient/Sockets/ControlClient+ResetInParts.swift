@@ -1,7 +1,7 @@
 import RowCastKit
 
 extension ControlClient {
-    /// The size a part of ``reset(feed:items:sections:partBytes:progress:)`` aims at: well under
+    /// The size a part of ``resetInParts(feed:items:sections:partBytes:progress:)`` aims at: well under
     /// the daemon's default message limit (1 MiB).
     public static let resetPartBytes = 256 * 1024
 
@@ -11,7 +11,7 @@ extension ControlClient {
     /// acked once. A part that gets no reply is sent again (the daemon applies a part number
     /// once). `progress` is called after each part with the items sent so far.
     /// - Returns: the commit's ack.
-    public func reset(feed: String, items: [JSONValue], sections: [JSONValue] = [], partBytes: Int = ControlClient.resetPartBytes,
+    public func resetInParts(feed: String, items: [JSONValue], sections: [JSONValue] = [], partBytes: Int = ControlClient.resetPartBytes,
                       progress: (Int) -> Void = { _ in }) throws(RowCastClientError) -> RowCastAck {
         let begun = try request(["op": "reset_begin", "feed": .string(feed)])
         guard let token = begun["reset"]?.stringValue else {
