@@ -107,7 +107,20 @@ struct PluginSDKEndToEndTests {
         #expect(check.stderr.contains("rowcastd loads only files named librowcast-*.so"), "\(check.stderr)")
     }
 
-    @Test("a Swift plugin: rowcast plugin new, swift build -c release against the installed SDK alone, check, render, and its row from rowcastd")
+    @Test("rowcast plugin render in a host: an item that crashes the plugin gets plugin_crashed, bad output plugin_failed, and the items after them still render")
+    func renderSurvivesFaults() throws {
+        let plugins = try FaultPlugin.directory()
+        let library = plugins.path + "/" + FaultPlugin.fileName
+        let items = ["ok1", "segv", "garbage", "ok2"].map { #"{"id":"\#($0)","type":"fault"}"# }.joined(separator: "\n")
+        let render = try CommandRunner(["plugin", "render", library, "--plugin-timeout", "5000"], input: items + "\n")
+        #expect(render.wait(timeout: 60) == 1, "\(render.stderr)")
+        let rows = render.stdout.split(separator: "\n")
+        #expect(rows.count == 2 && rows[0].hasPrefix(#"{"id":"ok1","type":"fault","cell":"FaultCell""#) && rows[1].hasPrefix(#"{"id":"ok2","#), "\(render.stdout)")
+        #expect(render.stderr.contains(#"error: plugin_crashed: plugin fault ("#) && render.stderr.contains(#"crashed on item "segv""#), "\(render.stderr)")
+        #expect(render.stderr.contains(#"error: plugin_failed: the plugin for type fault returned an invalid row for item "garbage""#), "\(render.stderr)")
+    }
+
+    @Test("a Swift plugin: rowcast plugin new, swift build -c release against the installed SDK alone, its own swift test, check, render, and its row from rowcastd")
     func swiftPlugin() throws {
         let install = try Install()
         let outside = try TemporaryDirectory("rowcast-author")
@@ -123,6 +136,9 @@ struct PluginSDKEndToEndTests {
         let checkouts = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/.build/checkouts")) ?? []
         #expect(checkouts.isEmpty, "the plugin package resolved more than the SDK: \(checkouts)")
         let library = folder + "/.build/release/librowcast-article.so"
+        // The generated tests, which use the SDK's test kit (RowCastKitTesting); a debug build.
+        let test = try Self.shell("cd '\(folder)' && swift test 2>&1", timeout: 900)
+        #expect(test.status == 0 && test.output.contains("3 tests"), "\(test.output.suffix(3000))")
 
         let check = try Self.shell("'\(install.rowcast)' plugin check '\(library)' --json")
         #expect(check.status == 0, "\(check.output)")

@@ -63,7 +63,7 @@ public final class StandalonePlugin {
     /// Renders the item `json` (an item object as a publisher sends it) into the row a
     /// subscriber gets, `{"id","type","cell","height",...}`, or the error the publisher would
     /// get: the item is validated first, then rendered, and the plugin's output checked.
-    /// `context` names the item's origin in messages (`item.json`, `stdin line 3`).
+    /// `context` names the item in messages where it has no id yet (`item 3`).
     public func renderItem(_ json: [UInt8], context: String) -> Result<RenderedRow, RowCastError> {
         do throws(RowCastError) {
             let item = try RequestDecoder.item(json: json, context: context)
