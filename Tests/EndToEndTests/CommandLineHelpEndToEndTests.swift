@@ -31,7 +31,7 @@ import Testing
         HelpCase(command: ["keygen"], endpoints: [], others: ["--directory <dir>"]),
         HelpCase(command: ["plugin", "new"], endpoints: [], others: ["--c", "--directory <dir>", "--sdk <dir>"]),
         HelpCase(command: ["plugin", "check"], endpoints: [], others: ["--in-process", "--plugin-host <path>", "--json"]),
-        HelpCase(command: ["plugin", "render"], endpoints: [], others: ["--item <path>", "--in-process", "--plugin-host <path>", "--plugin-timeout <ms>"]),
+        HelpCase(command: ["plugin", "render"], endpoints: [], others: ["--item <path>", "--section <path>", "--in-process", "--plugin-host <path>", "--plugin-timeout <ms>"]),
     ]
 
     @Test("each subcommand's --help lists the endpoints it uses and no other", arguments: cases)

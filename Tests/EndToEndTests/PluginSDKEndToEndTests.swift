@@ -120,6 +120,19 @@ struct PluginSDKEndToEndTests {
         #expect(render.stderr.contains(#"error: plugin_failed: the plugin for type fault returned an invalid row for item "garbage""#), "\(render.stderr)")
     }
 
+    @Test("rowcast plugin render --section renders header rows; a section type the plugin does not render is an error")
+    func renderHeaders() throws {
+        let directory = try TemporaryDirectory("rowcast-sections")
+        let sections = directory.path + "/sections.ndjson"
+        try Data((#"{"id":"ads","type":"sponsored","header":{"title":"Deals"}}"# + "\n" + #"{"id":"x","type":"nothing"}"# + "\n").utf8)
+            .write(to: URL(fileURLWithPath: sections))
+        let render = try CommandRunner.run(["plugin", "render", try BuildProducts.path("librowcast-advertising.so"), "--section", sections])
+        #expect(render.process.terminationStatus == 1, "\(render.stderr)")
+        #expect(render.stdout.hasPrefix(#"{"cell":"SponsoredHeaderCell","height":44,"content":{"title":"Deals","subtitle":"Sponsored"}"#), "\(render.stdout)")
+        #expect(render.stdout.split(separator: "\n").count == 1, "\(render.stdout)")
+        #expect(render.stderr.contains(#"error: unknown_type: section "x" (type nothing): plugin advertising renders no section type "nothing" (only sponsored)"#), "\(render.stderr)")
+    }
+
     @Test("a Swift plugin: rowcast plugin new, swift build -c release against the installed SDK alone, its own swift test, check, render, and its row from rowcastd")
     func swiftPlugin() throws {
         let install = try Install()

@@ -78,6 +78,32 @@ public final class StandalonePlugin {
         }
     }
 
+    /// Renders the header row of the section `json` (`{"id","type","order"?,"header"?}`, as a
+    /// `section` request declares it): the section's `headerRow` in snapshots and deltas, or
+    /// the error the publisher would get.
+    public func renderHeader(_ json: [UInt8], context: String) -> Result<[UInt8], RowCastError> {
+        do throws(RowCastError) {
+            let value: JSONValue
+            do { value = try JSONParser.parse(json) } catch { throw RowCastError(.invalidJSON, "\(context): \(error)") }
+            guard let object = value.objectValue else {
+                throw RowCastError(.invalidRequest, "\(context): a section must be a JSON object, got \(value.kindName)")
+            }
+            let section = try RequestDecoder.section(object, path: "section.", context: context)
+            guard let type = section.type else {
+                throw RowCastError(.missingField, "section \"\(section.id)\" has no type, so no plugin renders its header", field: "section.type", id: section.id)
+            }
+            guard let row = try engine.renderHeader(section, feed: Self.feed) else {
+                let renders = plugin.headerTypes.isEmpty ? "it renders no headers" : "only " + plugin.headerTypes.joined(separator: ", ")
+                throw RowCastError(
+                    .unknownType, "section \"\(section.id)\" (type \(type)): plugin \(plugin.name) renders no section type \"\(type)\" (\(renders))",
+                    field: "section.type", id: section.id)
+            }
+            return .success(row)
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// `{"name","version","file","itemTypes","headerTypes","select","isolation"}`.
     public var json: JSONValue {
         [
