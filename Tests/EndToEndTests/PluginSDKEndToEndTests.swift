@@ -143,14 +143,16 @@ struct PluginSDKEndToEndTests {
         let manifest = try String(contentsOfFile: folder + "/Package.swift", encoding: .utf8)
         #expect(manifest.contains(".package(path: \"\(install.prefix.path)/share/rowcast/sdk\")"), "\(manifest)")
 
-        // The build command of docs/PLUGINS.md; a release build of the SDK and the plugin.
-        let build = try Self.shell("cd '\(folder)' && swift build -c release 2>&1", timeout: 900)
+        // The build command of docs/PLUGINS.md; a release build of the SDK and the plugin. One
+        // job (-j 1), here and for swift test, so the other suites running beside this one keep
+        // a core: several of them wait on timers.
+        let build = try Self.shell("cd '\(folder)' && swift build -c release -j 1 2>&1", timeout: 900)
         #expect(build.status == 0, "\(build.output.suffix(3000))")
         let checkouts = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/.build/checkouts")) ?? []
         #expect(checkouts.isEmpty, "the plugin package resolved more than the SDK: \(checkouts)")
         let library = folder + "/.build/release/librowcast-article.so"
         // The generated tests, which use the SDK's test kit (RowCastKitTesting); a debug build.
-        let test = try Self.shell("cd '\(folder)' && swift test 2>&1", timeout: 900)
+        let test = try Self.shell("cd '\(folder)' && swift test -j 1 2>&1", timeout: 900)
         #expect(test.status == 0 && test.output.contains("3 tests"), "\(test.output.suffix(3000))")
 
         let check = try Self.shell("'\(install.rowcast)' plugin check '\(library)' --json")
