@@ -51,6 +51,16 @@ struct PluginSDKEndToEndTests {
         return snapshot.stdout
     }
 
+    /// Removes the lock files SwiftPM leaves in the temporary directory for a package built in
+    /// it (`_tmp_..._article_.build.lock`).
+    static func removeBuildLocks(of folder: String) {
+        let temporary = FileManager.default.temporaryDirectory.path
+        let prefix = folder.replacingOccurrences(of: "/", with: "_") + "_"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(prefix) {
+            try? FileManager.default.removeItem(atPath: temporary + "/" + name)
+        }
+    }
+
     @Test("a C plugin: rowcast plugin new --c, the docs' cc line with pkg-config, check, render, and its row from rowcastd")
     func cPlugin() throws {
         let install = try Install()
@@ -138,6 +148,7 @@ struct PluginSDKEndToEndTests {
         let install = try Install()
         let outside = try TemporaryDirectory("rowcast-author")
         let folder = outside.path + "/article"
+        defer { Self.removeBuildLocks(of: folder) }
         let new = try Self.shell("cd '\(outside.path)' && '\(install.rowcast)' plugin new article")
         #expect(new.status == 0, "\(new.output)")
         let manifest = try String(contentsOfFile: folder + "/Package.swift", encoding: .utf8)
