@@ -19,6 +19,11 @@ PLUGINDIR    := $(PREFIX)/lib/rowcast/plugins
 UNITDIR      ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 DOCDIR       := $(PREFIX)/share/doc/rowcast
+INCLUDEDIR   := $(PREFIX)/include
+SDKDIR       := $(PREFIX)/share/rowcast/sdk
+PKGCONFIGDIR := $(PREFIX)/lib/pkgconfig
+ROWCAST_VERSION := $(shell sed -n 's/.*static let current = "\(.*\)"/\1/p' Sources/RowCastSupport/RowCastVersion.swift)
+ABI_VERSION  := $(shell sed -n 's/^\#define ROWCAST_PLUGIN_ABI_VERSION \([0-9]*\)u/\1/p' SDK/Sources/CRowCastPlugin/include/rowcast_plugin.h)
 SYSCONFDIR   ?= /etc
 CONFIGDIR    := $(SYSCONFDIR)/rowcast
 MANDIR       := $(PREFIX)/share/man/man1
@@ -33,7 +38,7 @@ TOOLS_DIR    := .build/tools
 MAN_BUILD    := .build/man
 MAN_DATE     ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
-.PHONY: all deps build test test-swift test-python test-asan test-tsan test-systemd fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs
+.PHONY: all deps build test test-swift test-python test-asan test-tsan test-systemd fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs install-sdk uninstall-sdk
 
 all: build
 
@@ -50,6 +55,7 @@ help:
 	@echo "             plugins, /etc/rowcast/rowcastd.yaml (kept if present), the systemd unit,"
 	@echo "             the man pages and the bash, zsh and fish completions of rowcast"
 	@echo "make install-cli-docs [BIN_FROM=.build/debug]  only the man pages and completions"
+	@echo "make install-sdk [PREFIX=/usr/local] [DESTDIR=]  only the plugin SDK, its C header and rowcast-plugin.pc"
 
 ## deps: install the system packages and Python modules the build and tests need, when missing.
 deps:
@@ -165,6 +171,7 @@ install: deps
 	chmod 0644 $(DESTDIR)$(UNITDIR)/rowcastd.service
 	install -m 0644 README.md docs/OPERATIONS.md docs/PROTOCOL.md docs/PLUGINS.md $(DESTDIR)$(DOCDIR)/
 	$(MAKE) install-cli-docs BIN_FROM=$(INSTALL_DIR)
+	$(MAKE) install-sdk
 	@echo "installed under $(DESTDIR)$(PREFIX); now: systemctl daemon-reload && systemctl enable --now rowcastd"
 
 ## install-cli-docs: the man pages of rowcast and rowcastd, generated from their argument
@@ -187,13 +194,34 @@ install-cli-docs:
 	$(BIN_FROM)/rowcast --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/rowcast.fish
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/rowcast $(DESTDIR)$(ZSHCOMPDIR)/_rowcast $(DESTDIR)$(FISHCOMPDIR)/rowcast.fish
 
+## install-sdk: the plugin SDK, for plugins built outside this repository (docs/PLUGINS.md):
+## the SDK package's manifest and sources in share/rowcast/sdk (a plugin's Package.swift
+## depends on it by path), the C header in include/rowcast/, and lib/pkgconfig/rowcast-plugin.pc
+## (`cc $$(pkg-config --cflags rowcast-plugin)`; `pkg-config --variable=sdkdir rowcast-plugin`).
+## Nothing is built.
+install-sdk:
+	rm -rf $(DESTDIR)$(SDKDIR)
+	install -d $(DESTDIR)$(SDKDIR) $(DESTDIR)$(INCLUDEDIR)/rowcast $(DESTDIR)$(PKGCONFIGDIR)
+	cp -R SDK/Package.swift SDK/Sources $(DESTDIR)$(SDKDIR)/
+	chmod -R u=rwX,go=rX $(DESTDIR)$(SDKDIR)
+	install -m 0644 SDK/Sources/CRowCastPlugin/include/rowcast_plugin.h $(DESTDIR)$(INCLUDEDIR)/rowcast/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(ROWCAST_VERSION)|' -e 's|@ABI_VERSION@|$(ABI_VERSION)|' \
+	    SDK/rowcast-plugin.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/rowcast-plugin.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/rowcast-plugin.pc
+
+## uninstall-sdk: removes what install-sdk put in place.
+uninstall-sdk:
+	rm -rf $(DESTDIR)$(SDKDIR)
+	rm -f $(DESTDIR)$(INCLUDEDIR)/rowcast/rowcast_plugin.h $(DESTDIR)$(PKGCONFIGDIR)/rowcast-plugin.pc
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/rowcast $(DESTDIR)$(PREFIX)/share/rowcast 2>/dev/null
+
 ## uninstall-cli-docs: removes what install-cli-docs put in place.
 uninstall-cli-docs:
 	rm -f $(DESTDIR)$(MANDIR)/rowcast.1 $(DESTDIR)$(MANDIR)/rowcastd.1
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/rowcast $(DESTDIR)$(ZSHCOMPDIR)/_rowcast $(DESTDIR)$(FISHCOMPDIR)/rowcast.fish
 
 ## uninstall: removes what install put in place, except the configuration in /etc/rowcast.
-uninstall: uninstall-cli-docs
+uninstall: uninstall-cli-docs uninstall-sdk
 	rm -f $(DESTDIR)$(BINDIR)/rowcastd $(DESTDIR)$(BINDIR)/rowcast $(DESTDIR)$(BINDIR)/rowcast-plugin-host
 	rm -f $(DESTDIR)$(PLUGINDIR)/librowcast-product.so $(DESTDIR)$(PLUGINDIR)/librowcast-advertising.so
 	rm -f $(DESTDIR)$(UNITDIR)/rowcastd.service $(DESTDIR)$(SYSUSERSDIR)/rowcast.conf

@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The plugin SDK's products, from the package in SDK/.
+let kit = Target.Dependency.product(name: "RowCastKit", package: "sdk")
+let abi = Target.Dependency.product(name: "CRowCastPlugin", package: "sdk")
+
 let package = Package(
     name: "RowCast",
     platforms: [.macOS(.v13)],
@@ -9,14 +13,16 @@ let package = Package(
         .executable(name: "rowcast", targets: ["rowcast"]),
         .executable(name: "rowcast-bench", targets: ["RowCastBench"]),
         .executable(name: "rowcast-plugin-host", targets: ["rowcast-plugin-host"]),
-        .library(name: "RowCastKit", targets: ["RowCastKit"]),
         .library(name: "RowCastClient", targets: ["RowCastClient"]),
         // Cell-controller plugins: each is a shared library loaded by rowcastd at run time.
         // The file name (librowcast-<name>.so) matches the loader's pattern.
-        .library(name: "rowcast-product", type: .dynamic, targets: ["ProductCell"]),
-        .library(name: "rowcast-advertising", type: .dynamic, targets: ["AdvertisingCell"]),
+        .library(name: "rowcast-product", type: .dynamic, targets: ["ProductCellEntry"]),
+        .library(name: "rowcast-advertising", type: .dynamic, targets: ["AdvertisingCellEntry"]),
     ],
     dependencies: [
+        // The plugin SDK (RowCastKit, CRowCastPlugin, RowCastKitTesting): a package of its own
+        // that plugin authors depend on alone.
+        .package(path: "SDK"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -31,14 +37,15 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
-        .target(name: "CRowCastPlugin"),
         .target(name: "CRowCastHost"),
-        .target(name: "RowCastKit", dependencies: ["CRowCastPlugin"]),
+        // What rowcastd and rowcast share that is not plugin SDK (endpoint syntax, version, lock).
+        .target(name: "RowCastSupport", dependencies: [kit]),
         .target(
             name: "RowCastCore",
             dependencies: [
-                "RowCastKit",
-                "CRowCastPlugin",
+                kit,
+                abi,
+                "RowCastSupport",
                 "CRowCastHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Collections", package: "swift-collections"),
@@ -50,23 +57,25 @@ let package = Package(
             dependencies: [
                 "ZeroMQ",
                 "RowCastCore",
-                "RowCastKit",
+                kit,
+                "RowCastSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        .target(name: "RowCastClient", dependencies: ["ZeroMQ", "RowCastKit"]),
+        .target(name: "RowCastClient", dependencies: ["ZeroMQ", kit]),
         // The full-screen view of `rowcast watch`: the pure screen, viewport, highlights and
         // key decoder, the terminal, and the loop.
-        .target(name: "RowCastWatch", dependencies: ["RowCastClient", "RowCastKit"]),
+        .target(name: "RowCastWatch", dependencies: ["RowCastClient", kit]),
         .executableTarget(
             name: "rowcastd",
             dependencies: [
                 "RowCastDaemon",
                 "RowCastCore",
-                "RowCastKit",
+                kit,
+                "RowCastSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -78,15 +87,19 @@ let package = Package(
             name: "rowcast",
             dependencies: [
                 "RowCastClient",
-                "RowCastKit",
+                // Loads plugins for `rowcast plugin check` and `render` as rowcastd does.
+                "RowCastCore",
+                kit,
+                "RowCastSupport",
                 "RowCastWatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "RowCastBench",
             dependencies: [
-                "RowCastCore", "RowCastKit", "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting",
+                "RowCastCore", kit, "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -95,23 +108,30 @@ let package = Package(
         .target(name: "RowCastTesting"),
         .target(name: "CRowCastFuzz"),
         // libFuzzer harnesses over the parsers; `make fuzz` builds this with -sanitize=fuzzer.
-        .executableTarget(name: "rowcast-fuzz", dependencies: ["CRowCastFuzz", "RowCastCore", "RowCastKit", "RowCastClient"], path: "Fuzz/RowCastFuzz"),
-        .target(name: "ProductCell", dependencies: ["RowCastKit"], path: "Plugins/ProductCell"),
-        .target(name: "AdvertisingCell", dependencies: ["RowCastKit"], path: "Plugins/AdvertisingCell"),
+        .executableTarget(name: "rowcast-fuzz", dependencies: ["CRowCastFuzz", "RowCastCore", kit, "RowCastClient"], path: "Fuzz/RowCastFuzz"),
+        // Each plugin is its controllers (tested by PluginCellTests) plus an entry target that
+        // exports them: every plugin's entry defines the same C symbol, rowcast_plugin_entry,
+        // so the one test executable links the controllers only.
+        .target(name: "ProductCell", dependencies: [kit], path: "Plugins/ProductCell"),
+        .target(name: "ProductCellEntry", dependencies: ["ProductCell", kit], path: "Plugins/ProductCellEntry"),
+        .target(name: "AdvertisingCell", dependencies: [kit], path: "Plugins/AdvertisingCell"),
+        .target(name: "AdvertisingCellEntry", dependencies: ["AdvertisingCell", kit], path: "Plugins/AdvertisingCellEntry"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
-        .testTarget(name: "RowCastKitTests", dependencies: ["RowCastKit"]),
-        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", "RowCastKit", "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", "RowCastKit"]),
-        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", "RowCastKit", "RowCastCore", "ZeroMQ", "RowCastTesting"]),
+        .testTarget(name: "RowCastKitTests", dependencies: [kit]),
+        .testTarget(name: "RowCastSupportTests", dependencies: ["RowCastSupport"]),
+        .testTarget(name: "PluginCellTests", dependencies: ["ProductCell", "AdvertisingCell", kit, .product(name: "RowCastKitTesting", package: "sdk")]),
+        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),
+        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", kit, "RowCastCore", "ZeroMQ", "RowCastTesting"]),
         .testTarget(
             name: "RowCastDaemonTests",
             dependencies: [
-                "RowCastDaemon", "RowCastCore", "RowCastKit", "ZeroMQ", "RowCastTesting",
+                "RowCastDaemon", "RowCastCore", kit, "ZeroMQ", "RowCastTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastCore", "RowCastKit", "RowCastDaemon", "ZeroMQ", "RowCastTesting"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastCore", kit, "RowCastDaemon", "RowCastSupport", "ZeroMQ", "RowCastTesting"]),
     ]
 )

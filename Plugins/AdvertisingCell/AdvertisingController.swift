@@ -2,9 +2,9 @@ import RowCastKit
 
 /// Renders `advertising` items of the car-sale feed into `AdvertisingCell` rows; a tap opens
 /// the advertiser's URL.
-struct AdvertisingController: CellController {
+package struct AdvertisingController: CellController {
     /// The fields an advertising row shows.
-    struct Model {
+    package struct Model {
         /// The advertised product (`data.name`).
         let name: String
         /// Who operates the sale (`data.operatedBy`).
@@ -18,13 +18,13 @@ struct AdvertisingController: CellController {
     }
 
     /// Renders `advertising` items.
-    static let itemTypes = ["advertising"]
+    package static let itemTypes = ["advertising"]
 
     /// A controller with no state.
-    init() {}
+    package init() {}
 
     /// Reads `name`, `operatedBy`, `price`, `image` and `url` from the item's data.
-    func model(from item: Item) throws(ItemError) -> Model {
+    package func model(from item: Item) throws(ItemError) -> Model {
         Model(
             name: try item.string("name"),
             operatedBy: try item.string("operatedBy"),
@@ -35,7 +35,7 @@ struct AdvertisingController: CellController {
     }
 
     /// An 80-point `AdvertisingCell` whose tap opens the URL.
-    func row(for model: Model, item: Item) -> Row {
+    package func row(for model: Model, item: Item) -> Row {
         Row(
             cell: "AdvertisingCell",
             height: 80,
@@ -50,7 +50,7 @@ struct AdvertisingController: CellController {
     }
 
     /// `select` publishes `{"kind": "open_url", "url": <url>}`.
-    func select(action: String, model: Model, item: Item) throws(ItemError) -> JSONObject? {
+    package func select(action: String, model: Model, item: Item) throws(ItemError) -> JSONObject? {
         guard action == "select" else { throw .unknownAction(action) }
         return ["kind": "open_url", "url": .string(model.url)]
     }

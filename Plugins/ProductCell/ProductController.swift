@@ -2,9 +2,9 @@ import RowCastKit
 
 /// Renders `product` items of the car-sale feed into `ProductImageCell` rows; a tap shows the
 /// product's detail.
-struct ProductController: CellController {
+package struct ProductController: CellController {
     /// The fields a product row shows.
-    struct Model {
+    package struct Model {
         /// The product name (`data.name`).
         let name: String
         /// Who operates the sale (`data.operatedBy`).
@@ -16,13 +16,13 @@ struct ProductController: CellController {
     }
 
     /// Renders `product` items.
-    static let itemTypes = ["product"]
+    package static let itemTypes = ["product"]
 
     /// A controller with no state.
-    init() {}
+    package init() {}
 
     /// Reads `name`, `operatedBy`, `price` and `image` from the item's data.
-    func model(from item: Item) throws(ItemError) -> Model {
+    package func model(from item: Item) throws(ItemError) -> Model {
         Model(
             name: try item.string("name"),
             operatedBy: try item.string("operatedBy"),
@@ -32,7 +32,7 @@ struct ProductController: CellController {
     }
 
     /// A 120-point `ProductImageCell` whose tap shows the detail of the item.
-    func row(for model: Model, item: Item) -> Row {
+    package func row(for model: Model, item: Item) -> Row {
         Row(
             cell: "ProductImageCell",
             height: 120,
@@ -47,7 +47,7 @@ struct ProductController: CellController {
     }
 
     /// `select` publishes `{"kind": "show_detail", "id": <item id>}`.
-    func select(action: String, model: Model, item: Item) throws(ItemError) -> JSONObject? {
+    package func select(action: String, model: Model, item: Item) throws(ItemError) -> JSONObject? {
         guard action == "select" else { throw .unknownAction(action) }
         return ["kind": "show_detail", "id": .string(item.id)]
     }

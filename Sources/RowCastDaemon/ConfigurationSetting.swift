@@ -1,5 +1,6 @@
 import Logging
 import RowCastKit
+import RowCastSupport
 
 /// One key of the configuration: its dotted name, the values it takes, where it lives in
 /// `DaemonConfiguration`, and whether a reload applies it or only a restart does.

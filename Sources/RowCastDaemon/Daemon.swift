@@ -1,6 +1,7 @@
 import Logging
 import RowCastCore
 import RowCastKit
+import RowCastSupport
 import ZeroMQ
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Dispatch
 import RowCastCore
 import RowCastKit
+import RowCastSupport
 
 /// Writes snapshot replies on a thread of its own, so that a snapshot of a big feed costs the
 /// loop thread only the taking of the feed's view (O(sections)), not the writing of its rows

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RowCastKit
+import RowCastSupport
 
 /// Where an endpoint comes from (its flag, else its environment variable, else the default)
 /// and the check of its form, the same as rowcastd's (``EndpointSyntax``); also reads the

@@ -164,7 +164,7 @@ struct PublishCommand: ParsableCommand {
     func resetItems(feed: String) throws -> [JSONValue] {
         guard let file else { return [] }
         let reader = RequestReader(source: file == "-" ? "stdin" : file, defaultFeed: feed)
-        return try reader.requests(from: try readText(file)).enumerated().map { index, request in
+        return try reader.requests(from: try InputText.read(file, option: "--file")).enumerated().map { index, request in
             guard request["op"] == "upsert", request["feed"] == .string(feed), let item = request["item"] else {
                 throw ValidationError("--reset: element \(index + 1) of \(file == "-" ? "stdin" : file) is not an item (or an upsert into \(feed))")
             }
@@ -179,7 +179,7 @@ struct PublishCommand: ParsableCommand {
         }
         if let file {
             let reader = RequestReader(source: file == "-" ? "stdin" : file, defaultFeed: feed)
-            return try reader.requests(from: try readText(file))
+            return try reader.requests(from: try InputText.read(file, option: "--file"))
         }
         guard let feed else { return [] }
         if delete, let id { return [RowCastRequest.delete(feed: feed, id: id)] }
@@ -259,16 +259,5 @@ struct PublishCommand: ParsableCommand {
         }
         Output.note("queued \(requests.count) request(s) for \(ingestEndpoint.ingest) without acks; problems appear on the errors topic")
         return 0
-    }
-
-    /// The text of `path`, or of standard input for `-`.
-    func readText(_ path: String) throws(RowCastClientError) -> String {
-        if path == "-" {
-            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw RowCastClientError(code: "invalid_request", message: "cannot read --file \(path): no such readable file")
-        }
-        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RowCastKit
+import RowCastSupport
 
 /// `rowcast`: publish to, follow and query a running rowcastd.
 @main
@@ -23,6 +24,7 @@ struct RowCastCommand: ParsableCommand {
               rowcast reload
               rowcast quarantine retry
               rowcast keygen cars-producer
+              rowcast plugin render librowcast-article.so --item item.json
 
             Endpoints and CURVE keys can also come from the environment: ROWCAST_CONTROL, \
             ROWCAST_PUBLISH, ROWCAST_INGEST, ROWCAST_SERVER_KEY and ROWCAST_KEY; a flag wins \
@@ -35,6 +37,7 @@ struct RowCastCommand: ParsableCommand {
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, WatchCommand.self, SnapshotCommand.self, StatusCommand.self,
             PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, ReloadCommand.self, KeygenCommand.self,
+            PluginCommand.self,
         ]
     )
 

@@ -4,6 +4,7 @@ import Logging
 import RowCastCore
 import RowCastDaemon
 import RowCastKit
+import RowCastSupport
 import ServiceLifecycle
 import UnixSignals
 
@@ -298,24 +299,13 @@ struct RowcastdCommand: AsyncParsableCommand {
     /// The directory of this executable, then `../lib/rowcast/plugins` beside it: those of the
     /// two that exist (a directory named explicitly with --plugins must exist).
     static func defaultPluginDirectories() -> [String] {
-        guard let directory = executableDirectory() else { return ["/usr/local/lib/rowcast/plugins"] }
+        guard let directory = ExecutableLocation.directory() else { return ["/usr/local/lib/rowcast/plugins"] }
         let parent = directory.split(separator: "/").dropLast().joined(separator: "/")
         return [directory, "/" + parent + "/lib/rowcast/plugins"].filter { access($0, R_OK | X_OK) == 0 }
     }
 
     /// `rowcast-plugin-host` next to this executable, when it is there.
     static func defaultPluginHost() -> String? {
-        guard let directory = executableDirectory() else { return nil }
-        let path = directory + "/rowcast-plugin-host"
-        return access(path, X_OK) == 0 ? path : nil
-    }
-
-    /// The directory of this executable.
-    static func executableDirectory() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        ExecutableLocation.sibling("rowcast-plugin-host")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RowCastKit
+import RowCastSupport
 import RowCastTesting
 import Testing
 
@@ -29,6 +30,9 @@ import Testing
         HelpCase(command: ["quarantine", "retry"], endpoints: ["control"], others: connection + ["--feed <feed>", "--id <id>"]),
         HelpCase(command: ["watch"], endpoints: ["publish", "control"], others: connection + ["--feed <feed>", "--once"]),
         HelpCase(command: ["keygen"], endpoints: [], others: ["--directory <dir>"]),
+        HelpCase(command: ["plugin", "new"], endpoints: [], others: ["--c", "--directory <dir>", "--sdk <dir>"]),
+        HelpCase(command: ["plugin", "check"], endpoints: [], others: ["--in-process", "--plugin-host <path>", "--json"]),
+        HelpCase(command: ["plugin", "render"], endpoints: [], others: ["--item <path>", "--section <path>", "--in-process", "--plugin-host <path>", "--plugin-timeout <ms>"]),
     ]
 
     @Test("each subcommand's --help lists the endpoints it uses and no other", arguments: cases)

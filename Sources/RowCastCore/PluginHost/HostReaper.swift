@@ -1,4 +1,5 @@
 import RowCastKit
+import RowCastSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -18,7 +18,7 @@ enum FaultPlugin {
     static let source = BuildProducts.repositoryRoot.appendingPathComponent("Tests/Fixtures/c-plugin/fault_plugin.c").path
 
     /// The directory holding `rowcast_plugin.h`.
-    static let include = BuildProducts.repositoryRoot.appendingPathComponent("Sources/CRowCastPlugin/include").path
+    static let include = BuildProducts.repositoryRoot.appendingPathComponent("SDK/Sources/CRowCastPlugin/include").path
 
     /// Compiles the fixture into the shared library `output`, with `defines` given as `-D`
     /// (e.g. `FAULT_VERSION="2"`, `FAULT_NO_SEGV`); returns `output`.

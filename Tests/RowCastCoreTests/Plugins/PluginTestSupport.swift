@@ -19,7 +19,7 @@ enum PluginTestSupport {
     static let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/c-plugin")
 
     /// The ABI header's directory.
-    static let abiInclude = repositoryRoot.appendingPathComponent("Sources/CRowCastPlugin/include")
+    static let abiInclude = repositoryRoot.appendingPathComponent("SDK/Sources/CRowCastPlugin/include")
 
     /// The directory of the running test binary: SwiftPM's build products directory, where
     /// `swift build` puts `librowcast-*.so`.

@@ -9,6 +9,9 @@ import Darwin
 /// A value behind a `pthread_mutex_t`. The standard library's `Mutex` waits on futexes
 /// directly on Linux, which ThreadSanitizer cannot see, so every access under it is reported
 /// as a race; a pthread mutex is intercepted and understood (`make test-tsan`).
+///
+/// The plugin SDK keeps an internal copy of its own: it is a package of its own, and plugin
+/// authors should not see this type.
 package final class LockedValue<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value

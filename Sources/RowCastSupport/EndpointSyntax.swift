@@ -1,3 +1,5 @@
+import RowCastKit
+
 /// The form of a ZeroMQ endpoint as rowcastd and rowcast accept it: `transport://address`,
 /// with a transport libzmq knows. One check for both programs, so a mistyped endpoint gets the
 /// same message from either.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastSupport
 import Testing
 
 /// `EndpointSyntax`: the endpoint check rowcastd and rowcast share.

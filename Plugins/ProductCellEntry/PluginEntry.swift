@@ -1,3 +1,4 @@
+import ProductCell
 import RowCastKit
 
 /// The plugin's entry symbol: the `rowcast_plugin` descriptor of the `product` plugin.

@@ -1,3 +1,4 @@
+import AdvertisingCell
 import RowCastKit
 
 /// The plugin's entry symbol: the `rowcast_plugin` descriptor of the `advertising` plugin.
