@@ -7,17 +7,24 @@ import Testing
     typealias F = Fixture
 
     /// A fake daemon that answers `snapshot` with `state` (and publishes `beforeSnapshot`
-    /// first), and a session on it whose subscription is known to be live.
+    /// first), `since` with `history` (by default: not covered), and a session on it whose
+    /// subscription is known to be live.
     struct Setup {
         let daemon: FakeDaemon
         let session: ReplicaSession
         let state: Shared<JSONValue>
         let beforeSnapshot: Shared<[(String, JSONValue)]>
+        let history: Shared<[JSONValue]?>
 
         init(initial: JSONValue) throws {
             let state = Shared(initial)
             let beforeSnapshot = Shared<[(String, JSONValue)]>([])
+            let history = Shared<[JSONValue]?>(nil)
             daemon = try FakeDaemon { request in
+                if request["op"] == "since" {
+                    guard let deltas = history.value else { return FakeDaemon.Response(replies: [okReply(to: request, ["covered": false, "reason": "gone"])]) }
+                    return FakeDaemon.Response(replies: [okReply(to: request, ["covered": true, "deltas": .array(deltas)])])
+                }
                 guard request["op"] == "snapshot" else { return FakeDaemon.Response() }
                 guard case .object(let snapshot) = state.value else { return FakeDaemon.Response() }
                 let first = beforeSnapshot.value
@@ -26,6 +33,7 @@ import Testing
             }
             self.state = state
             self.beforeSnapshot = beforeSnapshot
+            self.history = history
             session = try ReplicaSession(feed: "cars", controlEndpoint: daemon.control, publishEndpoint: daemon.publish,
                                          timeout: .seconds(10))
         }
@@ -76,6 +84,28 @@ import Testing
         #expect(replica.snapshotJSON == F.state(seq: 4, sections: [F.section("A", ["a", "b"])]))
         #expect(setup.session.replica == replica)
         #expect(setup.session.resyncCount == 0)
+    }
+
+    @Test func aGapIsResumedFromTheDaemonsHistoryWhenItStillHoldsTheMissedDeltas() throws {
+        let setup = try Setup(initial: Self.snapshot(seq: 1, [F.section("A", ["a"])]))
+        defer { setup.daemon.stop() }
+        _ = try setup.start()
+        var two = DeltaBuilder(seq: 2)
+        two.insertRow("b", at: (0, 1))
+        var three = DeltaBuilder(seq: 3)
+        three.insertRow("c", at: (0, 2))
+        setup.history.value = [two.json, three.json]
+        // Seq 2 was lost; 3 arrives and shows the gap.
+        setup.daemon.publish("rows.cars", three.json)
+        guard case .resynced(let resumed, let reason) = try setup.nextEvent() else {
+            Issue.record("expected a resync")
+            return
+        }
+        #expect(reason.kind == .gap)
+        #expect(resumed.snapshotJSON == F.state(seq: 3, sections: [F.section("A", ["a", "b", "c"])]))
+        #expect(setup.session.resumeCount == 1)
+        #expect(setup.session.resyncCount == 1)
+        #expect(setup.daemon.requests.filter { $0["op"] == "snapshot" }.count == 1, "only the first load took a snapshot")
     }
 
     @Test func aGapResyncsFromAFreshSnapshotAndKeepsTheDeltasThatFollowIt() throws {
