@@ -183,6 +183,13 @@ public final class Daemon {
             envelopes = []
             try serveZAP(engine: engine)
             try serveSubscriptions(on: publish, engine: engine)
+            // Snapshots are written in the order they were asked for: while a pass's worth
+            // waits to be written, no more control requests are read (they wait in the
+            // socket), so a client that pipelines thousands cannot queue others behind them.
+            if snapshotWriter.inFlight >= Self.controlRequestsPerPass {
+                snapshotWriter.waitForProgress(timeout: .milliseconds(5))
+                sendWrittenSnapshots(control: control, engine: engine)
+            }
             if durable.isCommitting {
                 try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
             } else if try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: durable.commitDue)) > 0 {
@@ -246,7 +253,7 @@ public final class Daemon {
     /// `too_large` reply), so an oversized message costs no more memory than one at the limit.
     private func read(ingest: Socket, control: Socket, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
         var budget = configuration.batchLimit
-        var controlBudget = Self.controlRequestsPerPass
+        var controlBudget = max(0, Self.controlRequestsPerPass - snapshotWriter.inFlight)
         let keep = max(configuration.maximumMessageBytes + 1, 4096)
         while budget > 0 {
             var progressed = false

@@ -11,17 +11,28 @@ final class SnapshotWriter: Sendable {
     /// Replies written and not yet taken, with the envelope each must be sent in.
     private let finished = LockedValue<(replies: [(ControlEnvelope, [[UInt8]])], inFlight: Int)>(([], 0))
     private let queue = DispatchQueue(label: "rowcast.snapshots")
+    /// Signalled each time a job is written.
+    private let written = DispatchSemaphore(value: 0)
 
     /// Starts writing the replies of `job`, to be sent to `envelope`'s caller.
     func submit(_ job: SnapshotJob, envelope: ControlEnvelope) {
         finished.withLock { $0.inFlight += 1 }
-        queue.async { [finished] in
+        queue.async { [finished, written] in
             let replies = job.replies()
             finished.withLock { state in
                 state.replies.append((envelope, replies))
                 state.inFlight -= 1
             }
+            written.signal()
         }
+    }
+
+    /// How many jobs are submitted and not yet written.
+    var inFlight: Int { finished.withLock { $0.inFlight } }
+
+    /// Waits at most `timeout` for a job to be written (at once if one was since the last wait).
+    func waitForProgress(timeout: DispatchTimeInterval) {
+        _ = written.wait(timeout: .now() + timeout)
     }
 
     /// Whether replies are being written or wait to be taken.
