@@ -21,7 +21,12 @@ struct SystemdUnitTests {
 
     @Test("systemd-analyze verify is clean apart from the binary path", .enabled(if: analyzer != nil, "systemd-analyze is not installed"))
     func verify() throws {
-        let built = TestPaths.repositoryRoot.appendingPathComponent(".build/debug/rowcastd").path
+        // The rowcastd of this test build (.build/debug, or .build-asan/debug under a sanitizer).
+        var products = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
+        while products.path != "/", !FileManager.default.fileExists(atPath: products.appendingPathComponent("rowcastd").path) {
+            products.deleteLastPathComponent()
+        }
+        let built = products.appendingPathComponent("rowcastd").path
         try #require(FileManager.default.isExecutableFile(atPath: built), "\(built) is missing: run swift build first")
         let directory = try TemporaryDirectory("rowcast-unit")
         let copy = directory.path + "/rowcastd.service"
