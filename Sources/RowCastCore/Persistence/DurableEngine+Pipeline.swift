@@ -57,7 +57,7 @@ extension DurableEngine {
         guard !writer.isBusy, !submitted.isEmpty, let lastCommitStart else { return nil }
         let due = lastCommitStart + ingestCommitInterval
         guard due > .now else { return nil }
-        let waited = submitted.contains { !$0.output.replies.isEmpty || !$0.output.deferred.isEmpty }
+        let waited = submitted.contains { !$0.output.replies.isEmpty || !$0.output.deferred.isEmpty || !$0.output.snapshots.isEmpty }
         let messages = submitted.reduce(0) { $0 + $1.messageCount }
         return waited || messages >= Self.pacedMessageLimit ? nil : due
     }

@@ -225,6 +225,10 @@ public final class DurableEngine {
             let body = ReplyBuilder.failure(storageError, op: original?["op"]?.stringValue, req: RequestID.member(of: reply.body), client: original?["client"]?.stringValue)
             refused.replies.append(Reply(token: reply.token, body: body))
         }
+        // A snapshot taken in the batch saw what is now rolled back: refused as well.
+        for job in output.snapshots {
+            refused.replies.append(Reply(token: job.token, body: ReplyBuilder.failure(storageError, op: job.op, req: job.req, client: job.client)))
+        }
         // A deferred request (reload) of the batch is not carried out; it is answered too.
         for deferred in output.deferred {
             let request = deferred.request

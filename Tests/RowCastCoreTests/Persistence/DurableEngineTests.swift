@@ -37,6 +37,28 @@ struct DurableEngineTests {
         return .object(object)
     }
 
+    @Test("a snapshot left to the daemon to write (as rowcastd runs) in a batch whose commit fails is refused with storage_error too")
+    func failedCommitRefusesLaterSnapshots() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness()
+        harness.engine.writesSnapshotsLater = true
+        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(engine: harness.engine, store: store)
+        _ = try durable.start()
+        store.failingCommits = 1
+        let failed = try durable.process([
+            message(tagged(upsert("f", item("1")), req: 1), token: 1),
+            message(["op": "snapshot", "feed": "f", "req": "s"], token: 2),
+        ])
+        #expect(failed.snapshots.isEmpty)
+        #expect(failed.replies.map(\.token) == [1, 2])
+        let snapshot = try JSONParser.parse(failed.replies[1].body)
+        #expect(snapshot["error"]?["code"] == "storage_error")
+        #expect(snapshot["op"] == "snapshot")
+        #expect(snapshot["req"] == "s")
+        durable.close()
+    }
+
     @Test("a failed commit refuses the whole batch with storage_error, publishes nothing and rolls back")
     func failedCommit() throws {
         let directory = try ScratchDirectory()
