@@ -26,7 +26,9 @@ struct RestoreMemoryEndToEndTests {
             let request: JSONValue = ["op": "upsert", "feed": .string("f\(index)"), "item": DaemonEndToEndTests.product("1")]
             try peer.pushRaw(request.serialized())
         }
-        let loaded = try eventually(timeout: 60) { try peer.request(["op": "status"])["feeds"]?.arrayValue?.count == Self.feeds }
+        // A status asked while the pushes are applied may wait behind them (more than 5 s under
+        // a sanitizer on a busy machine): asked again until the count is right.
+        let loaded = try eventually(timeout: 60) { (try? peer.request(["op": "status"]))?["feeds"]?.arrayValue?.count == Self.feeds }
         #expect(loaded)
         let running = try Self.residentKiB(daemon.process.processIdentifier)
         daemon.stop()
