@@ -12,7 +12,7 @@ struct SnapshotCommand: ParsableCommand {
             --allow-missing is given; then it prints as empty, with seq 0.
 
             By default prints a table per section (id, type, cell, height and a summary of the \
-            content). --json prints the daemon's snapshot reply exactly, as one line. --state \
+            content). --json prints the daemon's snapshot reply (its parts joined, for a big feed) as one line. --state \
             prints only {"feed","seq","epoch","sections"} in the form `rowcast subscribe \
             --replica` prints, so the two can be compared byte for byte.
 
@@ -28,7 +28,7 @@ struct SnapshotCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The feed to show.", valueName: "feed"))
     var feed: String
 
-    @Flag(help: "Print the snapshot reply exactly, as one line of JSON.")
+    @Flag(help: "Print the snapshot reply as one line of JSON (a big feed's parts joined into one reply).")
     var json = false
 
     @Flag(help: "Print only feed, seq, epoch and sections, as `subscribe --replica` prints a replica.")
