@@ -287,6 +287,39 @@ class ProtocolTest(unittest.TestCase):
         self.assertFalse(gone["covered"])
         self.assertIn("epoch", gone["reason"])
 
+    def test_reset_in_parts_then_a_snapshot_in_parts(self):
+        # About 3 MB of rows: three times the message limit, sent and read in parts.
+        token = self.request({"op": "reset_begin", "feed": "big"})["reset"]
+        items = [product(str(i), name="Car %d %s" % (i, "x" * 200), section="s%d" % (i % 2)) for i in range(6000)]
+        for part, start in enumerate(range(0, len(items), 1500)):
+            reply = self.request({"op": "reset_append", "feed": "big", "reset": token, "part": part, "items": items[start:start + 1500]})
+            self.assertTrue(reply["ok"], reply)
+            self.assertEqual(reply["items"], start + 1500)
+        self.assertEqual(self.request({"op": "snapshot", "feed": "big"})["seq"], 0)  # nothing before the commit
+        self.assertEqual(self.request({"op": "reset_commit", "feed": "big", "reset": token})["seq"], 1)
+        self.assertEqual(self.request({"op": "snapshot", "feed": "big"})["error"]["code"], "limit_exceeded")
+
+        self.req += 1
+        self.dealer.send_multipart([b"", json.dumps({"op": "snapshot", "feed": "big", "chunked": True, "req": self.req}).encode()])
+        parts = []
+        while not parts or len(parts) < parts[0]["parts"]:
+            reply = json.loads(self.dealer.recv_multipart()[1])
+            if reply.get("req") == self.req:
+                parts.append(reply)
+        self.assertGreater(len(parts), 2)
+        self.assertEqual([p["part"] for p in parts], list(range(len(parts))))
+        self.assertEqual({(p["seq"], p["epoch"]) for p in parts}, {(1, parts[0]["epoch"])})
+        sections = []
+        for p in parts:
+            for index, section in enumerate(p["sections"]):
+                if index == 0 and sections and sections[-1]["id"] == section["id"]:
+                    sections[-1]["rows"] += section["rows"]  # the section continues from the last part
+                else:
+                    sections.append(section)
+        self.assertEqual([s["id"] for s in sections], ["s0", "s1"])
+        self.assertEqual([len(s["rows"]) for s in sections], [3000, 3000])
+        self.assertEqual(sections[1]["rows"][-1]["id"], "5999")
+
     def test_errors_are_published_and_good_items_keep_flowing(self):
         self.subscribe_live([topic("rows.cars"), b"errors"])
         self.push.send(b"{broken")
