@@ -60,7 +60,7 @@ trap 'exit 130' INT TERM
 # /srv/rowcast-test for the files the steps below hand in.
 cp -a "$stage/etc/rowcast" "$work/etc-rowcast"
 install -d -m 0755 "$work/test-plugins" "$work/files"
-cc -std=c11 -O1 -shared -fPIC -I "$repo/Sources/CRowCastPlugin/include" \
+cc -std=c11 -O1 -shared -fPIC -I "$repo/SDK/Sources/CRowCastPlugin/include" \
     "$repo/Tests/Fixtures/c-plugin/fault_plugin.c" -o "$work/test-plugins/librowcast-fault.so"
 chmod 0644 "$work/test-plugins/librowcast-fault.so"
 binds=(--bind-ro="$stage/usr/local:/usr/local" --bind="$work/etc-rowcast:/etc/rowcast"
