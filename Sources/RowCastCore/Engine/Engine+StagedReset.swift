@@ -36,11 +36,14 @@ extension Engine {
             stagedResets[token] = StagedReset(feed: name, lastTouched: now)
             return ["feed": .string(name), "reset": .string(token), "expiresAfterMs": .number(Double(Self.stagedResetLifetime.components.seconds * 1000))]
         case .resetAppend(let token, let part, let items, let sections):
-            var staged = try stagedReset(token, feed: name, op: request.op)
+            _ = try stagedReset(token, feed: name, op: request.op)
+            // Taken out of the table while it grows, so that adding to it does not copy what
+            // it holds (a million items); always put back, changed or not.
+            var staged = stagedResets.removeValue(forKey: token)!
+            defer { stagedResets[token] = staged }
             staged.lastTouched = now
             var members: JSONObject = ["feed": .string(name), "reset": .string(token), "part": .number(Double(part))]
-            guard staged.parts.insert(part).inserted else {
-                stagedResets[token] = staged
+            guard !staged.parts.contains(part) else {
                 members.append(key: "duplicate", value: true)
                 members.append(key: "items", value: .number(Double(staged.contents.itemCount)))
                 return members
@@ -55,22 +58,22 @@ extension Engine {
             if staged.contents.sectionIDs.union(sections.map(\.id)).union(items.map(\.section)).count > limits.sectionsPerFeed {
                 throw RowCastError(.limitExceeded, "reset_append: this part would take reset \(token) past the \(limits.sectionsPerFeed) sections limits.max_sections_per_feed allows; the part was not added", feed: name, limit: "limits.max_sections_per_feed")
             }
-            var part = ResetContents()
-            render(sections: sections, items: items, feed: name, into: &part, report: report)
-            if staged.contents.bytes + part.bytes > limits.storedBytes {
+            var received = ResetContents()
+            render(sections: sections, items: items, feed: name, into: &received, report: report)
+            if staged.contents.bytes + received.bytes > limits.storedBytes {
                 throw RowCastError(.limitExceeded, "reset_append: this part would take reset \(token) past the \(limits.storedBytes) bytes limits.max_stored_bytes allows; the part was not added", feed: name, limit: "limits.max_stored_bytes")
             }
-            let placed = part.placed
+            let placed = received.placed
             for (section, headerRow) in placed.sections where staged.contents.add(section: section, headerRow: headerRow) {
                 report(RowCastError(.duplicateID, "reset_append: section id \"\(section.id)\" appears more than once; the last one was kept", feed: name, id: section.id))
             }
-            for (item, row) in placed.items where staged.contents.add(item: item, row: row, quarantined: part.quarantined.contains(item.id)) {
+            for (item, row) in placed.items where staged.contents.add(item: item, row: row, quarantined: received.quarantined.contains(item.id)) {
                 report(RowCastError(.duplicateID, "reset_append: item id \"\(item.id)\" appears more than once; the last one was kept", feed: name, id: item.id))
             }
-            staged.contents.rejected += part.rejected
-            stagedResets[token] = staged
+            staged.contents.rejected += received.rejected
+            staged.parts.insert(part)
             members.append(key: "items", value: .number(Double(staged.contents.itemCount)))
-            if !part.rejected.isEmpty { members.append(key: "rejected", value: .array(part.rejected)) }
+            if !received.rejected.isEmpty { members.append(key: "rejected", value: .array(received.rejected)) }
             return members
         default:
             preconditionFailure("stage(_:) takes reset_begin and reset_append")

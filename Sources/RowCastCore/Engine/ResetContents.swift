@@ -17,12 +17,10 @@ struct ResetContents {
 
     /// How many distinct items it holds.
     var itemCount: Int { itemPlaces.count }
-    /// Every section id it declares or an item names.
-    var sectionIDs: Set<String> {
-        var ids = Set(sectionPlaces.keys)
-        for case let (item, _)? in items { ids.insert(item.section) }
-        return ids
-    }
+    /// Every section id it declares or an item names (or named: an id stays when the items
+    /// that named it are replaced, so the count errs on the safe side), kept as it grows so
+    /// that checking a part of a million-item reset does not walk every item.
+    private(set) var sectionIDs: Set<String> = []
 
     /// Adds a section; true when it replaced an earlier copy of its id.
     @discardableResult
@@ -30,6 +28,7 @@ struct ResetContents {
         let replaced = sectionPlaces[section.id].map { sections[$0] = nil } != nil
         sectionPlaces[section.id] = sections.count
         sections.append((section, headerRow))
+        sectionIDs.insert(section.id)
         return replaced
     }
 
@@ -46,6 +45,7 @@ struct ResetContents {
         }
         itemPlaces[item.id] = items.count
         items.append((item, row))
+        sectionIDs.insert(item.section)
         bytes += Feed.bytes(of: item, row: row)
         if isQuarantined { quarantined.insert(item.id) }
         return replaced

@@ -68,6 +68,12 @@ struct StagedResetTests {
         let token = try begin(harness)
         #expect(append(harness, token, part: 0, items: [item("1"), item("2"), item("3")]).replies[0]["ok"] == true)
         #expect(append(harness, token, part: 1, items: [item("4"), item("5"), item("6")]).replies[0]["error"]?["code"] == "limit_exceeded")
+        // The refused part was not taken: sent again once there is room, it is added.
+        harness.engine.limits.itemsPerFeed = 6
+        let again = append(harness, token, part: 1, items: [item("4"), item("5"), item("6")]).replies[0]
+        #expect(again["duplicate"] == nil, "\(again)")
+        #expect(again["items"] == 6)
+        harness.engine.limits.itemsPerFeed = 5
         #expect(harness.control(["op": "reset_append", "feed": "g", "reset": .string(token), "part": 2, "items": []]).replies[0]["error"]?["code"] == "not_found")
         #expect(harness.control(["op": "reset_commit", "feed": "f", "reset": "nope"]).replies[0]["error"]?["code"] == "not_found")
         #expect(harness.control(["op": "reset_append", "feed": "f", "reset": .string(token), "part": -1]).replies[0]["error"]?["code"] == "invalid_field")
