@@ -178,44 +178,43 @@ public final class ReplicaSession {
     /// them (or the daemon does not know `since`): a snapshot is needed.
     private func resume(_ stale: FeedReplica) throws(RowCastClientError) -> FeedReplica? {
         guard let epoch = stale.epoch else { return nil }
-        let limit = control.timeout
-        let deadline = Deadline(limit)
-        let (req, op) = try control.send(RowCastRequest.since(feed: feed, epoch: epoch, seq: stale.seq), deadline: deadline, limit: limit)
-        while true {
-            while let message = try? subscriber.receiveNow() { buffer.append(message) }
-            if let reply = try control.receiveReply(deadline: Deadline(.zero)) {
-                guard reply["req"].map({ ControlClient.isSameReq($0, req) }) ?? true else { continue }
-                // A daemon without `since` refuses it: a snapshot then.
-                guard reply["ok"]?.boolValue == true else { return nil }
-                var resumed = stale
-                do {
-                    return try resumed.resume(from: reply) ? resumed : nil
-                } catch {
-                    return nil
-                }
-            }
-            if deadline.hasPassed { throw .timeout(endpoint: control.endpoint, seconds: limit.seconds, op: op) }
-            try ClientSocket.wait(for: [control.socket, subscriber.clientSocket], deadline: deadline)
+        // The one reply ends the exchange: `.some(nil)` is "answered, but no replica".
+        return try exchange(RowCastRequest.since(feed: feed, epoch: epoch, seq: stale.seq)) { reply in
+            // A daemon without `since` refuses it: a snapshot then.
+            guard reply["ok"]?.boolValue == true else { return .some(nil) }
+            var resumed = stale
+            return .some((try? resumed.resume(from: reply)) == true ? resumed : nil)
         }
     }
 
-    /// Requests a snapshot and waits for it, buffering what the subscriber receives meanwhile.
+    /// Requests a snapshot and waits for it (every part), buffering what the subscriber
+    /// receives meanwhile.
     private func loadSnapshot() throws(RowCastClientError) -> FeedReplica {
+        var assembler = SnapshotAssembler()
+        return try exchange(RowCastRequest.snapshot(feed: feed)) { reply throws(RowCastClientError) in
+            guard let whole = try control.assemble(try ControlClient.check(reply), into: &assembler, feed: feed) else { return nil }
+            do {
+                return try FeedReplica(snapshot: whole)
+            } catch {
+                throw .invalidReply(endpoint: control.endpoint, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
+            }
+        }
+    }
+
+    /// Sends `body` over the control socket and hands each reply to it to `handle` until
+    /// that returns a result, buffering what the subscriber receives meanwhile (a reply
+    /// restarts the timeout, so a snapshot of many parts is not cut short).
+    private func exchange<Outcome>(_ body: JSONValue, handle: (JSONValue) throws(RowCastClientError) -> Outcome?) throws(RowCastClientError) -> Outcome {
         let limit = control.timeout
         var deadline = Deadline(limit)
-        let (req, op) = try control.send(RowCastRequest.snapshot(feed: feed), deadline: deadline, limit: limit)
-        var assembler = SnapshotAssembler()
+        let (req, op) = try control.send(body, deadline: deadline, limit: limit)
         while true {
             while let message = try? subscriber.receiveNow() { buffer.append(message) }
             if let reply = try control.receiveReply(deadline: Deadline(.zero)) {
                 guard reply["req"].map({ ControlClient.isSameReq($0, req) }) ?? true else { continue }
                 deadline = Deadline(limit)
-                guard let whole = try control.assemble(try ControlClient.check(reply), into: &assembler, feed: feed) else { continue }
-                do {
-                    return try FeedReplica(snapshot: whole)
-                } catch {
-                    throw .invalidReply(endpoint: control.endpoint, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
-                }
+                if let outcome = try handle(reply) { return outcome }
+                continue
             }
             if deadline.hasPassed { throw .timeout(endpoint: control.endpoint, seconds: limit.seconds, op: op) }
             try ClientSocket.wait(for: [control.socket, subscriber.clientSocket], deadline: deadline)
