@@ -39,6 +39,12 @@ struct FeedPermissionTests {
         #expect(refusal.code == .forbidden)
         #expect(refusal.message.contains("lacks the reset permission on feed \"cars\""))
         #expect(access.refusal(of: Request(op: "snapshot", feed: "cars", operation: .snapshot(chunked: false)), from: "app") == nil)
+        // since reads; every step of a reset in parts needs reset.
+        #expect(access.refusal(of: Request(op: "since", feed: "cars", operation: .since(epoch: "e", seq: 1)), from: "app") == nil)
+        for (op, operation) in [("reset_begin", Request.Operation.resetBegin), ("reset_append", .resetAppend(token: "t", part: 0, items: [], sections: [])), ("reset_commit", .resetCommit(token: "t"))] {
+            let refused = access.refusal(of: Request(op: op, feed: "cars", operation: operation), from: "app")
+            #expect(refused?.message.contains("lacks the reset permission") == true, "\(op): \(String(describing: refused))")
+        }
     }
 
     @Test("subscriptions: exact per-feed topics need read on the feed, heartbeats are free, other prefixes need read on *")
