@@ -118,9 +118,20 @@ booted=yes
 # From here on a problem is a failure, not a skip: the container boots.
 show() { in_ct systemctl show rowcastd --value -p "$1"; }
 journal() { in_ct journalctl -u rowcastd --no-pager -o short-monotonic "$@"; }
-# Whether the unit's journal holds a line matching the extended regular expression $1. (Not
-# journal | grep -q: grep's early exit would fail the pipeline with SIGPIPE under pipefail.)
-logged() { local text; text=$(journal); grep -Eq "$1" <<<"$text"; }
+# Whether the unit's journal holds a line matching the extended regular expression $1, waiting
+# up to 15 s for it: the daemon's stderr reaches journald through a stream that can lag behind
+# systemd's own messages (a reload's "rowcastd: reloaded" was once not there yet when
+# `systemctl reload` returned). (Not journal | grep -q: grep's early exit would fail the
+# pipeline with SIGPIPE under pipefail.)
+logged() {
+    local text tries=0
+    while :; do
+        text=$(journal)
+        grep -Eq "$1" <<<"$text" && return 0
+        (( ++tries >= 30 )) && return 1
+        sleep 0.5
+    done
+}
 rowcast() {
     in_ct env ROWCAST_CONTROL=ipc:///run/rowcast/control.sock ROWCAST_PUBLISH=ipc:///run/rowcast/publish.sock \
         ROWCAST_INGEST=ipc:///run/rowcast/ingest.sock /usr/local/bin/rowcast "$@"
