@@ -1,0 +1,35 @@
+import RowCastKit
+
+/// One value of a cell's `content` (or of an action's `params`) as a file declares it: a
+/// template (every string), a literal number, boolean or null, or an object or array of them.
+public indirect enum CellContent: Sendable {
+    /// A string: rendered over the item.
+    case template(CellTemplate)
+    /// A number, boolean or null: copied as it is.
+    case literal(JSONValue)
+    /// A mapping: its keys in file order.
+    case object([(key: String, value: CellContent)])
+    /// A sequence.
+    case array([CellContent])
+
+    /// The JSON value for one item.
+    func render(_ context: Any) -> JSONValue {
+        switch self {
+        case .template(let template): return .string(template.render(context))
+        case .literal(let value): return value
+        case .object(let members):
+            return .object(JSONObject(members.map { (key: $0.key, value: $0.value.render(context)) }))
+        case .array(let elements): return .array(elements.map { $0.render(context) })
+        }
+    }
+
+    /// Every template inside, with the key path that leads to it (`content.title`).
+    func templates(at path: String) -> [(path: String, template: CellTemplate)] {
+        switch self {
+        case .template(let template): return [(path, template)]
+        case .literal: return []
+        case .object(let members): return members.flatMap { $0.value.templates(at: path + "." + $0.key) }
+        case .array(let elements): return elements.enumerated().flatMap { $0.element.templates(at: path + "[\($0.offset)]") }
+        }
+    }
+}
