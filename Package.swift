@@ -44,6 +44,7 @@ let package = Package(
         .target(
             name: "RowCastCells",
             dependencies: [
+                "RowCastCore",
                 kit,
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Yams", package: "Yams"),
@@ -68,6 +69,7 @@ let package = Package(
                 "RowCastCore",
                 kit,
                 "RowCastSupport",
+                "RowCastCells",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -128,7 +130,7 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "RowCastKitTests", dependencies: [kit]),
         .testTarget(name: "RowCastSupportTests", dependencies: ["RowCastSupport"]),
-        .testTarget(name: "RowCastCellsTests", dependencies: ["RowCastCells", kit]),
+        .testTarget(name: "RowCastCellsTests", dependencies: ["RowCastCells", "RowCastCore", kit]),
         .testTarget(name: "PluginCellTests", dependencies: ["ProductCell", "AdvertisingCell", kit, .product(name: "RowCastKitTesting", package: "sdk")]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),

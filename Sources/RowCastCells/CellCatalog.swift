@@ -17,15 +17,27 @@ public struct CellCatalog: Sendable {
     /// An empty catalog.
     public init() {}
 
+    /// The catalog of several directories, read in order: a type claimed in an earlier
+    /// directory stays there.
+    public static func load(directories: [String]) -> CellCatalog {
+        var catalog = CellCatalog()
+        for directory in directories { catalog.addFiles(of: directory) }
+        return catalog
+    }
+
     /// The catalog of `directory`; a directory that does not exist is an empty catalog (a
     /// directory that cannot be read is one refusal).
     public static func load(directory: String) -> CellCatalog {
-        var catalog = CellCatalog()
+        load(directories: [directory])
+    }
+
+    /// Adds the cell files of `directory`, in name order.
+    private mutating func addFiles(of directory: String) {
         guard let dir = opendir(directory) else {
             if errno != ENOENT {
-                catalog.refusals.append(CellFileError(file: directory, line: nil, key: "", problem: "cannot read the cells directory: \(String(cString: strerror(errno)))"))
+                refusals.append(CellFileError(file: directory, line: nil, key: "", problem: "cannot read the cells directory: \(String(cString: strerror(errno)))"))
             }
-            return catalog
+            return
         }
         var names: [String] = []
         while let entry = readdir(dir) {
@@ -35,9 +47,8 @@ public struct CellCatalog: Sendable {
         closedir(dir)
         for name in names.sorted() {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-            catalog.add(file: path)
+            add(file: path)
         }
-        return catalog
     }
 
     /// Reads and adds one file.

@@ -24,6 +24,9 @@ public struct CellDefinition: Sendable {
     public var content: [(key: String, value: CellContent)]
     /// The row's actions.
     public var actions: [CellActionSpec]
+    /// A fingerprint of the file's text (FNV-1a, the same in every process), so a change of
+    /// the file re-renders the rows of its types, as a changed plugin file does.
+    public var fingerprint: UInt64 = 0
 
     /// The name under which templates see the item's envelope: `{{item.id}}`, `{{item.type}}`,
     /// `{{item.section}}`. No field may have this name.
@@ -67,6 +70,12 @@ public struct CellDefinition: Sendable {
             params.append(key: "value_type", value: .string(spec.type.rawValue))
         }
         return RowAction(name: action.name, kind: action.kind.name, params: params)
+    }
+
+    /// What names this definition as a renderer: the file, the cell and the file's
+    /// fingerprint; stored with each row so a change is seen across restarts.
+    public var rendererIdentity: String {
+        "cells \(file) \(cell) " + String(fingerprint, radix: 16)
     }
 
     /// Every template of the definition with the key path that leads to it.

@@ -40,11 +40,24 @@ public struct CellFileParser {
         try checkKeys(top, allowed: Self.topKeys, at: "")
         guard let cellsNode = top["cells"] else { throw fail(root, "cells", "missing; a cell file lists its cell definitions under `cells`") }
         guard let cells = cellsNode.sequence, !cells.isEmpty else { throw fail(cellsNode, "cells", "must be a non-empty list of cell definitions") }
+        let fingerprint = Self.fingerprint(text)
         var definitions: [CellDefinition] = []
         for (index, node) in cells.enumerated() {
-            definitions.append(try definition(node, at: "cells[\(index)]"))
+            var definition = try definition(node, at: "cells[\(index)]")
+            definition.fingerprint = fingerprint
+            definitions.append(definition)
         }
         return definitions
+    }
+
+    /// FNV-1a over the UTF-8 of `text`.
+    static func fingerprint(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
     }
 
     private func definition(_ node: Node, at path: String) throws(CellFileError) -> CellDefinition {

@@ -14,6 +14,11 @@ public enum ConfigurationSchema {
             write: { configuration, value in if case .texts(let paths) = value { configuration.pluginDirectories = paths } }
         ),
         ConfigurationSetting(
+            key: "cell_directories", flag: "--cells", kind: .paths, appliesOnReload: true,
+            read: { .texts($0.cellDirectories) },
+            write: { configuration, value in if case .texts(let paths) = value { configuration.cellDirectories = paths } }
+        ),
+        ConfigurationSetting(
             key: "plugin_isolation", flag: "--plugin-isolation", kind: .choice(PluginIsolation.allCases.map(\.rawValue)), appliesOnReload: false,
             read: { .text($0.pluginIsolation.rawValue) },
             write: { configuration, value in if case .text(let text) = value, let isolation = PluginIsolation(rawValue: text) { configuration.pluginIsolation = isolation } }

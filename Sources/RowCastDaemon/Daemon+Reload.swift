@@ -75,7 +75,7 @@ extension Daemon {
         // A refused file never blocks the others: it keeps its previous version, if any, and
         // the refusal is in the reply and in `plugins`.
         let previous = renderer
-        let candidate = loadRenderer(next.pluginDirectories, previous)
+        let candidate = makeRenderer(next, previous: previous)
 
         try applyLive(next, engine: engine)
         renderer = candidate
@@ -84,7 +84,7 @@ extension Daemon {
         try publishAll(durable!.replaceRenderer(candidate), on: publish)
         positions.record(engine.allPositions.filter { seqs[$0.feed] != $0.seq })
         // The hosts of replaced or removed plugins exit only now: nothing routes to them any more.
-        (previous as? HostedRenderer)?.retire(replacedBy: candidate as? HostedRenderer)
+        (Self.pluginRenderer(of: previous) as? HostedRenderer)?.retire(replacedBy: Self.pluginRenderer(of: candidate) as? HostedRenderer)
         let loaded = candidate.loadedPlugins.filter { plugin in !(previous?.loadedPlugins.contains { $0 === plugin } ?? false) }
         var members = JSONObject()
         members.append(key: "config", value: environment.configurationFile.map(JSONValue.string) ?? .null)

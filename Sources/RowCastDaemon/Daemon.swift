@@ -84,7 +84,7 @@ public final class Daemon {
     /// state is loaded. Throws a `StoreError` naming the file when the state cannot be used,
     /// and a `ZeroMQError` naming the endpoint when one cannot be bound (in use, or malformed).
     public func start() throws {
-        let renderer = loadRenderer(configuration.pluginDirectories, nil)
+        let renderer = makeRenderer(configuration, previous: nil)
         self.renderer = renderer
         let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
         engine.limits = configuration.stateLimits
@@ -238,7 +238,7 @@ public final class Daemon {
         zap = nil
         let failure = durable?.close()
         durable = nil
-        (renderer as? HostedRenderer)?.stopHosts()
+        Self.pluginRenderer(of: renderer).flatMap { $0 as? HostedRenderer }?.stopHosts()
         return failure
     }
 

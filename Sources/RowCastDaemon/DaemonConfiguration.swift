@@ -27,6 +27,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var curveEnabled: Bool { curve }
     /// Directories scanned for plugins (`librowcast-*.so`), in order.
     public var pluginDirectories: [String] = []
+    /// Directories of declarative cell files (`*.yaml`), in order; none by default.
+    public var cellDirectories: [String] = []
     /// The largest request accepted, in bytes; larger ones get `too_large`.
     public var maximumMessageBytes = 1 << 20
     /// How long the publisher may stay silent before a heartbeat, in milliseconds.

@@ -82,6 +82,9 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .customLong("plugins"), help: ArgumentHelp("A directory to load plugins (librowcast-*.so) from; repeat for several. Replaces the configured directories.", valueName: "dir"))
     var pluginDirectories: [String] = []
 
+    @Option(name: .customLong("cells"), help: ArgumentHelp("A directory of declarative cell files (*.yaml) to load; repeat for several. Replaces the configured directories.", valueName: "dir"))
+    var cellDirectories: [String] = []
+
     @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where the durable state lives. [default: $STATE_DIRECTORY, else ./.rowcast]", valueName: "dir"))
     var stateDirectory: String?
 
@@ -158,6 +161,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("curve_server_key", curveServerKey.map(ConfigurationValue.text))
         overrides.set("curve_clients_directory", curveClients.map(ConfigurationValue.text))
         overrides.set("plugin_directories", pluginDirectories.isEmpty ? nil : .texts(pluginDirectories))
+        overrides.set("cell_directories", cellDirectories.isEmpty ? nil : .texts(cellDirectories))
         overrides.set("state_directory", stateDirectory.map(ConfigurationValue.text))
         overrides.set("durability", durability.map(ConfigurationValue.text))
         overrides.set("commit_interval_us", commitIntervalUs.map(ConfigurationValue.integer))
