@@ -91,6 +91,7 @@ extension Daemon {
         members.append(key: "plugins", value: .number(Double(candidate.pluginCount)))
         members.append(key: "loaded", value: .array(loaded.map { ["name": .string($0.name), "version": .string($0.version), "file": .string($0.file)] }))
         members.append(key: "refusals", value: .array(candidate.refusals.map { ["file": .string($0.file), "code": .string($0.code.rawValue), "reason": .string($0.reason)] }))
+        if let cellRefusals = candidate.pluginsDescription()["cell_refusals"] { members.append(key: "cell_refusals", value: cellRefusals) }
         members.append(key: "applied", value: .array(applied.map(JSONValue.string)))
         members.append(key: "restartRequired", value: .array(restartRequired.map(JSONValue.string)))
         let curve = reloadKeyring(next, engine: engine)

@@ -61,6 +61,9 @@ struct DeclarativeCellsEndToEndTests {
         #expect(refusals.count == 1)
         #expect(refusals.first?.hasPrefix(directory.path + "/broken.yaml:9: cells[0].content.title: the template \"{{titel}}\" names \"titel\"") == true, "\(refusals)")
         #expect(daemon.log.contains("cell file refused"))
+        let listed = try CommandRunner.run(["plugins", "--control", daemon.control])
+        #expect(listed.stdout.contains("ArticleCell"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("refused cell file \(directory.path)/broken.yaml:9:"), "\(listed.stdout)")
     }
 
     @Test("an item without a required field, or with a mistyped one, is refused naming the field; nothing else changes")

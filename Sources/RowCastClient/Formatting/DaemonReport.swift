@@ -58,8 +58,25 @@ public enum DaemonReport {
         for refusal in reply["refusals"]?.arrayValue ?? [] {
             lines.append("refused \(text(refusal["file"])): \(text(refusal["reason"]))")
         }
+        lines += cells(reply, width: width)
         if let isolation = reply["isolation"]?.stringValue { lines.append("isolation: \(isolation)") }
         lines += hosts(reply["hosts"], width: width)
+        return lines
+    }
+
+    /// A table of the declarative cells in use, then the refused cell files.
+    static func cells(_ reply: JSONValue, width: Int?) -> [String] {
+        var lines: [String] = []
+        if let cells = reply["cells"]?.arrayValue, !cells.isEmpty {
+            var table = TextTable(headers: ["CELL", "ITEM TYPES", "HEADER TYPES", "FILE"], width: width)
+            for cell in cells {
+                table.append([text(cell["cell"]), list(cell["types"]), list(cell["section_types"]), "\(text(cell["file"])):\(number(cell["line"]))"])
+            }
+            lines += table.render()
+        }
+        for refusal in reply["cell_refusals"]?.arrayValue ?? [] {
+            lines.append("refused cell file \(text(refusal))")
+        }
         return lines
     }
 
@@ -109,6 +126,9 @@ public enum DaemonReport {
         }
         for refusal in reply["refusals"]?.arrayValue ?? [] {
             lines.append("refused \(text(refusal["file"])): \(text(refusal["reason"]))")
+        }
+        for refusal in reply["cell_refusals"]?.arrayValue ?? [] {
+            lines.append("refused cell file \(text(refusal))")
         }
         return lines
     }
