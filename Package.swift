@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "RowCastKitTests", dependencies: [kit]),
         .testTarget(name: "RowCastSupportTests", dependencies: ["RowCastSupport"]),
         .testTarget(name: "RowCastCellsTests", dependencies: ["RowCastCells", "RowCastCore", kit]),
-        .testTarget(name: "PluginCellTests", dependencies: ["ProductCell", "AdvertisingCell", kit, .product(name: "RowCastKitTesting", package: "sdk")]),
+        .testTarget(name: "PluginCellTests", dependencies: ["ProductCell", "AdvertisingCell", "RowCastCells", kit, .product(name: "RowCastKitTesting", package: "sdk")]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", kit, "RowCastCore", "ZeroMQ", "RowCastTesting"]),

@@ -25,15 +25,16 @@ final class BenchDaemon {
     /// Seconds from launching the process to its ready line.
     private(set) var secondsToReady = 0.0
 
-    /// Starts rowcastd on `stateDirectory` (kept when stopped), or on a fresh one of its own.
-    init(durability: String = "normal", stateDirectory given: String? = nil, extraArguments: [String] = []) throws {
+    /// Starts rowcastd on `stateDirectory` (kept when stopped), or on a fresh one of its own,
+    /// with the plugins of `pluginDirectory` (default: the release build's).
+    init(durability: String = "normal", stateDirectory given: String? = nil, pluginDirectory: String? = nil, extraArguments: [String] = []) throws {
         let directory = Self.productsDirectory
         self.durability = durability
         ownsState = given == nil
         stateDirectory = given ?? FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-\(UUID().uuidString)").path
         process.executableURL = URL(fileURLWithPath: directory + "/rowcastd")
         process.arguments = ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
-                             "--plugins", directory, "--log-level", "warning",
+                             "--plugins", pluginDirectory ?? directory, "--log-level", "warning",
                              "--state-dir", stateDirectory, "--durability", durability] + extraArguments
         process.standardOutput = output
         process.standardError = FileHandle.standardError

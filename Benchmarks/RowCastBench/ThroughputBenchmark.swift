@@ -113,8 +113,9 @@ struct ThroughputBenchmark {
 
     /// Seconds from the first PUSH to the last row received from a real rowcastd with its
     /// store at `durability`.
-    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e", extraArguments: [String] = [], curve: BenchCurve? = nil) throws -> EndToEndRun {
-        let daemon = try BenchDaemon(durability: durability, extraArguments: ["--heartbeat-ms", "50"] + (curve?.daemonArguments ?? []) + extraArguments)
+    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e", pluginDirectory: String? = nil, extraArguments: [String] = [],
+                         curve: BenchCurve? = nil) throws -> EndToEndRun {
+        let daemon = try BenchDaemon(durability: durability, pluginDirectory: pluginDirectory, extraArguments: ["--heartbeat-ms", "50"] + (curve?.daemonArguments ?? []) + extraArguments)
         defer { daemon.stop() }
         let context = try Context()
         let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 30_000,
