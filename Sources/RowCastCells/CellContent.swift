@@ -13,13 +13,25 @@ public indirect enum CellContent: Sendable {
     case array([CellContent])
 
     /// The JSON value for one item.
-    func render(_ context: Any) -> JSONValue {
+    func render(_ scope: CellRenderScope) -> JSONValue {
         switch self {
-        case .template(let template): return .string(template.render(context))
+        case .template(let template): return .string(template.render(scope))
         case .literal(let value): return value
         case .object(let members):
-            return .object(JSONObject(members.map { (key: $0.key, value: $0.value.render(context)) }))
-        case .array(let elements): return .array(elements.map { $0.render(context) })
+            return .object(JSONObject(members.map { (key: $0.key, value: $0.value.render(scope)) }))
+        case .array(let elements): return .array(elements.map { $0.render(scope) })
+        }
+    }
+
+    /// The same content with a plan for each template that is plain substitutions.
+    func planned(fields: [CellFieldSpec]) -> CellContent {
+        switch self {
+        case .template(var template):
+            template.plan = CellTemplatePlan(template.source, fields: fields)
+            return .template(template)
+        case .literal: return self
+        case .object(let members): return .object(members.map { (key: $0.key, value: $0.value.planned(fields: fields)) })
+        case .array(let elements): return .array(elements.map { $0.planned(fields: fields) })
         }
     }
 

@@ -37,34 +37,65 @@ public struct CellDefinition: Sendable {
     /// whose value does not fit its declared type.
     public func row(fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> Row {
         let settings = CellRenderSettings(currency: currency, now: now)
-        var context: [String: Any] = [:]
-        context.reserveCapacity(fields.count + 1)
-        var envelope: [String: Any] = ["id": id, "type": type]
-        if let section { envelope["section"] = section }
-        context[Self.envelopeName] = envelope
-        for spec in fields {
+        var checked = [JSONValue?](repeating: nil, count: fields.count)
+        for (index, spec) in fields.enumerated() {
             guard let value = values[spec.name], !value.isNull else {
                 if spec.optional { continue }
                 throw .missingField(spec.name)
             }
             if let problem = spec.type.problem(with: value) { throw .invalidField(spec.name, problem) }
+            checked[index] = value
+        }
+        let envelope = CellEnvelope(id: id, type: type, section: section)
+        let scope = CellRenderScope(
+            values: checked, envelope: envelope, settings: settings,
+            mustacheContext: needsMustache ? mustacheContext(checked, envelope: envelope, settings: settings) : nil)
+        return Row(
+            cell: cell,
+            height: height,
+            content: JSONObject(content.map { (key: $0.key, value: $0.value.render(scope)) }),
+            actions: actions.map { action in rowAction(action, scope: scope) }
+        )
+    }
+
+    /// Whether some template has no plan and needs the Mustache context.
+    var needsMustache = true
+
+    /// The definition with a plan for every template that is plain substitutions.
+    func planned() -> CellDefinition {
+        var copy = self
+        copy.content = content.map { (key: $0.key, value: $0.value.planned(fields: fields)) }
+        copy.actions = actions.map { action in
+            var action = action
+            action.params = action.params.map { (key: $0.key, value: $0.value.planned(fields: fields)) }
+            return action
+        }
+        copy.needsMustache = copy.templates.contains { $0.template.plan == nil }
+        return copy
+    }
+
+    /// What Mustache sees: the envelope under `item`, each present field by name (a bool as a
+    /// Bool, for sections; anything else as a ``CellValue`` with the transforms).
+    private func mustacheContext(_ values: [JSONValue?], envelope: CellEnvelope, settings: CellRenderSettings) -> [String: Any] {
+        var context: [String: Any] = [:]
+        context.reserveCapacity(fields.count + 1)
+        var item: [String: Any] = ["id": envelope.id, "type": envelope.type]
+        if let section = envelope.section { item["section"] = section }
+        context[Self.envelopeName] = item
+        for (index, spec) in fields.enumerated() {
+            guard let value = values[index] else { continue }
             if spec.type == .bool, let flag = value.boolValue {
                 context[spec.name] = flag
             } else {
                 context[spec.name] = CellValue(value: value, type: spec.type, settings: settings)
             }
         }
-        return Row(
-            cell: cell,
-            height: height,
-            content: JSONObject(content.map { (key: $0.key, value: $0.value.render(context)) }),
-            actions: actions.map { action in rowAction(action, context: context) }
-        )
+        return context
     }
 
     /// The action as the row shows it: `edit` and `toggle` also name their field and its type.
-    private func rowAction(_ action: CellActionSpec, context: [String: Any]) -> RowAction {
-        var params = JSONObject(action.params.map { (key: $0.key, value: $0.value.render(context)) })
+    private func rowAction(_ action: CellActionSpec, scope: CellRenderScope) -> RowAction {
+        var params = JSONObject(action.params.map { (key: $0.key, value: $0.value.render(scope)) })
         if let field = action.field, let spec = fields.first(where: { $0.name == field }) {
             params.append(key: "field", value: .string(field))
             params.append(key: "value_type", value: .string(spec.type.rawValue))

@@ -45,7 +45,7 @@ public struct CellFileParser {
         for (index, node) in cells.enumerated() {
             var definition = try definition(node, at: "cells[\(index)]")
             definition.fingerprint = fingerprint
-            definitions.append(definition)
+            definitions.append(definition.planned())
         }
         return definitions
     }

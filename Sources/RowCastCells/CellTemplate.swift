@@ -7,6 +7,8 @@ public struct CellTemplate: Sendable {
     public let source: String
     /// The compiled template.
     let template: MustacheTemplate
+    /// The template as plain substitutions, when it is one (set once the fields are known).
+    var plan: CellTemplatePlan?
 
     /// Compiles `source`; throws Mustache's parse error when it is not a valid template.
     public init(_ source: String) throws {
@@ -14,8 +16,14 @@ public struct CellTemplate: Sendable {
         template = try MustacheTemplate(string: "{{%CONTENT_TYPE:TEXT}}" + source)
     }
 
-    /// Renders the template over `context`.
+    /// Renders the template over `context` with Mustache.
     func render(_ context: Any) -> String {
         template.render(context)
+    }
+
+    /// Renders the template for one item: by its plan when it has one, else with Mustache.
+    func render(_ scope: CellRenderScope) -> String {
+        if let plan { return plan.render(values: scope.values, envelope: scope.envelope, settings: scope.settings) }
+        return template.render(scope.mustacheContext ?? [:] as [String: Any])
     }
 }

@@ -13,7 +13,10 @@ struct CellValue: MustacheCustomRenderable, MustacheTransformable, MustacheParen
     /// The settings of the render (currency symbol, the time `relative_date` counts from).
     let settings: CellRenderSettings
 
-    var renderText: String {
+    var renderText: String { Self.text(of: value) }
+
+    /// A value as `{{field}}` writes it: a string as it is, anything else as JSON.
+    static func text(of value: JSONValue) -> String {
         switch value {
         case .string(let string): return string
         default: return value.description
@@ -28,26 +31,28 @@ struct CellValue: MustacheCustomRenderable, MustacheTransformable, MustacheParen
 
     func transform(_ name: String) -> Any? {
         switch name {
+        case "money", "count", "date", "datetime", "relative_date": return Self.transform(name, value: value, settings: settings)
+        default: return value.stringValue?.transform(name)  // `empty` stays a Bool, for sections
+        }
+    }
+
+    /// `value` through the transform `name` as text, or nil when the transform does not apply.
+    static func transform(_ name: String, value: JSONValue, settings: CellRenderSettings) -> String? {
+        switch name {
         case "money":
             return value.numberValue.map { Money.format($0, symbol: settings.currency) }
         case "count":
             return value.numberValue.map(CellCount.format)
         case "date", "datetime", "relative_date":
-            guard let seconds = dateSeconds else { return nil }
+            guard let seconds = value.numberValue ?? value.stringValue.flatMap(CellDate.parse) else { return nil }
             switch name {
             case "date": return CellDate.absolute(seconds)
             case "datetime": return CellDate.absoluteWithTime(seconds)
             default: return CellDate.relative(seconds, now: settings.now)
             }
         default:
-            return value.stringValue?.transform(name)
+            return (value.stringValue?.transform(name)).map { "\($0)" }
         }
-    }
-
-    /// Seconds since 1970 of a `date` field.
-    private var dateSeconds: Double? {
-        if let number = value.numberValue { return number }
-        return value.stringValue.flatMap(CellDate.parse)
     }
 
     /// The transforms a field of `type` accepts, for checking templates when a file loads.
