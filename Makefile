@@ -38,7 +38,7 @@ TOOLS_DIR    := .build/tools
 MAN_BUILD    := .build/man
 MAN_DATE     ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
-.PHONY: all deps build test test-swift test-python test-asan test-tsan test-systemd fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs install-sdk uninstall-sdk
+.PHONY: all deps build examples test test-swift test-python test-asan test-tsan test-systemd fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs install-sdk uninstall-sdk
 
 all: build
 
@@ -68,9 +68,19 @@ deps:
 	fi
 	@$(PYTHON) -c "import zmq" 2>/dev/null || { echo "installing pyzmq"; $(PYTHON) -m pip install -q pyzmq; }
 
-## build: the daemon, the CLI and the plugins (debug).
+## build: the daemon, the CLI and the plugins (debug), and the examples' C plugins.
 build: deps
 	$(SWIFT) build
+	$(MAKE) --no-print-directory examples
+
+## examples: each Examples/*/plugin/NAME.c built into $(BUILD_DIR)/librowcast-NAME.so, next to
+## rowcastd, where it finds plugins by default.
+EXAMPLE_C_PLUGINS := $(wildcard Examples/*/plugin/*.c)
+EXAMPLE_CELLS     := $(wildcard Examples/*/cells)
+examples: $(patsubst %.c,$(BUILD_DIR)/librowcast-%.so,$(notdir $(EXAMPLE_C_PLUGINS)))
+$(BUILD_DIR)/librowcast-%.so: Examples/*/plugin/%.c SDK/Sources/CRowCastPlugin/include/rowcast_plugin.h
+	@mkdir -p $(BUILD_DIR)
+	$(CC) -std=c11 -O2 -Wall -Wextra -shared -fPIC -I SDK/Sources/CRowCastPlugin/include $< -o $@
 
 ## test: every Swift test (unit and end-to-end), then the pyzmq protocol test.
 test: build test-swift test-python
@@ -128,9 +138,10 @@ test-systemd:
 	$(MAKE) install DESTDIR=$(SYSTEMD_STAGE) PREFIX=/usr/local CONFIGURATION=$(CONFIGURATION)
 	$(SUDO) Tests/systemd/nspawn-test.sh $(SYSTEMD_STAGE)
 
-## run: rowcastd on its embedded defaults, with the plugins built next to it.
+## run: rowcastd on its embedded defaults, with the plugins built next to it (the examples' C
+## plugins among them) and the examples' cell files.
 run: build
-	$(BUILD_DIR)/rowcastd
+	$(BUILD_DIR)/rowcastd $(foreach cells,$(EXAMPLE_CELLS),--cells $(cells))
 
 ## bench: release build, then the benchmark table.
 bench: deps
