@@ -71,6 +71,7 @@ public struct CellDefinition: Sendable {
             return action
         }
         copy.needsMustache = copy.templates.contains { $0.template.plan == nil }
+        copy.rendererIdentity = "cells \(file) \(cell) " + String(fingerprint, radix: 16)
         return copy
     }
 
@@ -104,10 +105,9 @@ public struct CellDefinition: Sendable {
     }
 
     /// What names this definition as a renderer: the file, the cell and the file's
-    /// fingerprint; stored with each row so a change is seen across restarts.
-    public var rendererIdentity: String {
-        "cells \(file) \(cell) " + String(fingerprint, radix: 16)
-    }
+    /// fingerprint; stored with each row so a change is seen across restarts. Made once, when
+    /// the file is read (the engine asks for it per item).
+    public private(set) var rendererIdentity = ""
 
     /// Every template of the definition with the key path that leads to it.
     var templates: [(path: String, template: CellTemplate)] {

@@ -40,7 +40,11 @@ public final class DeclarativeRenderer: RowRendering {
     /// Renders an item: with its cell when the catalog has one, else with a plugin.
     public func renderItem(type: String, input: [UInt8]) -> RenderOutcome {
         guard let definition = catalog.definition(forItemType: type) else { return plugins.renderItem(type: type, input: input) }
-        return Self.outcome { () throws(ItemError) -> Row in
+        return renderItem(input, with: definition)
+    }
+
+    private func renderItem(_ input: [UInt8], with definition: CellDefinition) -> RenderOutcome {
+        Self.outcome { () throws(ItemError) -> Row in
             let item = try Item(json: try Self.parse(input, what: "the item"))
             return try definition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: now())
         }
@@ -49,7 +53,11 @@ public final class DeclarativeRenderer: RowRendering {
     /// Renders a section header: with its cell when the catalog has one, else with a plugin.
     public func renderHeader(type: String, input: [UInt8]) -> RenderOutcome {
         guard let definition = catalog.definition(forSectionType: type) else { return plugins.renderHeader(type: type, input: input) }
-        return Self.outcome { () throws(ItemError) -> Row in
+        return renderHeader(input, with: definition)
+    }
+
+    private func renderHeader(_ input: [UInt8], with definition: CellDefinition) -> RenderOutcome {
+        Self.outcome { () throws(ItemError) -> Row in
             let header = try SectionHeader(json: try Self.parse(input, what: "the section"))
             return try definition.row(fields: header.header, id: header.id, type: header.type, section: nil, now: now())
         }
@@ -83,16 +91,21 @@ public final class DeclarativeRenderer: RowRendering {
     public func startRendering(_ jobs: [RenderJob]) -> any RenderStream {
         var pluginJobs: [RenderJob] = []
         var pluginIndex = [Int?](repeating: nil, count: jobs.count)
-        for (index, job) in jobs.enumerated() where !handlesHere(job) {
-            pluginIndex[index] = pluginJobs.count
-            pluginJobs.append(job)
+        var definitions = [CellDefinition?](repeating: nil, count: jobs.count)
+        for (index, job) in jobs.enumerated() {
+            definitions[index] = job.kind == .renderHeader ? catalog.definition(forSectionType: job.type) : catalog.definition(forItemType: job.type)
+            if definitions[index] == nil {
+                pluginIndex[index] = pluginJobs.count
+                pluginJobs.append(job)
+            }
         }
         let pluginStream = pluginJobs.isEmpty ? nil : plugins.startRendering(pluginJobs)
         var local = [RenderOutcome?](repeating: nil, count: jobs.count)
-        for (index, job) in jobs.enumerated() where pluginIndex[index] == nil {
+        for (index, job) in jobs.enumerated() {
+            guard let definition = definitions[index] else { continue }
             switch job.kind {
-            case .renderItem: local[index] = renderItem(type: job.type, input: job.input)
-            case .renderHeader: local[index] = renderHeader(type: job.type, input: job.input)
+            case .renderItem: local[index] = renderItem(job.input, with: definition)
+            case .renderHeader: local[index] = renderHeader(job.input, with: definition)
             case .select: local[index] = select(type: job.type, input: job.input)
             }
         }
@@ -138,13 +151,6 @@ public final class DeclarativeRenderer: RowRendering {
 
     /// The refused plugin files.
     public var refusals: [PluginRefusal] { plugins.refusals }
-
-    private func handlesHere(_ job: RenderJob) -> Bool {
-        switch job.kind {
-        case .renderItem, .select: catalog.definition(forItemType: job.type) != nil
-        case .renderHeader: catalog.definition(forSectionType: job.type) != nil
-        }
-    }
 
     private static func parse(_ input: [UInt8], what: String) throws(ItemError) -> JSONValue {
         do {
