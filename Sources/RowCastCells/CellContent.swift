@@ -23,6 +23,40 @@ public indirect enum CellContent: Sendable {
         }
     }
 
+    /// Appends the JSON value for one item, as `render(_:)` would serialize it.
+    func write(_ scope: CellRenderScope, to writer: inout JSONWriter) {
+        switch self {
+        case .template(let template): writer.write(string: template.render(scope))
+        case .literal(let value): writer.write(value)
+        case .object(let members): Self.write(members, scope, to: &writer, extra: [])
+        case .array(let elements):
+            writer.writeRaw("[")
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { writer.writeRaw(",") }
+                element.write(scope, to: &writer)
+            }
+            writer.writeRaw("]")
+        }
+    }
+
+    /// Appends `members` as an object, then the `extra` string members.
+    static func write(_ members: [(key: String, value: CellContent)], _ scope: CellRenderScope, to writer: inout JSONWriter, extra: [(String, String)]) {
+        writer.writeRaw("{")
+        for (offset, member) in members.enumerated() {
+            if offset > 0 { writer.writeRaw(",") }
+            writer.write(string: member.key)
+            writer.writeRaw(":")
+            member.value.write(scope, to: &writer)
+        }
+        for (offset, (key, value)) in extra.enumerated() {
+            if offset > 0 || !members.isEmpty { writer.writeRaw(",") }
+            writer.write(string: key)
+            writer.writeRaw(":")
+            writer.write(string: value)
+        }
+        writer.writeRaw("}")
+    }
+
     /// The same content with a plan for each template that is plain substitutions.
     func planned(fields: [CellFieldSpec]) -> CellContent {
         switch self {

@@ -36,6 +36,42 @@ public struct CellDefinition: Sendable {
     /// `header`); throws an ``ItemError`` naming a required field that is missing or a field
     /// whose value does not fit its declared type.
     public func row(fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> Row {
+        let scope = try self.scope(fields: values, id: id, type: type, section: section, now: now)
+        return Row(
+            cell: cell,
+            height: height,
+            content: JSONObject(content.map { (key: $0.key, value: $0.value.render(scope)) }),
+            actions: actions.map { action in rowAction(action, scope: scope) }
+        )
+    }
+
+    /// The row's bytes, as `row(...)` serializes them, written without building the row first.
+    public func rowBytes(fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> [UInt8] {
+        let scope = try self.scope(fields: values, id: id, type: type, section: section, now: now)
+        var writer = JSONWriter(capacity: 256)
+        writer.writeRaw("{\"cell\":")
+        writer.write(string: cell)
+        writer.writeRaw(",\"height\":")
+        writer.write(number: height)
+        writer.writeRaw(",\"content\":")
+        CellContent.write(content, scope, to: &writer, extra: [])
+        writer.writeRaw(",\"actions\":[")
+        for (offset, action) in actions.enumerated() {
+            if offset > 0 { writer.writeRaw(",") }
+            writer.writeRaw("{\"name\":")
+            writer.write(string: action.name)
+            writer.writeRaw(",\"kind\":")
+            writer.write(string: action.kind.name)
+            writer.writeRaw(",\"params\":")
+            CellContent.write(action.params, scope, to: &writer, extra: fieldParams(action))
+            writer.writeRaw("}")
+        }
+        writer.writeRaw("]}")
+        return writer.bytes
+    }
+
+    /// The checked field values and what the templates see, or the error naming the field.
+    private func scope(fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> CellRenderScope {
         let settings = CellRenderSettings(currency: currency, now: now)
         var checked = [JSONValue?](repeating: nil, count: fields.count)
         for (index, spec) in fields.enumerated() {
@@ -47,15 +83,15 @@ public struct CellDefinition: Sendable {
             checked[index] = value
         }
         let envelope = CellEnvelope(id: id, type: type, section: section)
-        let scope = CellRenderScope(
+        return CellRenderScope(
             values: checked, envelope: envelope, settings: settings,
             mustacheContext: needsMustache ? mustacheContext(checked, envelope: envelope, settings: settings) : nil)
-        return Row(
-            cell: cell,
-            height: height,
-            content: JSONObject(content.map { (key: $0.key, value: $0.value.render(scope)) }),
-            actions: actions.map { action in rowAction(action, scope: scope) }
-        )
+    }
+
+    /// `field` and `value_type` for an `edit` or `toggle` action.
+    private func fieldParams(_ action: CellActionSpec) -> [(String, String)] {
+        guard let field = action.field, let spec = fields.first(where: { $0.name == field }) else { return [] }
+        return [("field", field), ("value_type", spec.type.rawValue)]
     }
 
     /// Whether some template has no plan and needs the Mustache context.
@@ -97,10 +133,7 @@ public struct CellDefinition: Sendable {
     /// The action as the row shows it: `edit` and `toggle` also name their field and its type.
     private func rowAction(_ action: CellActionSpec, scope: CellRenderScope) -> RowAction {
         var params = JSONObject(action.params.map { (key: $0.key, value: $0.value.render(scope)) })
-        if let field = action.field, let spec = fields.first(where: { $0.name == field }) {
-            params.append(key: "field", value: .string(field))
-            params.append(key: "value_type", value: .string(spec.type.rawValue))
-        }
+        for (key, value) in fieldParams(action) { params.append(key: key, value: .string(value)) }
         return RowAction(name: action.name, kind: action.kind.name, params: params)
     }
 

@@ -44,9 +44,9 @@ public final class DeclarativeRenderer: RowRendering {
     }
 
     private func renderItem(_ input: [UInt8], with definition: CellDefinition) -> RenderOutcome {
-        Self.outcome { () throws(ItemError) -> Row in
+        Self.outcome { () throws(ItemError) -> [UInt8] in
             let item = try Item(json: try Self.parse(input, what: "the item"))
-            return try definition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: now())
+            return try definition.rowBytes(fields: item.data, id: item.id, type: item.type, section: item.section, now: now())
         }
     }
 
@@ -57,9 +57,9 @@ public final class DeclarativeRenderer: RowRendering {
     }
 
     private func renderHeader(_ input: [UInt8], with definition: CellDefinition) -> RenderOutcome {
-        Self.outcome { () throws(ItemError) -> Row in
+        Self.outcome { () throws(ItemError) -> [UInt8] in
             let header = try SectionHeader(json: try Self.parse(input, what: "the section"))
-            return try definition.row(fields: header.header, id: header.id, type: header.type, section: nil, now: now())
+            return try definition.rowBytes(fields: header.header, id: header.id, type: header.type, section: nil, now: now())
         }
     }
 
@@ -162,9 +162,9 @@ public final class DeclarativeRenderer: RowRendering {
         }
     }
 
-    private static func outcome(_ render: () throws(ItemError) -> Row) -> RenderOutcome {
+    private static func outcome(_ render: () throws(ItemError) -> [UInt8]) -> RenderOutcome {
         do {
-            return .ok(try render().serialized())
+            return .ok(try render())
         } catch {
             return .rejected(message: error.message, field: error.field, code: error.code.rawValue)
         }

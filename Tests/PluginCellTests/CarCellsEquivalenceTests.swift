@@ -20,7 +20,9 @@ import Testing
 
     static func cellRow(_ catalog: CellCatalog, _ item: Item) throws -> [UInt8] {
         let definition = try #require(catalog.definition(forItemType: item.type))
-        return try definition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: 0).serialized()
+        let bytes = try definition.rowBytes(fields: item.data, id: item.id, type: item.type, section: item.section, now: 0)
+        #expect(bytes == (try definition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: 0).serialized()))
+        return bytes
     }
 
     @Test(arguments: [39_999, 12.5, 0, -5.25, 1e16])

@@ -160,6 +160,7 @@ import Testing
             RowAction(name: "edit_email", kind: "edit", params: ["field": "email", "value_type": "string"]),
             RowAction(name: "remove", kind: "delete"),
         ])
+        #expect(try definition.rowBytes(fields: ["email": "a@b.c"], id: "e", type: "profile_email", section: nil, now: 0) == row.serialized())
     }
 
     @Test func invalidYAMLAndWrongShapesAreRefused() {

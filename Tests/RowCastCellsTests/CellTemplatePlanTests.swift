@@ -43,6 +43,8 @@ import Testing
             let fast = try planned.row(fields: values, id: "i1", type: "t", section: "s", now: 1_795_400_000)
             let slow = try mustache.row(fields: values, id: "i1", type: "t", section: "s", now: 1_795_400_000)
             #expect(fast == slow, "\(template) over \(values)")
+            let bytes = try planned.rowBytes(fields: values, id: "i1", type: "t", section: "s", now: 1_795_400_000)
+            #expect(bytes == slow.serialized(), "\(template) over \(values)")
         }
     }
 
