@@ -108,7 +108,7 @@ test-tsan: deps
 ## the seeds in Fuzz/corpus; what they find lands in .build-fuzz/findings/ and fails the target.
 ## Linked with lld: gold stops with an internal error on the instrumented objects.
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := json utf8 request delta
+FUZZ_HARNESSES := json utf8 request delta cells
 fuzz: deps
 	$(SWIFT) build --product rowcast-fuzz --build-path .build-fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xcc -DROWCAST_FUZZ
 	@mkdir -p .build-fuzz/findings

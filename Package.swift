@@ -119,7 +119,7 @@ let package = Package(
         .target(name: "RowCastTesting"),
         .target(name: "CRowCastFuzz"),
         // libFuzzer harnesses over the parsers; `make fuzz` builds this with -sanitize=fuzzer.
-        .executableTarget(name: "rowcast-fuzz", dependencies: ["CRowCastFuzz", "RowCastCore", kit, "RowCastClient"], path: "Fuzz/RowCastFuzz"),
+        .executableTarget(name: "rowcast-fuzz", dependencies: ["CRowCastFuzz", "RowCastCore", "RowCastCells", kit, "RowCastClient"], path: "Fuzz/RowCastFuzz"),
         // Each plugin is its controllers (tested by PluginCellTests) plus an entry target that
         // exports them: every plugin's entry defines the same C symbol, rowcast_plugin_entry,
         // so the one test executable links the controllers only.

@@ -1,3 +1,4 @@
+import RowCastCells
 import RowCastClient
 import RowCastCore
 import RowCastKit
@@ -16,6 +17,9 @@ enum FuzzHarness: String, CaseIterable {
     /// The client's delta applier: any input applied to a replica either applies or throws,
     /// and leaves a replica whose rows and ids agree.
     case delta
+    /// Declarative cells on an item from the network: any input is a row the engine accepts
+    /// (the same bytes as the serialized row) or a refusal naming a field.
+    case cells
 
     /// Runs the harness on one input.
     func run(_ bytes: [UInt8]) {
@@ -24,6 +28,7 @@ enum FuzzHarness: String, CaseIterable {
         case .utf8: Self.utf8(bytes)
         case .request: Self.request(bytes)
         case .delta: Self.delta(bytes)
+        case .cells: Self.cells(bytes)
         }
     }
 
@@ -71,6 +76,44 @@ enum FuzzHarness: String, CaseIterable {
         // What the applier built must load back as a snapshot: unique ids, well-formed rows.
         guard (try? FeedReplica(snapshot: copy.snapshotJSON)) != nil else {
             fatalError("an applied delta left a replica that is not a valid snapshot: \(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+
+    /// A cell with every field type, transform and a Mustache section.
+    private static let cellDefinition: CellDefinition = {
+        var catalog = CellCatalog()
+        catalog.add(text: """
+            cells:
+              - types: [t]
+                cell: C
+                height: 10
+                fields: {s: string, n: number?, i: integer?, b: bool?, u: url?, d: date?}
+                content:
+                  plain: "{{s}} {{n}} {{i}} {{b}} {{u}} {{d}} {{item.id}}"
+                  formatted: "{{money(n)}} {{count(i)}} {{date(d)}} {{datetime(d)}} {{relative_date(d)}} {{uppercased(s)}} {{reversed(s)}}"
+                  section: "{{#b}}yes{{/b}}{{^u}}no url{{/u}}"
+                actions:
+                  - {name: edit, kind: edit, field: s, params: {v: "{{s}}"}}
+            """, file: "fuzz.yaml")
+        return catalog.definitions[0]
+    }()
+
+    private static func cells(_ bytes: [UInt8]) {
+        guard let value = try? JSONParser.parse(bytes), let item = try? Item(json: value) else { return }
+        let now = 1_795_400_000.0
+        guard let output = try? cellDefinition.rowBytes(fields: item.data, id: item.id, type: item.type, section: item.section, now: now) else {
+            precondition((try? cellDefinition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: now)) == nil,
+                         "rowBytes refused an item that row accepts")
+            return
+        }
+        guard let row = try? cellDefinition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: now),
+              row.serialized() == output else {
+            fatalError("rowBytes and row disagree on: \(String(decoding: bytes, as: UTF8.self))")
+        }
+        do {
+            _ = try RowAssembler.row(id: item.id, type: item.type, output: output)
+        } catch {
+            fatalError("a declarative row is not a row the engine accepts (\(error)): \(String(decoding: output, as: UTF8.self))")
         }
     }
 }

@@ -41,14 +41,6 @@ public enum CellFieldType: String, Sendable, CaseIterable {
         }
     }
 
-    /// A scheme (a letter, then letters, digits, `+`, `-`, `.`), a colon, something after it,
-    /// and no whitespace.
-    static func looksLikeURL(_ string: String) -> Bool {
-        guard let colon = string.firstIndex(of: ":"), colon != string.startIndex,
-              string.index(after: colon) != string.endIndex else { return false }
-        let scheme = string[..<colon]
-        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
-        let schemeOK = scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") }
-        return schemeOK && !string.contains(where: { $0.isWhitespace })
-    }
+    /// The URL check of plugins (`Item.url(_:)`), so a cell and a plugin refuse the same values.
+    static func looksLikeURL(_ string: String) -> Bool { Item.looksLikeURL(string) }
 }

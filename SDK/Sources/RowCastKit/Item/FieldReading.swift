@@ -104,9 +104,10 @@ extension FieldReading {
         return array
     }
 
-    /// RFC 3986 scheme (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`), a colon, then a
-    /// non-empty rest without whitespace or control characters.
-    static func looksLikeURL(_ string: String) -> Bool {
+    /// Whether `string` passes ``url(_:)``'s check: an RFC 3986 scheme
+    /// (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`), a colon, then a non-empty rest without
+    /// whitespace or control characters.
+    public static func looksLikeURL(_ string: String) -> Bool {
         let bytes = string.utf8
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex else { return false }
         for (offset, byte) in bytes[..<colon].enumerated() {
