@@ -1,3 +1,4 @@
+import Dispatch
 import RowCastCore
 import RowCastKit
 
@@ -17,10 +18,12 @@ public final class DeclarativeRenderer: RowRendering {
     /// The plugins' renderer.
     public let plugins: any RowRendering
     /// The wall clock, in seconds since 1970, that `relative_date` counts from.
-    private let now: () -> Double
+    private let now: @Sendable () -> Double
+    /// Renders big batches of cell rows on a thread of their own, beside the loop.
+    private let worker = DispatchQueue(label: "rowcast.cells", qos: .userInitiated)
 
     /// A renderer of `catalog`'s cells over `plugins`.
-    public init(catalog: CellCatalog, plugins: any RowRendering, now: @escaping () -> Double = DeclarativeRenderer.wallClock) {
+    public init(catalog: CellCatalog, plugins: any RowRendering, now: @escaping @Sendable () -> Double = DeclarativeRenderer.wallClock) {
         var catalog = catalog
         for type in catalog.itemTypes {
             if let owner = plugins.rendererIdentity(forItemType: type) { catalog.yield(itemType: type, to: owner) }
@@ -40,27 +43,32 @@ public final class DeclarativeRenderer: RowRendering {
     /// Renders an item: with its cell when the catalog has one, else with a plugin.
     public func renderItem(type: String, input: [UInt8]) -> RenderOutcome {
         guard let definition = catalog.definition(forItemType: type) else { return plugins.renderItem(type: type, input: input) }
-        return renderItem(input, with: definition)
+        return Self.renderItem(input, with: definition, now: now())
     }
 
-    private func renderItem(_ input: [UInt8], with definition: CellDefinition) -> RenderOutcome {
-        Self.outcome { () throws(ItemError) -> [UInt8] in
-            let item = try Item(json: try Self.parse(input, what: "the item"))
-            return try definition.rowBytes(fields: item.data, id: item.id, type: item.type, section: item.section, now: now())
+    private static func renderItem(_ input: [UInt8], with definition: CellDefinition, now: Double) -> RenderOutcome {
+        outcome { () throws(ItemError) -> [UInt8] in
+            let item = try Item(json: try parse(input, what: "the item"))
+            return try definition.rowBytes(fields: item.data, id: item.id, type: item.type, section: item.section, now: now)
         }
     }
 
     /// Renders a section header: with its cell when the catalog has one, else with a plugin.
     public func renderHeader(type: String, input: [UInt8]) -> RenderOutcome {
         guard let definition = catalog.definition(forSectionType: type) else { return plugins.renderHeader(type: type, input: input) }
-        return renderHeader(input, with: definition)
+        return Self.renderHeader(input, with: definition, now: now())
     }
 
-    private func renderHeader(_ input: [UInt8], with definition: CellDefinition) -> RenderOutcome {
-        Self.outcome { () throws(ItemError) -> [UInt8] in
-            let header = try SectionHeader(json: try Self.parse(input, what: "the section"))
-            return try definition.rowBytes(fields: header.header, id: header.id, type: header.type, section: nil, now: now())
+    private static func renderHeader(_ input: [UInt8], with definition: CellDefinition, now: Double) -> RenderOutcome {
+        outcome { () throws(ItemError) -> [UInt8] in
+            let header = try SectionHeader(json: try parse(input, what: "the section"))
+            return try definition.rowBytes(fields: header.header, id: header.id, type: header.type, section: nil, now: now)
         }
+    }
+
+    /// The outcome of one cell job (an item or a header: selects are answered on the loop).
+    static func render(_ job: CellJob, now: Double) -> RenderOutcome {
+        job.header ? renderHeader(job.input, with: job.definition, now: now) : renderItem(job.input, with: job.definition, now: now)
     }
 
     /// Runs an action of a declarative cell (the action must be one the cell offers; it
@@ -86,34 +94,48 @@ public final class DeclarativeRenderer: RowRendering {
         return jobs.indices.map(stream.outcome(at:))
     }
 
-    /// Starts `jobs`: the plugins' share goes out first (their hosts work meanwhile), then the
-    /// cells' rows are rendered here.
+    /// Starts `jobs`: the plugins' share goes out to their hosts first; then the cells' rows
+    /// are rendered on the cells' own thread when there are enough of them to be worth it
+    /// (the loop applies the first rows while the rest are rendered, as with plugin hosts),
+    /// else here.
     public func startRendering(_ jobs: [RenderJob]) -> any RenderStream {
         var pluginJobs: [RenderJob] = []
         var pluginIndex = [Int?](repeating: nil, count: jobs.count)
-        var definitions = [CellDefinition?](repeating: nil, count: jobs.count)
+        var cellJobs: [CellJob] = []
+        var cellIndex = [Int?](repeating: nil, count: jobs.count)
+        var inline = [RenderOutcome?](repeating: nil, count: jobs.count)
         for (index, job) in jobs.enumerated() {
-            definitions[index] = job.kind == .renderHeader ? catalog.definition(forSectionType: job.type) : catalog.definition(forItemType: job.type)
-            if definitions[index] == nil {
+            let header = job.kind == .renderHeader
+            guard let definition = header ? catalog.definition(forSectionType: job.type) : catalog.definition(forItemType: job.type) else {
                 pluginIndex[index] = pluginJobs.count
                 pluginJobs.append(job)
+                continue
+            }
+            if job.kind == .select {
+                inline[index] = select(type: job.type, input: job.input)
+            } else {
+                cellIndex[index] = cellJobs.count
+                cellJobs.append(CellJob(header: header, input: job.input, definition: definition))
             }
         }
         let pluginStream = pluginJobs.isEmpty ? nil : plugins.startRendering(pluginJobs)
-        var local = [RenderOutcome?](repeating: nil, count: jobs.count)
-        for (index, job) in jobs.enumerated() {
-            guard let definition = definitions[index] else { continue }
-            switch job.kind {
-            case .renderItem: local[index] = renderItem(job.input, with: definition)
-            case .renderHeader: local[index] = renderHeader(job.input, with: definition)
-            case .select: local[index] = select(type: job.type, input: job.input)
-            }
+        let batch = CellRenderBatch(count: cellJobs.count)
+        let now = now()
+        if cellJobs.count >= Self.smallestThreadedBatch {
+            worker.async { [cellJobs] in for job in cellJobs { batch.deliver(Self.render(job, now: now)) } }
+        } else {
+            for job in cellJobs { batch.deliver(Self.render(job, now: now)) }
         }
-        return MergedRenderStream(local: local, pluginIndex: pluginIndex, plugins: pluginStream)
+        return MergedRenderStream(inline: inline, pluginIndex: pluginIndex, plugins: pluginStream, cellIndex: cellIndex, cells: batch)
     }
 
-    /// Whether the plugins' renderer wants whole batches.
-    public var rendersInBatches: Bool { plugins.rendersInBatches }
+    /// Below this many cell rows a batch is rendered on the loop: handing it over would cost
+    /// more than it saves.
+    static let smallestThreadedBatch = 32
+
+    /// Yes: a batch's cell rows are rendered beside the loop (and the plugins' renderer, if it
+    /// does not batch, answers each of its jobs in turn).
+    public var rendersInBatches: Bool { true }
 
     /// The cell's identity for its types, else the plugin's.
     public func rendererIdentity(forItemType type: String) -> String? {
@@ -169,24 +191,4 @@ public final class DeclarativeRenderer: RowRendering {
             return .rejected(message: error.message, field: error.field, code: error.code.rawValue)
         }
     }
-}
-
-/// Outcomes of a batch split between the cells (known at once) and the plugins (a stream).
-final class MergedRenderStream: RenderStream {
-    private let local: [RenderOutcome?]
-    private let pluginIndex: [Int?]
-    private let plugins: (any RenderStream)?
-
-    init(local: [RenderOutcome?], pluginIndex: [Int?], plugins: (any RenderStream)?) {
-        self.local = local
-        self.pluginIndex = pluginIndex
-        self.plugins = plugins
-    }
-
-    func outcome(at index: Int) -> RenderOutcome {
-        if let pluginIndex = pluginIndex[index], let plugins { return plugins.outcome(at: pluginIndex) }
-        return local[index] ?? .noRenderer
-    }
-
-    func finish() { plugins?.finish() }
 }

@@ -1,0 +1,36 @@
+import RowCastCore
+
+/// The outcomes of a batch split three ways: answered at once (a select on a cell), rendered
+/// by the cells (a ``CellRenderBatch``), or by the plugins (their own stream).
+final class MergedRenderStream: RenderStream {
+    private let inline: [RenderOutcome?]
+    private let pluginIndex: [Int?]
+    private let plugins: (any RenderStream)?
+    private let cellIndex: [Int?]
+    private let cells: CellRenderBatch
+
+    /// A stream over the three parts; `pluginIndex` and `cellIndex` map a job to its place.
+    init(inline: [RenderOutcome?], pluginIndex: [Int?], plugins: (any RenderStream)?, cellIndex: [Int?], cells: CellRenderBatch) {
+        self.inline = inline
+        self.pluginIndex = pluginIndex
+        self.plugins = plugins
+        self.cellIndex = cellIndex
+        self.cells = cells
+    }
+
+    /// Job `index`'s outcome, waiting for it when it is still being rendered.
+    func outcome(at index: Int) -> RenderOutcome {
+        if let position = cellIndex[index] { return cells.outcome(at: position) }
+        if let position = pluginIndex[index], let plugins { return plugins.outcome(at: position) }
+        return inline[index] ?? .noRenderer
+    }
+
+    /// Waits for the plugins and the cells.
+    func finish() {
+        plugins?.finish()
+        cells.finish()
+    }
+}
+
+@available(*, unavailable)
+extension MergedRenderStream: Sendable {}
