@@ -143,8 +143,9 @@ test-systemd:
 run: build
 	$(BUILD_DIR)/rowcastd $(foreach cells,$(EXAMPLE_CELLS),--cells $(cells))
 
-## bench: release build, then the benchmark table.
+## bench: release build, then the benchmark table (valgrind counts instructions per item).
 bench: deps
+	@command -v valgrind >/dev/null || { echo "installing valgrind"; $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }
 	$(SWIFT) build -c release
 	$(RELEASE_DIR)/rowcast-bench
 

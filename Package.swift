@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "rowcastd", targets: ["rowcastd"]),
         .executable(name: "rowcast", targets: ["rowcast"]),
         .executable(name: "rowcast-bench", targets: ["RowCastBench"]),
+        .executable(name: "rowcast-zmq-baseline", targets: ["rowcast-zmq-baseline"]),
         .executable(name: "rowcast-plugin-host", targets: ["rowcast-plugin-host"]),
         .library(name: "RowCastClient", targets: ["RowCastClient"]),
         // Cell-controller plugins: each is a shared library loaded by rowcastd at run time.
@@ -110,12 +111,14 @@ let package = Package(
         .executableTarget(
             name: "RowCastBench",
             dependencies: [
-                "RowCastCore", kit, "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting",
+                "RowCastCore", "RowCastDaemon", kit, "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks/RowCastBench"
         ),
+        // The raw ZeroMQ ceiling of rowcast-bench, in C against libzmq (no Swift wrapper).
+        .executableTarget(name: "rowcast-zmq-baseline", path: "Benchmarks/ZMQBaseline", linkerSettings: [.linkedLibrary("zmq"), .linkedLibrary("pthread")]),
         .target(name: "RowCastTesting"),
         .target(name: "CRowCastFuzz"),
         // libFuzzer harnesses over the parsers; `make fuzz` builds this with -sanitize=fuzzer.

@@ -25,26 +25,33 @@ final class BenchDaemon {
     /// Seconds from launching the process to its ready line.
     private(set) var secondsToReady = 0.0
 
+    /// How long `stop` waits for the process after SIGTERM before SIGKILL.
+    private let stopTimeout: TimeInterval
+
     /// Starts rowcastd on `stateDirectory` (kept when stopped), or on a fresh one of its own,
-    /// with the plugins of `pluginDirectory` (default: the release build's).
-    init(durability: String = "normal", stateDirectory given: String? = nil, pluginDirectory: String? = nil, extraArguments: [String] = []) throws {
-        let directory = Self.productsDirectory
+    /// with the plugins of `pluginDirectory` (default: the release build's); run by `launcher`
+    /// (e.g. valgrind and its options) when given, with its standard error to `standardError`,
+    /// from `binaries` (a directory with rowcastd and the plugins) when given.
+    init(durability: String = "normal", stateDirectory given: String? = nil, pluginDirectory: String? = nil, extraArguments: [String] = [],
+         launcher: [String] = [], standardError: Pipe? = nil, binaries: String? = nil) throws {
+        let directory = binaries ?? Self.productsDirectory
         self.durability = durability
         ownsState = given == nil
         stateDirectory = given ?? FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-\(UUID().uuidString)").path
-        process.executableURL = URL(fileURLWithPath: directory + "/rowcastd")
-        process.arguments = ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
+        stopTimeout = launcher.isEmpty ? 10 : 120
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? directory + "/rowcastd")
+        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [directory + "/rowcastd"]) + ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
                              "--plugins", pluginDirectory ?? directory, "--log-level", "warning",
                              "--state-dir", stateDirectory, "--durability", durability] + extraArguments
         process.standardOutput = output
-        process.standardError = FileHandle.standardError
+        process.standardError = standardError ?? FileHandle.standardError
         // The previous workload's writes would otherwise be flushed during this one.
         sync()
         let launched = ContinuousClock.now
         try process.run()
         let handle = output.fileHandleForReading
         var text = ""
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(launcher.isEmpty ? 60 : 300)
         while Date() < deadline, process.isRunning {
             let data = handle.availableData
             if data.isEmpty { break }
@@ -78,7 +85,7 @@ final class BenchDaemon {
         defer { if ownsState { try? FileManager.default.removeItem(atPath: stateDirectory) } }
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(stopTimeout)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()

@@ -22,3 +22,4 @@ extension ScaleBenchmark: BenchWorkload {}
 extension CurveBenchmark: BenchWorkload {}
 extension WatchBenchmark: BenchWorkload {}
 extension CellsBenchmark: BenchWorkload {}
+extension InstructionsBenchmark: BenchWorkload {}

@@ -37,6 +37,21 @@ struct EngineBenchmark {
         return table.render()
     }
 
+    /// `Engine.process` over `items` car upserts in batches of 4096, with the real plugins in
+    /// process, and nothing else (no timing, no table).
+    static func processOnly(items: Int) {
+        let renderer = PluginRenderer.load(directories: [BenchDaemon.productsDirectory], logger: Logger(label: "bench"))
+        let engine = Engine(renderer: renderer, logger: Logger(label: "bench"))
+        let messages = (0..<items).map { IncomingMessage(origin: .ingest, body: CarFeed.upsert($0, run: "engine")) }
+        var start = 0
+        while start < messages.count {
+            let end = min(start + 4096, messages.count)
+            _ = engine.process(Array(messages[start..<end]))
+            start = end
+        }
+        precondition(engine.feeds.values.reduce(0) { $0 + $1.rowCount } == items)
+    }
+
     /// CPU time the calling thread spent in `body`.
     static func threadCPUSeconds(_ body: () -> Void) -> Double {
         var start = timespec()

@@ -3,7 +3,9 @@ import RowCastKit
 import ZeroMQ
 
 /// Issue 6's throughput figures, measured on the same machine and the same messages in one run:
-/// - baseline: raw ZeroMQ forwarding PUSH → PULL → PUB → SUB through our wrapper, no parsing;
+/// - baselines: raw ZeroMQ in C (`rowcast-zmq-baseline`: PUSH → PULL, and PUSH → PULL → PUB →
+///   SUB) and the same forwarding through our Swift wrapper, no parsing; best of two rounds,
+///   alternating;
 /// - end to end: PUSH into a real release rowcastd with the real plugins, one subscriber
 ///   counting the rows it receives; from the first send to the last row received.
 struct ThroughputBenchmark {
@@ -13,19 +15,31 @@ struct ThroughputBenchmark {
 
     mutating func run() throws -> String {
         var table = BenchTable(title: "Throughput: car feed items (~250 bytes), PUSH over tcp loopback, one subscriber",
-                               header: ["path", "items", "seconds", "items/s", "vs baseline"])
-        let baseline = try Self.baseline(items: baselineItems)
-        table.add(["raw ZeroMQ PUSH→PULL→PUB→SUB", baselineItems.formatted, format3(baseline), Int(Double(baselineItems) / baseline).formatted, "1.00"])
+                               header: ["path", "items", "seconds", "items/s", "vs C forward"])
+        var cOneHop = Double.infinity, cForward = Double.infinity, baseline = Double.infinity
+        for _ in 0..<2 {
+            cOneHop = min(cOneHop, try CBaseline.seconds(.oneHop, items: baselineItems))
+            cForward = min(cForward, try CBaseline.seconds(.forward, items: baselineItems))
+            baseline = min(baseline, try Self.baseline(items: baselineItems))
+        }
+        let cForwardRate = Double(baselineItems) / cForward, cOneHopRate = Double(baselineItems) / cOneHop
+        table.add(["raw ZeroMQ in C, PUSH→PULL", baselineItems.formatted, format3(cOneHop), Int(cOneHopRate).formatted, format3(cOneHopRate / cForwardRate)])
+        table.add(["raw ZeroMQ in C, PUSH→PULL→PUB→SUB", baselineItems.formatted, format3(cForward), Int(cForwardRate).formatted, "1.00"])
+        let baselineRate = Double(baselineItems) / baseline
+        table.add(["the same through our Swift wrapper", baselineItems.formatted, format3(baseline), Int(baselineRate).formatted, format3(baselineRate / cForwardRate)])
         let endToEnd = try Self.endToEnd(items: endToEndItems)
         let rate = Double(endToEndItems) / endToEnd.seconds
-        let baselineRate = Double(baselineItems) / baseline
-        table.add(["rowcastd end to end (" + endToEnd.note + ")", endToEndItems.formatted, format3(endToEnd.seconds), Int(rate).formatted, format3(rate / baselineRate)])
+        table.add(["rowcastd end to end (" + endToEnd.note + ")", endToEndItems.formatted, format3(endToEnd.seconds), Int(rate).formatted, format3(rate / cForwardRate)])
+        table.footnotes.append("rowcastd end to end against the C one-hop PUSH→PULL: \(format3(rate / cOneHopRate)); against the Swift-wrapper forwarding: \(format3(rate / baselineRate))")
         let items = Double(endToEndItems)
         let perItem = { (seconds: Double) in format3(seconds / items * 1e6) + " µs" }
         table.footnotes.append("rowcastd CPU per item: \(perItem(endToEnd.daemonCPUSeconds)) in all its threads, \(perItem(endToEnd.busiestThreadCPUSeconds)) in its busiest thread (the loop)")
         results["baseline"] = ["items": .number(Double(baselineItems)), "seconds": .number(baseline), "itemsPerSecond": .number(baselineRate)]
+        results["cOneHop"] = ["items": .number(Double(baselineItems)), "seconds": .number(cOneHop), "itemsPerSecond": .number(cOneHopRate)]
+        results["cForward"] = ["items": .number(Double(baselineItems)), "seconds": .number(cForward), "itemsPerSecond": .number(cForwardRate)]
         results["endToEnd"] = ["items": .number(Double(endToEndItems)), "seconds": .number(endToEnd.seconds), "itemsPerSecond": .number(rate),
-                               "ratioToBaseline": .number(rate / baselineRate), "peakResidentBytes": .number(Double(endToEnd.peakResident)),
+                               "ratioToBaseline": .number(rate / baselineRate), "ratioToCForward": .number(rate / cForwardRate),
+                               "ratioToCOneHop": .number(rate / cOneHopRate), "peakResidentBytes": .number(Double(endToEnd.peakResident)),
                                "setup": .string(endToEnd.note), "daemonCPUSeconds": .number(endToEnd.daemonCPUSeconds),
                                "loopThreadCPUSeconds": .number(endToEnd.busiestThreadCPUSeconds)]
         return table.render()

@@ -13,10 +13,19 @@ let workloadTypes: [(name: String, type: any BenchWorkload.Type)] = [
     ("diff", DiffBenchmark.self), ("engine", EngineBenchmark.self), ("throughput", ThroughputBenchmark.self),
     ("latency", LatencyBenchmark.self), ("acked", AckedBenchmark.self), ("isolation", IsolationBenchmark.self), ("scale", ScaleBenchmark.self),
     ("curve", CurveBenchmark.self), ("replies", RepliesBenchmark.self), ("watch", WatchBenchmark.self),
-    ("cells", CellsBenchmark.self),
+    ("cells", CellsBenchmark.self), ("instructions", InstructionsBenchmark.self),
 ]
 let workloads = workloadTypes.map(\.name)
 let arguments = Array(CommandLine.arguments.dropFirst())
+// `--engine-only N`: Engine.process over N items and nothing else, for the `instructions`
+// workload to count under callgrind.
+if arguments.first == "--engine-only", arguments.count == 2, let items = Int(arguments[1]) {
+    EngineBenchmark.processOnly(items: items)
+    exit(0)
+}
+if arguments.first == "--daemon-only", arguments.count == 3 {
+    DaemonOnly.run(binaries: arguments[1], state: arguments[2])
+}
 if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
     print("""
         usage: rowcast-bench [workload ...]

@@ -1,0 +1,145 @@
+import Foundation
+import RowCastKit
+import RowCastTesting
+import ZeroMQ
+
+/// Issue 19's stable cost figure: instructions per item, counted by `valgrind
+/// --tool=callgrind` (repeatable on a noisy machine, unlike seconds), for the engine path
+/// (`Engine.process` with the real plugins, in this process) and for the daemon (a release
+/// rowcastd with the plugins in process, every thread, from start to stop). Each is run at two
+/// workload sizes and the figure is the difference divided by the extra items, so start-up and
+/// shutdown cancel out. Takes about a minute.
+struct InstructionsBenchmark {
+    /// The two workload sizes (`ROWCAST_BENCH_INSTRUCTION_ITEMS`: the larger; the smaller is a third of it).
+    var largeItems = Int(ProcessInfo.processInfo.environment["ROWCAST_BENCH_INSTRUCTION_ITEMS"] ?? "") ?? 6_000
+    var results = JSONObject()
+
+    mutating func run() throws -> String {
+        guard let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw BenchFailure("instructions: valgrind is not installed (`make bench` installs it; apt-get install valgrind)")
+        }
+        let launcher = [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+        // valgrind 3.19 cannot read the DWARF 5 of this toolchain's builds and gives up: it runs
+        // copies without their debug information (the instructions are the same).
+        let binaries = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-ir-\(UUID().uuidString)").path
+        try Self.strippedCopies(into: binaries)
+        defer { try? FileManager.default.removeItem(atPath: binaries) }
+        let smallItems = largeItems / 3
+        var table = BenchTable(title: "Instructions per item (valgrind --tool=callgrind, Ir; the difference between \(smallItems.formatted) and \(largeItems.formatted) car items)",
+                               header: ["path", "at \(smallItems.formatted) items", "at \(largeItems.formatted) items", "instructions per item"])
+        let engine = try (small: Self.engine(items: smallItems, launcher: launcher, binaries: binaries),
+                          large: Self.engine(items: largeItems, launcher: launcher, binaries: binaries))
+        let daemon = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries),
+                          large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries))
+        for (name, key, counts) in [("Engine.process, plugins in process", "engine", engine), ("rowcastd end to end, plugins in process, store on", "daemon", daemon)] {
+            let perItem = (counts.large - counts.small) / Double(largeItems - smallItems)
+            table.add([name, Int(counts.small).formatted, Int(counts.large).formatted, Int(perItem).formatted])
+            results[key] = ["smallItems": .number(Double(smallItems)), "largeItems": .number(Double(largeItems)),
+                            "smallInstructions": .number(counts.small), "largeInstructions": .number(counts.large), "instructionsPerItem": .number(perItem)]
+        }
+        table.footnotes.append("the daemon's figure counts all its threads (loop, commit, snapshot writer); plugin hosts are not traced, so the plugins run in process here")
+        return table.render()
+    }
+
+    /// Copies rowcast-bench, rowcastd and the plugins into `directory` without debug information.
+    static func strippedCopies(into directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let source = BenchDaemon.productsDirectory
+        let names = ["rowcast-bench", "rowcastd", "librowcast-product.so", "librowcast-advertising.so"]
+        for name in names {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/objcopy")
+            process.arguments = ["--strip-debug", source + "/" + name, directory + "/" + name]
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw BenchFailure("instructions: objcopy --strip-debug \(name) failed") }
+        }
+    }
+
+    /// Instructions of `rowcast-bench --engine-only items` under callgrind.
+    static func engine(items: Int, launcher: [String], binaries: String) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: launcher[0])
+        process.arguments = Array(launcher.dropFirst()) + [binaries + "/rowcast-bench", "--engine-only", String(items)]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let count = collected(in: text) else {
+            throw BenchFailure("instructions: the engine run under callgrind failed (status \(process.terminationStatus)): \(text.suffix(2000))")
+        }
+        return count
+    }
+
+    /// Instructions of rowcastd's daemon (`rowcast-bench --daemon-only` under callgrind) that
+    /// takes `items` upserts and publishes their rows, from its start to its clean stop.
+    static func daemon(items: Int, launcher: [String], binaries: String) throws -> Double {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-ir-state-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: launcher[0])
+        process.arguments = Array(launcher.dropFirst()) + [binaries + "/rowcast-bench", "--daemon-only", binaries, state]
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let collector = ErrorCollector(errors)
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var text = ""
+        var ready: ReadyLine?
+        while ready == nil {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { throw BenchFailure("instructions: the daemon under callgrind did not start: \(collector.text().suffix(2000))") }
+            text += String(decoding: data, as: UTF8.self)
+            ready = ReadyLine(in: text)
+        }
+        let context = try Context()
+        let subscriber = try BenchSubscriber.live(context: context, publish: ready!.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 120_000)
+        Thread.sleep(forTimeInterval: 1)  // the subscription reaches the daemon
+        ThroughputBenchmark.startProducer(context: context, endpoint: ready!.ingest, messages: (0..<items).map { CarFeed.upsert($0, run: "ir") })
+        var rows = 0
+        while rows < items {
+            guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("instructions: the daemon stalled at \(rows) of \(items) rows") }
+            if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
+        }
+        subscriber.close()
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        let summary = collector.text()
+        guard let count = collected(in: summary) else { throw BenchFailure("instructions: no callgrind total from the daemon: \(summary.suffix(2000))") }
+        return count
+    }
+
+    /// The `Collected : N` total of callgrind's summary.
+    static func collected(in text: String) -> Double? {
+        for line in text.split(separator: "\n") {
+            guard let range = line.range(of: "Collected : ") else { continue }
+            return Double(line[range.upperBound...].trimmingCharacters(in: .whitespaces))
+        }
+        return nil
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own (a full pipe would block the writer).
+final class ErrorCollector: @unchecked Sendable {  // `collected` is guarded by `lock`
+    private let lock = NSLock()
+    private var collected = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        Thread { [self] in
+            let data = handle.readDataToEndOfFile()
+            lock.withLock { collected = data }
+            done.signal()
+        }.start()
+    }
+
+    /// Everything written, once the writer closed the pipe (waits at most 120 s).
+    func text() -> String {
+        _ = done.wait(timeout: .now() + 120)
+        return lock.withLock { String(decoding: collected, as: UTF8.self) }
+    }
+}
