@@ -82,6 +82,17 @@ struct OrderedRowIndex {
         return before + Self.lowerBound(of: key, in: blocks[blockIndex])
     }
 
+    /// The position of the entry with `key`, or nil when there is none.
+    func position(of key: OrderKey) -> Int? {
+        guard !blocks.isEmpty else { return nil }
+        let blockIndex = block(for: key)
+        let offset = Self.lowerBound(of: key, in: blocks[blockIndex])
+        guard offset < blocks[blockIndex].count, blocks[blockIndex][offset].key == key else { return nil }
+        var before = 0
+        for index in 0..<blockIndex { before += blocks[index].count }
+        return before + offset
+    }
+
     /// Calls `body` with every entry, in order.
     func forEach(_ body: (Entry) throws -> Void) rethrows {
         for block in blocks {

@@ -11,6 +11,8 @@ final class PluginRuntime {
         let render: (Item) throws(ItemError) -> Row
         /// Item → model → event.
         let select: (String, Item) throws(ItemError) -> JSONObject?
+        /// Request and item → model → event and change.
+        let handle: (ActionRequest, Item) throws(ItemError) -> ActionResult
     }
 
     /// The plugin name, for messages.
@@ -120,6 +122,30 @@ final class PluginRuntime {
         }
     }
 
+    /// Handles an action request `{"feed","id","action","value"?,"requester"?,"item":{...}}`
+    /// (`handle_action`): the output is ``ActionResult/jsonValue``.
+    func handleAction(_ input: UnsafeRawBufferPointer) -> CallOutcome {
+        do throws(ItemError) {
+            let value: JSONValue
+            do { value = try JSONParser.parse(input) } catch { throw .invalidJSON("the action request", error) }
+            guard let object = value.objectValue else {
+                throw ItemError(code: .invalidInput, message: "an action request must be a JSON object, got \(value.kindName)")
+            }
+            let envelope = Envelope(fields: object)
+            let request = ActionRequest(
+                feed: object["feed"]?.stringValue ?? "",
+                action: try envelope.string("action"),
+                value: object["value"],
+                requester: object["requester"]?.stringValue
+            )
+            let item = try Item(object: try envelope.object("item"))
+            guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
+            return .ok(try entry.handle(request, item).jsonValue.serialized())
+        } catch {
+            return .itemError(error)
+        }
+    }
+
     // MARK: - Helpers
 
     private func unknownType(_ type: String, kind: String) -> ItemError {
@@ -134,6 +160,9 @@ final class PluginRuntime {
             },
             select: { (action: String, item: Item) throws(ItemError) -> JSONObject? in
                 try controller.select(action: action, model: try controller.model(from: item), item: item)
+            },
+            handle: { (request: ActionRequest, item: Item) throws(ItemError) -> ActionResult in
+                try controller.handle(request, model: try controller.model(from: item), item: item)
             }
         )
     }
