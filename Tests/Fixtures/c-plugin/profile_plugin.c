@@ -8,12 +8,23 @@
  * anything else is an item error with code unknown_action. */
 #include "fixture_util.h"
 
-/* Copies the string value of "key":"..." (no escapes) to the sink, or "" when absent. */
+/* Where the value of member `key` (quoted, e.g. "\"email\"") starts, past the colon and any
+   spaces (publishers may write JSON with spaces), or NULL. */
+static const char *find_value(const char *input, size_t length, const char *key) {
+    const char *at = fixture_find(input, length, key);
+    if (at == NULL) return NULL;
+    const char *end = input + length;
+    at += strlen(key);
+    while (at < end && (*at == ' ' || *at == ':' || *at == '\t' || *at == '\n')) at++;
+    return at < end ? at : NULL;
+}
+
+/* Copies the string value of member `key` (no escapes) to the sink, or "" when absent. */
 static void put_string_field(rowcast_sink *sink, const char *input, size_t length, const char *key) {
-    const char *start = fixture_find(input, length, key);
+    const char *start = find_value(input, length, key);
     sink->write(sink->opaque, "\"", 1);
-    if (start != NULL) {
-        start += strlen(key);
+    if (start != NULL && *start == '"') {
+        start += 1;
         const char *end = input + length;
         const char *close = start;
         while (close < end && *close != '"') close++;
@@ -24,16 +35,18 @@ static void put_string_field(rowcast_sink *sink, const char *input, size_t lengt
 
 static int render_item(void *context, const char *input, size_t length, rowcast_sink *sink) {
     (void)context;
-    if (fixture_find(input, length, "\"email\":\"") == NULL) {
+    const char *email = find_value(input, length, "\"email\"");
+    if (email == NULL || *email != '"') {
         fixture_put(sink, "{\"message\":\"missing field \\\"email\\\"\",\"field\":\"email\",\"code\":\"missing_field\"}");
         return ROWCAST_ITEM_ERROR;
     }
     fixture_put(sink, "{\"cell\":\"ProfileCell\",\"height\":44,\"content\":{\"name\":");
-    put_string_field(sink, input, length, "\"name\":\"");
+    put_string_field(sink, input, length, "\"name\"");
     fixture_put(sink, ",\"email\":");
-    put_string_field(sink, input, length, "\"email\":\"");
+    put_string_field(sink, input, length, "\"email\"");
     fixture_put(sink, ",\"starred\":");
-    fixture_put(sink, fixture_find(input, length, "\"starred\":true") ? "true" : "false");
+    const char *starred = find_value(input, length, "\"starred\"");
+    fixture_put(sink, starred != NULL && (size_t)(input + length - starred) >= 4 && memcmp(starred, "true", 4) == 0 ? "true" : "false");
     fixture_put(sink, "},\"actions\":["
         "{\"name\":\"select\",\"kind\":\"open\",\"params\":{}},"
         "{\"name\":\"edit_email\",\"kind\":\"edit\",\"params\":{},\"role\":\"edit\",\"field\":\"email\",\"valueType\":\"email\"},"
