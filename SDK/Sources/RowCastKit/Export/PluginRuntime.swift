@@ -9,8 +9,6 @@ final class PluginRuntime {
     struct CellEntry {
         /// Item → model → row.
         let render: (Item) throws(ItemError) -> Row
-        /// Item → model → event.
-        let select: (String, Item) throws(ItemError) -> JSONObject?
         /// Request and item → model → event and change.
         let handle: (ActionRequest, Item) throws(ItemError) -> ActionResult
     }
@@ -115,7 +113,9 @@ final class PluginRuntime {
             let action = try envelope.string("action")
             let item = try Item(object: try envelope.object("item"))
             guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
-            guard let event = try entry.select(action, item) else { return .ok(Array("null".utf8)) }
+            // Through handle, so a controller that implements only handle answers both calls.
+            let actionRequest = ActionRequest(feed: request["feed"]?.stringValue ?? "", action: action)
+            guard let event = try entry.handle(actionRequest, item).event else { return .ok(Array("null".utf8)) }
             return .ok(JSONValue.object(event).serialized())
         } catch {
             return .itemError(error)
@@ -157,9 +157,6 @@ final class PluginRuntime {
         return CellEntry(
             render: { (item: Item) throws(ItemError) -> Row in
                 controller.row(for: try controller.model(from: item), item: item)
-            },
-            select: { (action: String, item: Item) throws(ItemError) -> JSONObject? in
-                try controller.select(action: action, model: try controller.model(from: item), item: item)
             },
             handle: { (request: ActionRequest, item: Item) throws(ItemError) -> ActionResult in
                 try controller.handle(request, model: try controller.model(from: item), item: item)
