@@ -181,7 +181,7 @@ public struct RequestDecoder: Sendable {
                 let id = try reader.id("id")
                 let action = try reader.optionalString("action") ?? "select"
                 guard !action.isEmpty else { throw RowCastError(.invalidField, "select: \"action\" must be a non-empty string, the name of one of the row's actions", field: "action") }
-                return Request(op: op, feed: feed, operation: .select(id: id, action: action, value: object["value"]), req: req, client: client)
+                return Request(op: op, feed: feed, operation: .select(id: id, action: action, value: Self.presentValue(object["value"])), req: req, client: client)
             case "events":
                 try reader.rejectUnknown(allowing: Allowed.events)
                 let feed = try feedName(reader)
@@ -316,6 +316,13 @@ extension RequestDecoder {
         case UInt8(ascii: "n"): return "null"
         default: return "boolean"
         }
+    }
+
+    /// A select's `value`: none when absent or `null` (`JSONValue` takes `nil` as `null`, so
+    /// this is spelled out).
+    static func presentValue(_ value: JSONValue?) -> JSONValue? {
+        guard let value, !value.isNull else { return Optional<JSONValue>.none }
+        return value
     }
 
     /// The members each request and object may have, built once: building them per request

@@ -83,7 +83,10 @@ struct EngineActionTests {
     func eventsPage() {
         let harness = EngineHarness()
         _ = harness.control(upsert("people", Self.profile("p1")))
-        for _ in 0..<3 { _ = harness.control(Self.select("p1", "starred")) }
+        for _ in 0..<2 { _ = harness.control(Self.select("p1", "starred")) }
+        // A null value counts as none: the toggle flips.
+        let nullValue = harness.control(Self.select("p1", "starred", value: .null)).replies[0]
+        #expect(nullValue["ok"] == true, "\(nullValue)")
         #expect(harness.snapshot("people")["sections"]?.arrayValue?[0]["rows"]?.arrayValue?[0]["content"]?["starred"] == true)
         let all = harness.control(["op": "events", "feed": "people"]).replies[0]
         #expect(all["events"]?.arrayValue?.compactMap { $0["eventSeq"]?.numberValue } == [1, 2, 3])
