@@ -37,6 +37,8 @@ struct InteractionEndToEndTests {
         defer { daemon.stop() }
         var peer = try RawPeer(daemon)
         try peer.subscribe([Array("rows.people\0".utf8), Array("actions.people\0".utf8)])
+        let loaded = try peer.request(["op": "plugins"])["plugins"]?.arrayValue ?? []
+        #expect(loaded.first { $0["name"] == "profile" }?["abiRevision"] == 2, "\(loaded)")
         #expect(try peer.request(Self.profile("me", email: "ann@old.example"))["seq"] == 1)
         _ = try peer.delta(feed: "people", seq: 1)
 
