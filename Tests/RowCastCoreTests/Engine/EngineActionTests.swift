@@ -53,6 +53,13 @@ struct EngineActionTests {
         #expect(result.deltas.count == 1)
         #expect(result.deltas.first?["rows"]?["deleted"] == [["id": "p1", "at": [0, 0]]])
         #expect(harness.snapshot("people")["sections"]?.arrayValue?[0]["rows"]?.arrayValue?.count == 1)
+        // Sent again with the same client and req, a select gets its first answer and runs once.
+        let first = harness.control(Self.select("p2", "delete", client: "app"))
+        let again = harness.control(Self.select("p2", "delete", client: "app"))
+        #expect(first.replies[0]["change"] == "delete")
+        #expect(again.replies == first.replies)
+        #expect(again.publications.isEmpty)
+        #expect(harness.control(["op": "events", "feed": "people"]).replies[0]["last"] == 2)
     }
 
     @Test("bad selects fail with a clear code and change nothing: wrong value type, unknown action, missing item, value on a tap")
