@@ -1,5 +1,6 @@
 import ArgumentParser
 import RowCastClient
+import RowCastKit
 
 /// `rowcast select`: run a row's action, as a tap on it would.
 struct SelectCommand: ParsableCommand {
@@ -7,11 +8,17 @@ struct SelectCommand: ParsableCommand {
         commandName: "select",
         abstract: "Run a row's action handler and print the action event.",
         discussion: """
-            The daemon runs the handler of the plugin that rendered the row, replies with the \
-            event it returned and publishes the same event on actions.<feed>.
+            The daemon checks that the row declares the action and that the value fits its \
+            role (an edit needs a value of its valueType, a toggle takes true or false, a tap \
+            or a delete none), runs the handler of the plugin that rendered the row, applies \
+            the change it returns (an update of the item, or its deletion) like an upsert or \
+            a delete, replies with the event and the feed's new seq, and publishes the event \
+            on actions.<feed>.
 
-            Example:
+            Examples:
               rowcast select --feed cars --id 42
+              rowcast select --feed profile --id me --action edit_email --value ann@example.com
+              rowcast select --feed inbox --id m7 --action delete
             """
     )
 
@@ -27,14 +34,22 @@ struct SelectCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The action name, as listed in the row's actions.", valueName: "action"))
     var action = "select"
 
+    @Option(help: ArgumentHelp("The value the action takes: JSON (42, true, \"text\") or, when it is not JSON, a string.", valueName: "value"))
+    var value: String?
+
     @Flag(help: "Print the whole select reply instead of only its event.")
     var json = false
+
+    /// `text` as JSON when it is JSON, else as a string.
+    static func parseValue(_ text: String) -> JSONValue {
+        (try? JSONParser.parse(Array(text.utf8))) ?? .string(text)
+    }
 
     func run() throws {
         try reportingErrors {
             let client = try controlEndpoint.makeClient(connection)
             defer { client.close() }
-            let reply = try client.select(feed: feed, id: id, action: action)
+            let reply = try client.select(feed: feed, id: id, action: action, value: value.map(Self.parseValue))
             Output.json(json ? reply : (reply["event"] ?? reply))
         }
     }

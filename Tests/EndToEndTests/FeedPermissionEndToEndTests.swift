@@ -86,6 +86,14 @@ struct FeedPermissionEndToEndTests {
         #expect(try viewerPeer.request(["op": "snapshot", "feed": "payroll"])["error"]?["code"] == "forbidden")
         #expect(try viewerPeer.request(["op": "snapshot", "feed": "cars"])["ok"] == true)
         #expect(try viewerPeer.request(["op": "select", "feed": "cars", "id": "c1"])["error"]?["code"] == "forbidden")
+        // Pulling action events and locating rows read the feed: the viewer may on cars only;
+        // the admin's select on payroll is recorded with its CURVE name as the requester.
+        #expect(try viewerPeer.request(["op": "events", "feed": "payroll"])["error"]?["code"] == "forbidden")
+        #expect(try viewerPeer.request(["op": "locate", "feed": "payroll", "id": "p1"])["error"]?["code"] == "forbidden")
+        #expect(try viewerPeer.request(["op": "events", "feed": "cars"])["ok"] == true)
+        #expect(try viewerPeer.request(["op": "locate", "feed": "cars", "id": "c1"])["row"] == 0)
+        let payrollEvents = try adminPeer.request(["op": "events", "feed": "payroll"])
+        #expect(payrollEvents["events"]?.arrayValue?.first?["requester"] == "admin", "\(payrollEvents)")
         let status = try adminPeer.request(["op": "status"])
         #expect((status["curve"]?["refusedSubscriptions"]?.numberValue ?? 0) >= 6, "\(status["curve"] ?? .null)")
         #expect(daemon.log.contains("refused a subscription"))

@@ -39,6 +39,16 @@ struct FeedPermissionTests {
         #expect(refusal.code == .forbidden)
         #expect(refusal.message.contains("lacks the reset permission on feed \"cars\""))
         #expect(access.refusal(of: Request(op: "snapshot", feed: "cars", operation: .snapshot(chunked: false)), from: "app") == nil)
+        // events and locate read the feed: allowed on cars, refused on payroll.
+        for operation in [Request.Operation.events(after: 0, limit: 10), .locate(id: "1")] {
+            #expect(access.refusal(of: Request(op: "events", feed: "cars", operation: operation), from: "app") == nil)
+            let refused = access.refusal(of: Request(op: "events", feed: "payroll", operation: operation), from: "app")
+            #expect(refused?.message.contains("lacks the read permission on feed \"payroll\"") == true, "\(String(describing: refused))")
+        }
+        // A select with a value (an edit, a delete) needs select, not publish.
+        let edit = Request(op: "select", feed: "cars", operation: .select(id: "1", action: "edit", value: "x"))
+        #expect(access.refusal(of: edit, from: "app") == nil)
+        #expect(access.refusal(of: edit, from: "ops")?.message.contains("lacks the select permission") == true)
         // since reads; every step of a reset in parts needs reset.
         #expect(access.refusal(of: Request(op: "since", feed: "cars", operation: .since(epoch: "e", seq: 1)), from: "app") == nil)
         for (op, operation) in [("reset_begin", Request.Operation.resetBegin), ("reset_append", .resetAppend(token: "t", part: 0, items: [], sections: [])), ("reset_commit", .resetCommit(token: "t"))] {

@@ -31,11 +31,13 @@ def topic(name):
 class Daemon:
     """A rowcastd process with both real plugins in a private plugin directory."""
 
-    def __init__(self, extra_args=()):
+    def __init__(self, extra_args=(), extra_plugins=()):
         self.plugins = tempfile.mkdtemp(prefix="rowcast-py-plugins-")
         self.state = tempfile.mkdtemp(prefix="rowcast-py-state-")
         for name in ("librowcast-product.so", "librowcast-advertising.so"):
             shutil.copy(os.path.join(BUILD_DIR, name), self.plugins)
+        for build in extra_plugins:
+            build(self.plugins)
         self.process = subprocess.Popen(
             [os.path.join(BUILD_DIR, "rowcastd"),
              "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*",
@@ -395,6 +397,73 @@ class ProtocolTest(unittest.TestCase):
         bad = self.request({"op": "quarantine", "id": "42"})
         self.assertEqual(bad["error"]["code"], "missing_field")
         self.assertEqual(self.request({"op": "status"})["quarantined"], 0)
+
+
+def build_profile_plugin(directory):
+    """Compiles the C fixture Tests/Fixtures/c-plugin/profile_plugin.c into `directory`."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    subprocess.run(
+        ["cc", "-std=c11", "-shared", "-fPIC", "-O1",
+         "-I", os.path.join(root, "SDK/Sources/CRowCastPlugin/include"),
+         os.path.join(root, "Tests/Fixtures/c-plugin/profile_plugin.c"),
+         "-o", os.path.join(directory, "librowcast-profile.so")],
+        check=True, timeout=60)
+
+
+class InteractionTest(unittest.TestCase):
+    """select with a value, as docs/PROTOCOL.md ("Interactions") describes it."""
+
+    request = ProtocolTest.request
+    subscribe_live = ProtocolTest.subscribe_live
+    tearDown = ProtocolTest.tearDown
+
+    def setUp(self):
+        self.daemon = Daemon(extra_plugins=(build_profile_plugin,))
+        self.context = zmq.Context()
+        self.dealer = self.context.socket(zmq.DEALER)
+        self.sub = self.context.socket(zmq.SUB)
+        for sock in (self.dealer, self.sub):
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.setsockopt(zmq.RCVTIMEO, TIMEOUT_MS)
+            sock.setsockopt(zmq.SNDTIMEO, TIMEOUT_MS)
+        self.dealer.connect(self.daemon.endpoints["control"])
+        self.sub.connect(self.daemon.endpoints["publish"])
+        self.push = self.context.socket(zmq.PUSH)  # unused; ProtocolTest.tearDown closes it
+        self.req = 0
+
+    def test_edit_through_select_with_a_value(self):
+        self.subscribe_live([topic("rows.people"), topic("actions.people")])
+        item = {"id": "me", "type": "profile", "data": {"name": "Ann", "email": "ann@old.example"}}
+        upserted = self.request({"op": "upsert", "feed": "people", "item": item})
+        self.assertEqual(upserted.get("seq"), 1, upserted)
+        # The row declares its actions; the edit of the email takes a value of type email.
+        snapshot = self.request({"op": "snapshot", "feed": "people"})
+        actions = {a["name"]: a for a in snapshot["sections"][0]["rows"][0]["actions"]}
+        self.assertEqual((actions["edit_email"]["role"], actions["edit_email"]["field"], actions["edit_email"]["valueType"]),
+                         ("edit", "email", "email"))
+        # A value of the wrong type is refused, naming the action, and changes nothing.
+        wrong = self.request({"op": "select", "feed": "people", "id": "me", "action": "edit_email", "value": 7})
+        self.assertEqual(wrong["error"]["code"], "invalid_value")
+        self.assertIn("edit_email", wrong["error"]["message"])
+        reply = self.request({"op": "select", "feed": "people", "id": "me", "action": "edit_email",
+                              "value": "ann@new.example", "client": "py"})
+        self.assertTrue(reply["ok"], reply)
+        self.assertEqual((reply["seq"], reply["change"], reply["eventSeq"]), (2, "update", 1))
+        delta = event = None
+        while delta is None or event is None:
+            name, body = self.sub.recv_multipart()
+            body = json.loads(body)
+            if name == topic("rows.people") and body["event"] == "delta" and body["seq"] > 1:
+                delta = body
+            elif name == topic("actions.people"):
+                event = body
+        self.assertEqual(delta["seq"], 2)
+        self.assertEqual(delta["rows"]["reconfigured"][0]["row"]["content"]["email"], "ann@new.example")
+        self.assertEqual((event["eventSeq"], event["requester"], event["value"]), (1, "py", "ann@new.example"))
+        pulled = self.request({"op": "events", "feed": "people", "after": 0})
+        self.assertEqual([e["eventSeq"] for e in pulled["events"]], [1])
+        located = self.request({"op": "locate", "feed": "people", "id": "me"})
+        self.assertEqual((located["section"], located["row"], located["seq"]), (0, 0, 2))
 
 
 class CurveTest(unittest.TestCase):

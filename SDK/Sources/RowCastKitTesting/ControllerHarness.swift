@@ -70,4 +70,11 @@ public struct ControllerHarness<Controller: CellController> {
         let item = try Self.item(json)
         return try controller.select(action: action, model: try controller.model(from: item), item: item)
     }
+
+    /// What the controller's action handler returns for `request` on the item in `json`: the
+    /// event and the change (the value is not checked here; rowcastd checks it first).
+    public func handle(_ request: ActionRequest, on json: String) throws(ItemError) -> ActionResult {
+        let item = try Self.item(json)
+        return try controller.handle(request, model: try controller.model(from: item), item: item)
+    }
 }

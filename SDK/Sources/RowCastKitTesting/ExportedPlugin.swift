@@ -46,6 +46,11 @@ public struct ExportedPlugin {
         call(descriptor.pointee.select, json)
     }
 
+    /// `handle_action` (ABI revision 2) with `{"feed","id","action","value"?,"requester"?,"item"}`.
+    public func handleAction(_ json: String) -> PluginReply {
+        call(descriptor.pointee.handle_action, json)
+    }
+
     private func call(_ function: rowcast_render_fn?, _ input: String) -> PluginReply {
         guard let function else { return .failed(status: -1, output: "the plugin does not implement this call") }
         var output: [UInt8] = []

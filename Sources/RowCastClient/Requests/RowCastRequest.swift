@@ -59,8 +59,24 @@ public enum RowCastRequest {
     /// `{"op":"reload"}`: re-read the daemon's configuration and rescan its plugin directories.
     public static func reload() -> JSONValue { ["op": "reload"] }
 
-    /// `{"op":"select","feed","id","action"}`: run a row's action handler.
-    public static func select(feed: String, id: String, action: String = "select") -> JSONValue {
-        ["op": "select", "feed": .string(feed), "id": .string(id), "action": .string(action)]
+    /// `{"op":"select","feed","id","action","value"?}`: run a row's action handler, with the
+    /// value an edit or a toggle carries.
+    public static func select(feed: String, id: String, action: String = "select", value: JSONValue? = nil) -> JSONValue {
+        var object: JSONObject = ["op": "select", "feed": .string(feed), "id": .string(id), "action": .string(action)]
+        if let value { object.append(key: "value", value: value) }
+        return .object(object)
+    }
+
+    /// `{"op":"events","feed","after","limit"?}`: the feed's action events after event
+    /// sequence `after`.
+    public static func events(feed: String, after: Int = 0, limit: Int? = nil) -> JSONValue {
+        var object: JSONObject = ["op": "events", "feed": .string(feed), "after": .number(Double(after))]
+        if let limit { object.append(key: "limit", value: .number(Double(limit))) }
+        return .object(object)
+    }
+
+    /// `{"op":"locate","feed","id"}`: where the row of item `id` is.
+    public static func locate(feed: String, id: String) -> JSONValue {
+        ["op": "locate", "feed": .string(feed), "id": .string(id)]
     }
 }

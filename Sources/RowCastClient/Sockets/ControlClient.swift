@@ -210,10 +210,11 @@ public final class ControlClient {
         try request(RowCastRequest.reload())
     }
 
-    /// Runs `action` of the row `id` of `feed`; returns the reply, whose `event` is the
-    /// action event the daemon also published.
-    public func select(feed: String, id: String, action: String = "select") throws(RowCastClientError) -> JSONValue {
-        try request(RowCastRequest.select(feed: feed, id: id, action: action))
+    /// Runs `action` of the row `id` of `feed`, with `value` for an edit or a toggle; returns
+    /// the reply: `event` (the action event the daemon also published), `change` (`update`,
+    /// `delete` or null), the feed's `seq` after the change and the event's `eventSeq`.
+    public func select(feed: String, id: String, action: String = "select", value: JSONValue? = nil) throws(RowCastClientError) -> JSONValue {
+        try request(RowCastRequest.select(feed: feed, id: id, action: action, value: value))
     }
 
     // MARK: - Framing

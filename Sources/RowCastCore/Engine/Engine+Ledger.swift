@@ -2,7 +2,7 @@ import RowCastKit
 
 extension Engine {
     /// The ops that change a feed; only their answers are remembered.
-    static let mutationOps: Set<String> = ["upsert", "delete", "section", "delete_section", "reset"]
+    static let mutationOps: Set<String> = ["upsert", "delete", "section", "delete_section", "reset", "select"]
 
     /// For an acked mutation that carries `client` and `req`: nil when it is new (apply it),
     /// or its first answer when it was seen before (in this batch or an earlier one).

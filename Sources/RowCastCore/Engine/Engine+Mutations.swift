@@ -50,7 +50,7 @@ extension Engine {
         case .resetCommit(let token):
             extra = try commitStagedReset(token, request: request, publications: &publications)
 
-        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine:
+        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine, .events, .locate:
             preconditionFailure("queries are not mutations")
         }
         batch.touch(name)

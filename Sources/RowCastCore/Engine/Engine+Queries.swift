@@ -46,8 +46,12 @@ extension Engine {
                     && (id == nil || entry.objectValue?["id"]?.stringValue == id)
             })
             return ReplyBuilder.success(op: request.op, members: ["items": items], req: request.req, client: request.client)
-        case .select(let id, let action):
-            return try select(id: id, action: action, request: request, publications: &publications)
+        case .select:
+            preconditionFailure("select runs in the batch (Engine.performSelect)")
+        case .events(let after, let limit):
+            return eventsReply(request, after: after, limit: limit)
+        case .locate(let id):
+            return try locateReply(request, id: id)
         case .upsert, .delete, .section, .deleteSection, .reset, .resetCommit, .resetBegin, .resetAppend:
             preconditionFailure("mutations are answered as applied")
         case .reload:
@@ -93,48 +97,5 @@ extension Engine {
             "dropped": .number(Double(counters.dropped)),
         ])
         return members
-    }
-
-    private func select(id: String, action: String, request: Request, publications: inout [Publication]) throws(RowCastError) -> [UInt8] {
-        let name = request.feed!
-        guard let item = feeds[name]?.item(id) else {
-            throw RowCastError(.notFound, "select: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
-        }
-        var writer = JSONWriter(capacity: item.input.json.count + 64)
-        writer.writeRaw("{\"feed\":")
-        writer.write(string: name)
-        writer.writeRaw(",\"id\":")
-        writer.write(string: id)
-        writer.writeRaw(",\"action\":")
-        writer.write(string: action)
-        writer.writeRaw(",\"item\":")
-        writer.writeRaw(item.input.json)
-        writer.writeRaw("}")
-        let subject = "select \"\(action)\" on item \"\(id)\" (type \(item.input.type))"
-        let result: JSONValue
-        switch renderer.select(type: item.input.type, input: writer.bytes) {
-        case .ok(let output):
-            do {
-                result = try JSONParser.parse(output)
-            } catch {
-                throw RowCastError(.pluginFailed, "\(subject): the plugin returned invalid JSON (\(error))", feed: name, id: id)
-            }
-        case .rejected(let message, let field, _):
-            throw RowCastError(.invalidField, "\(subject): \(message)", field: field, feed: name, id: id)
-        case .failed(let message):
-            throw RowCastError(.pluginFailed, "\(subject): \(message)", feed: name, id: id)
-        case .faulted(let fault):
-            throw RowCastError(fault.code, "\(subject): plugin \(fault.plugin) (\(fault.file)) failed: \(fault.reason)", feed: name, id: id)
-        case .noRenderer:
-            throw RowCastError(.noAction, "\(subject): no loaded plugin handles actions for type \(item.input.type)", feed: name, id: id)
-        }
-        let event: JSONValue = ["event": "action", "feed": .string(name), "id": .string(id), "action": .string(action), "result": result]
-        publications.append(Publication(topic: Topic.actions(name), body: event.serialized()))
-        var members = JSONObject()
-        members.append(key: "feed", value: .string(name))
-        members.append(key: "id", value: .string(id))
-        members.append(key: "action", value: .string(action))
-        members.append(key: "event", value: result)
-        return ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
     }
 }

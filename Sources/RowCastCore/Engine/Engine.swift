@@ -31,6 +31,9 @@ public final class Engine {
     /// Resets being sent in parts, by the name `reset_begin` gave them.
     var stagedResets: [String: StagedReset] = [:]
 
+    /// The recent action events of every feed, for `events` requests (see ``ActionEventLog``).
+    public var actionEvents = ActionEventLog()
+
     /// The items whose plugin crashed or hung on them (see ``Quarantine``).
     public internal(set) var quarantine = Quarantine()
 
@@ -105,7 +108,7 @@ public final class Engine {
         if renderer.rendersInBatches { prerender(decoded) }
         for (message, request) in zip(messages, decoded) {
             counters.received += 1
-            let outcome = handle(request, from: message.origin, batch: &batch, publications: &output.publications)
+            let outcome = handle(request, from: message.origin, principal: message.principal, batch: &batch, publications: &output.publications)
             if case .control(let token) = message.origin { pending.append((token, outcome)) }
         }
         finishPrerendered()
@@ -152,7 +155,7 @@ public final class Engine {
         return outcome
     }
 
-    private func handle(_ outcome: RequestDecoder.Outcome, from origin: IncomingMessage.Origin, batch: inout BatchState, publications: inout [Publication]) -> Pending {
+    private func handle(_ outcome: RequestDecoder.Outcome, from origin: IncomingMessage.Origin, principal: String?, batch: inout BatchState, publications: inout [Publication]) -> Pending {
         let isIngest = origin == .ingest
         switch outcome {
         case .failure(let error, let op, let req, let client):
@@ -165,6 +168,17 @@ public final class Engine {
             case .resetBegin, .resetAppend:
                 do {
                     return .answered(request, members: try stage(request, publications: &publications))
+                } catch {
+                    return refuse(error, op: request.op, req: request.req, client: request.client, publishing: false, into: &publications)
+                }
+            case .select(let id, let action, let value):
+                // Runs in the batch: a change it makes is committed with the batch, and its
+                // answer is remembered by (client, req) like a feed operation's.
+                if let recalled = recall(request) { return recalled }
+                do {
+                    let extra = try performSelect(request, id: id, action: action, value: value, requester: principal ?? request.client, batch: &batch, publications: &publications)
+                    counters.applied += 1
+                    return .applied(request, feed: request.feed!, extra: extra)
                 } catch {
                     return refuse(error, op: request.op, req: request.req, client: request.client, publishing: false, into: &publications)
                 }

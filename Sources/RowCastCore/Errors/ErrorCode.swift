@@ -32,6 +32,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let notFound = ErrorCode(rawValue: "not_found")
     /// The row's plugin has no action handler.
     public static let noAction = ErrorCode(rawValue: "no_action")
+    /// `select` named an action the row does not declare.
+    public static let unknownAction = ErrorCode(rawValue: "unknown_action")
+    /// `select` carried a value that does not fit the action's declared role or value type.
+    public static let invalidValue = ErrorCode(rawValue: "invalid_value")
     /// The plugin failed or returned something that is not a valid row.
     public static let pluginFailed = ErrorCode(rawValue: "plugin_failed")
     /// The plugin's host died while rendering the item (a signal, abort, exit, the memory

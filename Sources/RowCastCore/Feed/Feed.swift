@@ -367,6 +367,17 @@ public final class Feed {
             }
     }
 
+    /// Where item `id`'s row is shown as of the last finished batch: its section's index and
+    /// id and its index in the section (nil when the item has no shown row). The row index is
+    /// a rank in the section's order-statistic index, not a scan of its rows.
+    func locate(_ id: String) -> (section: Int, sectionID: String, row: Int)? {
+        guard let item = items[id], item.row != nil,
+              let index = rowIndexes[item.input.section],
+              let row = index.position(of: item.orderKey),
+              let section = visibleSections.firstIndex(where: { $0.id == item.input.section }) else { return nil }
+        return (section, item.input.section, row)
+    }
+
     /// Every shown item's row in the view's order, its bytes from `row(id)`.
     private func materialize(_ row: (String) -> RenderedRow) -> FeedSnapshot {
         FeedSnapshot(sections: visibleSections.map { section in

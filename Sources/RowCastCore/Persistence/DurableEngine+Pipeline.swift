@@ -100,6 +100,7 @@ extension DurableEngine {
                 ])
                 let feeds = Set(refused.flatMap { $0.commit.feeds.map(\.feed) })
                 try rollBack(feeds: feeds.sorted(), renderers: refused.flatMap(\.commit.renderers))
+                engine.actionEvents.rollBack(refused.flatMap(\.commit.events))
                 released += refused.map { Self.refusal(of: $0.output, error: error) }
             }
         }

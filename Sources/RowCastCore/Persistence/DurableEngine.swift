@@ -83,6 +83,7 @@ public final class DurableEngine {
             commit.counters.append(FeedCounters(feed: feeds[index].name, seq: feeds[index].seq, epoch: epoch))
         }
         engine.ledger = RequestLedger(limits: ledgerLimits, entries: state.ledger)
+        engine.actionEvents.restore(state.events)
         let reports = engine.restore(feeds)
         for feed in feeds {
             for item in feed.items { noteRenderer(.item, item.type, into: &commit) }
@@ -161,6 +162,8 @@ public final class DurableEngine {
         var commit = StoreCommit()
         commit.feeds = engine.takeChanges()
         commit.ledger = engine.ledger.takeChanges()
+        commit.events = engine.actionEvents.takeChanges()
+        commit.eventRetention = engine.actionEvents.retention
         for change in commit.feeds {
             for (_, item) in change.items { if let item { noteRenderer(.item, item.type, into: &commit) } }
             for (_, section) in change.sections { if let type = section?.type { noteRenderer(.header, type, into: &commit) } }

@@ -45,6 +45,14 @@ extension SQLiteFeedStore {
         }
     }
 
+    /// Reads the kept action events, oldest first per feed.
+    static func readEvents(_ db: Database) throws -> [ActionEvent] {
+        try Row.fetchAll(db, sql: "SELECT feed, seq, body FROM events ORDER BY feed, seq").map { row in
+            let body: Data = row[2]
+            return ActionEvent(feed: row[0], seq: UInt64(row[1] as Int64), body: [UInt8](body))
+        }
+    }
+
     /// Reads the recorded renderer identities.
     static func readRenderers(_ db: Database) throws -> [RendererRecord] {
         try Row.fetchAll(db, sql: "SELECT kind, type, identity FROM renderers").compactMap { row in

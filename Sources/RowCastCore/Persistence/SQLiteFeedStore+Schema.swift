@@ -66,9 +66,20 @@ extension SQLiteFeedStore {
                   AND (instr(req, '.') > 0 OR instr(req, 'e') > 0 OR instr(req, 'E') > 0);
                 """)
         }
+        migrator.registerMigration("v3") { db in
+            // Action events, kept per feed for producers that pull them (`events`).
+            try db.execute(sql: """
+                CREATE TABLE events (
+                    feed TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    body BLOB NOT NULL,
+                    PRIMARY KEY (feed, seq)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 
     /// The newest schema version this build writes.
-    static var schemaVersion: String { "v2" }
+    static var schemaVersion: String { "v3" }
 }

@@ -22,6 +22,18 @@ extension SQLiteFeedStore {
                 try record.execute(arguments: [entry.key.client, entry.key.req, Int64(entry.order), Data(entry.reply)])
             }
         }
+        if !commit.events.isEmpty {
+            let record = try db.cachedStatement(sql: "INSERT OR REPLACE INTO events(feed, seq, body) VALUES (?, ?, ?)")
+            var newest: [String: UInt64] = [:]
+            for event in commit.events {
+                try record.execute(arguments: [event.feed, Int64(event.seq), Data(event.body)])
+                newest[event.feed] = max(newest[event.feed] ?? 0, event.seq)
+            }
+            let trim = try db.cachedStatement(sql: "DELETE FROM events WHERE feed = ? AND seq <= ?")
+            for (feed, seq) in newest where seq > UInt64(commit.eventRetention) {
+                try trim.execute(arguments: [feed, Int64(seq - UInt64(commit.eventRetention))])
+            }
+        }
         if !commit.renderers.isEmpty {
             let record = try db.cachedStatement(sql: "INSERT OR REPLACE INTO renderers(kind, type, identity) VALUES (?, ?, ?)")
             for renderer in commit.renderers {

@@ -103,7 +103,8 @@ public final class SQLiteFeedStore: FeedStore {
                     feeds: try Self.readFeeds(db, names: nil, logger: logger),
                     ledger: try Self.readLedger(db),
                     renderers: try Self.readRenderers(db),
-                    continuity: continuity)
+                    continuity: continuity,
+                    events: try Self.readEvents(db))
             }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")

@@ -8,13 +8,16 @@ public struct StoredState: Sendable {
     public var renderers: [RendererRecord]
     /// Whether the stored history is known to continue what subscribers saw.
     public var continuity: StoreContinuity
+    /// The kept action events of every feed, oldest first per feed.
+    public var events: [ActionEvent]
 
     /// A state from its parts.
-    public init(feeds: [RestoredFeed], ledger: [LedgerEntry], renderers: [RendererRecord], continuity: StoreContinuity) {
+    public init(feeds: [RestoredFeed], ledger: [LedgerEntry], renderers: [RendererRecord], continuity: StoreContinuity, events: [ActionEvent] = []) {
         self.feeds = feeds
         self.ledger = ledger
         self.renderers = renderers
         self.continuity = continuity
+        self.events = events
     }
 }
 
@@ -81,10 +84,14 @@ public struct StoreCommit: Sendable {
     public var ledger = LedgerChanges()
     /// Renderer identities to record (insert or replace).
     public var renderers: [RendererRecord] = []
+    /// New action events, in order.
+    public var events: [ActionEvent] = []
+    /// How many events to keep per feed: older ones of the feeds in `events` are dropped.
+    public var eventRetention = ActionEventLog.defaultRetention
 
     /// An empty commit.
     public init() {}
 
     /// Whether there is nothing to write.
-    public var isEmpty: Bool { feeds.isEmpty && counters.isEmpty && ledger.isEmpty && renderers.isEmpty }
+    public var isEmpty: Bool { feeds.isEmpty && counters.isEmpty && ledger.isEmpty && renderers.isEmpty && events.isEmpty }
 }

@@ -12,14 +12,17 @@ public struct HostHello: Sendable, Equatable {
     public var headerTypes: [String]
     /// Whether it handles select actions.
     public var handlesSelect: Bool
+    /// The ABI revision its descriptor covers (2: it has `handle_action`).
+    public var abiRevision: Int
 
     /// A hello from its parts.
-    public init(name: String, version: String, itemTypes: [String], headerTypes: [String], handlesSelect: Bool) {
+    public init(name: String, version: String, itemTypes: [String], headerTypes: [String], handlesSelect: Bool, abiRevision: Int = 1) {
         self.name = name
         self.version = version
         self.itemTypes = itemTypes
         self.headerTypes = headerTypes
         self.handlesSelect = handlesSelect
+        self.abiRevision = abiRevision
     }
 
     /// The hello frame.
@@ -27,7 +30,7 @@ public struct HostHello: Sendable, Equatable {
         let value: JSONValue = [
             "name": .string(name), "version": .string(version),
             "itemTypes": .array(itemTypes.map(JSONValue.string)), "headerTypes": .array(headerTypes.map(JSONValue.string)),
-            "select": .bool(handlesSelect),
+            "select": .bool(handlesSelect), "abiRevision": .number(Double(abiRevision)),
         ]
         return [HostFrame.Tag.hello.rawValue] + value.serialized()
     }
@@ -40,7 +43,8 @@ public struct HostHello: Sendable, Equatable {
               let select = object["select"], case .bool(let handlesSelect) = select else {
             throw HostChannelError("a hello that is not the descriptor object")
         }
-        self.init(name: name, version: version, itemTypes: itemTypes.compactMap(\.stringValue), headerTypes: headerTypes.compactMap(\.stringValue), handlesSelect: handlesSelect)
+        self.init(name: name, version: version, itemTypes: itemTypes.compactMap(\.stringValue), headerTypes: headerTypes.compactMap(\.stringValue), handlesSelect: handlesSelect,
+                  abiRevision: object["abiRevision"]?.numberValue.map { Int($0) } ?? 1)
     }
 
     /// The refusal frame for `refusal`.

@@ -26,6 +26,8 @@ public final class HostedPlugin: RegisteredPlugin {
     public let fileIdentity: PluginFileIdentity
     /// Whether it handles select actions.
     public let handlesSelect: Bool
+    /// The ABI revision the plugin was built for (2: its action handler may return changes).
+    public let abiRevision: Int
     /// What the host did so far.
     public internal(set) var statistics = HostStatistics()
 
@@ -49,6 +51,7 @@ public final class HostedPlugin: RegisteredPlugin {
         itemTypes = hello.itemTypes
         headerTypes = hello.headerTypes
         handlesSelect = hello.handlesSelect
+        abiRevision = hello.abiRevision
         fileIdentity = image.identity
         self.image = image
         self.process = process

@@ -45,6 +45,11 @@ public final class HostedRenderer: RowRendering {
         render([RenderJob(kind: .select, type: type, input: input)])[0]
     }
 
+    /// Runs the action handler of the plugin registered for the item type, for its change too.
+    public func act(type: String, input: [UInt8]) -> RenderOutcome {
+        render([RenderJob(kind: .action, type: type, input: input)])[0]
+    }
+
     /// Runs `jobs`: one round trip per plugin involved.
     public func render(_ jobs: [RenderJob]) -> [RenderOutcome] {
         let stream = startRendering(jobs)
@@ -112,7 +117,7 @@ public final class HostedRenderer: RowRendering {
             return registry.plugin(forItemType: job.type)
         case .renderHeader:
             return registry.plugin(forHeaderType: job.type).flatMap { $0.rendersHeaders ? $0 : nil }
-        case .select:
+        case .select, .action:
             return registry.plugin(forItemType: job.type).flatMap { $0.handlesSelect ? $0 : nil }
         }
     }
@@ -124,7 +129,12 @@ public final class HostedRenderer: RowRendering {
             return .faulted(PluginFaultReport(code: code, reason: fault.reason, plugin: plugin.name, file: plugin.file))
         case .success(let raw):
             if raw.unsupported { return RenderOutcome(PluginCallResult.failed(PluginOutput.unsupported(kind, plugin: plugin.name))) }
-            let expectation: PluginOutput.Expectation = kind == .select ? .event : .unchecked  // RowAssembler checks rows
+            let expectation: PluginOutput.Expectation
+            switch kind {
+            case .select: expectation = .event
+            case .action: expectation = .actionResult
+            case .renderItem, .renderHeader: expectation = .unchecked  // RowAssembler checks rows
+            }
             return RenderOutcome(PluginOutput.result(status: raw.status, output: raw.output, overflowed: raw.overflowed, expecting: expectation, plugin: plugin.name))
         }
     }

@@ -80,7 +80,7 @@ public enum PluginHostMain {
         } catch {
             fail(error, status: 0)
         }
-        let hello = HostHello(name: plugin.name, version: plugin.version, itemTypes: plugin.itemTypes, headerTypes: plugin.headerTypes, handlesSelect: plugin.handlesSelect)
+        let hello = HostHello(name: plugin.name, version: plugin.version, itemTypes: plugin.itemTypes, headerTypes: plugin.headerTypes, handlesSelect: plugin.handlesSelect, abiRevision: plugin.abiRevision)
         guard HostFrame.send(hello.frame, on: Descriptor.channel) else { exit(0) }
         serve(plugin, page: page)
     }

@@ -31,6 +31,9 @@ public final class LoadedPlugin {
     private let renderItemFunction: rowcast_render_fn
     private let renderHeaderFunction: rowcast_render_fn?
     private let selectFunction: rowcast_select_fn?
+    private let actionFunction: rowcast_action_fn?
+    /// The ABI revision the plugin was built for: 1, or 2 when its descriptor has `handle_action`.
+    public let abiRevision: Int
 
     init(file: String, identity: PluginFileIdentity, library: PluginLibrary, info: PluginDescriptorInfo) {
         self.file = file
@@ -42,15 +45,20 @@ public final class LoadedPlugin {
         self.version = info.version
         self.itemTypes = info.itemTypes
         self.headerTypes = info.headerTypes
-        let plugin = info.descriptor.pointee
+        let plugin = info.plugin
         self.context = plugin.context
         self.renderItemFunction = plugin.render_item!  // checked by PluginDescriptorReader
         self.renderHeaderFunction = info.headerTypes.isEmpty ? nil : plugin.render_header
         self.selectFunction = plugin.select
+        self.actionFunction = plugin.handle_action
+        self.abiRevision = info.revision
     }
 
-    /// Whether the plugin handles select requests.
-    public var handlesSelect: Bool { selectFunction != nil }
+    /// Whether the plugin handles select requests (with `select` or `handle_action`).
+    public var handlesSelect: Bool { selectFunction != nil || actionFunction != nil }
+
+    /// Whether the plugin's action handler may return changes (`handle_action`, revision 2).
+    public var returnsChanges: Bool { actionFunction != nil }
 
     /// Whether the plugin renders section headers.
     public var rendersHeaders: Bool { renderHeaderFunction != nil }
@@ -74,6 +82,13 @@ public final class LoadedPlugin {
         call(.select, json, expecting: .event)
     }
 
+    /// Handles an action request `{"feed","id","action","value"?,"requester","item"}`; `.ok`
+    /// holds `{"event":...,"update"|"delete":...}` (see ``rawCall(_:_:)`` for a revision 1
+    /// plugin's `select`, whose event is wrapped so).
+    public func handleAction(_ json: [UInt8]) -> PluginCallResult {
+        call(.action, json, expecting: .actionResult)
+    }
+
     /// Calls one of the plugin's functions as it is: the status it returned, its output, and
     /// whether it tried to write more than ``maximumOutputSize`` (then `output` is cut short).
     /// `nil` when the plugin does not implement the call. A plugin host uses this and leaves
@@ -88,7 +103,22 @@ public final class LoadedPlugin {
         case .select:
             guard let selectFunction else { return nil }
             function = selectFunction
+        case .action:
+            if let actionFunction {
+                function = actionFunction
+            } else if let selectFunction {
+                // A revision 1 plugin: its select's event becomes {"event": ...}, with no change.
+                let raw = invoke(selectFunction, input)
+                guard raw.status == Int32(ROWCAST_OK.rawValue), !raw.overflowed else { return raw }
+                return (raw.status, Array("{\"event\":".utf8) + raw.output + [UInt8(ascii: "}")], false)
+            } else {
+                return nil
+            }
         }
+        return invoke(function, input)
+    }
+
+    private func invoke(_ function: rowcast_render_fn, _ input: [UInt8]) -> (status: Int32, output: [UInt8], overflowed: Bool) {
         var sink = PluginSink(limit: Self.maximumOutputSize)
         let status = sink.withSink { sinkPointer in
             input.withUnsafeBytes { bytes in

@@ -4,6 +4,11 @@ import CRowCastPlugin
 struct PluginDescriptorInfo {
     /// The descriptor itself (it stays valid while the library is loaded, which is forever).
     let descriptor: UnsafePointer<rowcast_plugin>
+    /// A copy of the descriptor's fields as far as its `struct_size` reaches, the rest zero
+    /// (so a revision 1 descriptor reads with no `handle_action`).
+    let plugin: rowcast_plugin
+    /// The ABI revision the descriptor's size covers: 1 (up to `select`) or 2 (`handle_action`).
+    let revision: Int
     /// The plugin name.
     let name: String
     /// The plugin version.
@@ -18,6 +23,8 @@ struct PluginDescriptorInfo {
 enum PluginDescriptorReader {
     /// The ABI version rowcastd speaks.
     static let abiVersion: UInt32 = ROWCAST_PLUGIN_ABI_VERSION
+    /// The `struct_size` of a revision 1 descriptor: every field up to and including `select`.
+    static let revisionOneSize = MemoryLayout<rowcast_plugin>.offset(of: \rowcast_plugin.select)! + MemoryLayout<rowcast_select_fn?>.size
     /// More types than this means a garbage count, not a real plugin.
     static let maximumTypeCount = 4096
 
@@ -38,13 +45,17 @@ enum PluginDescriptorReader {
             )
         }
         let size = raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
-        let needed = MemoryLayout<rowcast_plugin>.size
+        let needed = revisionOneSize
         guard Int(size) >= needed else {
             throw invalid("the descriptor's struct_size is \(size) bytes, ABI version \(abiVersion) needs at least \(needed)")
         }
 
         let descriptor = raw.assumingMemoryBound(to: rowcast_plugin.self)
-        let plugin = descriptor.pointee
+        // Only the bytes the plugin declared are read: fields a later revision appended stay zero.
+        var plugin = rowcast_plugin()
+        let copied = min(Int(size), MemoryLayout<rowcast_plugin>.size)
+        withUnsafeMutableBytes(of: &plugin) { $0.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: copied)) }
+        let revision = Int(size) >= MemoryLayout<rowcast_plugin>.size ? 2 : 1
         guard let namePointer = plugin.name, let name = String(validatingCString: namePointer), !name.isEmpty else {
             throw invalid("the plugin name is NULL, empty or not UTF-8")
         }
@@ -58,7 +69,7 @@ enum PluginDescriptorReader {
         if !headerTypes.isEmpty, plugin.render_header == nil {
             throw invalid("plugin \(name) declares section types but render_header is NULL")
         }
-        return PluginDescriptorInfo(descriptor: UnsafePointer(descriptor), name: name, version: pluginVersion, itemTypes: itemTypes, headerTypes: headerTypes)
+        return PluginDescriptorInfo(descriptor: UnsafePointer(descriptor), plugin: plugin, revision: revision, name: name, version: pluginVersion, itemTypes: itemTypes, headerTypes: headerTypes)
     }
 
     private static func strings(

@@ -11,6 +11,9 @@ public enum PluginOutput {
         case row
         /// An action event: an object, or `null` for no event.
         case event
+        /// An action handler's result: an object with optional `event` (object or null),
+        /// `update` (object) and `delete` (true), not both of the last two.
+        case actionResult
         /// Any bytes: the caller checks the output itself.
         case unchecked
     }
@@ -50,7 +53,7 @@ public enum PluginOutput {
 
     /// The failure of a call the plugin does not implement.
     public static func unsupported(_ kind: PluginCallKind, plugin: String) -> PluginCallError {
-        let what = kind == .select ? "handles no select actions" : "renders no section headers"
+        let what = kind == .select || kind == .action ? "handles no select actions" : "renders no section headers"
         return PluginCallError(message: "plugin \(plugin) \(what)", code: "unsupported")
     }
 
@@ -69,6 +72,8 @@ public enum PluginOutput {
         case .event:
             if value.isNull || value.objectValue != nil { return nil }
             return "an event that is not a JSON object or null (got \(value.kindName))"
+        case .actionResult:
+            return PluginActionResult.problem(in: value)
         case .row:
             guard let row = value.objectValue else { return "a row that is not a JSON object (got \(value.kindName))" }
             guard let cell = row["cell"] else { return "a row without \"cell\"" }

@@ -8,6 +8,7 @@ extension PluginTable {
                 "name": .string(plugin.name), "version": .string(plugin.version), "file": .string(plugin.file),
                 "itemTypes": .array(plugin.itemTypes.map(JSONValue.string)),
                 "headerTypes": .array(plugin.headerTypes.map(JSONValue.string)),
+                "abiRevision": .number(Double(plugin.abiRevision)),
             ]
         }
         var types = JSONObject()

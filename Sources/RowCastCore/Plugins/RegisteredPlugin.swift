@@ -13,6 +13,8 @@ public protocol RegisteredPlugin: AnyObject {
     var headerTypes: [String] { get }
     /// The identity of the file when it was loaded.
     var fileIdentity: PluginFileIdentity { get }
+    /// The ABI revision its descriptor covers: 1, or 2 when it has `handle_action`.
+    var abiRevision: Int { get }
 }
 
 extension RegisteredPlugin {

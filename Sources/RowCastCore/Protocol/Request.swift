@@ -30,8 +30,12 @@ public struct Request: Sendable {
         case status(after: String?)
         /// Which plugin renders which type.
         case plugins
-        /// Run a row's action handler.
-        case select(id: String, action: String)
+        /// Run a row's action handler, with the value the request carried (nil: none).
+        case select(id: String, action: String, value: JSONValue?)
+        /// The feed's action events after event sequence `after`, at most `limit` of them.
+        case events(after: UInt64, limit: Int)
+        /// Where the row of item `id` is: its section and index, as of the feed's seq.
+        case locate(id: String)
         /// Re-read the daemon's configuration and rescan its plugin directories. The engine
         /// does not answer it: it hands it to the daemon (`EngineOutput.deferred`).
         case reload
@@ -64,7 +68,7 @@ public struct Request: Sendable {
     public var isMutation: Bool {
         switch operation {
         case .upsert, .delete, .section, .deleteSection, .reset, .resetCommit: return true
-        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine: return false
+        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine, .events, .locate: return false
         }
     }
 }

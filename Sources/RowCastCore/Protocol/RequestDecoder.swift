@@ -158,7 +158,7 @@ public struct RequestDecoder: Sendable {
             }
             let (items, sections) = try Self.contents(reader, rawItems: rawItems, context: op)
             return Request(op: op, feed: feed, operation: .resetAppend(token: token, part: Int(part), items: items, sections: sections), req: req, client: client)
-        case "snapshot", "since", "status", "plugins", "select", "reload", "quarantine":
+        case "snapshot", "since", "status", "plugins", "select", "reload", "quarantine", "events", "locate":
             guard channel == .control else {
                 throw RowCastError(.unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL)", field: "op")
             }
@@ -180,7 +180,24 @@ public struct RequestDecoder: Sendable {
                 let feed = try feedName(reader)
                 let id = try reader.id("id")
                 let action = try reader.optionalString("action") ?? "select"
-                return Request(op: op, feed: feed, operation: .select(id: id, action: action), req: req, client: client)
+                guard !action.isEmpty else { throw RowCastError(.invalidField, "select: \"action\" must be a non-empty string, the name of one of the row's actions", field: "action") }
+                return Request(op: op, feed: feed, operation: .select(id: id, action: action, value: Self.presentValue(object["value"])), req: req, client: client)
+            case "events":
+                try reader.rejectUnknown(allowing: Allowed.events)
+                let feed = try feedName(reader)
+                let after = try reader.optionalNumber("after") ?? 0
+                guard after >= 0, after < 9e15, after == after.rounded() else {
+                    throw RowCastError(.invalidField, "events: \"after\" must be a whole number from 0, the event sequence of the last event already handled", field: "after")
+                }
+                let limit = try reader.optionalNumber("limit") ?? Double(ActionEventLog.maximumPage)
+                guard limit >= 1, limit <= Double(ActionEventLog.maximumPage), limit == limit.rounded() else {
+                    throw RowCastError(.invalidField, "events: \"limit\" must be a whole number from 1 to \(ActionEventLog.maximumPage)", field: "limit")
+                }
+                return Request(op: op, feed: feed, operation: .events(after: UInt64(after), limit: Int(limit)), req: req, client: client)
+            case "locate":
+                try reader.rejectUnknown(allowing: Allowed.byID)
+                let feed = try feedName(reader)
+                return Request(op: op, feed: feed, operation: .locate(id: try reader.id("id")), req: req, client: client)
             case "status":
                 try reader.rejectUnknown(allowing: Allowed.status)
                 let after = try reader.optionalString("after")
@@ -202,7 +219,7 @@ public struct RequestDecoder: Sendable {
                 return Request(op: op, feed: nil, operation: .plugins, req: req, client: client)
             }
         default:
-            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, reset_begin, reset_append, reset_commit, snapshot, since, status, plugins, select, reload or quarantine)", field: "op")
+            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, reset_begin, reset_append, reset_commit, snapshot, since, status, plugins, select, events, locate, reload or quarantine)", field: "op")
         }
     }
 
@@ -301,6 +318,13 @@ extension RequestDecoder {
         }
     }
 
+    /// A select's `value`: none when absent or `null` (`JSONValue` takes `nil` as `null`, so
+    /// this is spelled out).
+    static func presentValue(_ value: JSONValue?) -> JSONValue? {
+        guard let value, !value.isNull else { return Optional<JSONValue>.none }
+        return value
+    }
+
     /// The members each request and object may have, built once: building them per request
     /// hashed a dozen strings and allocated three sets for every item.
     enum Allowed {
@@ -315,7 +339,8 @@ extension RequestDecoder {
         static let byID = common.union(["feed", "id"])
         static let section = common.union(["feed", "section"])
         static let reset = common.union(["feed", "items", "sections"])
-        static let select = common.union(["feed", "id", "action"])
+        static let select = common.union(["feed", "id", "action", "value"])
+        static let events = common.union(["feed", "after", "limit"])
         static let quarantine = common.union(["feed", "id", "retry"])
         static let item: Set<String> = ["data", "id", "section", "sort", "type"]
         static let sectionMembers: Set<String> = ["id", "order", "type", "header"]

@@ -36,6 +36,12 @@ public final class PluginRenderer: RowRendering {
         return RenderOutcome(plugin.select(input))
     }
 
+    /// Runs the action handler of the plugin registered for the item type, for its change too.
+    public func act(type: String, input: [UInt8]) -> RenderOutcome {
+        guard let plugin = registry.plugin(forItemType: type), plugin.handlesSelect else { return .noRenderer }
+        return RenderOutcome(plugin.handleAction(input))
+    }
+
     /// Plugin name, version, file and the file's identity: any change means re-render.
     public func rendererIdentity(forItemType type: String) -> String? {
         registry.plugin(forItemType: type)?.rendererIdentity

@@ -9,6 +9,9 @@ public protocol RowRendering {
     func renderHeader(type: String, input: [UInt8]) -> RenderOutcome
     /// Runs the action handler of the plugin that renders `type`.
     func select(type: String, input: [UInt8]) -> RenderOutcome
+    /// Runs the action handler of the plugin that renders `type` for its event and change:
+    /// `.ok` holds `{"event"?, "update"? | "delete"?}` (see ``ActionResult``).
+    func act(type: String, input: [UInt8]) -> RenderOutcome
     /// Names the renderer of an item type, so a reload can tell which types changed hands
     /// (nil when no renderer handles the type).
     func rendererIdentity(forItemType type: String) -> String?
@@ -41,8 +44,16 @@ extension RowRendering {
             case .renderItem: renderItem(type: job.type, input: job.input)
             case .renderHeader: renderHeader(type: job.type, input: job.input)
             case .select: select(type: job.type, input: job.input)
+            case .action: act(type: job.type, input: job.input)
             }
         }
+    }
+
+    /// `select`'s event as an action result with no change (renderers without changes).
+    public func act(type: String, input: [UInt8]) -> RenderOutcome {
+        let outcome = select(type: type, input: input)
+        guard case .ok(let output) = outcome else { return outcome }
+        return .ok(Array("{\"event\":".utf8) + output + [UInt8(ascii: "}")])
     }
 
     /// `render(_:)`, all at once.

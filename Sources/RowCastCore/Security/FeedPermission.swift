@@ -25,7 +25,7 @@ extension Request {
         switch operation {
         case .upsert, .delete, .section, .deleteSection: return .publish
         case .reset, .resetBegin, .resetAppend, .resetCommit: return .reset
-        case .snapshot, .since: return .read
+        case .snapshot, .since, .events, .locate: return .read
         case .select: return .select
         case .status, .plugins, .reload, .quarantine: return .admin
         }

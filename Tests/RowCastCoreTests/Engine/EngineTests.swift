@@ -176,7 +176,7 @@ struct EngineTests {
     @Test("select runs the plugin handler and publishes the action event")
     func select() {
         let harness = EngineHarness()
-        _ = harness.control(upsert("cars", item("42")))
+        _ = harness.control(upsert("cars", item("42", data: ["name": "x", "actions": [["name": "select", "kind": "show_detail"]]])))
         let result = harness.control(["op": "select", "feed": "cars", "id": "42"])
         #expect(result.replies[0]["event"] == ["kind": "show_detail", "id": "42"])
         #expect(result.publications.map(\.topic) == ["actions.cars"])

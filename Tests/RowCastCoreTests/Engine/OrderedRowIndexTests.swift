@@ -32,9 +32,11 @@ struct OrderedRowIndexTests {
                 for probe in 0..<min(50, reference.count) {
                     let target = Int.random(in: 0..<reference.count, using: &random)
                     #expect(index.rank(of: reference[target]) == target, "probe \(probe)")
+                    #expect(index.position(of: reference[target]) == target, "probe \(probe)")
                 }
             }
         }
+        #expect(index.position(of: OrderKey(primary: 100, arrival: 0)) == nil)
         let missing = index.remove(OrderKey(primary: 100, arrival: 0))
         #expect(!missing)
     }

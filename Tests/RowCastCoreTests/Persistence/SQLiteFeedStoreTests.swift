@@ -74,9 +74,9 @@ struct SQLiteFeedStoreTests {
              try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'durability'"),
              try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'clean'"))
         }
-        #expect(migrations == ["v1", "v2"])
+        #expect(migrations == ["v1", "v2", "v3"])
         #expect(journal == "wal")
-        #expect(tables.isSuperset(of: ["meta", "feeds", "items", "sections", "requests", "renderers"]))
+        #expect(tables.isSuperset(of: ["meta", "feeds", "items", "sections", "requests", "renderers", "events"]))
         #expect(durability == "full")
         #expect(clean == "1")
     }

@@ -49,9 +49,11 @@ enum PluginTestSupport {
 
     /// Compiles C fixture `sources` into the shared library `directory/fileName`.
     @discardableResult
-    static func compile(_ sources: [String], into directory: String, as fileName: String, defines: [String] = []) throws -> String {
+    /// - Parameter include: a directory searched for `rowcast_plugin.h` before the SDK's (an
+    ///   older header, say).
+    static func compile(_ sources: [String], into directory: String, as fileName: String, defines: [String] = [], include: URL? = nil) throws -> String {
         let output = directory + "/" + fileName
-        let arguments = ["-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-I", abiInclude.path]
+        let arguments = ["-shared", "-fPIC", "-O1", "-Wall", "-Werror"] + (include.map { ["-I", $0.path] } ?? []) + ["-I", abiInclude.path]
             + defines.map { "-D" + $0 }
             + sources.map { fixtures.appendingPathComponent($0).path }
             + ["-o", output]

@@ -25,7 +25,9 @@ final class FakeRenderer: RowRendering {
         if data["bad"] == .bool(true) { return .rejected(message: "missing field \"name\"", field: "name", code: "missing_field") }
         if data["garbage"] == .bool(true) { return .ok(Array("not json".utf8)) }
         let cell = data["cell"]?.stringValue ?? "\(type)Cell"
-        let row: JSONValue = ["cell": .string(cell), "height": 44, "content": .object(data), "actions": []]
+        var content = data
+        content["actions"] = nil
+        let row: JSONValue = ["cell": .string(cell), "height": 44, "content": .object(data["actions"] == nil ? data : content), "actions": data["actions"] ?? []]
         return .ok(row.serialized())
     }
 
@@ -41,6 +43,27 @@ final class FakeRenderer: RowRendering {
         let request = try! JSONParser.parse(input)
         let event: JSONValue = ["kind": "show_detail", "id": request["id"] ?? .null]
         return .ok(event.serialized())
+    }
+
+    /// Like a plugin with `handle_action`: a `delete` role deletes the item, an `edit` or
+    /// `toggle` role sets its field to the value, anything else is `select`'s event.
+    func act(type: String, input: [UInt8]) -> RenderOutcome {
+        guard itemTypes.contains(type) else { return .noRenderer }
+        let request = try! JSONParser.parse(input)
+        let action = request["action"]?.stringValue ?? ""
+        let declared = request["item"]?["data"]?["actions"]?.arrayValue?.first { $0["name"]?.stringValue == action }
+        let event: JSONValue = ["kind": .string(action), "id": request["id"] ?? .null]
+        switch declared?["role"]?.stringValue {
+        case "delete":
+            return .ok(JSONValue.object(["event": event, "delete": true]).serialized())
+        case "edit", "toggle":
+            let field = declared?["field"]?.stringValue ?? "?"
+            let value = request["value"] ?? .bool(!(request["item"]?["data"]?[field]?.boolValue ?? false))
+            return .ok(JSONValue.object(["event": event, "update": .object(JSONObject([(key: field, value: value)]))]).serialized())
+        default:
+            guard case .ok(let output) = select(type: type, input: input) else { return select(type: type, input: input) }
+            return .ok(Array("{\"event\":".utf8) + output + [UInt8(ascii: "}")])
+        }
     }
 
     func rendererIdentity(forItemType type: String) -> String? {

@@ -8,7 +8,10 @@
  *
  * Versioning: abi_version is the first field and is read before anything else. rowcastd
  * refuses a plugin whose abi_version it does not speak, naming the file and both versions.
- * A later ABI that only appends fields keeps its number and grows struct_size.
+ * A later ABI that only appends fields keeps its number and grows struct_size: each such step
+ * is a revision (ROWCAST_PLUGIN_ABI_REVISION), and rowcastd reads an appended field only when
+ * the plugin's struct_size covers it, so a plugin built against an older revision loads
+ * unchanged. Revision 1 ends with `select`; revision 2 appends `handle_action`.
  *
  * Threading: rowcastd calls a plugin's functions from one thread at a time, so a plugin
  * needs no locking of its own.
@@ -25,6 +28,9 @@ extern "C" {
 
 /* The ABI version this header describes. */
 #define ROWCAST_PLUGIN_ABI_VERSION 1u
+
+/* The revision of ABI 1 this header describes (see "Versioning" above). */
+#define ROWCAST_PLUGIN_ABI_REVISION 2u
 
 /* The name of the symbol every plugin exports (see rowcast_plugin_entry_fn). */
 #define ROWCAST_PLUGIN_ENTRY_SYMBOL "rowcast_plugin_entry"
@@ -67,6 +73,21 @@ typedef int (*rowcast_render_fn)(void *context, const char *input, size_t input_
 typedef int (*rowcast_select_fn)(void *context, const char *input, size_t input_length,
                                  rowcast_sink *sink);
 
+/*
+ * Handles an action on a row and says what it changes (ABI revision 2).
+ * input: {"feed", "id", "action", "value" (only when the request carried one, already checked
+ * against the action's declared value type), "requester" (the CURVE client's name, or the
+ * request's "client", or null), "item": <the item JSON as given to render>}.
+ * output on ROWCAST_OK: a JSON object with any of
+ *   "event":  an object published to subscribers and kept for producers, or null for none;
+ *   "update": an object of data fields to set on this item (the new values replace the old,
+ *             a null value removes the field); the item is rendered again and committed;
+ *   "delete": true to delete this item.
+ * "update" and "delete" exclude each other; neither means the feed does not change.
+ */
+typedef int (*rowcast_action_fn)(void *context, const char *input, size_t input_length,
+                                 rowcast_sink *sink);
+
 /* The descriptor a plugin returns from its entry function. */
 typedef struct rowcast_plugin {
     /* Must be ROWCAST_PLUGIN_ABI_VERSION. Read first, whatever the rest holds. */
@@ -91,7 +112,14 @@ typedef struct rowcast_plugin {
     rowcast_render_fn render_header;
     /* Handles a select action. NULL when the plugin's rows carry no actions it handles. */
     rowcast_select_fn select;
+    /* Revision 2: handles an action and returns its event and the change it makes to the
+       item. When set, rowcastd calls it instead of select. NULL when the plugin returns no
+       changes. Read only when struct_size reaches past it. */
+    rowcast_action_fn handle_action;
 } rowcast_plugin;
+
+/* The struct_size of a revision 1 descriptor (one that ends with select). */
+#define ROWCAST_PLUGIN_STRUCT_SIZE_R1 (offsetof(rowcast_plugin, select) + sizeof(rowcast_select_fn))
 
 /* The signature of the exported entry symbol. */
 typedef const rowcast_plugin *(*rowcast_plugin_entry_fn)(void);

@@ -30,9 +30,20 @@ public protocol CellController {
     /// Handles a select request (`action` is the ``RowAction/name``) and returns the event to
     /// publish, or `nil` to publish none. Default: `nil` for every action.
     func select(action: String, model: Model, item: Item) throws(ItemError) -> JSONObject?
+
+    /// Handles a select request with its value and requester, and returns the event and the
+    /// change to make to the item (update some data fields, or delete it). The value has
+    /// been checked against the action's ``ActionRole`` already. Default: the event
+    /// ``select(action:model:item:)`` returns, with no change.
+    func handle(_ request: ActionRequest, model: Model, item: Item) throws(ItemError) -> ActionResult
 }
 
 extension CellController {
     /// No event for any action.
     public func select(action: String, model: Model, item: Item) throws(ItemError) -> JSONObject? { nil }
+
+    /// The event of ``select(action:model:item:)``, no change.
+    public func handle(_ request: ActionRequest, model: Model, item: Item) throws(ItemError) -> ActionResult {
+        ActionResult(event: try select(action: request.action, model: model, item: item))
+    }
 }

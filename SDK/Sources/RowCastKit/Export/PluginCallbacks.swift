@@ -18,6 +18,11 @@ enum PluginCallbacks {
         PluginCallbacks.call(context, input, length, sink) { $0.select($1) }
     }
 
+    /// `handle_action` (ABI revision 2).
+    static let handleAction: rowcast_action_fn = { context, input, length, sink in
+        PluginCallbacks.call(context, input, length, sink) { $0.handleAction($1) }
+    }
+
     private static func call(
         _ context: UnsafeMutableRawPointer?,
         _ input: UnsafePointer<CChar>?,

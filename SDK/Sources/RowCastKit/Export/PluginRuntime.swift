@@ -9,8 +9,8 @@ final class PluginRuntime {
     struct CellEntry {
         /// Item → model → row.
         let render: (Item) throws(ItemError) -> Row
-        /// Item → model → event.
-        let select: (String, Item) throws(ItemError) -> JSONObject?
+        /// Request and item → model → event and change.
+        let handle: (ActionRequest, Item) throws(ItemError) -> ActionResult
     }
 
     /// The plugin name, for messages.
@@ -113,8 +113,34 @@ final class PluginRuntime {
             let action = try envelope.string("action")
             let item = try Item(object: try envelope.object("item"))
             guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
-            guard let event = try entry.select(action, item) else { return .ok(Array("null".utf8)) }
+            // Through handle, so a controller that implements only handle answers both calls.
+            let actionRequest = ActionRequest(feed: request["feed"]?.stringValue ?? "", action: action)
+            guard let event = try entry.handle(actionRequest, item).event else { return .ok(Array("null".utf8)) }
             return .ok(JSONValue.object(event).serialized())
+        } catch {
+            return .itemError(error)
+        }
+    }
+
+    /// Handles an action request `{"feed","id","action","value"?,"requester"?,"item":{...}}`
+    /// (`handle_action`): the output is ``ActionResult/jsonValue``.
+    func handleAction(_ input: UnsafeRawBufferPointer) -> CallOutcome {
+        do throws(ItemError) {
+            let value: JSONValue
+            do { value = try JSONParser.parse(input) } catch { throw .invalidJSON("the action request", error) }
+            guard let object = value.objectValue else {
+                throw ItemError(code: .invalidInput, message: "an action request must be a JSON object, got \(value.kindName)")
+            }
+            let envelope = Envelope(fields: object)
+            let request = ActionRequest(
+                feed: object["feed"]?.stringValue ?? "",
+                action: try envelope.string("action"),
+                value: object["value"],
+                requester: object["requester"]?.stringValue
+            )
+            let item = try Item(object: try envelope.object("item"))
+            guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
+            return .ok(try entry.handle(request, item).jsonValue.serialized())
         } catch {
             return .itemError(error)
         }
@@ -132,8 +158,8 @@ final class PluginRuntime {
             render: { (item: Item) throws(ItemError) -> Row in
                 controller.row(for: try controller.model(from: item), item: item)
             },
-            select: { (action: String, item: Item) throws(ItemError) -> JSONObject? in
-                try controller.select(action: action, model: try controller.model(from: item), item: item)
+            handle: { (request: ActionRequest, item: Item) throws(ItemError) -> ActionResult in
+                try controller.handle(request, model: try controller.model(from: item), item: item)
             }
         )
     }

@@ -70,7 +70,8 @@ public enum RowCastPluginExport {
             context: Unmanaged.passRetained(runtime).toOpaque(),
             render_item: PluginCallbacks.renderItem,
             render_header: runtime.headerTypes.isEmpty ? nil : PluginCallbacks.renderHeader,
-            select: PluginCallbacks.select
+            select: PluginCallbacks.select,
+            handle_action: PluginCallbacks.handleAction
         ))
         return UnsafeRawPointer(descriptor)
     }
