@@ -66,6 +66,8 @@ let package = Package(
             ]
         ),
         .target(name: "RowCastClient", dependencies: ["ZeroMQ", kit]),
+        // `rowcast relay`: ZeroMQ's XSUB/XPUB proxy plus a read-only control forwarder.
+        .target(name: "RowCastRelay", dependencies: ["ZeroMQ", kit, "RowCastClient", "RowCastSupport"]),
         // The full-screen view of `rowcast watch`: the pure screen, viewport, highlights and
         // key decoder, the terminal, and the loop.
         .target(name: "RowCastWatch", dependencies: ["RowCastClient", kit]),
@@ -92,6 +94,7 @@ let package = Package(
                 kit,
                 "RowCastSupport",
                 "RowCastWatch",
+                "RowCastRelay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -121,6 +124,7 @@ let package = Package(
         .testTarget(name: "RowCastSupportTests", dependencies: ["RowCastSupport"]),
         .testTarget(name: "PluginCellTests", dependencies: ["ProductCell", "AdvertisingCell", kit, .product(name: "RowCastKitTesting", package: "sdk")]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", kit, "ZeroMQ"]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", kit, "RowCastCore", "ZeroMQ", "RowCastTesting"]),
         .testTarget(
