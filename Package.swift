@@ -40,12 +40,16 @@ let package = Package(
         .target(name: "CRowCastHost"),
         // What rowcastd and rowcast share that is not plugin SDK (endpoint syntax, version, lock).
         .target(name: "RowCastSupport", dependencies: [kit]),
+        // The wire model both ends share: the delta and the index path that RowCastCore encodes
+        // and RowCastClient decodes (no daemon dependencies, so the client stays light).
+        .target(name: "RowCastWire", dependencies: [kit]),
         .target(
             name: "RowCastCore",
             dependencies: [
                 kit,
                 abi,
                 "RowCastSupport",
+                "RowCastWire",
                 "CRowCastHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Collections", package: "swift-collections"),
@@ -65,7 +69,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        .target(name: "RowCastClient", dependencies: ["ZeroMQ", kit]),
+        .target(name: "RowCastClient", dependencies: ["ZeroMQ", kit, "RowCastWire"]),
         // `rowcast relay`: ZeroMQ's XSUB/XPUB proxy plus a read-only control forwarder.
         .target(name: "RowCastRelay", dependencies: ["ZeroMQ", kit, "RowCastClient", "RowCastSupport"]),
         // The full-screen view of `rowcast watch`: the pure screen, viewport, highlights and
@@ -124,6 +128,7 @@ let package = Package(
         .testTarget(name: "RowCastSupportTests", dependencies: ["RowCastSupport"]),
         .testTarget(name: "PluginCellTests", dependencies: ["ProductCell", "AdvertisingCell", kit, .product(name: "RowCastKitTesting", package: "sdk")]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RowCastWireTests", dependencies: ["RowCastWire", "RowCastCore", "RowCastClient", kit]),
         .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", kit, "ZeroMQ"]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", kit, "RowCastCore", "ZeroMQ", "RowCastTesting"]),
