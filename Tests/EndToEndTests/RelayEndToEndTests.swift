@@ -2,6 +2,7 @@ import Foundation
 import RowCastClient
 import RowCastKit
 import Testing
+import ZeroMQ
 
 /// `rowcast relay` in front of a real rowcastd: a replica pointed at the relay behaves as one
 /// pointed at rowcastd, writes are refused, and the command's help and errors say what to do.
@@ -20,6 +21,29 @@ struct RelayEndToEndTests {
         return Int(seq)
     }
 
+    /// How many parts a chunked snapshot of `feed` asked of `control` came in (every part
+    /// checked to carry the request's `req`).
+    static func snapshotParts(_ control: String, feed: String) throws -> Int {
+        let context = try Context()
+        let dealer = try Socket(context: context, type: .dealer)
+        defer { dealer.close() }
+        try dealer.setOption(.linger, 0)
+        try dealer.setOption(.receiveTimeout, 10_000)
+        try dealer.connect(control)
+        let request: JSONValue = ["op": "snapshot", "feed": .string(feed), "chunked": true, "req": "parts"]
+        try dealer.send([[], request.serialized()])
+        var parts = Int.max
+        var received = 0
+        while received < parts {
+            guard let frames = try dealer.receiveMultipart() else { throw TestFailure("part \(received) of the snapshot did not come") }
+            let reply = try JSONParser.parse(frames.last ?? [])
+            #expect(reply["req"] == "parts" && reply["part"] == .number(Double(received)), "\(reply)")
+            parts = Int(reply["parts"]?.numberValue ?? 0)
+            received += 1
+        }
+        return parts
+    }
+
     /// Applies `session`'s events until its replica reaches `seq`, within `seconds`.
     static func follow(_ session: ReplicaSession, to seq: Int, seconds: TimeInterval = 20) throws {
         let deadline = Date().addingTimeInterval(seconds)
@@ -31,16 +55,19 @@ struct RelayEndToEndTests {
 
     @Test("a ReplicaSession through a relay: snapshot (in parts), deltas, a gap resumed with since, and it ends equal to rowcastd's snapshot")
     func replicaThroughRelay() throws {
-        let daemon = try DaemonProcess()
+        // A small message limit, so a snapshot of 20 rows comes in several parts.
+        let daemon = try DaemonProcess(extraArguments: ["--max-message-bytes", "4096"])
         defer { daemon.stop() }
         let relay = try RelayProcess(upstreamPublish: daemon.publish, upstreamControl: daemon.control)
         defer { relay.stop() }
         let peer = try RawPeer(daemon)
         for id in 0..<20 { _ = try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(id)")]) }
 
+        #expect(try Self.snapshotParts(relay.control, feed: "cars") > 1)
         let session = try ReplicaSession(feed: "cars", controlEndpoint: relay.control, publishEndpoint: relay.publish, timeout: .seconds(10))
         let loaded = try session.start()
         #expect(loaded.seq == 20)
+        #expect(loaded.snapshotJSON == (try Self.daemonState(daemon, feed: "cars")))
         var last = 0
         for id in 20..<30 { last = try Self.seq(peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(id)")])) }
         try Self.follow(session, to: last)
@@ -101,6 +128,43 @@ struct RelayEndToEndTests {
         #expect(subscribe.wait(timeout: 30) == 0, "\(subscribe.stderr)")
         let state = try CommandRunner.run(["snapshot", "--feed", "cars", "--state", "--control", daemon.control])
         #expect(subscribe.stdout == state.stdout)
+    }
+
+    @Test("a relay connects upstream with CURVE and its own key: replicas behind it read what that key may read, and nothing else",
+          .enabled(if: Curve.isAvailable, "this libzmq has no CURVE"))
+    func curveUpstream() throws {
+        let clients = try TemporaryDirectory("rowcast-clients")
+        let producer = try CurveEndToEndTests.client("producer", in: clients)
+        let relayKeys = try CurveEndToEndTests.client("relay", in: clients, allow: ["read cars*"])
+        let daemon = try CurveEndToEndTests.daemon(clients: clients)
+        defer { daemon.stop() }
+        let keys = try TemporaryDirectory("rowcast-relay-key")
+        let keyFile = keys.path + "/relay.key"
+        try "public-key = \"\(relayKeys.publicKey)\"\nsecret-key = \"\(relayKeys.secretKey)\"\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        defer { keys.remove() }
+        let relay = try RelayProcess(upstreamPublish: daemon.publish, upstreamControl: daemon.control,
+                                     extra: ["--server-key", try CurveEndToEndTests.serverKey(daemon), "--key", keyFile])
+        defer { relay.stop() }
+
+        let peer = try RawPeer(daemon, curve: try CurveEndToEndTests.keys(daemon, producer))
+        _ = try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])
+        _ = try peer.request(["op": "upsert", "feed": "payroll", "item": DaemonEndToEndTests.product("p")])
+        // The replica itself connects without CURVE: the relay's downstream side is plain.
+        let session = try ReplicaSession(feed: "cars", controlEndpoint: relay.control, publishEndpoint: relay.publish, timeout: .seconds(10))
+        #expect(try session.start().seq == 1)
+        let last = try Self.seq(peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("2")]))
+        try Self.follow(session, to: last)
+        #expect(session.replica?.snapshotJSON["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.count == 2)
+
+        // rowcastd checks the relay's key: a feed it may not read is forbidden through it.
+        let control = try ControlClient(endpoint: relay.control, timeout: .seconds(10))
+        defer { control.close() }
+        do {
+            _ = try control.snapshot(feed: "payroll")
+            Issue.record("the relay read a feed its key may not read")
+        } catch {
+            #expect(error.code == "forbidden", "\(error)")
+        }
     }
 
     @Test("SIGTERM stops a relay cleanly (exit status 0) with a summary; SIGINT too")
