@@ -27,6 +27,7 @@ final class PublishProxy {
         do {
             xsub = try Socket(context: context, type: .xsub)
             try xsub.setOption(.linger, 0)
+            try xsub.setOption(.receiveHighWaterMark, configuration.highWaterMark)
             if let curve = configuration.curve { try curve.apply(to: xsub) }
             try xsub.connect(upstream)
         } catch {
@@ -36,6 +37,7 @@ final class PublishProxy {
             xpub = try Socket(context: context, type: .xpub)
             try xpub.setOption(.linger, 0)
             try xpub.setOption(.xpubVerbose, true)
+            try xpub.setOption(.sendHighWaterMark, configuration.highWaterMark)
             try xpub.bind(configuration.publish)
             boundEndpoint = try xpub.lastEndpoint
         } catch {

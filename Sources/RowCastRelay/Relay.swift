@@ -104,7 +104,8 @@ public final class Relay: Sendable {
     }
 
     /// Waits until both halves have ended (after ``stop()``, or when one fails; a failing half
-    /// stops the other).
+    /// stops the other). Their sockets are closed then; libzmq lets go of the bound endpoints
+    /// once the relay is released too (its context is terminated).
     ///
     /// - Throws: the error the first failing half stopped with.
     public func wait() throws(RelayError) {

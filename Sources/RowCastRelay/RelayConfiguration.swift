@@ -18,19 +18,25 @@ public struct RelayConfiguration: Sendable, Equatable {
     /// Requests waiting for rowcastd at most (the DEALER's high-water mark); past it a request
     /// is refused with `unavailable` instead of queued.
     public var upstreamQueue: Int
+    /// Messages the publish side holds per subscriber (XPUB) and from rowcastd (XSUB) before
+    /// dropping, as rowcastd's `limits.publish_high_water_mark`; a subscriber that falls
+    /// further behind misses messages and recovers as from any gap.
+    public var highWaterMark: Int
     /// The largest request taken from downstream, in bytes; libzmq drops a larger one with its
     /// connection (every request a relay forwards is small).
     public var maximumRequestBytes: Int
 
-    /// A configuration with the defaults for the queue (1,000) and the request size (1 MiB).
+    /// A configuration with the defaults for the queue (1,000), the high-water mark (100,000,
+    /// rowcastd's) and the request size (1 MiB).
     public init(upstreamPublish: String, upstreamControl: String, publish: String, control: String,
-                curve: CurveCredentials? = nil, upstreamQueue: Int = 1000, maximumRequestBytes: Int = 1 << 20) {
+                curve: CurveCredentials? = nil, upstreamQueue: Int = 1000, highWaterMark: Int = 100_000, maximumRequestBytes: Int = 1 << 20) {
         self.upstreamPublish = upstreamPublish
         self.upstreamControl = upstreamControl
         self.publish = publish
         self.control = control
         self.curve = curve
         self.upstreamQueue = upstreamQueue
+        self.highWaterMark = highWaterMark
         self.maximumRequestBytes = maximumRequestBytes
     }
 }

@@ -65,6 +65,9 @@ struct RelayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Requests that may wait for rowcastd; past that a request is refused with unavailable.", valueName: "count"))
     var queue: Int = 1000
 
+    @Option(name: .customLong("high-water-mark"), help: ArgumentHelp("Messages held for each subscriber before it misses some (it then catches up as from any gap); rowcastd's default.", valueName: "count"))
+    var highWaterMark: Int = 100_000
+
     /// `--server-key`, else `ROWCAST_SERVER_KEY`.
     private var serverKey: String? { serverKeyFlag ?? EndpointSource.variable("ROWCAST_SERVER_KEY") }
     /// `--key`, else `ROWCAST_KEY`.
@@ -79,6 +82,7 @@ struct RelayCommand: ParsableCommand {
         }
         guard publish != control || publish.hasSuffix(":*") else { throw ValidationError("--publish and --control must be two endpoints, both are \(publish)") }
         guard queue > 0 else { throw ValidationError("--queue must be at least 1, got \(queue)") }
+        guard highWaterMark >= 0 else { throw ValidationError("--high-water-mark must be 0 (no limit) or more, got \(highWaterMark)") }
         switch (serverKey, key) {
         case (.some, nil): throw ValidationError("--server-key (or ROWCAST_SERVER_KEY) needs --key (or ROWCAST_KEY): this relay's key pair, from rowcast keygen")
         case (nil, .some): throw ValidationError("--key (or ROWCAST_KEY) needs --server-key (or ROWCAST_SERVER_KEY): rowcastd's public key, in its server.pub")
@@ -93,7 +97,7 @@ struct RelayCommand: ParsableCommand {
             }
             let settings = RelayConfiguration(
                 upstreamPublish: upstreamPublish, upstreamControl: upstreamControl, publish: publish, control: control,
-                curve: curve, upstreamQueue: queue)
+                curve: curve, upstreamQueue: queue, highWaterMark: highWaterMark)
             let relay: Relay
             do throws(RelayError) {
                 relay = try Relay.start(settings)

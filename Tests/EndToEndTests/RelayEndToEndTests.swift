@@ -185,7 +185,7 @@ struct RelayEndToEndTests {
         let run = try CommandRunner.run(["relay", "--help"])
         #expect(run.process.terminationStatus == 0)
         for text in ["--upstream-publish <endpoint>", "--upstream-control <endpoint>", "--publish <endpoint>", "--control <endpoint>",
-                     "--server-key <key-or-file>", "--key <file>", "XSUB", "XPUB", "read_only", "snapshot", "since", "one relay per region"] {
+                     "--server-key <key-or-file>", "--key <file>", "--queue <count>", "--high-water-mark <count>", "XSUB", "XPUB", "read_only", "snapshot", "since", "one relay per region"] {
             #expect(run.stdout.contains(text), "--help lacks \(text):\n\(run.stdout)")
         }
     }

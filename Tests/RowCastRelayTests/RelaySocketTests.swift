@@ -137,14 +137,16 @@ struct RelaySocketTests {
         }
     }
 
-    @Test("stop ends both halves, and the endpoints can be bound again at once")
+    @Test("stop ends both halves, and once the relay is released its endpoints can be bound again at once")
     func stopAndRebind() throws {
-        let setup = try Setup()
-        let control = setup.relay.controlEndpoint
-        let publish = setup.relay.publishEndpoint
-        try setup.stop()
+        var endpoints = ("", "")
+        do {
+            let setup = try Setup()
+            endpoints = (setup.relay.publishEndpoint, setup.relay.controlEndpoint)
+            try setup.stop()
+        }
         let again = try Relay.start(RelayConfiguration(
-            upstreamPublish: "tcp://127.0.0.1:1", upstreamControl: "tcp://127.0.0.1:1", publish: publish, control: control))
+            upstreamPublish: "tcp://127.0.0.1:1", upstreamControl: "tcp://127.0.0.1:1", publish: endpoints.0, control: endpoints.1))
         again.stop()
         try again.wait()
     }
