@@ -89,6 +89,27 @@ struct RelayEndToEndTests {
         #expect(relay.command.process.isRunning)
     }
 
+    @Test("rowcastd restarting behind a relay (a standby taking over its address and state): the relay reconnects by itself and the replica continues")
+    func daemonRestartBehindRelay() throws {
+        let endpoints = try FreePorts.endpoints()
+        let plugins = try DaemonProcess.pluginDirectory()
+        let state = try TemporaryDirectory("rowcast-state")
+        var daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints)
+        defer { daemon.stop() }
+        let relay = try RelayProcess(upstreamPublish: endpoints.2, upstreamControl: endpoints.1)
+        defer { relay.stop() }
+        for id in 0..<3 { _ = try RawPeer(daemon).request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(id)")]) }
+        let session = try ReplicaSession(feed: "cars", controlEndpoint: relay.control, publishEndpoint: relay.publish, timeout: .seconds(10))
+        #expect(try session.start().seq == 3)
+
+        daemon.stop()
+        daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints)
+        let last = try Self.seq(RawPeer(daemon).request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("3")]))
+        try Self.follow(session, to: last, seconds: 30)
+        #expect(session.replica?.snapshotJSON == (try Self.daemonState(daemon, feed: "cars")))
+        #expect(relay.command.process.isRunning)
+    }
+
     @Test("a write sent to a relay is refused with read_only, echoing req, and changes nothing")
     func writesRefused() throws {
         let daemon = try DaemonProcess()
