@@ -1,5 +1,5 @@
 # RowCast: `make run` starts the daemon on its embedded defaults, `make test` runs every test.
-# Both install what they need first (libzmq, pkg-config, a C compiler, tmux, pyzmq).
+# Both install what they need first (libzmq, pkg-config, a C compiler, tmux, iproute2, pyzmq).
 
 SWIFT        ?= swift
 PYTHON       ?= python3
@@ -12,7 +12,7 @@ RELEASE_DIR  := .build/release
 CONFIGURATION ?= release
 INSTALL_DIR  := .build/$(CONFIGURATION)
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev tmux
+APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev tmux iproute2
 
 BINDIR       := $(PREFIX)/bin
 PLUGINDIR    := $(PREFIX)/lib/rowcast/plugins

@@ -42,6 +42,9 @@ let package = Package(
         .target(name: "CRowCastHost"),
         // What rowcastd and rowcast share that is not plugin SDK (endpoint syntax, version, lock).
         .target(name: "RowCastSupport", dependencies: [kit]),
+        // The wire model both ends share: the delta and the index path that RowCastCore encodes
+        // and RowCastClient decodes (no daemon dependencies, so the client stays light).
+        .target(name: "RowCastWire", dependencies: [kit]),
         .target(
             name: "RowCastCells",
             dependencies: [
@@ -57,6 +60,7 @@ let package = Package(
                 kit,
                 abi,
                 "RowCastSupport",
+                "RowCastWire",
                 "CRowCastHost",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Collections", package: "swift-collections"),
@@ -77,7 +81,9 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        .target(name: "RowCastClient", dependencies: ["ZeroMQ", kit]),
+        .target(name: "RowCastClient", dependencies: ["ZeroMQ", kit, "RowCastWire"]),
+        // `rowcast relay`: ZeroMQ's XSUB/XPUB proxy plus a read-only control forwarder.
+        .target(name: "RowCastRelay", dependencies: ["ZeroMQ", kit, "RowCastClient", "RowCastSupport"]),
         // The full-screen view of `rowcast watch`: the pure screen, viewport, highlights and
         // key decoder, the terminal, and the loop.
         .target(name: "RowCastWatch", dependencies: ["RowCastClient", kit]),
@@ -104,6 +110,7 @@ let package = Package(
                 kit,
                 "RowCastSupport",
                 "RowCastWatch",
+                "RowCastRelay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -136,6 +143,8 @@ let package = Package(
         .testTarget(name: "RowCastCellsTests", dependencies: ["RowCastCells", "RowCastCore", kit]),
         .testTarget(name: "PluginCellTests", dependencies: ["ProductCell", "AdvertisingCell", "RowCastCells", kit, .product(name: "RowCastKitTesting", package: "sdk")]),
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RowCastWireTests", dependencies: ["RowCastWire", "RowCastCore", "RowCastClient", kit]),
+        .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", kit, "ZeroMQ"]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", kit, "RowCastCore", "ZeroMQ", "RowCastTesting"]),
         .testTarget(

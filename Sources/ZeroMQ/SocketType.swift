@@ -22,6 +22,8 @@ public enum SocketType: Sendable, Hashable, CaseIterable, CustomStringConvertibl
     case pair
     /// `ZMQ_XPUB`: a PUB that receives its subscribers' subscription messages.
     case xpub
+    /// `ZMQ_XSUB`: a SUB that sends subscriptions as messages; the upstream side of a proxy.
+    case xsub
 
     /// The `ZMQ_*` constant passed to `zmq_socket`.
     var rawValue: Int32 {
@@ -36,6 +38,7 @@ public enum SocketType: Sendable, Hashable, CaseIterable, CustomStringConvertibl
         case .rep: ZMQ_REP
         case .pair: ZMQ_PAIR
         case .xpub: ZMQ_XPUB
+        case .xsub: ZMQ_XSUB
         }
     }
 
@@ -52,6 +55,7 @@ public enum SocketType: Sendable, Hashable, CaseIterable, CustomStringConvertibl
         case .rep: "REP"
         case .pair: "PAIR"
         case .xpub: "XPUB"
+        case .xsub: "XSUB"
         }
     }
 }

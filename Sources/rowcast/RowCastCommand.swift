@@ -24,6 +24,8 @@ struct RowCastCommand: ParsableCommand {
               rowcast reload
               rowcast quarantine retry
               rowcast keygen cars-producer
+              rowcast relay --upstream-publish tcp://core:7703 --upstream-control tcp://core:7702 \\
+                --publish tcp://0.0.0.0:7703 --control tcp://0.0.0.0:7702
               rowcast plugin render librowcast-article.so --item item.json
 
             Endpoints and CURVE keys can also come from the environment: ROWCAST_CONTROL, \
@@ -37,7 +39,7 @@ struct RowCastCommand: ParsableCommand {
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, WatchCommand.self, SnapshotCommand.self, StatusCommand.self,
             PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, EventsCommand.self, LocateCommand.self, ReloadCommand.self, KeygenCommand.self,
-            PluginCommand.self,
+            PluginCommand.self, RelayCommand.self,
         ]
     )
 

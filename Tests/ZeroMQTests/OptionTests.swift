@@ -66,7 +66,7 @@ struct OptionTests {
         "each socket type opens the libzmq type it names",
         arguments: [
             (SocketType.pair, 0), (.pub, 1), (.sub, 2), (.req, 3), (.rep, 4),
-            (.dealer, 5), (.router, 6), (.pull, 7), (.push, 8), (.xpub, 9),
+            (.dealer, 5), (.router, 6), (.pull, 7), (.push, 8), (.xpub, 9), (.xsub, 10),
         ]
     )
     func socketTypes(type: SocketType, zmqType: Int) throws {
@@ -79,7 +79,7 @@ struct OptionTests {
 
     @Test("every socket type is covered by the mapping test")
     func allTypesCovered() {
-        #expect(Set(SocketType.allCases.map(\.description)) == ["PAIR", "PUB", "SUB", "REQ", "REP", "DEALER", "ROUTER", "PULL", "PUSH", "XPUB"])
+        #expect(Set(SocketType.allCases.map(\.description)) == ["PAIR", "PUB", "SUB", "REQ", "REP", "DEALER", "ROUTER", "PULL", "PUSH", "XPUB", "XSUB"])
     }
 
     @Test("zmqVersion reports the loaded libzmq 4.x")

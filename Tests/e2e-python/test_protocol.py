@@ -4,7 +4,7 @@
 It starts a real rowcastd on wildcard loopback ports, publishes items over PUSH and DEALER,
 keeps a replica from a snapshot plus deltas (the Clone pattern) and checks that the replica
 ends identical to the daemon's snapshot, through inserts, moves, section changes, deletes and
-a reset. Every wait is bounded; the daemon is always stopped.
+a reset, directly and through `rowcast relay`. Every wait is bounded; the daemon is always stopped.
 """
 import json
 import os
@@ -464,6 +464,110 @@ class InteractionTest(unittest.TestCase):
         self.assertEqual([e["eventSeq"] for e in pulled["events"]], [1])
         located = self.request({"op": "locate", "feed": "people", "id": "me"})
         self.assertEqual((located["section"], located["row"], located["seq"]), (0, 0, 2))
+
+
+class Relay:
+    """A `rowcast relay` in front of a daemon, on wildcard loopback ports."""
+
+    def __init__(self, daemon):
+        self.process = subprocess.Popen(
+            [os.path.join(BUILD_DIR, "rowcast"), "relay",
+             "--upstream-publish", daemon.endpoints["publish"], "--upstream-control", daemon.endpoints["control"],
+             "--publish", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.endpoints = {}
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not self.endpoints:
+            readable, _, _ = select.select([self.process.stdout], [], [], 0.1)
+            if readable:
+                line = self.process.stdout.readline().decode(errors="replace")
+                if not line:
+                    break
+                if line.startswith("rowcast relay ready "):
+                    self.endpoints = dict(field.split("=", 1) for field in line.split()[3:])
+        if not self.endpoints:
+            self.stop()
+            raise RuntimeError("rowcast relay did not become ready")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        self.process.stdout.close()
+        return self.process.returncode
+
+
+class RelayTest(unittest.TestCase):
+    """The same Clone pattern through a relay (docs/OPERATIONS.md, "Relays"): snapshot and
+    deltas come from the relay, writes go to rowcastd, and a write sent to the relay is refused."""
+
+    def setUp(self):
+        self.daemon = Daemon()
+        try:
+            self.relay = Relay(self.daemon)
+        except BaseException:
+            self.daemon.stop()
+            raise
+        self.context = zmq.Context()
+        self.sockets = []
+
+    def tearDown(self):
+        for sock in self.sockets:
+            sock.close(0)
+        self.context.term()
+        self.assertEqual(self.relay.stop(), 0)
+        self.daemon.stop()
+
+    def socket(self, kind, endpoint):
+        sock = self.context.socket(kind)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.RCVTIMEO, TIMEOUT_MS)
+        sock.setsockopt(zmq.SNDTIMEO, TIMEOUT_MS)
+        sock.connect(endpoint)
+        self.sockets.append(sock)
+        return sock
+
+    @staticmethod
+    def request(dealer, body):
+        dealer.send_multipart([b"", json.dumps(body).encode()])
+        while True:
+            reply = json.loads(dealer.recv_multipart()[-1])
+            if reply.get("req") == body["req"]:
+                return reply
+
+    def test_replica_through_relay(self):
+        writer = self.socket(zmq.DEALER, self.daemon.endpoints["control"])
+        reader = self.socket(zmq.DEALER, self.relay.endpoints["control"])
+        sub = self.socket(zmq.SUB, self.relay.endpoints["publish"])
+        for i in range(5):
+            self.assertTrue(self.request(writer, {"op": "upsert", "feed": "cars", "item": product(str(i)), "req": i})["ok"])
+        sub.setsockopt(zmq.SUBSCRIBE, topic("rows.cars"))
+        # The position rowcastd sends a new subscriber of rows.cars comes through the relay.
+        while True:
+            name, body = sub.recv_multipart()
+            if json.loads(body).get("event") == "position":
+                break
+        replica = Replica(self.request(reader, {"op": "snapshot", "feed": "cars", "req": "s"}))
+        self.assertEqual(replica.seq, 5)
+        last = 0
+        for i, item in enumerate([product("9", section="used"), product("2", name="changed")]):
+            last = self.request(writer, {"op": "upsert", "feed": "cars", "item": item, "req": 10 + i})["seq"]
+        last = self.request(writer, {"op": "delete", "feed": "cars", "id": "0", "req": 20})["seq"]
+        while replica.seq < last:
+            name, body = sub.recv_multipart()
+            message = json.loads(body)
+            if message.get("event") == "delta" and replica.accepts(message):
+                replica.apply(message)
+        direct = self.request(writer, {"op": "snapshot", "feed": "cars", "req": "d"})
+        self.assertEqual(replica.as_sections(), direct["sections"])
+
+        refused = self.request(reader, {"op": "upsert", "feed": "cars", "item": product("x"), "req": 99})
+        self.assertFalse(refused["ok"])
+        self.assertEqual(refused["error"]["code"], "read_only")
 
 
 class CurveTest(unittest.TestCase):

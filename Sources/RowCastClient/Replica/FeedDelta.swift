@@ -1,116 +1,24 @@
 import RowCastKit
+import RowCastWire
 
-/// A delta as published on `rows.<feed>\0`, read into typed lists (PROTOCOL.md, "Deltas").
+/// A delta as published on `rows.<feed>\0`, read into typed lists (PROTOCOL.md, "Deltas"):
+/// the shared wire model (RowCastWire's `FeedDelta`, the type rowcastd encodes from) holding
+/// parsed sections and rows.
 ///
 /// Section indexes in `deleted` and `moved.from` are positions in the old section list,
 /// those in `inserted`, `moved.to` and `updated` in the new one; row index paths likewise.
-public struct FeedDelta: Sendable, Equatable {
-    /// A section removed with every row it still had, at its old index.
-    public struct SectionDeletion: Sendable, Equatable {
-        /// The section id.
-        public var id: String
-        /// Its index in the old section list.
-        public var at: Int
-    }
+public typealias FeedDelta = RowCastWire.FeedDelta<ParsedPayload>
 
-    /// A section added with its rows, at its new index.
-    public struct SectionInsertion: Sendable, Equatable {
-        /// The section id.
-        public var id: String
-        /// Its index in the new section list.
-        public var at: Int
-        /// The section object (`id`, `order`, `type`, `header`, `headerRow`).
-        public var section: JSONObject
-        /// Its rows, in order.
-        public var rows: [JSONValue]
-    }
+/// The place of a row in a feed (RowCastWire's `RowIndexPath`), for clients that import
+/// RowCastClient alone.
+public typealias RowIndexPath = RowCastWire.RowIndexPath
 
-    /// A section that moved, keeping the rows no row entry took out of it.
-    public struct SectionMove: Sendable, Equatable {
-        /// The section id.
-        public var id: String
-        /// Its index in the old section list.
-        public var from: Int
-        /// Its index in the new section list.
-        public var to: Int
-    }
-
-    /// A section whose attributes changed (its rows are not touched).
-    public struct SectionUpdate: Sendable, Equatable {
-        /// The section id.
-        public var id: String
-        /// Its index in the new section list.
-        public var at: Int
-        /// The new section object.
-        public var section: JSONObject
-    }
-
-    /// A row removed, at its old index path.
-    public struct RowDeletion: Sendable, Equatable {
-        /// The row id.
-        public var id: String
-        /// Its index path in the old snapshot.
-        public var at: RowIndexPath
-    }
-
-    /// A row added (or replaced in place, for `reconfigured` and `reloaded`) at a new index path.
-    public struct RowPlacement: Sendable, Equatable {
-        /// The row id.
-        public var id: String
-        /// Its index path in the new snapshot.
-        public var at: RowIndexPath
-        /// The rendered row.
-        public var row: JSONValue
-    }
-
-    /// A row that moved from an old index path to a new one.
-    public struct RowMove: Sendable, Equatable {
-        /// The row id.
-        public var id: String
-        /// Its index path in the old snapshot.
-        public var from: RowIndexPath
-        /// Its index path in the new snapshot.
-        public var to: RowIndexPath
-    }
-
-    /// The feed this delta changes.
-    public var feed: String
-    /// The feed's history this delta belongs to.
-    public var epoch: String
-    /// The sequence number the feed has once this delta is applied.
-    public var seq: Int
-    /// Sections removed.
-    public var deletedSections: [SectionDeletion]
-    /// Sections added with their rows.
-    public var insertedSections: [SectionInsertion]
-    /// Sections moved.
-    public var movedSections: [SectionMove]
-    /// Sections whose attributes changed.
-    public var updatedSections: [SectionUpdate]
-    /// Rows removed.
-    public var deletedRows: [RowDeletion]
-    /// Rows added.
-    public var insertedRows: [RowPlacement]
-    /// Rows moved.
-    public var movedRows: [RowMove]
-    /// Rows whose content changed, same cell (update in place).
-    public var reconfiguredRows: [RowPlacement]
-    /// Rows whose cell changed (a new cell).
-    public var reloadedRows: [RowPlacement]
-}
-
-extension FeedDelta {
-    /// Whether the delta only replaces rows and section attributes (`reconfigured`,
-    /// `reloaded`, section `updated`) and inserts, deletes and moves nothing.
-    public var changesContentsOnly: Bool {
-        deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty
-            && deletedRows.isEmpty && insertedRows.isEmpty && movedRows.isEmpty
-    }
-
+extension RowCastWire.FeedDelta where Payload == ParsedPayload {
     /// Reads a delta event; throws ``ReplicaError/Kind/invalidDelta`` naming the bad member.
     ///
     /// A list that is absent counts as empty; a list of the wrong shape is an error.
     public init(json: JSONValue) throws(ReplicaError) {
+        self.init()
         let reader = DeltaReader(json: json)
         guard json.objectValue != nil else { throw reader.fail("", "is a \(json.kindName), not an object") }
         feed = try reader.string(json["feed"], "feed")
@@ -237,9 +145,9 @@ private struct DeltaReader {
         return result
     }
 
-    func placements(_ lists: JSONObject, _ name: String) throws(ReplicaError) -> [FeedDelta.RowPlacement] {
+    func placements(_ lists: JSONObject, _ name: String) throws(ReplicaError) -> [FeedDelta.RowContent] {
         try entries(lists, "rows", name) { entry, path throws(ReplicaError) in
-            FeedDelta.RowPlacement(
+            FeedDelta.RowContent(
                 id: try string(entry["id"], path + ".id"),
                 at: try indexPath(entry["at"], path + ".at"),
                 row: try row(entry["row"], path + ".row"))

@@ -67,7 +67,7 @@ public struct CurveCredentials: Sendable, Equatable {
     }
 
     /// Makes `socket` a CURVE client of the server; before connecting.
-    func apply(to socket: Socket) throws(ZeroMQError) {
+    public func apply(to socket: Socket) throws(ZeroMQError) {
         try socket.setOption(.curveServerKey, Array(serverKey.utf8))
         try socket.setOption(.curvePublicKey, Array(publicKey.utf8))
         try socket.setOption(.curveSecretKey, Array(secretKey.utf8))

@@ -1,4 +1,5 @@
-/// The place of a row in a feed: a section index and a row index within it, as in UIKit.
+/// The place of a row in a feed: a section index and a row index within it, as in UIKit, and
+/// `[section,row]` on the wire. rowcastd's diff writes them; clients read them.
 public struct RowIndexPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The index of the section in the feed's section list.
     public var section: Int
@@ -13,7 +14,7 @@ public struct RowIndexPath: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Orders by section, then by row.
     public static func < (lhs: RowIndexPath, rhs: RowIndexPath) -> Bool {
-        (lhs.section, lhs.row) < (rhs.section, rhs.row)
+        lhs.section != rhs.section ? lhs.section < rhs.section : lhs.row < rhs.row
     }
 
     /// `[section,row]`, as on the wire.
