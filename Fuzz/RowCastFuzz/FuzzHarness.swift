@@ -93,7 +93,8 @@ enum FuzzHarness: String, CaseIterable {
                   formatted: "{{money(n)}} {{count(i)}} {{date(d)}} {{datetime(d)}} {{relative_date(d)}} {{uppercased(s)}} {{reversed(s)}}"
                   section: "{{#b}}yes{{/b}}{{^u}}no url{{/u}}"
                 actions:
-                  - {name: edit, kind: edit, field: s, params: {v: "{{s}}"}}
+                  - {name: edit, role: edit, field: s, params: {v: "{{s}}"}}
+                  - {name: flip, role: toggle, field: b}
             """, file: "fuzz.yaml")
         return catalog.definitions[0]
     }()

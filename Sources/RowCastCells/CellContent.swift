@@ -28,7 +28,7 @@ public indirect enum CellContent: Sendable {
         switch self {
         case .template(let template): writer.write(string: template.render(scope))
         case .literal(let value): writer.write(value)
-        case .object(let members): Self.write(members, scope, to: &writer, extra: [])
+        case .object(let members): Self.write(members, scope, to: &writer)
         case .array(let elements):
             writer.writeRaw("[")
             for (offset, element) in elements.enumerated() {
@@ -39,20 +39,14 @@ public indirect enum CellContent: Sendable {
         }
     }
 
-    /// Appends `members` as an object, then the `extra` string members.
-    static func write(_ members: [(key: String, value: CellContent)], _ scope: CellRenderScope, to writer: inout JSONWriter, extra: [(String, String)]) {
+    /// Appends `members` as an object.
+    static func write(_ members: [(key: String, value: CellContent)], _ scope: CellRenderScope, to writer: inout JSONWriter) {
         writer.writeRaw("{")
         for (offset, member) in members.enumerated() {
             if offset > 0 { writer.writeRaw(",") }
             writer.write(string: member.key)
             writer.writeRaw(":")
             member.value.write(scope, to: &writer)
-        }
-        for (offset, (key, value)) in extra.enumerated() {
-            if offset > 0 || !members.isEmpty { writer.writeRaw(",") }
-            writer.write(string: key)
-            writer.writeRaw(":")
-            writer.write(string: value)
         }
         writer.writeRaw("}")
     }

@@ -54,17 +54,11 @@ public struct CellDefinition: Sendable {
         writer.writeRaw(",\"height\":")
         writer.write(number: height)
         writer.writeRaw(",\"content\":")
-        CellContent.write(content, scope, to: &writer, extra: [])
+        CellContent.write(content, scope, to: &writer)
         writer.writeRaw(",\"actions\":[")
         for (offset, action) in actions.enumerated() {
             if offset > 0 { writer.writeRaw(",") }
-            writer.writeRaw("{\"name\":")
-            writer.write(string: action.name)
-            writer.writeRaw(",\"kind\":")
-            writer.write(string: action.kind.name)
-            writer.writeRaw(",\"params\":")
-            CellContent.write(action.params, scope, to: &writer, extra: fieldParams(action))
-            writer.writeRaw("}")
+            rowAction(action, scope: scope).write(to: &writer)
         }
         writer.writeRaw("]}")
         return writer.bytes
@@ -86,12 +80,6 @@ public struct CellDefinition: Sendable {
         return CellRenderScope(
             values: checked, envelope: envelope, settings: settings,
             mustacheContext: needsMustache ? mustacheContext(checked, envelope: envelope, settings: settings) : nil)
-    }
-
-    /// `field` and `value_type` for an `edit` or `toggle` action.
-    private func fieldParams(_ action: CellActionSpec) -> [(String, String)] {
-        guard let field = action.field, let spec = fields.first(where: { $0.name == field }) else { return [] }
-        return [("field", field), ("value_type", spec.type.rawValue)]
     }
 
     /// Whether some template has no plan and needs the Mustache context.
@@ -130,11 +118,9 @@ public struct CellDefinition: Sendable {
         return context
     }
 
-    /// The action as the row shows it: `edit` and `toggle` also name their field and its type.
+    /// The action as the row shows it: name, kind, rendered params, and its role.
     private func rowAction(_ action: CellActionSpec, scope: CellRenderScope) -> RowAction {
-        var params = JSONObject(action.params.map { (key: $0.key, value: $0.value.render(scope)) })
-        for (key, value) in fieldParams(action) { params.append(key: key, value: .string(value)) }
-        return RowAction(name: action.name, kind: action.kind.name, params: params)
+        RowAction(name: action.name, kind: action.kind, params: JSONObject(action.params.map { (key: $0.key, value: $0.value.render(scope)) }), role: action.role)
     }
 
     /// What names this definition as a renderer: the file, the cell and the file's

@@ -13,7 +13,7 @@ import Yams
 ///       author: "{{author}}"
 ///       date: "{{relative_date(published)}}"
 ///     actions:
-///       - {name: select, kind: select, params: {url: "{{url}}"}}
+///       - {name: select, kind: open_url, params: {url: "{{url}}"}}
 /// ```
 public struct CellFileParser {
     /// The file's path, for errors and for the definitions' `file`.
@@ -24,7 +24,8 @@ public struct CellFileParser {
 
     static let topKeys = ["cells"]
     static let cellKeys = ["types", "section_types", "cell", "height", "currency", "fields", "content", "actions"]
-    static let actionKeys = ["name", "kind", "field", "params"]
+    static let actionKeys = ["name", "role", "kind", "field", "value", "params"]
+    static let roles = ["select", "edit", "toggle", "delete", "custom"]
 
     /// The definitions of `text`, or the first ``CellFileError``.
     public func parse(_ text: String) throws(CellFileError) -> [CellDefinition] {
@@ -125,22 +126,45 @@ public struct CellFileParser {
             try checkKeys(mapping, allowed: Self.actionKeys, at: actionPath)
             let name = try requiredString(mapping["name"], in: actionNode, at: actionPath + ".name")
             guard !actions.contains(where: { $0.name == name }) else { throw fail(actionNode, actionPath + ".name", "\"\(name)\" is given twice; each action needs its own name") }
-            let kind = CellActionKind(name: try requiredString(mapping["kind"], in: actionNode, at: actionPath + ".kind"))
-            var field: String?
-            if let fieldNode = mapping["field"] {
-                field = try requiredString(fieldNode, in: actionNode, at: actionPath + ".field")
+            let roleName = try mapping["role"].map { node throws(CellFileError) in try requiredString(node, in: actionNode, at: actionPath + ".role") } ?? "select"
+            guard Self.roles.contains(roleName) else {
+                throw fail(mapping["role"], actionPath + ".role", "unknown role \"\(roleName)\"; allowed: \(Self.roles.joined(separator: ", "))")
             }
-            switch kind {
-            case .edit, .toggle:
-                guard let name = field else { throw fail(actionNode, actionPath + ".field", "missing; a `\(kind.name)` action names the field it changes") }
-                guard let spec = fields.first(where: { $0.name == name }) else {
-                    throw fail(mapping["field"], actionPath + ".field", "\"\(name)\" is not a declared field; declared: \(fields.map(\.name).joined(separator: ", "))")
+            let kind = try mapping["kind"].map { node throws(CellFileError) in try requiredString(node, in: actionNode, at: actionPath + ".kind") } ?? roleName
+            var field: CellFieldSpec?
+            if let fieldNode = mapping["field"] {
+                guard roleName == "edit" || roleName == "toggle" else { throw fail(fieldNode, actionPath + ".field", "only `edit` and `toggle` actions name a field") }
+                let fieldName = try requiredString(fieldNode, in: actionNode, at: actionPath + ".field")
+                guard let spec = fields.first(where: { $0.name == fieldName }) else {
+                    throw fail(fieldNode, actionPath + ".field", "\"\(fieldName)\" is not a declared field; declared: \(fields.map(\.name).joined(separator: ", "))")
                 }
-                if kind == .toggle && spec.type != .bool {
-                    throw fail(mapping["field"], actionPath + ".field", "a `toggle` changes a bool field; \"\(name)\" is a \(spec.type.rawValue)")
+                field = spec
+            }
+            if let valueNode = mapping["value"], roleName != "edit" {
+                throw fail(valueNode, actionPath + ".value", "only `edit` actions take a value type")
+            }
+            let role: ActionRole
+            switch roleName {
+            case "edit":
+                guard let field else { throw fail(actionNode, actionPath + ".field", "missing; an `edit` action names the field it changes") }
+                var valueType = CellActionSpec.defaultValueType(for: field.type)
+                if let valueNode = mapping["value"] {
+                    let allowed = ActionValueType.allCases.map(\.rawValue)
+                    guard let name = valueNode.scalar?.string, let type = ActionValueType(rawValue: name) else {
+                        throw fail(valueNode, actionPath + ".value", "unknown value type; allowed: \(allowed.joined(separator: ", "))")
+                    }
+                    valueType = type
                 }
-            default:
-                if field != nil { throw fail(mapping["field"], actionPath + ".field", "only `edit` and `toggle` actions name a field") }
+                role = .edit(field: field.name, value: valueType)
+            case "toggle":
+                guard let field else { throw fail(actionNode, actionPath + ".field", "missing; a `toggle` action names the bool field it changes") }
+                guard field.type == .bool else {
+                    throw fail(mapping["field"], actionPath + ".field", "a `toggle` changes a bool field; \"\(field.name)\" is a \(field.type.rawValue)")
+                }
+                role = .toggle(field: field.name)
+            case "delete": role = .delete
+            case "custom": role = .custom
+            default: role = .select
             }
             var params: [(key: String, value: CellContent)] = []
             if let paramsNode = mapping["params"] {
@@ -149,7 +173,7 @@ public struct CellFileParser {
                 }
                 params = members
             }
-            actions.append(CellActionSpec(name: name, kind: kind, field: field, params: params))
+            actions.append(CellActionSpec(name: name, role: role, kind: kind, params: params))
         }
         return actions
     }

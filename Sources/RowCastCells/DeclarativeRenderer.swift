@@ -71,21 +71,31 @@ public final class DeclarativeRenderer: RowRendering {
         job.header ? renderHeader(job.input, with: job.definition, now: now) : renderItem(job.input, with: job.definition, now: now)
     }
 
-    /// Runs an action of a declarative cell (the action must be one the cell offers; it
-    /// publishes no event of its own), or the plugin's handler.
+    /// The event of an action of a declarative cell (`select` of ABI revision 1: no change).
     public func select(type: String, input: [UInt8]) -> RenderOutcome {
-        guard let definition = catalog.definition(forItemType: type) else { return plugins.select(type: type, input: input) }
-        let action: String?
-        do {
-            action = try Self.parse(input, what: "the select request")["action"]?.stringValue
+        guard catalog.definition(forItemType: type) != nil else { return plugins.select(type: type, input: input) }
+        guard case .ok(let output) = act(type: type, input: input) else { return act(type: type, input: input) }
+        guard case .object(let result)? = try? JSONParser.parse(output) else { return .failed(message: "the cell's action result is not an object") }
+        return .ok((result["event"] ?? .null).serialized())
+    }
+
+    /// Runs an action of a declarative cell; rowcastd has already checked that the row offers
+    /// it and that the value fits its role. Every action publishes the event
+    /// `{"kind", "action", "value"?, params...}`; by role it also changes the item: an `edit`
+    /// sets its field to the value, a `toggle` sets it to the value or flips it, a `delete`
+    /// deletes the item. Other types go to their plugin.
+    public func act(type: String, input: [UInt8]) -> RenderOutcome {
+        guard let definition = catalog.definition(forItemType: type) else { return plugins.act(type: type, input: input) }
+        do throws(ItemError) {
+            let request = try Self.parse(input, what: "the select request")
+            guard let name = request["action"]?.stringValue, let action = definition.actions.first(where: { $0.name == name }) else {
+                throw ItemError.unknownAction(request["action"]?.stringValue ?? "")
+            }
+            let value = request["value"].flatMap { $0.isNull ? nil : $0 }
+            return .ok(try CellActionHandler(definition: definition, action: action, now: now()).result(value: value, item: request["item"]).jsonValue.serialized())
         } catch {
             return .rejected(message: error.message, field: error.field, code: error.code.rawValue)
         }
-        guard let action, definition.actions.contains(where: { $0.name == action }) else {
-            let error = ItemError.unknownAction(action ?? "")
-            return .rejected(message: error.message, field: error.field, code: error.code.rawValue)
-        }
-        return .ok(Array("null".utf8))
     }
 
     /// Renders `jobs`: the cells' own at once, the rest through the plugins' renderer in one go.
@@ -113,6 +123,8 @@ public final class DeclarativeRenderer: RowRendering {
             }
             if job.kind == .select {
                 inline[index] = select(type: job.type, input: job.input)
+            } else if job.kind == .action {
+                inline[index] = act(type: job.type, input: job.input)
             } else {
                 cellIndex[index] = cellJobs.count
                 cellJobs.append(CellJob(header: header, input: job.input, definition: definition))

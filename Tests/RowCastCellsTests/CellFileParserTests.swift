@@ -134,33 +134,48 @@ import Testing
                 fields: {email: string, subscribed: bool}
                 content: {value: "{{email}}"}
                 actions:
-                  - {name: edit_email, kind: edit, field: mail}
+                  - {name: edit_email, role: edit, field: mail}
             """
+        func problem(_ replacement: String) -> String? {
+            refusal(edit.replacingOccurrences(of: "role: edit, field: mail", with: replacement))?.problem
+        }
         #expect(refusal(edit)?.problem.contains("\"mail\" is not a declared field; declared: email, subscribed") == true)
-        #expect(refusal(edit.replacingOccurrences(of: "kind: edit, field: mail", with: "kind: edit"))?.problem.contains("names the field it changes") == true)
-        #expect(refusal(edit.replacingOccurrences(of: "kind: edit, field: mail", with: "kind: toggle, field: email"))?.problem.contains("a `toggle` changes a bool field") == true)
-        #expect(refusal(edit.replacingOccurrences(of: "kind: edit, field: mail", with: "kind: delete, field: email"))?.problem.contains("only `edit` and `toggle` actions name a field") == true)
+        #expect(refusal(edit)?.key == "cells[0].actions[0].field")
+        #expect(problem("role: edit")?.contains("names the field it changes") == true)
+        #expect(problem("role: toggle, field: email")?.contains("a `toggle` changes a bool field") == true)
+        #expect(problem("role: delete, field: email")?.contains("only `edit` and `toggle` actions name a field") == true)
+        #expect(problem("role: remove")?.contains("unknown role \"remove\"; allowed: select, edit, toggle, delete, custom") == true)
+        #expect(problem("role: edit, field: email, value: phone")?.contains("unknown value type; allowed: string, email, url, number, integer, bool") == true)
+        #expect(problem("role: custom, value: email")?.contains("only `edit` actions take a value type") == true)
     }
 
-    @Test func anEditActionNamesItsFieldAndValueType() throws {
+    @Test func actionsCarryTheirRoleOnTheRow() throws {
         let file = """
             cells:
               - types: profile_email
                 cell: EditableCell
                 height: 44
-                fields: {email: string}
+                fields: {email: string, subscribed: bool, visits: integer}
                 content: {value: "{{email}}"}
                 actions:
-                  - {name: edit_email, kind: edit, field: email}
-                  - {name: remove, kind: delete}
+                  - {name: edit_email, role: edit, field: email, value: email}
+                  - {name: edit_visits, role: edit, field: visits}
+                  - {name: subscribe, role: toggle, field: subscribed, kind: switch}
+                  - {name: remove, role: delete}
+                  - {name: logout, role: custom, kind: logout, params: {who: "{{item.id}}"}}
+                  - {name: select, kind: open_url}
             """
         let definition = try #require(try parse(file).first)
-        let row = try definition.row(fields: ["email": "a@b.c"], id: "e", type: "profile_email", section: nil, now: 0)
+        let row = try definition.row(fields: ["email": "a@b.c", "subscribed": true, "visits": 3], id: "e", type: "profile_email", section: nil, now: 0)
         #expect(row.actions == [
-            RowAction(name: "edit_email", kind: "edit", params: ["field": "email", "value_type": "string"]),
-            RowAction(name: "remove", kind: "delete"),
+            .edit("edit_email", field: "email", value: .email),
+            .edit("edit_visits", field: "visits", value: .integer),
+            .toggle("subscribe", field: "subscribed", kind: "switch"),
+            .delete("remove"),
+            .custom("logout", kind: "logout", params: ["who": "e"]),
+            .select(kind: "open_url"),
         ])
-        #expect(try definition.rowBytes(fields: ["email": "a@b.c"], id: "e", type: "profile_email", section: nil, now: 0) == row.serialized())
+        #expect(try definition.rowBytes(fields: ["email": "a@b.c", "subscribed": true, "visits": 3], id: "e", type: "profile_email", section: nil, now: 0) == row.serialized())
     }
 
     @Test func invalidYAMLAndWrongShapesAreRefused() {
