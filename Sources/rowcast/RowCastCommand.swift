@@ -36,7 +36,7 @@ struct RowCastCommand: ParsableCommand {
         version: RowCastVersion.current,
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, WatchCommand.self, SnapshotCommand.self, StatusCommand.self,
-            PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, ReloadCommand.self, KeygenCommand.self,
+            PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, ReloadCommand.self, KeygenCommand.self, ServeCommand.self,
             PluginCommand.self,
         ]
     )
