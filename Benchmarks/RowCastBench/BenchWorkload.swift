@@ -21,3 +21,4 @@ extension IsolationBenchmark: BenchWorkload {}
 extension ScaleBenchmark: BenchWorkload {}
 extension CurveBenchmark: BenchWorkload {}
 extension WatchBenchmark: BenchWorkload {}
+extension GatewayBenchmark: BenchWorkload {}

@@ -85,10 +85,8 @@ public final class FeedGateway: Service, @unchecked Sendable {
     /// so a hub being retired never takes a connection.
     func attach(feed: String, resume: ResumePoint?) throws(GatewayError) -> (hub: FeedHub, id: Int, outbox: ConnectionOutbox) {
         let limit = options.connectionBuffer
-        return try hubs.withLock { hubs throws(GatewayError) in
-            guard hubs != nil else {
-                throw GatewayError(status: .serviceUnavailable, code: "stopping", message: "the gateway is stopping; connect again to another")
-            }
+        let attached = hubs.withLock { hubs -> (hub: FeedHub, id: Int, outbox: ConnectionOutbox)? in
+            guard hubs != nil else { return nil }
             let hub: FeedHub
             if let existing = hubs![feed] {
                 hub = existing
@@ -100,6 +98,10 @@ public final class FeedGateway: Service, @unchecked Sendable {
             let (id, outbox) = hub.attach(resume: resume, limit: limit)
             return (hub, id, outbox)
         }
+        guard let attached else {
+            throw GatewayError(status: .serviceUnavailable, code: "stopping", message: "the gateway is stopping; connect again to another")
+        }
+        return attached
     }
 
     /// Whether a replica of `feed` is kept and holds a feed that exists.

@@ -143,11 +143,11 @@ final class FeedHub: @unchecked Sendable {
         case .loaded(let replica), .resynced(let replica, _):
             state.withLock { $0.load(replica) }
         case .applied(let replica, let delta):
-            let text = delta.compactText
+            let text = delta.jsonText
             state.withLock { $0.apply(replica, deltaText: text) }
         case .message(let message):
             guard message.topic == "actions.\(feed)" else { return }
-            let text = message.body.compactText
+            let text = message.body.jsonText
             state.withLock { $0.broadcast(text) }
         }
     }

@@ -13,7 +13,7 @@ enum StreamMessages {
             "event": "snapshot", "feed": .string(replica.feed), "seq": .number(Double(replica.seq)),
             "epoch": replica.epoch.map(JSONValue.string) ?? .null, "sections": whole["sections"] ?? .array([]),
         ]
-        return event.compactText
+        return event.jsonText
     }
 
     /// `{"event":"position","feed","epoch","seq"}`: where the replica the stream follows stands.
@@ -21,7 +21,7 @@ enum StreamMessages {
         let event: JSONValue = [
             "event": "position", "feed": .string(feed), "epoch": epoch.map(JSONValue.string) ?? .null, "seq": .number(Double(seq)),
         ]
-        return event.compactText
+        return event.jsonText
     }
 
     /// `{"event":"overflow","feed","message"}`: the last message of a connection that fell
@@ -31,13 +31,13 @@ enum StreamMessages {
             "event": "overflow", "feed": .string(feed),
             "message": .string("this connection fell \(limit) messages behind and is closed; reconnect with ?since=SEQ&epoch=E to resume"),
         ]
-        return event.compactText
+        return event.jsonText
     }
 
     /// `{"event":"unavailable","feed","message"}`: the gateway cannot reach rowcastd for the
     /// feed; the stream goes on, and a snapshot follows when it can again.
     static func unavailable(feed: String, reason: String) -> String {
         let event: JSONValue = ["event": "unavailable", "feed": .string(feed), "message": .string(reason)]
-        return event.compactText
+        return event.jsonText
     }
 }

@@ -1,11 +1,12 @@
 import Hummingbird
 import HummingbirdWebSocket
+import RowCastClient
 
 extension FeedGateway {
     /// `GET /`, `GET /feeds/NAME` and the two assets.
     func installPageRoutes(on router: Router<BasicWebSocketRequestContext>) {
         router.get("/") { _, _ async -> Response in
-            do {
+            do throws(RowCastClientError) {
                 let status = try await self.queries.status()
                 return Self.html(GatewayPages.index(status: status, control: self.options.controlEndpoint), status: .ok)
             } catch {

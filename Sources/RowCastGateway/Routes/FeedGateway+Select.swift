@@ -28,7 +28,7 @@ extension FeedGateway {
             }
             let action = try Self.action(in: Array(body.readableBytesView))
             let reply: JSONValue
-            do {
+            do throws(RowCastClientError) {
                 reply = try await self.queries.select(feed: feed, id: id, action: action)
             } catch {
                 let mapped = DaemonErrorStatus.gatewayError(for: error)

@@ -88,7 +88,7 @@ struct EventStreamMiddleware: RouterMiddleware {
         let (feed, resume) = try await gateway.streamTarget(request, context)
         return Response(
             status: .ok,
-            headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store", HTTPField.Name("X-Accel-Buffering")!: "no"],
+            headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
             body: try gateway.eventStreamBody(feed: feed, resume: resume))
     }
 }
