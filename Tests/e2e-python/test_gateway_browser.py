@@ -29,9 +29,9 @@ ARTIFACTS = os.environ.get("ROWCAST_ARTIFACTS", os.path.join(".build", "artifact
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 
 # The DOM as the test compares it: sections in order (id, header title), their rows in order
-# (id, cell, every content field's value), leaving elements excluded.
+# (id, cell, every content field's value), leaving elements excluded; null before the page loads.
 READ_DOM = r"""
-(() => ({
+(() => document.getElementById('feed') && ({
   seq: document.getElementById('feed').dataset.seq || null,
   sections: Array.from(document.querySelectorAll('#sections > section.rc-section:not([data-leaving])')).map(s => ({
     id: s.dataset.sectionId,
@@ -88,6 +88,7 @@ class Browser:
         try:
             self.socket = websocket.create_connection(self._page_target(), timeout=WAIT_SECONDS)
             self.call("Page.enable")
+            self.call("Emulation.setDeviceMetricsOverride", width=1200, height=860, deviceScaleFactor=1, mobile=False)
             self.call("Runtime.enable")
         except BaseException:
             self.close()
@@ -132,7 +133,8 @@ class Browser:
         self.call("Page.navigate", url=url)
 
     def click(self, selector):
-        """A real mouse click at the middle of the element `selector` finds."""
+        """A real mouse click at the middle of the element `selector` finds, once nothing moves."""
+        self.settle()
         rect = self.evaluate(
             "(() => { const e = document.querySelector(%s); if (!e) return null; e.scrollIntoView({block: 'center'});"
             " const r = e.getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"
@@ -142,8 +144,17 @@ class Browser:
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=rect["x"], y=rect["y"], button="left", clickCount=1)
 
+    def settle(self):
+        """Waits (bounded) until no animation or transition runs on the page."""
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline and self.evaluate("document.getAnimations().length") != 0:
+            time.sleep(0.1)
+
     def screenshot(self, path):
-        data = self.call("Page.captureScreenshot", format="png")["data"]
+        """The whole page, once its animations ended, as a PNG at `path`."""
+        self.evaluate("window.scrollTo(0, 0)")
+        self.settle()
+        data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)["data"]
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as file:
             file.write(base64.b64decode(data))
@@ -205,7 +216,6 @@ class GatewayBrowserTest(unittest.TestCase):
         self.publish({"op": "upsert", "item": product("3", name="Kia EV6", price=40000, section="used", sort=-1)})
         self.publish({"op": "section", "section": {"id": "used", "order": -1}})
         self.assert_page_shows_snapshot("moves")
-        self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-feed.png"))
 
         self.browser.click('li.rc-row[data-row-id="4"] button.rc-action')
         deadline = time.monotonic() + WAIT_SECONDS
@@ -219,6 +229,7 @@ class GatewayBrowserTest(unittest.TestCase):
             time.sleep(0.1)
         self.assertIsNotNone(event, "the click on row 4's action showed no action event from the stream")
         self.assertIn("show_detail", event)
+        self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-feed.png"))
 
         self.publish({"op": "reset", "items": [product("r%d" % i, section="deals", sort=i) for i in range(4)]
                       + [advertising("a2")], "sections": [{"id": "deals", "order": 0},
