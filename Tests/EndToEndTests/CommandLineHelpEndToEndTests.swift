@@ -29,6 +29,7 @@ import Testing
         HelpCase(command: ["quarantine", "list"], endpoints: ["control"], others: connection + ["--feed <feed>"]),
         HelpCase(command: ["quarantine", "retry"], endpoints: ["control"], others: connection + ["--feed <feed>", "--id <id>"]),
         HelpCase(command: ["watch"], endpoints: ["publish", "control"], others: connection + ["--feed <feed>", "--once"]),
+        HelpCase(command: ["serve"], endpoints: ["control", "publish"], others: connection + ["--http <host:port>", "--connection-buffer <messages>", "--history <deltas>"]),
         HelpCase(command: ["keygen"], endpoints: [], others: ["--directory <dir>"]),
         HelpCase(command: ["plugin", "new"], endpoints: [], others: ["--c", "--directory <dir>", "--sdk <dir>"]),
         HelpCase(command: ["plugin", "check"], endpoints: [], others: ["--in-process", "--plugin-host <path>", "--json"]),
