@@ -58,16 +58,19 @@ public final class FeedGateway: Service, @unchecked Sendable {
                 self.retireIdleHubs()
             }
         }
-        stop()
+        for hub in stop() { await hub.ended() }
     }
 
-    /// Stops every replica and ends every connection's stream; later requests get 503.
-    public func stop() {
+    /// Stops every replica and ends every connection's stream (each within the control
+    /// timeout, without waiting here); later requests get 503.
+    @discardableResult
+    public func stop() -> [FeedHubHandle] {
         let stopped = hubs.withLock { hubs in
             defer { hubs = nil }
             return Array((hubs ?? [:]).values)
         }
         for hub in stopped { hub.stop() }
+        return stopped.map(FeedHubHandle.init)
     }
 
     /// How many connections follow `feed` now (0 when no replica of it is kept).
@@ -106,7 +109,7 @@ public final class FeedGateway: Service, @unchecked Sendable {
 
     /// Whether a replica of `feed` is kept and holds a feed that exists.
     func knowsFeedExists(_ feed: String) -> Bool {
-        hubs.withLock { $0?[feed] }?.replica?.epoch != nil
+        hubs.withLock { $0?[feed] }?.feedExists ?? false
     }
 
     /// Stops the hubs without connections for longer than the idle lifetime.

@@ -26,8 +26,8 @@ final class FeedHub: @unchecked Sendable {
     private let state: LockedValue<FeedStreamState>
     /// Set to end the thread.
     private let stopping = LockedValue(false)
-    /// Signalled when the thread has ended.
-    private let ended = DispatchSemaphore(value: 0)
+    /// Whether the thread has ended, and who waits for it.
+    private let ending = LockedValue<(ended: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     /// When the last connection left (or the hub started), to retire an idle hub.
     private let idleSince = LockedValue<ContinuousClock.Instant?>(ContinuousClock.now)
 
@@ -44,17 +44,33 @@ final class FeedHub: @unchecked Sendable {
     func start() {
         let thread = Thread { [self] in
             run()
-            ended.signal()
+            state.withLock { $0.finishAll() }
+            let waiters = ending.withLock { ending in
+                ending.ended = true
+                defer { ending.waiters = [] }
+                return ending.waiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
         thread.name = "rowcast-gateway \(feed)"
         thread.start()
     }
 
-    /// Ends the thread (within the control timeout) and every connection's queue.
+    /// Tells the thread to end (it does within the control timeout) and then to end every
+    /// connection's queue; returns at once.
     func stop() {
         stopping.withLock { $0 = true }
-        ended.wait()
-        state.withLock { $0.finishAll() }
+    }
+
+    /// Returns when the thread has ended.
+    func ended() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = ending.withLock { ending in
+                if !ending.ended { ending.waiters.append(continuation) }
+                return ending.ended
+            }
+            if done { continuation.resume() }
+        }
     }
 
     /// Adds a connection with a queue of `limit` messages, starting after `resume`.
@@ -80,8 +96,8 @@ final class FeedHub: @unchecked Sendable {
     /// How many connections were closed for overflowing.
     var overflowCount: Int { state.withLock { $0.overflowCount } }
 
-    /// The replica now, or `nil` before the first snapshot.
-    var replica: FeedReplica? { state.withLock { $0.replica } }
+    /// Whether the replica holds a feed that exists in rowcastd.
+    var feedExists: Bool { state.withLock { $0.feedExists } }
 
     /// Whether no connection has followed the feed for `lifetime`.
     func isIdle(for lifetime: Duration) -> Bool {
@@ -105,12 +121,19 @@ final class FeedHub: @unchecked Sendable {
                     try made.subscribe(.actions(feed))
                     session = made
                 }
-                let event = try session!.next(timeout: .milliseconds(200))
+                // Short waits: a connection that needs a snapshot is served within one.
+                let event = try session!.next(timeout: .milliseconds(50))
                 if failing {
                     failing = false
                     logger.info("feed replica is back", metadata: ["feed": "\(feed)"])
                 }
                 if let event { handle(event) }
+                if state.withLock({ $0.needsSnapshot }), let replica = session?.replica {
+                    // Made outside the lock; this copy of the replica is let go before the
+                    // next delta, so the session still changes it in place.
+                    let text = StreamMessages.snapshot(replica)
+                    state.withLock { $0.deliver(snapshot: text, seq: replica.seq, epoch: replica.epoch) }
+                }
                 if lastPosition.duration(to: .now) >= options.positionInterval {
                     lastPosition = .now
                     state.withLock { state in
@@ -137,14 +160,16 @@ final class FeedHub: @unchecked Sendable {
         session?.control.close()
     }
 
-    /// Applies one event of the session to the shared state.
+    /// Applies one event of the session to the shared state. A snapshot message is made only
+    /// when someone follows the feed.
     private func handle(_ event: ReplicaEvent) {
         switch event {
         case .loaded(let replica), .resynced(let replica, _):
-            state.withLock { $0.load(replica) }
+            let text = connectionCount > 0 ? StreamMessages.snapshot(replica) : nil
+            state.withLock { $0.load(seq: replica.seq, epoch: replica.epoch, snapshot: text) }
         case .applied(let replica, let delta):
             let text = delta.jsonText
-            state.withLock { $0.apply(replica, deltaText: text) }
+            state.withLock { $0.apply(seq: replica.seq, epoch: replica.epoch, deltaText: text) }
         case .message(let message):
             guard message.topic == "actions.\(feed)" else { return }
             let text = message.body.jsonText

@@ -14,18 +14,19 @@ extension FeedGateway {
                 _ = try await self.streamTarget(request, context)
                 return .upgrade([:])
             } onUpgrade: { inbound, outbound, context in
-                let (feed, resume) = try await self.streamTarget(context.request, context.requestContext)
+                // Checked (and the feed found) before the upgrade; only read again here.
+                let (feed, resume) = try await self.streamTarget(context.request, context.requestContext, requiringFeed: false)
                 try await self.serveWebSocket(feed: feed, resume: resume, inbound: inbound, outbound: outbound)
             }
     }
 
     /// The feed and resume point a stream request asks for, checked: 400 for a bad name or
-    /// `since`, 404 for a feed rowcastd does not have.
-    func streamTarget(_ request: Request, _ context: some RequestContext) async throws(GatewayError) -> (String, ResumePoint?) {
+    /// `since`, 404 (when `requiringFeed`) for a feed rowcastd does not have.
+    func streamTarget(_ request: Request, _ context: some RequestContext, requiringFeed: Bool = true) async throws(GatewayError) -> (String, ResumePoint?) {
         let feed = try Self.feedParameter(context)
         let query = request.uri.queryParameters
         let resume = try ResumePoint.parse(since: query.get("since"), epoch: query.get("epoch"))
-        try await requireFeed(feed)
+        if requiringFeed { try await requireFeed(feed) }
         return (feed, resume)
     }
 
@@ -57,10 +58,11 @@ extension FeedGateway {
     }
 
     /// The Server-Sent Events body of a stream: each message as `data: <json>` and a blank
-    /// line, until the browser goes or the queue ends.
-    func eventStreamBody(feed: String, resume: ResumePoint?) throws(GatewayError) -> ResponseBody {
-        let (hub, id, outbox) = try attach(feed: feed, resume: resume)
-        return ResponseBody { writer in
+    /// line, until the browser goes or the queue ends. The connection is attached when the
+    /// body is written, so a response never written holds no queue.
+    func eventStreamBody(feed: String, resume: ResumePoint?) -> ResponseBody {
+        ResponseBody { writer in
+            let (hub, id, outbox) = try self.attach(feed: feed, resume: resume)
             defer { hub.detach(id) }
             for await text in outbox.messages {
                 if outbox.hasOverflowed { break }
@@ -89,6 +91,6 @@ struct EventStreamMiddleware: RouterMiddleware {
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
-            body: try gateway.eventStreamBody(feed: feed, resume: resume))
+            body: gateway.eventStreamBody(feed: feed, resume: resume))
     }
 }
