@@ -80,6 +80,17 @@ import Testing
         #expect(!run.stderr.contains("Unknown option"))
     }
 
+    @Test("rowcast serve refuses an --http that is not HOST:PORT, naming it, exit status 64", arguments: [
+        ("nope", "--http nope: give HOST:PORT"),
+        ("127.0.0.1:99999", "the port must be a number from 0 to 65535"),
+        (":8080", "the host is missing"),
+    ])
+    func serveRefusesBadHTTPAddress(_ value: String, _ message: String) throws {
+        let run = try CommandRunner.run(["serve", "--http", value])
+        #expect(run.process.terminationStatus == 64)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
     @Test("help and its subcommand words still work")
     func helpCommand() throws {
         let run = try CommandRunner.run(["help", "snapshot"])
