@@ -9,6 +9,7 @@ errors, and a row's action. Every wait is bounded; every process is stopped.
 """
 import json
 import os
+import socket
 import sys
 import time
 import unittest
@@ -213,6 +214,39 @@ class GatewayStreamTest(unittest.TestCase):
         code, _, body = self.gateway.request("POST", "/feeds/%s/rows/1/select" % FEED, body=b'{"acton":"x"}')
         self.assertEqual(code, 400, body)
         self.assertIn("acton", body)
+
+    def test_a_slow_connection_is_closed_and_never_holds_back_the_others(self):
+        # A gateway whose connections may have 8 messages waiting; one client never reads
+        # (with a small receive buffer) while ~10 MB of deltas go by, the other reads all.
+        gateway = Gateway(self.daemon, extra_args=["--connection-buffer", "8"])
+        self.addCleanup(gateway.stop)
+        url = gateway.url.replace("http://", "ws://") + "/feeds/%s/stream" % FEED
+        slow = websocket.create_connection(url, timeout=WAIT_SECONDS,
+                                           sockopt=((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),))
+        self.addCleanup(slow.close)
+        fast = StreamClient(gateway, FEED)
+        self.addCleanup(fast.close)
+        fast.connect()
+        fast.wait_until(lambda r: True, "the snapshot")
+        for round_number in range(40):
+            self.publish({"op": "reset", "feed": FEED,
+                          "items": [product("p%d" % i, name="Car %d %s" % (i, "x" * 120), price=round_number, sort=i)
+                                    for i in range(400)]})
+            self.assert_replica_equals_daemon(fast)
+        # The slow one gets what was queued before it overflowed, then `overflow`, then the close.
+        events = []
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline:
+            try:
+                text = slow.recv()
+            except (websocket.WebSocketConnectionClosedException, ConnectionError):
+                break
+            if not text:
+                break
+            events.append(json.loads(text)["event"])
+        self.assertIn("overflow", events, "the slow connection was not told it fell behind")
+        self.assertEqual(events[-1], "overflow")
+        self.assertLess(events.count("delta"), 40)
 
     def test_index_lists_the_feeds(self):
         code, kind, body = self.gateway.get("/")
