@@ -26,12 +26,3 @@ struct HTTPAddress: Equatable {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }
-
-/// A `--http` value that is not `HOST:PORT`.
-struct HTTPAddressError: Error, CustomStringConvertible {
-    /// What is wrong and how to write it.
-    let description: String
-
-    /// An error saying `description`.
-    init(_ description: String) { self.description = description }
-}
