@@ -12,7 +12,9 @@ RELEASE_DIR  := .build/release
 CONFIGURATION ?= release
 INSTALL_DIR  := .build/$(CONFIGURATION)
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev tmux iproute2
+# iproute2: the relay test across network namespaces; chromium: the headless browser of the
+# gateway's page test (Tests/e2e-python/test_gateway_browser.py).
+APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev tmux iproute2 chromium
 
 BINDIR       := $(PREFIX)/bin
 PLUGINDIR    := $(PREFIX)/lib/rowcast/plugins
@@ -67,6 +69,7 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 	@$(PYTHON) -c "import zmq" 2>/dev/null || { echo "installing pyzmq"; $(PYTHON) -m pip install -q pyzmq; }
+	@$(PYTHON) -c "import websocket" 2>/dev/null || { echo "installing websocket-client"; $(PYTHON) -m pip install -q websocket-client; }
 
 ## build: the daemon, the CLI and the plugins (debug), and the examples' C plugins.
 build: deps
@@ -82,7 +85,9 @@ $(BUILD_DIR)/librowcast-%.so: Examples/*/plugin/%.c SDK/Sources/CRowCastPlugin/i
 	@mkdir -p $(BUILD_DIR)
 	$(CC) -std=c11 -O2 -Wall -Wextra -shared -fPIC -I SDK/Sources/CRowCastPlugin/include $< -o $@
 
-## test: every Swift test (unit and end-to-end), then the pyzmq protocol test.
+## test: every Swift test (unit and end-to-end), then the Python tests: the pyzmq protocol
+## test, the gateway's WebSocket/SSE stream test and its page in headless Chromium (which
+## leaves screenshots in .build/artifacts/).
 test: build test-swift test-python
 
 test-swift:
@@ -90,6 +95,8 @@ test-swift:
 
 test-python:
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_protocol.py
+	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_gateway_stream.py
+	ROWCAST_BUILD_DIR=$(BUILD_DIR) ROWCAST_BROWSER_REQUIRED=1 ROWCAST_ARTIFACTS=.build/artifacts $(PYTHON) Tests/e2e-python/test_gateway_browser.py
 
 ## test-asan, test-tsan: every Swift test (the end-to-end ones start rowcastd, rowcast and
 ## plugin hosts built with the same sanitizer), each in a build directory of its own. Leak

@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         .systemLibrary(
@@ -87,6 +89,23 @@ let package = Package(
         // The full-screen view of `rowcast watch`: the pure screen, viewport, highlights and
         // key decoder, the terminal, and the loop.
         .target(name: "RowCastWatch", dependencies: ["RowCastClient", kit]),
+        // The web gateway: one replica per feed, served to browsers as HTML, WebSocket and SSE.
+        // Installed on a Hummingbird router by `rowcast serve` (and, later, by rowcastd's http
+        // endpoint); it depends on the client library only, never on the daemon.
+        .target(
+            name: "RowCastGateway",
+            dependencies: [
+                "RowCastClient",
+                "RowCastSupport",
+                "ZeroMQ",
+                kit,
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
         .executableTarget(
             name: "rowcastd",
             dependencies: [
@@ -111,8 +130,13 @@ let package = Package(
                 "RowCastSupport",
                 "RowCastWatch",
                 "RowCastRelay",
+                "RowCastGateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -145,6 +169,7 @@ let package = Package(
         .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "RowCastWireTests", dependencies: ["RowCastWire", "RowCastCore", "RowCastClient", kit]),
         .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", kit, "ZeroMQ"]),
+        .testTarget(name: "RowCastGatewayTests", dependencies: ["RowCastGateway", "RowCastClient", kit]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),
         .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", kit, "RowCastCore", "ZeroMQ", "RowCastTesting"]),
         .testTarget(

@@ -23,3 +23,4 @@ extension CurveBenchmark: BenchWorkload {}
 extension WatchBenchmark: BenchWorkload {}
 extension CellsBenchmark: BenchWorkload {}
 extension InstructionsBenchmark: BenchWorkload {}
+extension GatewayBenchmark: BenchWorkload {}

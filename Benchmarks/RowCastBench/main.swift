@@ -13,7 +13,7 @@ let workloadTypes: [(name: String, type: any BenchWorkload.Type)] = [
     ("diff", DiffBenchmark.self), ("engine", EngineBenchmark.self), ("throughput", ThroughputBenchmark.self),
     ("latency", LatencyBenchmark.self), ("acked", AckedBenchmark.self), ("isolation", IsolationBenchmark.self), ("scale", ScaleBenchmark.self),
     ("curve", CurveBenchmark.self), ("replies", RepliesBenchmark.self), ("watch", WatchBenchmark.self),
-    ("cells", CellsBenchmark.self), ("instructions", InstructionsBenchmark.self),
+    ("cells", CellsBenchmark.self), ("instructions", InstructionsBenchmark.self), ("gateway", GatewayBenchmark.self),
 ]
 let workloads = workloadTypes.map(\.name)
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -31,6 +31,7 @@ import Testing
         HelpCase(command: ["quarantine", "list"], endpoints: ["control"], others: connection + ["--feed <feed>"]),
         HelpCase(command: ["quarantine", "retry"], endpoints: ["control"], others: connection + ["--feed <feed>", "--id <id>"]),
         HelpCase(command: ["watch"], endpoints: ["publish", "control"], others: connection + ["--feed <feed>", "--once"]),
+        HelpCase(command: ["serve"], endpoints: ["control", "publish"], others: connection + ["--http <host:port>", "--connection-buffer <messages>", "--history <deltas>"]),
         HelpCase(command: ["keygen"], endpoints: [], others: ["--directory <dir>"]),
         HelpCase(command: ["plugin", "new"], endpoints: [], others: ["--c", "--directory <dir>", "--sdk <dir>"]),
         HelpCase(command: ["plugin", "check"], endpoints: [], others: ["--in-process", "--plugin-host <path>", "--json"]),
@@ -79,6 +80,17 @@ import Testing
         #expect(run.process.terminationStatus == 64)
         #expect(run.stderr.contains(message), "\(run.stderr)")
         #expect(!run.stderr.contains("Unknown option"))
+    }
+
+    @Test("rowcast serve refuses an --http that is not HOST:PORT, naming it, exit status 64", arguments: [
+        ("nope", "--http nope: give HOST:PORT"),
+        ("127.0.0.1:99999", "the port must be a number from 0 to 65535"),
+        (":8080", "the host is missing"),
+    ])
+    func serveRefusesBadHTTPAddress(_ value: String, _ message: String) throws {
+        let run = try CommandRunner.run(["serve", "--http", value])
+        #expect(run.process.terminationStatus == 64)
+        #expect(run.stderr.contains(message), "\(run.stderr)")
     }
 
     @Test("help and its subcommand words still work")

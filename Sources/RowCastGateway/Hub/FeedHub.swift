@@ -1,0 +1,187 @@
+import Foundation
+import Logging
+import RowCastClient
+import RowCastKit
+import RowCastSupport
+import ZeroMQ
+
+/// One feed's replica, kept by a `ReplicaSession` on a thread of its own, fanned out to every
+/// connection that follows the feed.
+///
+/// The session (its SUB and DEALER sockets) lives on the hub's thread only: blocking
+/// `zmq_poll` never runs on Swift's cooperative pool. Everything the connections share is a
+/// ``FeedStreamState`` behind a lock; a message is offered to each connection's bounded
+/// ``ConnectionOutbox`` without waiting. `@unchecked Sendable`: the state is behind
+/// `state`'s lock, the stop flag behind `stopping`'s, the rest is immutable.
+final class FeedHub: @unchecked Sendable {
+    /// The feed.
+    let feed: String
+    /// How to reach the daemon.
+    private let options: GatewayOptions
+    /// The ZeroMQ context the hub's sockets are made on (shared by the gateway).
+    private let context: Context
+    /// The log.
+    private let logger: Logger
+    /// The replica, history and connections.
+    private let state: LockedValue<FeedStreamState>
+    /// Set to end the thread.
+    private let stopping = LockedValue(false)
+    /// Whether the thread has ended, and who waits for it.
+    private let ending = LockedValue<(ended: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// When the last connection left (or the hub started), to retire an idle hub.
+    private let idleSince = LockedValue<ContinuousClock.Instant?>(ContinuousClock.now)
+
+    /// A hub for `feed`; call ``start()``.
+    init(feed: String, options: GatewayOptions, context: Context, logger: Logger) {
+        self.feed = feed
+        self.options = options
+        self.context = context
+        self.logger = logger
+        state = LockedValue(FeedStreamState(feed: feed, historyLimit: options.historyDeltas))
+    }
+
+    /// Starts the thread that keeps the replica.
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            state.withLock { $0.finishAll() }
+            let waiters = ending.withLock { ending in
+                ending.ended = true
+                defer { ending.waiters = [] }
+                return ending.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+        thread.name = "rowcast-gateway \(feed)"
+        thread.start()
+    }
+
+    /// Tells the thread to end (it does within the control timeout) and then to end every
+    /// connection's queue; returns at once.
+    func stop() {
+        stopping.withLock { $0 = true }
+    }
+
+    /// Returns when the thread has ended.
+    func ended() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = ending.withLock { ending in
+                if !ending.ended { ending.waiters.append(continuation) }
+                return ending.ended
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Adds a connection with a queue of `limit` messages, starting after `resume`.
+    func attach(resume: ResumePoint?, limit: Int) -> (id: Int, outbox: ConnectionOutbox) {
+        let outbox = ConnectionOutbox(limit: limit)
+        let id = state.withLock { $0.attach(outbox, resume: resume) }
+        idleSince.withLock { $0 = nil }
+        return (id, outbox)
+    }
+
+    /// Removes a connection.
+    func detach(_ id: Int) {
+        let left = state.withLock { state in
+            state.detach(id)
+            return state.connections.count
+        }
+        if left == 0 { idleSince.withLock { $0 = ContinuousClock.now } }
+    }
+
+    /// How many connections follow the feed now.
+    var connectionCount: Int { state.withLock { $0.connections.count } }
+
+    /// How many connections were closed for overflowing.
+    var overflowCount: Int { state.withLock { $0.overflowCount } }
+
+    /// Whether the replica holds a feed that exists in rowcastd.
+    var feedExists: Bool { state.withLock { $0.feedExists } }
+
+    /// Whether no connection has followed the feed for `lifetime`.
+    func isIdle(for lifetime: Duration) -> Bool {
+        guard connectionCount == 0 else { return false }
+        return idleSince.withLock { since in since.map { $0.duration(to: .now) >= lifetime } ?? false }
+    }
+
+    // MARK: - The thread
+
+    /// Keeps the replica until stopped: loads, applies, resyncs, and reconnects after errors.
+    private func run() {
+        var session: ReplicaSession?
+        var lastPosition = ContinuousClock.now
+        var failing = false
+        while !stopping.withLock({ $0 }) {
+            do throws(RowCastClientError) {
+                if session == nil {
+                    let made = try ReplicaSession(
+                        feed: feed, controlEndpoint: options.controlEndpoint, publishEndpoint: options.publishEndpoint,
+                        context: context, timeout: options.timeout, curve: options.curve)
+                    try made.subscribe(.actions(feed))
+                    session = made
+                }
+                // Short waits: a connection that needs a snapshot is served within one.
+                let event = try session!.next(timeout: .milliseconds(50))
+                if failing {
+                    failing = false
+                    logger.info("feed replica is back", metadata: ["feed": "\(feed)"])
+                }
+                if let event { handle(event) }
+                if state.withLock({ $0.needsSnapshot }), let replica = session?.replica {
+                    // Made outside the lock; this copy of the replica is let go before the
+                    // next delta, so the session still changes it in place.
+                    let text = StreamMessages.snapshot(replica)
+                    state.withLock { $0.deliver(snapshot: text, seq: replica.seq, epoch: replica.epoch) }
+                }
+                if lastPosition.duration(to: .now) >= options.positionInterval {
+                    lastPosition = .now
+                    state.withLock { state in
+                        if let text = state.positionText, !state.connections.isEmpty { state.broadcast(text) }
+                    }
+                }
+            } catch {
+                if !failing {
+                    failing = true
+                    logger.warning("feed replica cannot be kept: \(error)", metadata: ["feed": "\(feed)"])
+                    state.withLock { $0.broadcast(StreamMessages.unavailable(feed: feed, reason: error.description)) }
+                }
+                // The session's replica is nil after a failed snapshot: the next call asks again.
+                // A socket error makes a new session.
+                if error.code == "socket_error" {
+                    session?.subscriber.close()
+                    session?.control.close()
+                    session = nil
+                }
+                pause(.milliseconds(250))
+            }
+        }
+        session?.subscriber.close()
+        session?.control.close()
+    }
+
+    /// Applies one event of the session to the shared state. A snapshot message is made only
+    /// when someone follows the feed.
+    private func handle(_ event: ReplicaEvent) {
+        switch event {
+        case .loaded(let replica), .resynced(let replica, _):
+            let text = connectionCount > 0 ? StreamMessages.snapshot(replica) : nil
+            state.withLock { $0.load(seq: replica.seq, epoch: replica.epoch, snapshot: text) }
+        case .applied(let replica, let delta):
+            let text = delta.jsonText
+            state.withLock { $0.apply(seq: replica.seq, epoch: replica.epoch, deltaText: text) }
+        case .message(let message):
+            guard message.topic == "actions.\(feed)" else { return }
+            let text = message.body.jsonText
+            state.withLock { $0.broadcast(text) }
+        }
+    }
+
+    /// Sleeps `duration`, or less when stopping.
+    private func pause(_ duration: Duration) {
+        let end = ContinuousClock.now.advanced(by: duration)
+        while ContinuousClock.now < end, !stopping.withLock({ $0 }) {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+}

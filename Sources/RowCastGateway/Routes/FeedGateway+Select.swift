@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import RowCastClient
+import RowCastKit
+
+extension FeedGateway {
+    /// The largest select body read, in bytes.
+    static let maximumSelectBody = 64 * 1024
+
+    /// `POST /feeds/NAME/rows/ID/select`, body empty or `{"action":"NAME"}`: runs the row's
+    /// action through the control socket, as `rowcast select` does (same permissions: the
+    /// gateway's key needs `select` on the feed), and answers with the daemon's reply, its
+    /// error code mapped to an HTTP status (``DaemonErrorStatus``).
+    func installSelectRoute(on router: Router<BasicWebSocketRequestContext>) {
+        router.post("feeds/:feed/rows/:id/select") { request, context async throws -> Response in
+            let feed = try Self.feedParameter(context)
+            guard let raw = context.parameters.get("id"), let id = raw.removingPercentEncoding, !id.isEmpty else {
+                throw GatewayError.badRequest("the path names no row id: POST /feeds/NAME/rows/ID/select")
+            }
+            guard id.utf8.count <= 256 else { throw GatewayError.badRequest("row id is \(id.utf8.count) bytes; an id is at most 256 bytes") }
+            var request = request
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: Self.maximumSelectBody)
+            } catch {
+                throw GatewayError(status: .contentTooLarge, code: "too_large", message: "a select body is at most \(Self.maximumSelectBody) bytes")
+            }
+            let action = try Self.action(in: Array(body.readableBytesView))
+            let reply: JSONValue
+            do throws(RowCastClientError) {
+                reply = try await self.queries.select(feed: feed, id: id, action: action)
+            } catch {
+                let mapped = DaemonErrorStatus.gatewayError(for: error)
+                let body = error.reply ?? ["ok": false, "error": ["code": .string(error.code), "message": .string(error.message)]]
+                return Self.json(body, status: mapped.status)
+            }
+            return Self.json(reply, status: .ok)
+        }
+    }
+
+    /// The action a select body names: `select` for an empty body.
+    static func action(in body: [UInt8]) throws(GatewayError) -> String {
+        guard body.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return "select" }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(body)
+        } catch {
+            throw GatewayError(status: .badRequest, code: "invalid_json", message: "the select body is not JSON (\(error)); send nothing, or {\"action\":\"NAME\"}")
+        }
+        guard let object = value.objectValue else {
+            throw GatewayError.badRequest("the select body is a \(value.kindName); send nothing, or an object {\"action\":\"NAME\"}")
+        }
+        for key in object.keys where key != "action" {
+            throw GatewayError.badRequest("the select body has an unknown member \"\(key)\"; the only one is \"action\"")
+        }
+        guard let member = object["action"] else { return "select" }
+        guard let action = member.stringValue, !action.isEmpty else {
+            throw GatewayError.badRequest("\"action\" must be a non-empty string: an action name the row lists")
+        }
+        return action
+    }
+
+    /// `value` as a JSON response with `status`.
+    static func json(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.serialized())))
+    }
+}

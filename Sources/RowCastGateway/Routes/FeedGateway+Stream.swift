@@ -1,0 +1,77 @@
+import Hummingbird
+import HummingbirdWebSocket
+
+extension FeedGateway {
+    /// `GET /feeds/NAME/stream[?since=SEQ&epoch=E]`: a WebSocket when the request is an
+    /// upgrade, else Server-Sent Events (``EventStreamMiddleware``). Both send the same
+    /// messages: the opening (a snapshot, or the deltas after `since` when the gateway's
+    /// history covers them), a position, then every delta, action event and position as it
+    /// comes. A connection whose queue overflows gets an `overflow` event and is closed.
+    func installStreamRoute(on router: Router<BasicWebSocketRequestContext>) {
+        router.group("feeds/:feed/stream")
+            .add(middleware: EventStreamMiddleware(gateway: self))
+            .ws("") { request, context throws -> RouterShouldUpgrade in
+                _ = try await self.streamTarget(request, context)
+                return .upgrade([:])
+            } onUpgrade: { inbound, outbound, context in
+                // Checked (and the feed found) before the upgrade; only read again here.
+                let (feed, resume) = try await self.streamTarget(context.request, context.requestContext, requiringFeed: false)
+                try await self.serveWebSocket(feed: feed, resume: resume, inbound: inbound, outbound: outbound)
+            }
+    }
+
+    /// The feed and resume point a stream request asks for, checked: 400 for a bad name or
+    /// `since`, 404 (when `requiringFeed`) for a feed rowcastd does not have.
+    func streamTarget(_ request: Request, _ context: some RequestContext, requiringFeed: Bool = true) async throws(GatewayError) -> (String, ResumePoint?) {
+        let feed = try Self.feedParameter(context)
+        let query = request.uri.queryParameters
+        let resume = try ResumePoint.parse(since: query.get("since"), epoch: query.get("epoch"))
+        if requiringFeed { try await requireFeed(feed) }
+        return (feed, resume)
+    }
+
+    /// Sends the feed's messages on a WebSocket until either side closes; the browser's own
+    /// messages are read and ignored.
+    func serveWebSocket(feed: String, resume: ResumePoint?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let (hub, id, outbox) = try attach(feed: feed, resume: resume)
+        defer { hub.detach(id) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // Drains the browser's frames; ends when it closes.
+                for try await _ in inbound {}
+            }
+            group.addTask {
+                for await text in outbox.messages {
+                    if outbox.hasOverflowed { break }
+                    try await outbound.write(.text(text))
+                }
+                if outbox.hasOverflowed {
+                    try await outbound.write(.text(StreamMessages.overflow(feed: feed, limit: outbox.limit)))
+                    try await outbound.close(.policyViolation, reason: "send buffer full; resume with since")
+                } else {
+                    try await outbound.close(.goingAway, reason: "the gateway is stopping")
+                }
+            }
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// The Server-Sent Events body of a stream: each message as `data: <json>` and a blank
+    /// line, until the browser goes or the queue ends. The connection is attached when the
+    /// body is written, so a response never written holds no queue.
+    func eventStreamBody(feed: String, resume: ResumePoint?) -> ResponseBody {
+        ResponseBody { writer in
+            let (hub, id, outbox) = try self.attach(feed: feed, resume: resume)
+            defer { hub.detach(id) }
+            for await text in outbox.messages {
+                if outbox.hasOverflowed { break }
+                try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
+            }
+            if outbox.hasOverflowed {
+                try await writer.write(ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
+            }
+            try await writer.finish(nil)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import RowCastKit
+
+/// The gateway's HTML pages: the list of feeds and the live page of one feed. Their style and
+/// script are the gateway's own (``GatewayStyle``, ``GatewayScript``), served beside them.
+enum GatewayPages {
+    /// The frame every page shares, with `title`, the top bar's `status` and `body`.
+    static func page(title: String, heading: String, status: String, body: String, script: Bool) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(HTMLText.escape(title))</title>
+        <link rel="stylesheet" href="/assets/gateway.css">
+        </head>
+        <body>
+        <div class="rc-top"><h1>\(heading)</h1><span id="status">\(status)</span></div>
+        \(body)
+        \(script ? "<script src=\"/assets/gateway.js\"></script>" : "")
+        </body>
+        </html>
+
+        """
+    }
+
+    /// The live page of `feed`: the sections fill in from the stream.
+    static func feed(_ feed: String) -> String {
+        let name = HTMLText.escape(feed)
+        return page(
+            title: "\(feed) \u{2014} RowCast", heading: "<a href=\"/\">RowCast</a> / \(name)", status: "connecting\u{2026}",
+            body: """
+            <div class="rc-layout">
+            <main id="feed" data-feed="\(name)"><div id="sections"></div></main>
+            <aside class="rc-panel"><h2>Actions</h2><ol id="events"></ol></aside>
+            </div>
+            """,
+            script: true)
+    }
+
+    /// The list of feeds of a `status` reply, each linking to its page.
+    static func index(status: JSONValue, control: String) -> String {
+        let feeds = status["feeds"]?.arrayValue ?? []
+        let items = feeds.compactMap { feed -> String? in
+            guard let name = feed["feed"]?.stringValue else { return nil }
+            let rows = feed["rows"]?.numberValue.map { Int($0) } ?? 0
+            let seq = feed["seq"]?.numberValue.map { Int($0) } ?? 0
+            let escaped = HTMLText.escape(name)
+            return "<li data-feed=\"\(escaped)\"><a href=\"/feeds/\(escaped)\"><span class=\"rc-name\">\(escaped)</span>"
+                + "<span class=\"rc-count\">\(rows) rows</span><span class=\"rc-count\">seq \(seq)</span></a></li>"
+        }
+        let body = items.isEmpty
+            ? "<p class=\"rc-empty\">rowcastd at \(HTMLText.escape(control)) has no feeds yet: publish an item (rowcast publish --feed cars ...) and reload.</p>"
+            : "<ol class=\"rc-feeds\">\(items.joined(separator: "\n"))</ol>"
+        return page(title: "RowCast feeds", heading: "RowCast", status: "\(items.count) feeds at \(HTMLText.escape(control))", body: body, script: false)
+    }
+
+    /// A page saying what went wrong (`error`), for the HTML routes.
+    static func problem(_ error: GatewayError) -> String {
+        page(title: "RowCast: \(error.code)", heading: "<a href=\"/\">RowCast</a>", status: HTMLText.escape(error.code),
+             body: "<p class=\"rc-problem\">\(HTMLText.escape(error.message))</p>", script: false)
+    }
+}

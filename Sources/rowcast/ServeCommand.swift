@@ -1,0 +1,113 @@
+import ArgumentParser
+import Dispatch
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import RowCastClient
+import RowCastGateway
+import RowCastSupport
+import ServiceLifecycle
+import UnixSignals
+
+/// `rowcast serve`: the web gateway as a process of its own, next to browsers and far from
+/// rowcastd (docs/OPERATIONS.md, "The web gateway").
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the feeds to browsers: live pages, a WebSocket and SSE stream, row actions.",
+        discussion: """
+            Connects to rowcastd like the other commands (--control, --publish, CURVE keys) \
+            and serves HTTP on --http: GET / lists the feeds, GET /feeds/NAME shows one live \
+            as a table view, GET /feeds/NAME/stream sends its snapshot and deltas over a \
+            WebSocket (or Server-Sent Events; ?since=SEQ&epoch=E resumes), and \
+            POST /feeds/NAME/rows/ID/select runs a row's action as rowcast select does. \
+            One replica per feed serves every connection; a connection that falls \
+            --connection-buffer messages behind is closed and resumes from the gateway's \
+            history. When it listens it prints one line: \
+            rowcast serve ready http=http://HOST:PORT control=... publish=...
+
+            It listens on loopback unless told otherwise: it has no authentication of its own, \
+            and anyone who reaches it can read every feed it can and run their rows' actions \
+            with its key. SIGINT or SIGTERM stops it; open streams are closed.
+
+            Examples:
+              rowcast serve
+              rowcast serve --http 127.0.0.1:0 --control tcp://feeds.example:7702 --publish tcp://feeds.example:7703
+            """
+    )
+
+    @OptionGroup var controlEndpoint: ControlEndpointOption
+    @OptionGroup var publishEndpoint: PublishEndpointOption
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: ArgumentHelp("Where to serve HTTP: HOST:PORT (port 0: any free port). Beyond loopback, anyone who reaches it can read the feeds.", valueName: "host:port"))
+    var http = "127.0.0.1:8080"
+
+    @Option(help: ArgumentHelp("How many messages one connection may have waiting before it is closed as too slow (it then resumes).", valueName: "messages"))
+    var connectionBuffer = 1024
+
+    @Option(help: ArgumentHelp("How many recent deltas each feed keeps for connections that resume with since.", valueName: "deltas"))
+    var history = 1000
+
+    func validate() throws {
+        do {
+            _ = try HTTPAddress(parsing: http)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        guard connectionBuffer >= 1 else { throw ValidationError("--connection-buffer must be at least 1 message") }
+        guard history >= 0 else { throw ValidationError("--history must be 0 or more deltas") }
+    }
+
+    func run() throws {
+        let address = try HTTPAddress(parsing: http)
+        var options: GatewayOptions?
+        try reportingErrors {
+            options = GatewayOptions(
+                controlEndpoint: controlEndpoint.control, publishEndpoint: publishEndpoint.publish,
+                curve: try connection.curve(), timeout: connection.timeoutDuration,
+                connectionBuffer: connectionBuffer, historyDeltas: history)
+        }
+        guard let options else { return }
+        if !address.isLoopback {
+            Output.note("warning: serving on \(address.host):\(address.port), beyond loopback: the gateway has no authentication of its own, so anyone who reaches it can read every feed its connection may read and run their rows' actions. Put it behind a proxy with TLS and authentication, or use --http 127.0.0.1:PORT.")
+        }
+        let outcome = LockedValue<Result<Void, any Error>>(.success(()))
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await Self.serve(options: options, address: address)
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        if case .failure(let error) = outcome.withLock({ $0 }) {
+            Output.error(RowCastClientError(code: "serve_failed", message: "\(error)"))
+            throw ExitCode.failure
+        }
+    }
+
+    /// Runs the gateway and its HTTP server until SIGINT or SIGTERM.
+    static func serve(options: GatewayOptions, address: HTTPAddress) async throws {
+        var logger = Logger(label: "rowcast.serve") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .notice
+        let gateway = try FeedGateway(options: options, logger: logger)
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        gateway.installRoutes(on: router)
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            configuration: .init(address: .hostname(address.host, port: address.port), serverName: "rowcast-serve"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? address.port
+                let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+                Output.line("rowcast serve ready http=http://\(host):\(port) control=\(options.controlEndpoint) publish=\(options.publishEndpoint)")
+            },
+            logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(services: [.init(service: gateway), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

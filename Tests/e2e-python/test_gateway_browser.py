@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""The web gateway's page in a real browser: headless Chromium, driven over its DevTools
+protocol (the `websocket-client` package), shows a feed served by `rowcast serve` and keeps
+its DOM equal to rowcastd's snapshot through inserts, moves, a reset and deletes; a click on
+a row's action shows the action event. Writes screenshots to .build/artifacts/.
+
+Skips (status 0) only when no Chromium is installed and ROWCAST_BROWSER_REQUIRED is not set;
+`make test` installs Debian's chromium and sets it.
+"""
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+import websocket
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gateway_support import Control, Gateway, RowcastDaemon, advertising, free_port, product, stop_process  # noqa: E402
+
+FEED = "cars"
+WAIT_SECONDS = 15
+ARTIFACTS = os.environ.get("ROWCAST_ARTIFACTS", os.path.join(".build", "artifacts"))
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+
+# The DOM as the test compares it: sections in order (id, header title), their rows in order
+# (id, cell, every content field's value), leaving elements excluded; null before the page loads.
+READ_DOM = r"""
+(() => document.getElementById('feed') && ({
+  seq: document.getElementById('feed').dataset.seq || null,
+  sections: Array.from(document.querySelectorAll('#sections > section.rc-section:not([data-leaving])')).map(s => ({
+    id: s.dataset.sectionId,
+    title: (s.querySelector('header [data-field=title]') || {dataset: {}}).dataset.value,
+    rows: Array.from(s.querySelectorAll('li.rc-row:not([data-leaving])')).map(li => ({
+      id: li.dataset.rowId, cell: li.dataset.cell,
+      fields: Object.fromEntries(Array.from(li.querySelectorAll('[data-field]')).map(f => [f.dataset.field, f.dataset.value]))
+    }))
+  }))
+}))()
+"""
+
+
+def browser_path():
+    for name in BROWSERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def expected_dom(snapshot):
+    """What the page must show for a daemon snapshot."""
+    def value(v):
+        return v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
+    sections = []
+    for section in snapshot["sections"]:
+        header_row = section.get("headerRow") or {}
+        content = header_row.get("content") or {}
+        title = content.get("title") or ((section.get("header") or {}).get("title")) or section["id"]
+        sections.append({
+            "id": section["id"], "title": value(title),
+            "rows": [{"id": row["id"], "cell": row.get("cell", ""),
+                      "fields": {k: value(v) for k, v in (row.get("content") or {}).items()}}
+                     for row in section["rows"]],
+        })
+    return {"seq": str(snapshot["seq"]), "sections": sections}
+
+
+class Browser:
+    """A headless Chromium and one page, driven over the DevTools protocol."""
+
+    def __init__(self, path):
+        self.profile = tempfile.mkdtemp(prefix="rowcast-chromium-")
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [path, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             "--no-first-run", "--no-default-browser-check", "--disable-extensions",
+             "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=%d" % self.port,
+             "--user-data-dir=" + self.profile, "--window-size=1200,900", "about:blank"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.socket = None
+        self.next_id = 0
+        try:
+            self.socket = websocket.create_connection(self._page_target(), timeout=WAIT_SECONDS)
+            self.call("Page.enable")
+            self.call("Emulation.setDeviceMetricsOverride", width=1200, height=860, deviceScaleFactor=1, mobile=False)
+            self.call("Runtime.enable")
+        except BaseException:
+            self.close()
+            raise
+
+    def _page_target(self):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen("http://127.0.0.1:%d/json/list" % self.port, timeout=2) as response:
+                    for target in json.loads(response.read()):
+                        if target.get("type") == "page":
+                            return target["webSocketDebuggerUrl"]
+            except OSError:
+                pass
+            if self.process.poll() is not None:
+                raise RuntimeError("chromium exited with status %s" % self.process.poll())
+            time.sleep(0.2)
+        raise RuntimeError("chromium's DevTools endpoint did not answer within 30 s")
+
+    def call(self, method, **params):
+        self.next_id += 1
+        ident = self.next_id
+        self.socket.send(json.dumps({"id": ident, "method": method, "params": params}))
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline:
+            self.socket.settimeout(max(0.05, deadline - time.monotonic()))
+            message = json.loads(self.socket.recv())
+            if message.get("id") == ident:
+                if "error" in message:
+                    raise RuntimeError("%s failed: %r" % (method, message["error"]))
+                return message.get("result", {})
+        raise RuntimeError("%s got no answer within %d s" % (method, WAIT_SECONDS))
+
+    def evaluate(self, expression):
+        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        if "exceptionDetails" in result:
+            raise RuntimeError("script failed: %r" % result["exceptionDetails"])
+        return result["result"].get("value")
+
+    def navigate(self, url):
+        self.call("Page.navigate", url=url)
+
+    def click(self, selector):
+        """A real mouse click at the middle of the element `selector` finds, once nothing moves."""
+        self.settle()
+        rect = self.evaluate(
+            "(() => { const e = document.querySelector(%s); if (!e) return null; e.scrollIntoView({block: 'center'});"
+            " const r = e.getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"
+            % json.dumps(selector))
+        if rect is None:
+            raise AssertionError("nothing on the page matches %s" % selector)
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=rect["x"], y=rect["y"], button="left", clickCount=1)
+
+    def settle(self):
+        """Waits (bounded) until no animation or transition runs on the page."""
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline and self.evaluate("document.getAnimations().length") != 0:
+            time.sleep(0.1)
+
+    def screenshot(self, path):
+        """The whole page, once its animations ended, as a PNG at `path`."""
+        self.evaluate("window.scrollTo(0, 0)")
+        self.settle()
+        data = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)["data"]
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as file:
+            file.write(base64.b64decode(data))
+
+    def close(self):
+        if self.socket is not None:
+            self.socket.close()
+        stop_process(self.process)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+class GatewayBrowserTest(unittest.TestCase):
+    def setUp(self):
+        path = browser_path()
+        if path is None:
+            if os.environ.get("ROWCAST_BROWSER_REQUIRED"):
+                self.fail("no Chromium found (%s); make deps installs Debian's chromium" % ", ".join(BROWSERS))
+            self.skipTest("no Chromium installed")
+        self.daemon = RowcastDaemon()
+        self.addCleanup(self.daemon.close)
+        self.control = Control(self.daemon)
+        self.addCleanup(self.control.close)
+        self.control.request({"op": "section", "feed": FEED, "section": {"id": "deals", "order": 0}})
+        self.control.request({"op": "section", "feed": FEED, "section": {
+            "id": "ads", "order": 1, "type": "sponsored", "header": {"title": "Sponsored", "disclosure": "Paid placement"}}})
+        for index, name in enumerate(["Tesla Model 3", "Polestar 2", "Kia EV6"]):
+            self.control.request({"op": "upsert", "feed": FEED,
+                                  "item": product(str(index + 1), name=name, price=30000 + 5000 * index, section="deals", sort=index)})
+        self.control.request({"op": "upsert", "feed": FEED, "item": advertising("a1")})
+        self.gateway = Gateway(self.daemon)
+        self.addCleanup(self.gateway.stop)
+        self.browser = Browser(path)
+        self.addCleanup(self.browser.close)
+
+    def assert_page_shows_snapshot(self, step):
+        snapshot = self.control.snapshot(FEED)
+        expected = expected_dom(snapshot)
+        deadline = time.monotonic() + WAIT_SECONDS
+        shown = None
+        while time.monotonic() < deadline:
+            shown = self.browser.evaluate(READ_DOM)
+            if shown == expected:
+                return
+            time.sleep(0.1)
+        self.assertEqual(shown, expected, "after %s the page does not show the snapshot" % step)
+
+    def publish(self, body):
+        self.control.request(dict(body, feed=FEED))
+
+    def test_page_follows_the_feed_and_runs_actions(self):
+        self.browser.navigate(self.gateway.url + "/feeds/" + FEED)
+        self.assert_page_shows_snapshot("the first load")
+
+        self.publish({"op": "upsert", "item": product("4", name="BMW i4", price=52000, section="deals", sort=1.5)})
+        self.publish({"op": "upsert", "item": product("5", name="Hyundai Ioniq 5", price=41000, section="used", sort=0)})
+        self.assert_page_shows_snapshot("inserts")
+
+        self.publish({"op": "upsert", "item": product("1", name="Tesla Model 3", price=29999, section="deals", sort=9)})
+        self.publish({"op": "upsert", "item": product("3", name="Kia EV6", price=40000, section="used", sort=-1)})
+        self.publish({"op": "section", "section": {"id": "used", "order": -1}})
+        self.assert_page_shows_snapshot("moves")
+
+        self.browser.click('li.rc-row[data-row-id="4"] button.rc-action')
+        deadline = time.monotonic() + WAIT_SECONDS
+        event = None
+        while time.monotonic() < deadline:
+            event = self.browser.evaluate(
+                "(() => { const e = document.querySelector('#events li[data-source=stream][data-row-id=\"4\"]');"
+                " return e ? e.textContent : null; })()")
+            if event:
+                break
+            time.sleep(0.1)
+        self.assertIsNotNone(event, "the click on row 4's action showed no action event from the stream")
+        self.assertIn("show_detail", event)
+        self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-feed.png"))
+
+        self.publish({"op": "reset", "items": [product("r%d" % i, section="deals", sort=i) for i in range(4)]
+                      + [advertising("a2")], "sections": [{"id": "deals", "order": 0},
+                                                          {"id": "ads", "order": 1, "type": "sponsored",
+                                                           "header": {"title": "Sponsored", "disclosure": "Paid"}}]})
+        self.assert_page_shows_snapshot("a reset")
+
+        self.publish({"op": "delete", "id": "r1"})
+        self.publish({"op": "delete_section", "id": "ads"})
+        self.assert_page_shows_snapshot("deletes")
+        self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-feed-after.png"))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
