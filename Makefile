@@ -67,6 +67,7 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 	@$(PYTHON) -c "import zmq" 2>/dev/null || { echo "installing pyzmq"; $(PYTHON) -m pip install -q pyzmq; }
+	@$(PYTHON) -c "import prometheus_client" 2>/dev/null || { echo "installing prometheus_client"; $(PYTHON) -m pip install -q prometheus_client; }
 
 ## build: the daemon, the CLI and the plugins (debug).
 build: deps
@@ -80,6 +81,7 @@ test-swift:
 
 test-python:
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_protocol.py
+	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_metrics.py
 
 ## test-asan, test-tsan: every Swift test (the end-to-end ones start rowcastd, rowcast and
 ## plugin hosts built with the same sanitizer), each in a build directory of its own. Leak
