@@ -32,7 +32,9 @@ final class BenchDaemon {
         ownsState = given == nil
         stateDirectory = given ?? FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-\(UUID().uuidString)").path
         process.executableURL = URL(fileURLWithPath: directory + "/rowcastd")
-        process.arguments = ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*", "--http", "tcp://127.0.0.1:0",
+        process.arguments = ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
+                             // The HTTP endpoint (and with it the metrics) is on unless ROWCAST_BENCH_HTTP="" turns it off.
+                             "--http", ProcessInfo.processInfo.environment["ROWCAST_BENCH_HTTP"] ?? "tcp://127.0.0.1:0",
                              "--plugins", directory, "--log-level", "warning",
                              "--state-dir", stateDirectory, "--durability", durability] + extraArguments
         process.standardOutput = output

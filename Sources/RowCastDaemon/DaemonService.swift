@@ -51,11 +51,14 @@ public struct DaemonService: Service {
         health.setStall(.milliseconds(configuration.healthStallMilliseconds))
         var environment = self.environment
         environment.health = health
-        if environment.metrics == nil {
-            environment.metrics = DescribedPrometheusFactory(registry: registry, descriptions: DaemonMetricNames.descriptions)
-        }
         let http = try await startHTTP(health: health)
         environment.httpAddress = http?.address
+        // Without the endpoint nobody can read the metrics: the loop records none.
+        if http == nil {
+            environment.metrics = nil
+        } else if environment.metrics == nil {
+            environment.metrics = DescribedPrometheusFactory(registry: registry, descriptions: DaemonMetricNames.descriptions)
+        }
         do {
             try await withTaskCancellationHandler {
                 try await withGracefulShutdownHandler {

@@ -24,34 +24,37 @@ public struct DescribedPrometheusFactory: MetricsFactory {
         self.descriptions = Dictionary(descriptions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    private func help(_ label: String) -> String { descriptions[label]?.help ?? "" }
+    /// The name and HELP of `label` (no HELP line for a metric without a description).
+    private func descriptor(_ label: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: label, unitName: "", helpText: descriptions[label]?.help ?? "")
+    }
 
     /// A counter (`_total`) with its HELP.
     public func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: help(label))
+        registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
     }
 
     /// A counter of fractional amounts.
     public func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: help(label))
+        registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
     }
 
     /// A gauge (`aggregate: false`) or a value histogram.
     public func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
-        guard aggregate else { return registry.makeGauge(name: label, labels: dimensions, help: help(label)) }
+        guard aggregate else { return registry.makeGauge(descriptor: descriptor(label), labels: dimensions) }
         let buckets = descriptions[label]?.valueBuckets ?? Self.defaultValueBuckets
-        return registry.makeValueHistogram(name: label, labels: dimensions, buckets: buckets, help: help(label))
+        return registry.makeValueHistogram(descriptor: descriptor(label), labels: dimensions, buckets: buckets)
     }
 
     /// A gauge.
     public func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
-        registry.makeGauge(name: label, labels: dimensions, help: help(label))
+        registry.makeGauge(descriptor: descriptor(label), labels: dimensions)
     }
 
     /// A duration histogram, in seconds.
     public func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         let buckets = descriptions[label]?.durationBuckets ?? Self.defaultDurationBuckets
-        return registry.makeDurationHistogram(name: label, labels: dimensions, buckets: buckets, help: help(label))
+        return registry.makeDurationHistogram(descriptor: descriptor(label), labels: dimensions, buckets: buckets)
     }
 
     /// Removes a counter from the registry.

@@ -1,3 +1,4 @@
+import Hummingbird
 import HummingbirdWebSocket
 
 /// Adds routes to rowcastd's HTTP endpoint before it starts serving: how other targets (the web

@@ -44,14 +44,14 @@ struct HTTPEndpointEndToEndTests {
         }
         #expect(try peer.requestText("not json").contains("invalid_json"))
         // The gauges refresh at most once a second and the counters once per pass: wait (bounded).
-        let body = try Self.waitForMetrics(daemon.http) { $0.contains("rowcast_rows 3") }
+        let body = try Self.waitForMetrics(daemon.http) { $0.contains("rowcast_rows 3.0\n") }
         #expect(body.contains("rowcast_items_applied_total 3"))
         #expect(body.contains("rowcast_deltas_published_total 3"))
         #expect(body.contains("rowcast_items_rejected_total{code=\"invalid_json\"} 1"))
-        #expect(body.contains("rowcast_feeds 1"))
+        #expect(body.contains("rowcast_feeds 1.0\n"))
         #expect(body.contains("rowcast_commit_duration_seconds_count"))
         #expect(body.contains("rowcast_render_duration_seconds_count{plugin=\"product\"}"))
-        #expect(body.contains("rowcast_subscribers 1"))
+        #expect(body.contains("rowcast_subscribers 1.0\n"))
         #expect(!body.contains("rowcast_publish_latency_seconds_count 0\n"))
     }
 

@@ -20,7 +20,11 @@ struct DescribedPrometheusFactoryTests {
         #expect(text.contains("rowcast_items_received_total 3"))
         #expect(text.contains("rowcast_items_rejected_total{code=\"invalid_json\"} 1"))
         #expect(text.contains("# TYPE rowcast_commit_duration_seconds histogram"))
-        #expect(text.contains("rowcast_commit_duration_seconds_bucket{le=\"0.0025\"} 1"))
+        #expect(text.contains("rowcast_commit_duration_seconds_bucket{le=\"+Inf\"} 1"))
+        // 2 ms falls in the 2.5 ms bucket and every one above it, not in the 1 ms one.
+        let buckets = text.split(separator: "\n").filter { $0.hasPrefix("rowcast_commit_duration_seconds_bucket") }
+        #expect(buckets.count == 17)
+        #expect(buckets.filter { $0.hasSuffix(" 1") }.count == 12)
         #expect(text.contains("rowcast_commit_duration_seconds_count 1"))
     }
 
