@@ -17,6 +17,7 @@ extension Daemon {
         logger.info("rowcastd ready", metadata: [
             "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
             "plugins": "\(renderer?.pluginCount ?? 0)", "config": "\(environment.configurationFile ?? "-")",
+            "http": "\(environment.httpAddress ?? "-")",
         ])
         environment.health?.enter(.running)
         keepAlive(engine: engine)

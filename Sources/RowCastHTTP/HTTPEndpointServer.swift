@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// rowcastd's HTTP endpoint: a Hummingbird application on SwiftNIO's own threads, serving
 /// the routes its installers put on one `Router<BasicWebSocketRequestContext>` (with WebSocket
@@ -43,11 +44,13 @@ public struct HTTPEndpointServer: Sendable {
             },
             logger: logger
         )
-        // Detached: the server must not inherit the daemon group's graceful shutdown, so it
-        // answers /healthz ("draining") until the loop has stopped; `stop()` ends it.
+        // A group of its own, detached: the server must not inherit the daemon group's graceful
+        // shutdown, so it answers /healthz ("draining") until the loop has stopped; `stop()`
+        // shuts this group down.
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
         let task = Task.detached {
             do {
-                try await app.run()
+                try await group.run()
                 listening.resolve(.failure(HTTPEndpointStartError(endpoint: endpoint, reason: "the server stopped before it listened")))
             } catch {
                 listening.resolve(.failure(HTTPEndpointStartError(endpoint: endpoint, reason: "\(error)")))
@@ -55,7 +58,7 @@ public struct HTTPEndpointServer: Sendable {
         }
         switch await listening.value {
         case .success(let bound):
-            return RunningHTTPEndpoint(address: bound, task: task)
+            return RunningHTTPEndpoint(address: bound, group: group, task: task)
         case .failure(let error):
             task.cancel()
             _ = await task.value

@@ -12,7 +12,7 @@ import Glibc
 /// (Tests/e2e-python/test_metrics.py parses `/metrics` with the Prometheus client's parser.)
 @Suite(.serialized)
 struct HTTPEndpointEndToEndTests {
-    @Test("the endpoint serves /metrics and /healthz when configured, and is absent with --http \"\"", .timeLimit(.minutes(2)))
+    @Test("the endpoint serves /metrics and /healthz when configured, closes with a stop, and is absent with --http \"\"", .timeLimit(.minutes(2)))
     func onAndOff() throws {
         let daemon = try DaemonProcess()
         defer { daemon.stop() }
@@ -27,6 +27,11 @@ struct HTTPEndpointEndToEndTests {
         #expect(metrics.body.contains("# HELP rowcast_items_received_total "))
         #expect(metrics.body.contains("# TYPE rowcast_feeds gauge"))
         #expect(try HTTPGet.get(daemon.http, "/nothing-here").status == 404)
+        // A stop closes the endpoint with the daemon: exit status 0, nothing listens any more.
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeout: 15) == 0, "log:\n\(daemon.log)")
+        #expect(!daemon.log.contains(" error "), "log:\n\(daemon.log)")
+        #expect(!LoopbackPort.accepts(Int(daemon.http.split(separator: ":").last!)!))
 
         let off = try DaemonProcess(extraArguments: ["--http", ""])
         defer { off.stop() }
