@@ -70,6 +70,7 @@ deps:
 	fi
 	@$(PYTHON) -c "import zmq" 2>/dev/null || { echo "installing pyzmq"; $(PYTHON) -m pip install -q pyzmq; }
 	@$(PYTHON) -c "import websocket" 2>/dev/null || { echo "installing websocket-client"; $(PYTHON) -m pip install -q websocket-client; }
+	@$(PYTHON) -c "import prometheus_client" 2>/dev/null || { echo "installing prometheus_client"; $(PYTHON) -m pip install -q prometheus_client; }
 
 ## build: the daemon, the CLI and the plugins (debug), and the examples' C plugins.
 build: deps
@@ -97,6 +98,7 @@ test-python:
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_protocol.py
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_gateway_stream.py
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) ROWCAST_BROWSER_REQUIRED=1 ROWCAST_ARTIFACTS=.build/artifacts $(PYTHON) Tests/e2e-python/test_gateway_browser.py
+	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_metrics.py
 
 ## test-asan, test-tsan: every Swift test (the end-to-end ones start rowcastd, rowcast and
 ## plugin hosts built with the same sanitizer), each in a build directory of its own. Leak

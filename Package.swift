@@ -32,8 +32,12 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // rowcastd's HTTP endpoint (/metrics, /healthz, and routes others install).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -77,7 +81,10 @@ let package = Package(
                 kit,
                 "RowCastSupport",
                 "RowCastCells",
+                "RowCastHTTP",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
@@ -86,6 +93,20 @@ let package = Package(
         .target(name: "RowCastClient", dependencies: ["ZeroMQ", kit, "RowCastWire"]),
         // `rowcast relay`: ZeroMQ's XSUB/XPUB proxy plus a read-only control forwarder.
         .target(name: "RowCastRelay", dependencies: ["ZeroMQ", kit, "RowCastClient", "RowCastSupport"]),
+        // rowcastd's HTTP endpoint on its own SwiftNIO threads: /metrics, /healthz and the
+        // routes other targets install (the web gateway).
+        .target(
+            name: "RowCastHTTP",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The full-screen view of `rowcast watch`: the pure screen, viewport, highlights and
         // key decoder, the terminal, and the loop.
         .target(name: "RowCastWatch", dependencies: ["RowCastClient", kit]),
@@ -111,10 +132,13 @@ let package = Package(
             dependencies: [
                 "RowCastDaemon",
                 "RowCastCore",
+                "RowCastHTTP",
                 kit,
                 "RowCastSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
@@ -175,8 +199,10 @@ let package = Package(
         .testTarget(
             name: "RowCastDaemonTests",
             dependencies: [
-                "RowCastDaemon", "RowCastCore", kit, "ZeroMQ", "RowCastTesting",
+                "RowCastDaemon", "RowCastCore", kit, "ZeroMQ", "RowCastTesting", "RowCastHTTP",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]

@@ -41,6 +41,8 @@ final class BenchDaemon {
         stopTimeout = launcher.isEmpty ? 10 : 120
         process.executableURL = URL(fileURLWithPath: launcher.first ?? directory + "/rowcastd")
         process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [directory + "/rowcastd"]) + ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
+                             // The HTTP endpoint (and with it the metrics) is on unless ROWCAST_BENCH_HTTP="" turns it off.
+                             "--http", ProcessInfo.processInfo.environment["ROWCAST_BENCH_HTTP"] ?? "tcp://127.0.0.1:0",
                              "--plugins", pluginDirectory ?? directory, "--log-level", "warning",
                              "--state-dir", stateDirectory, "--durability", durability] + extraArguments
         process.standardOutput = output

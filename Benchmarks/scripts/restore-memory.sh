@@ -9,7 +9,7 @@ ITEMS=${2:-1}
 BUILD=${3:-.build/release}
 WORK=$(mktemp -d)
 trap 'kill $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
-PORTS="--ingest tcp://127.0.0.1:17801 --control tcp://127.0.0.1:17802 --publish tcp://127.0.0.1:17803"
+PORTS="--ingest tcp://127.0.0.1:17801 --control tcp://127.0.0.1:17802 --publish tcp://127.0.0.1:17803 --http tcp://127.0.0.1:17804"
 
 rss() { awk '/VmRSS/ { print int($2 / 1024) }' /proc/$1/status; }
 start() {

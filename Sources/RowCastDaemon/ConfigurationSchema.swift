@@ -8,6 +8,7 @@ public enum ConfigurationSchema {
         text("endpoints.ingest", flag: "--ingest", kind: .endpoint, reload: false, \.ingestEndpoint),
         text("endpoints.control", flag: "--control", kind: .endpoint, reload: false, \.controlEndpoint),
         text("endpoints.publish", flag: "--publish", kind: .endpoint, reload: false, \.publishEndpoint),
+        text("endpoints.http", flag: "--http", kind: .httpEndpoint, reload: false, \.httpEndpoint),
         ConfigurationSetting(
             key: "plugin_directories", flag: "--plugins", kind: .paths, appliesOnReload: true,
             read: { .texts($0.pluginDirectories) },
@@ -40,6 +41,7 @@ public enum ConfigurationSchema {
             write: { configuration, value in if case .text(let text) = value, let level = Logger.Level(rawValue: text) { configuration.logLevel = level } }
         ),
         integer("heartbeat_ms", flag: "--heartbeat-ms", range: 10...3_600_000, reload: true, \.heartbeatMilliseconds),
+        integer("health_stall_ms", flag: "--health-stall-ms", range: 100...3_600_000, reload: true, \.healthStallMilliseconds),
         text("socket_mode", flag: "--socket-mode", kind: .mode, reload: false, \.socketMode),
         text("socket_group", flag: "--socket-group", kind: .group, reload: false, \.socketGroup),
         boolean("allow_insecure_tcp", flag: "--allow-insecure-tcp", reload: false, \.allowInsecureTCP),

@@ -1,5 +1,6 @@
 import Logging
 import RowCastKit
+import RowCastHTTP
 import RowCastSupport
 
 /// One key of the configuration: its dotted name, the values it takes, where it lives in
@@ -9,6 +10,8 @@ public struct ConfigurationSetting: Sendable {
     public enum Kind: Sendable {
         /// A ZeroMQ endpoint (`tcp://...`, `ipc://...`).
         case endpoint
+        /// An HTTP endpoint (`tcp://HOST:PORT`, `ipc:///path`), or "" for none.
+        case httpEndpoint
         /// A non-empty path.
         case path
         /// A path, or "" for the built-in default.
@@ -49,6 +52,7 @@ public struct ConfigurationSetting: Sendable {
     public var allowed: String {
         switch kind {
         case .endpoint: return EndpointSyntax.allowed
+        case .httpEndpoint: return HTTPEndpoint.allowed
         case .path: return "a non-empty path"
         case .optionalPath: return "a path, or \"\" for the default"
         case .user: return "a user name, or \"\" for none"
@@ -66,6 +70,8 @@ public struct ConfigurationSetting: Sendable {
         switch (kind, value) {
         case (.endpoint, .text(let text)):
             return EndpointSyntax.problem(with: text)
+        case (.httpEndpoint, .text(let text)):
+            return HTTPEndpoint.problem(with: text)
         case (.mode, .text(let text)):
             return SocketPermissions.parseMode(text) == nil ? "must be \(allowed), got \(value)" : nil
         case (.user, .text(let text)), (.group, .text(let text)):

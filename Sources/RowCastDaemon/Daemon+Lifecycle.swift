@@ -17,13 +17,20 @@ extension Daemon {
         logger.info("rowcastd ready", metadata: [
             "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
             "plugins": "\(renderer?.pluginCount ?? 0)", "config": "\(environment.configurationFile ?? "-")",
+            "http": "\(environment.httpAddress ?? "-")",
         ])
+        environment.health?.enter(.running)
         keepAlive(engine: engine)
     }
 
     /// Once per pass: WATCHDOG=1 when due, STATUS= when the summary changed.
     func keepAlive(engine: Engine) {
         let now = ContinuousClock.now
+        environment.health?.tick()
+        if let metrics {
+            if let publishMonitor { metrics.drain(publishMonitor) }
+            metrics.flush(engine: engine, now: now)
+        }
         if watchdog?.isDue(at: now) == true {
             send(.watchdog, what: "WATCHDOG=1")
         }

@@ -79,6 +79,7 @@ extension Daemon {
 
         try applyLive(next, engine: engine)
         renderer = candidate
+        observePlugins(of: candidate)
         // Through the durable engine: the re-rendered feeds' new seqs are committed before their deltas go out.
         let seqs = engine.feeds.mapValues(\.seq)
         try publishAll(durable!.replaceRenderer(candidate), on: publish)
@@ -118,6 +119,7 @@ extension Daemon {
         }
         durable?.ingestCommitInterval = .microseconds(next.commitIntervalMicroseconds)
         environment.logLevel?.level = next.logLevel
+        environment.health?.setStall(.milliseconds(next.healthStallMilliseconds))
         configuration = next
     }
 

@@ -35,6 +35,12 @@ public final class Daemon {
     private var restoreReports: [Publication] = []
     /// The control envelopes of each batch whose output the pipeline holds, oldest first.
     private var heldEnvelopes: [[ControlEnvelope]] = []
+    /// When each held batch's first message was read, in the same order (publish latency).
+    private var heldReceipts: [ContinuousClock.Instant] = []
+    /// The metrics, when the environment gives a factory.
+    let metrics: DaemonMetrics?
+    /// Connection events of the publish socket, for `rowcast_subscribers`.
+    var publishMonitor: SocketMonitor?
     /// Writes snapshot replies off the loop thread.
     private let snapshotWriter = SnapshotWriter()
     /// Decides when `position` events go out.
@@ -76,6 +82,7 @@ public final class Daemon {
         self.environment = environment
         self.loadRenderer = loadRenderer
         watchdog = environment.watchdog
+        metrics = environment.metrics.map(DaemonMetrics.init(factory:))
         context = try Context()
     }
 
@@ -86,6 +93,7 @@ public final class Daemon {
     public func start() throws {
         let renderer = makeRenderer(configuration, previous: nil)
         self.renderer = renderer
+        observePlugins(of: renderer)
         let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
         engine.limits = configuration.stateLimits
         engine.writesSnapshotsLater = true
@@ -94,6 +102,7 @@ public final class Daemon {
                                         acceptStateLoss: configuration.acceptStateLoss, logger: logger)
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
+        if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }
         restoreReports = try durable.start()
         self.durable = durable
 
@@ -127,6 +136,7 @@ public final class Daemon {
         try publish.setOption(zap == nil ? .xpubVerbose : .xpubManual, true)
         try publish.setOption(.linger, configuration.lingerMilliseconds)
         try publish.setOption(.sendHighWaterMark, configuration.publishHighWaterMark)
+        if metrics != nil { publishMonitor = try SocketMonitor(watching: publish, events: [.accepted, .disconnected]) }
         try secure(publish, endpoint: configuration.publishEndpoint)
         try permissions.bind(publish, to: configuration.publishEndpoint)
         self.publish = publish
@@ -155,6 +165,7 @@ public final class Daemon {
     /// The one-line ready message printed on standard output once `start` returned.
     public var readyLine: String {
         "rowcastd ready ingest=\(boundEndpoints.ingest) control=\(boundEndpoints.control) publish=\(boundEndpoints.publish)"
+            + (environment.httpAddress.map { " http=\($0)" } ?? "")
     }
 
     /// Announces readiness (the ready line, READY=1), then runs the loop until `signal` asks
@@ -196,6 +207,9 @@ public final class Daemon {
                 try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
             }
             if !messages.isEmpty {
+                // One clock read per batch, not per message: the batch's messages were read
+                // back to back, just before.
+                heldReceipts.append(.now)
                 heldEnvelopes.append(envelopes)
                 if durable.submit(messages) {
                     // A reload must see exactly the batches before it: commit and answer them first.
@@ -214,6 +228,7 @@ public final class Daemon {
             try heartbeatIfIdle(engine: engine, publish: publish)
             keepAlive(engine: engine)
         }
+        environment.health?.enter(.draining)
         try send(try durable.flush(), control: control, publish: publish, engine: engine)
         snapshotWriter.waitUntilWritten()
         sendWrittenSnapshots(control: control, engine: engine)
@@ -230,9 +245,11 @@ public final class Daemon {
     public func close() -> StoreError? {
         ingest?.close()
         control?.close()
+        publishMonitor?.close()
         publish?.close()
         ingest = nil
         control = nil
+        publishMonitor = nil
         publish = nil
         zap?.socket.close()
         zap = nil
@@ -287,7 +304,9 @@ public final class Daemon {
     private func send(_ outputs: [EngineOutput], control: Socket, publish: Socket, engine: Engine) throws {
         for output in outputs {
             let envelopes = heldEnvelopes.removeFirst()
+            let receivedAt = heldReceipts.removeFirst()
             try publishAll(output.publications, on: publish)
+            if let metrics, !output.positions.isEmpty { metrics.recordPublishLatency(.now - receivedAt) }
             positions.record(output.positions)
             for reply in output.replies {
                 sendReply(envelopes[reply.token].replyFrames(reply.body), on: control, engine: engine)
@@ -308,9 +327,12 @@ public final class Daemon {
 
     func publishAll(_ publications: [Publication], on publish: Socket) throws {
         guard !publications.isEmpty else { return }
+        var bytes = 0
         for publication in publications {
             _ = try publish.send([publication.topic, publication.body], dontWait: true)
+            bytes &+= publication.topic.count &+ publication.body.count
         }
+        metrics?.countPublished(bytes: bytes)
         lastPublication = .now
     }
 

@@ -9,6 +9,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var controlEndpoint = "tcp://127.0.0.1:7702"
     /// The PUB endpoint for deltas and events.
     public var publishEndpoint = "tcp://127.0.0.1:7703"
+    /// The HTTP endpoint (`/metrics`, `/healthz`): `tcp://HOST:PORT`, `ipc:///path`, or "" for
+    /// none (see `HTTPEndpoint`).
+    public var httpEndpoint = "tcp://127.0.0.1:7780"
+    /// How long the loop may go without finishing a pass before `/healthz` says `stuck`, in
+    /// milliseconds.
+    public var healthStallMilliseconds = 5000
     /// Whether a TCP endpoint beyond loopback may be bound without CURVE (anyone who reaches
     /// it may then publish, reset and read every feed). Off: such a configuration is refused.
     public var allowInsecureTCP = false

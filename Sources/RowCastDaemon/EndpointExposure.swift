@@ -1,3 +1,5 @@
+import RowCastHTTP
+
 /// Who can reach an endpoint: only this machine (loopback TCP, `ipc://`, `inproc://`) or the
 /// network. rowcastd refuses to listen on the network without CURVE unless
 /// `allow_insecure_tcp: true` says the operator accepts that anyone who reaches the port may
@@ -6,6 +8,15 @@ public enum EndpointExposure {
     /// Throws an `insecure` error naming the first endpoint that listens beyond loopback while
     /// CURVE is off and `allow_insecure_tcp` is false.
     public static func check(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
+        // HTTP has no CURVE: beyond loopback it needs allow_insecure_tcp, whatever `curve` says.
+        if !configuration.allowInsecureTCP, let http = try? HTTPEndpoint.parse(configuration.httpEndpoint), http.isBeyondLoopback {
+            throw ConfigurationError(.insecure, file: file, key: "endpoints.http", problem: """
+                \(ConfigurationValue.quoted(configuration.httpEndpoint)) listens beyond loopback: HTTP has no CURVE, so anyone who \
+                can reach it could read /metrics (feed and plugin names, rates, error codes) and the routes installed beside it. \
+                Fix: bind 127.0.0.1 or an ipc:// socket (with socket_mode and socket_group), put an authenticating proxy in front, \
+                or set allow_insecure_tcp: true (--allow-insecure-tcp) to accept the risk
+                """)
+        }
         guard !configuration.allowInsecureTCP, !configuration.curveEnabled else { return }
         let endpoints = [
             ("endpoints.ingest", configuration.ingestEndpoint),

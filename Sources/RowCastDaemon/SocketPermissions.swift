@@ -60,6 +60,12 @@ public struct SocketPermissions: Sendable, Equatable {
         umask(previous)
         // The path bound (ipc://* gets a generated one).
         guard let path = Self.socketPath(of: try socket.lastEndpoint) else { return }
+        try apply(toSocketFile: path)
+    }
+
+    /// Gives the socket file at `path` this mode and group (the ZeroMQ `ipc://` sockets after
+    /// their bind, and the HTTP endpoint's Unix socket).
+    public func apply(toSocketFile path: String) throws(SocketPermissionError) {
         // chown only when the group differs: a new file already has rowcastd's group, which is
         // socket_group under the shipped unit (Group=rowcast), and the unit's SystemCallFilter
         // (~@privileged, which holds @chown) refuses chown with EPERM even then.

@@ -8,6 +8,8 @@ public struct ReadyLine: Sendable, Equatable {
     public var control = ""
     /// The bound publish endpoint.
     public var publish = ""
+    /// The bound HTTP endpoint (`tcp://127.0.0.1:PORT`), "" when it is off.
+    public var http = ""
 
     /// The ready line found in `text` (rowcastd's standard output so far), or nil when it has
     /// not been printed yet.
@@ -20,6 +22,7 @@ public struct ReadyLine: Sendable, Equatable {
             case "ingest": ingest = parts[1]
             case "control": control = parts[1]
             case "publish": publish = parts[1]
+            case "http": http = parts[1]
             default: break
             }
         }

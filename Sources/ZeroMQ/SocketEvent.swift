@@ -11,6 +11,8 @@ public struct SocketEvent: Sendable, Equatable, CustomStringConvertible {
         /// Kinds from `ZMQ_EVENT_*` bits.
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
+        /// A listening socket accepted a connection (the value is its file descriptor).
+        public static let accepted = Kind(rawValue: ZMQ_EVENT_ACCEPTED)
         /// The TCP (or ipc) connection is established.
         public static let connected = Kind(rawValue: ZMQ_EVENT_CONNECTED)
         /// A connect is in progress (non-blocking connect); not an error.

@@ -1,8 +1,11 @@
 import ArgumentParser
+import CoreMetrics
 import Foundation
 import Logging
+import Prometheus
 import RowCastCore
 import RowCastDaemon
+import RowCastHTTP
 import RowCastKit
 import RowCastSupport
 import ServiceLifecycle
@@ -20,10 +23,11 @@ struct RowcastdCommand: AsyncParsableCommand {
 
             Settings come from the embedded defaults, then the file given with --config \
             (Config/rowcastd.yaml documents every key), then the options below. With no options \
-            rowcastd listens on 127.0.0.1 ports 7701 (ingest), 7702 (control) and 7703 (publish) \
+            rowcastd listens on 127.0.0.1 ports 7701 (ingest), 7702 (control) and 7703 (publish), \
+            serves /metrics and /healthz over HTTP on 127.0.0.1:7780 (--http), \
             and loads plugins (librowcast-*.so) from the directory of its own executable and from \
             ../lib/rowcast/plugins next to it. When every socket is bound it prints one line: \
-            "rowcastd ready ingest=... control=... publish=..." (and tells systemd READY=1).
+            "rowcastd ready ingest=... control=... publish=... http=..." (and tells systemd READY=1).
 
             SIGTERM or SIGINT stops it after the batch in hand (a second one stops it at once, and \
             a stop that takes longer than --drain-timeout-ms ends with status 70); SIGABRT (the \
@@ -60,6 +64,12 @@ struct RowcastdCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the publish (PUB) socket. [default: tcp://127.0.0.1:7703]", valueName: "endpoint"))
     var publish: String?
+
+    @Option(name: .long, help: ArgumentHelp("The HTTP endpoint for /metrics and /healthz: tcp://HOST:PORT, ipc:///path, or \"\" for none. [default: tcp://127.0.0.1:7780]", valueName: "endpoint"))
+    var http: String?
+
+    @Option(name: .long, help: ArgumentHelp("/healthz says stuck (503) when the loop has not finished a pass for this long. [default: 5000]", valueName: "ms"))
+    var healthStallMs: Int?
 
     @Option(name: .long, help: ArgumentHelp("The file mode of ipc:// sockets, in octal. [default: 0660]", valueName: "mode"))
     var socketMode: String?
@@ -154,6 +164,8 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("endpoints.ingest", ingest.map(ConfigurationValue.text))
         overrides.set("endpoints.control", control.map(ConfigurationValue.text))
         overrides.set("endpoints.publish", publish.map(ConfigurationValue.text))
+        overrides.set("endpoints.http", http.map(ConfigurationValue.text))
+        overrides.set("health_stall_ms", healthStallMs.map(ConfigurationValue.integer))
         overrides.set("socket_mode", socketMode.map(ConfigurationValue.text))
         overrides.set("socket_group", socketGroup.map(ConfigurationValue.text))
         overrides.set("allow_insecure_tcp", allowInsecureTcp ? .boolean(true) : nil)
@@ -242,7 +254,14 @@ struct RowcastdCommand: AsyncParsableCommand {
 
         let stop = StopSignal()
         let drainDeadline = DrainDeadline(timeout: .milliseconds(configuration.drainTimeoutMilliseconds), logger: logger)
-        let daemon = DaemonService(configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment)
+        // One registry for the process: the daemon's metrics (created through the factory it is
+        // given) and any library's that use the global MetricsSystem; /metrics renders it.
+        let registry = PrometheusCollectorRegistry()
+        let metricsFactory = DescribedPrometheusFactory(registry: registry, descriptions: DaemonMetricNames.descriptions)
+        MetricsSystem.bootstrap(metricsFactory)
+        daemonEnvironment.metrics = metricsFactory
+        daemonEnvironment.health = LoopHealth(stall: .milliseconds(configuration.healthStallMilliseconds))
+        let daemon = DaemonService(configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment, registry: registry)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [
                 .init(service: SignalService(signals: signals, stop: stop, logger: logger, drainDeadline: drainDeadline)),

@@ -146,7 +146,7 @@ struct DaemonEndToEndTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcastd"))
         let state = try TemporaryDirectory("rowcast-state")
-        process.arguments = ["--ingest", first.ingest, "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*", "--plugins", first.pluginDirectory.path, "--state-dir", state.path]
+        process.arguments = ["--ingest", first.ingest, "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*", "--http", "tcp://127.0.0.1:0", "--plugins", first.pluginDirectory.path, "--state-dir", state.path]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = Pipe()

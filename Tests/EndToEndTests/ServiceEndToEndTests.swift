@@ -144,7 +144,7 @@ struct ServiceEndToEndTests {
         let name = String(repeating: "x", count: 900_000)
         for index in 0..<40 {
             let ack = try peer.request(["op": "upsert", "feed": "big", "item": DaemonEndToEndTests.product("big\(index)", name: name)])
-            #expect(ack["ok"] == true)
+            #expect(ack["ok"] == true, "\(ack)")
         }
         daemon.signal(SIGTERM)
         #expect(eventually { daemon.log.contains("rowcastd stopping") })

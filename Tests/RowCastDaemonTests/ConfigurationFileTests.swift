@@ -35,6 +35,7 @@ struct ConfigurationFileTests {
             // Start from values that differ from every default, so a missing key shows.
             switch setting.kind {
             case .endpoint: changed = try ConfigurationOverrides.with(setting.key, .text("inproc://x-\(setting.key)"), on: changed)
+            case .httpEndpoint: changed = try ConfigurationOverrides.with(setting.key, .text("ipc:///x-\(setting.key)"), on: changed)
             case .path, .optionalPath: changed = try ConfigurationOverrides.with(setting.key, .text("/elsewhere"), on: changed)
             case .user: changed = try ConfigurationOverrides.with(setting.key, .text("someone-else"), on: changed)
             case .paths: break  // [] means the built-in directories, checked below
@@ -62,6 +63,7 @@ struct ConfigurationFileTests {
         #expect(configuration.ingestEndpoint == "ipc:///run/rowcast/ingest.sock")
         #expect(configuration.controlEndpoint == "ipc:///run/rowcast/control.sock")
         #expect(configuration.publishEndpoint == "ipc:///run/rowcast/publish.sock")
+        #expect(configuration.httpEndpoint == "ipc:///run/rowcast/http.sock")
         #expect(configuration.socketMode == "0660")
         #expect(configuration.socketGroup == "rowcast")
     }

@@ -41,7 +41,7 @@ class Daemon:
         self.process = subprocess.Popen(
             [os.path.join(BUILD_DIR, "rowcastd"),
              "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*",
-             "--publish", "tcp://127.0.0.1:*", "--plugins", self.plugins, "--state-dir", self.state, "--heartbeat-ms", "200", *extra_args],
+             "--publish", "tcp://127.0.0.1:*", "--http", "tcp://127.0.0.1:0", "--plugins", self.plugins, "--state-dir", self.state, "--heartbeat-ms", "200", *extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
             self._wait_until_ready()

@@ -161,7 +161,7 @@ status_text=$(show StatusText)
 echo "active (running): $status_text"
 pid1=$(show MainPID)
 # As installed: the sockets belong to the group rowcast, mode 0660 (docs/OPERATIONS.md).
-for socket in ingest control publish; do
+for socket in ingest control publish http; do
     owner=$(in_ct stat -c '%G %a' "/run/rowcast/$socket.sock")
     [ "$owner" = "rowcast 660" ] || fail "/run/rowcast/$socket.sock: group and mode $owner, not rowcast 660"
 done

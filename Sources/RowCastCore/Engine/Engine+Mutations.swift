@@ -62,7 +62,7 @@ extension Engine {
     /// without a row, quarantined).
     private func reset(feed name: String, items: [ItemInput], sections: [SectionInput], request: Request, publications: inout [Publication]) throws(RowCastError) -> JSONObject {
         func report(_ error: RowCastError) {
-            counters.rejected += 1
+            counters.countRejection(error.code)
             publications.append(ReplyBuilder.errorEvent(error, req: request.req, client: request.client))
         }
         let uniqueSections = lastOccurrences(sections, id: \.id, kind: "section", feed: name, report: report)

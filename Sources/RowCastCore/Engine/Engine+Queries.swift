@@ -21,7 +21,7 @@ extension Engine {
             do {
                 return try answer(request, publications: &publications)
             } catch {
-                counters.rejected += 1
+                counters.countRejection(error.code)
                 return ReplyBuilder.failure(error, op: request.op, req: request.req, client: request.client)
             }
         }

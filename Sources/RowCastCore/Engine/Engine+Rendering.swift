@@ -202,7 +202,7 @@ extension Engine {
                     do {
                         row = try renderItem(item.input, feed: name)
                     } catch {
-                        counters.rejected += 1
+                        counters.countRejection(error.code)
                         publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
                         row = nil
                     }
@@ -221,7 +221,7 @@ extension Engine {
                 do {
                     headerRow = try renderHeader(section.input, feed: name)
                 } catch {
-                    counters.rejected += 1
+                    counters.countRejection(error.code)
                     publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
                 }
                 feed.setHeaderRow(headerRow, forSection: section.input.id)

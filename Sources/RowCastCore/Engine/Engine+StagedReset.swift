@@ -49,7 +49,7 @@ extension Engine {
                 return members
             }
             func report(_ error: RowCastError) {
-                counters.rejected += 1
+                counters.countRejection(error.code)
                 publications.append(ReplyBuilder.errorEvent(error, req: request.req, client: request.client))
             }
             if staged.contents.itemCount + items.count > limits.itemsPerFeed {

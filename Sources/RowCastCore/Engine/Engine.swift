@@ -198,7 +198,7 @@ public final class Engine {
     }
 
     private func refuse(_ error: RowCastError, op: String?, req: RequestID?, client: String?, publishing: Bool, into publications: inout [Publication]) -> Pending {
-        counters.rejected += 1
+        counters.countRejection(error.code)
         logger.debug("refused request", metadata: ["code": "\(error.code)", "feed": "\(error.feed ?? "-")", "error": "\(error.message)"])
         if publishing { publications.append(ReplyBuilder.errorEvent(error, req: req, client: client)) }
         return .failed(error, op: op, req: req, client: client)

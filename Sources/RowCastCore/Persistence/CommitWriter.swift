@@ -13,6 +13,7 @@ final class CommitWriter: @unchecked Sendable {
     private let condition = NSCondition()
     private var job: [StoreCommit]?
     private var outcome: Result<Void, StoreError>?
+    private var duration: Duration = .zero
     private var stopping = false
     private var running = false
 
@@ -23,6 +24,8 @@ final class CommitWriter: @unchecked Sendable {
 
     /// Whether a job was started and its outcome not yet taken by `wait()`.
     private(set) var isBusy = false
+    /// How long the store took to write the job `wait()` returned last (on the writer thread).
+    private(set) var lastDuration: Duration = .zero
 
     /// Starts writing `commits` in one transaction, in order. Only when not busy.
     func start(_ commits: [StoreCommit]) {
@@ -45,6 +48,7 @@ final class CommitWriter: @unchecked Sendable {
         while outcome == nil { condition.wait() }
         let result = outcome!
         outcome = nil
+        lastDuration = duration
         condition.unlock()
         isBusy = false
         return result
@@ -67,14 +71,17 @@ final class CommitWriter: @unchecked Sendable {
             job = nil
             condition.unlock()
             let result: Result<Void, StoreError>
+            let started = ContinuousClock.now
             do {
                 try store.commit(commits)
                 result = .success(())
             } catch {
                 result = .failure(error)
             }
+            let took = ContinuousClock.now - started
             condition.lock()
             outcome = result
+            duration = took
             condition.broadcast()
         }
         running = false

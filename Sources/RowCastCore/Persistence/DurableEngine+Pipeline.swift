@@ -91,6 +91,7 @@ extension DurableEngine {
             committing = []
             switch writer.wait() {
             case .success:
+                commitObserver?(writer.lastDuration, batches.reduce(0) { $0 + $1.messageCount })
                 released += batches.map(\.output)
             case .failure(let error):
                 let refused = batches + submitted

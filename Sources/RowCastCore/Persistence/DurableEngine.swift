@@ -34,6 +34,9 @@ public final class DurableEngine {
     /// The shortest time from one commit's start to the next one's, for batches that only
     /// carry ingest (see `commitDue`); zero commits each batch as soon as the writer is free.
     public var ingestCommitInterval: Duration = .zero
+    /// Told of every successful commit (the daemon's metrics): how long the store took to write
+    /// it and how many messages its batches carried. Called on the loop thread, once per commit.
+    public var commitObserver: ((_ duration: Duration, _ messages: Int) -> Void)?
     /// When the last commit started.
     var lastCommitStart: ContinuousClock.Instant?
 

@@ -18,6 +18,8 @@ final class HostBatch {
     var blindFaults = 0
     private var unknown: Int
     private let plugin: HostedPlugin
+    /// When the batch was sent, for the render latency the observer gets.
+    let started = ContinuousClock.now
 
     /// A batch of `calls` for `plugin`'s host, nothing sent yet.
     init(calls: [HostCall], plugin: HostedPlugin) {

@@ -38,6 +38,7 @@ extension HostedPlugin {
             }
             statistics.rendered += chunk.count
             if batch.answered == batch.inFlight.count {
+                if batch.isComplete { observer?.rendered(name, ContinuousClock.now - batch.started, batch.calls.count) }
                 consecutiveFaults = 0
                 batch.inFlight = []
                 batch.answered = 0
@@ -53,6 +54,7 @@ extension HostedPlugin {
     private func recordFault(_ fault: HostFault, at index: Int?, of batch: HostBatch) {
         process = nil
         statistics.faults += 1
+        observer?.faulted(name, fault.kind)
         consecutiveFaults += 1
         statistics.state = .restarting
         var pending = batch.unanswered

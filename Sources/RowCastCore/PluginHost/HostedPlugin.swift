@@ -40,6 +40,8 @@ public final class HostedPlugin: RegisteredPlugin {
     var consecutiveFaults = 0
     /// The batch the host is working on, if any (see `HostedPlugin+Batches.swift`).
     var active: HostBatch?
+    /// Told of every round trip and fault (the daemon's metrics), when set.
+    public var observer: PluginHostObserver?
 
     /// The longest wait before restarting a host that keeps failing.
     static let maximumBackoff = Duration.milliseconds(250)

@@ -15,6 +15,8 @@ final class DaemonProcess {
     private(set) var ingest = ""
     private(set) var control = ""
     private(set) var publish = ""
+    /// The HTTP endpoint from the ready line (`tcp://127.0.0.1:PORT`), "" when it is off.
+    private(set) var http = ""
 
     /// Starts rowcastd with the given plugin files copied into its plugin directory.
     /// - Parameters:
@@ -43,6 +45,8 @@ final class DaemonProcess {
         let arguments = [
             "--ingest", endpoints.0, "--control", endpoints.1, "--publish", endpoints.2,
             "--plugins", self.pluginDirectory.path, "--state-dir", self.stateDirectory.path, "--heartbeat-ms", "200",
+            // A free port: daemons run side by side (the default, 7780, is for one daemon per host).
+            "--http", "tcp://127.0.0.1:0",
         ] + sanitizerArguments + extraArguments
         if let fileSizeLimitKiB {
             // A file size limit with SIGXFSZ ignored: writes past it fail (EFBIG), like a full disk.
@@ -69,7 +73,7 @@ final class DaemonProcess {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let ready = ReadyLine(in: output.text) {
-                (ingest, control, publish) = (ready.ingest, ready.control, ready.publish)
+                (ingest, control, publish, http) = (ready.ingest, ready.control, ready.publish, ready.http)
                 return
             }
             guard process.isRunning else { break }
