@@ -131,6 +131,7 @@ let package = Package(
             name: "rowcastd",
             dependencies: [
                 "RowCastDaemon",
+                "RowCastGateway",
                 "RowCastCore",
                 "RowCastHTTP",
                 kit,

@@ -261,12 +261,17 @@ struct RowcastdCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(metricsFactory)
         daemonEnvironment.metrics = metricsFactory
         daemonEnvironment.health = LoopHealth(stall: .milliseconds(configuration.healthStallMilliseconds))
-        let daemon = DaemonService(configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment, registry: registry)
+        // The web gateway rides on the HTTP endpoint, as a client of this daemon's sockets.
+        let gateway = EmbeddedGateway.make(configuration, logger: logger)
+        let daemon = DaemonService(configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment, registry: registry,
+                                   routeInstallers: gateway.map { [EmbeddedGateway.installer($0)] } ?? [])
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: SignalService(signals: signals, stop: stop, logger: logger, drainDeadline: drainDeadline)),
+            .init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+        ]
+        if let gateway { services.append(.init(service: gateway)) }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [
-                .init(service: SignalService(signals: signals, stop: stop, logger: logger, drainDeadline: drainDeadline)),
-                .init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
-            ],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: Logger(label: "rowcastd.lifecycle")
         ))

@@ -1,0 +1,44 @@
+import Logging
+import RowCastDaemon
+import RowCastGateway
+import RowCastHTTP
+
+/// The web gateway served on rowcastd's own HTTP endpoint (beside `/metrics` and `/healthz`):
+/// the same `FeedGateway` as `rowcast serve`, a client of this daemon's control and publish
+/// sockets. It is served when the HTTP endpoint is on, CURVE is off (the gateway would need a
+/// client key of its own: run `rowcast serve` with one instead) and both endpoints are fixed
+/// (a wildcard port is only known once bound).
+enum EmbeddedGateway {
+    /// The gateway for `configuration`, or nil (with the reason logged) when it is not served.
+    static func make(_ configuration: DaemonConfiguration, logger: Logger) -> FeedGateway? {
+        guard !configuration.httpEndpoint.isEmpty else { return nil }
+        if configuration.curve {
+            logger.info("the web gateway is not served on the HTTP endpoint with CURVE on; run `rowcast serve` with a client key")
+            return nil
+        }
+        let wildcard = [configuration.controlEndpoint, configuration.publishEndpoint].first { $0.hasSuffix(":*") || $0.hasSuffix(":0") }
+        if let wildcard {
+            logger.info("the web gateway is not served on the HTTP endpoint: it needs fixed control and publish endpoints", metadata: ["endpoint": "\(wildcard)"])
+            return nil
+        }
+        do {
+            return try FeedGateway(options: GatewayOptions(controlEndpoint: connectable(configuration.controlEndpoint),
+                                                           publishEndpoint: connectable(configuration.publishEndpoint)),
+                                   logger: Logger(label: "rowcastd.gateway"))
+        } catch {
+            logger.warning("the web gateway is not served", metadata: ["reason": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The route installer that serves `gateway`.
+    static func installer(_ gateway: FeedGateway) -> RouteInstaller {
+        { router in gateway.installRoutes(on: router) }
+    }
+
+    /// A bound endpoint as a client connects to it: a wildcard address (`0.0.0.0`, `*`) as loopback.
+    static func connectable(_ endpoint: String) -> String {
+        endpoint.replacingOccurrences(of: "tcp://0.0.0.0:", with: "tcp://127.0.0.1:")
+            .replacingOccurrences(of: "tcp://*:", with: "tcp://127.0.0.1:")
+    }
+}
