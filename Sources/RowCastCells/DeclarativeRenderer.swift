@@ -74,7 +74,8 @@ public final class DeclarativeRenderer: RowRendering {
     /// The event of an action of a declarative cell (`select` of ABI revision 1: no change).
     public func select(type: String, input: [UInt8]) -> RenderOutcome {
         guard catalog.definition(forItemType: type) != nil else { return plugins.select(type: type, input: input) }
-        guard case .ok(let output) = act(type: type, input: input) else { return act(type: type, input: input) }
+        let outcome = act(type: type, input: input)
+        guard case .ok(let output) = outcome else { return outcome }
         guard case .object(let result)? = try? JSONParser.parse(output) else { return .failed(message: "the cell's action result is not an object") }
         return .ok((result["event"] ?? .null).serialized())
     }
