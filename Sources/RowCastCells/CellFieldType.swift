@@ -33,7 +33,8 @@ public enum CellFieldType: String, Sendable, CaseIterable {
             return value.boolValue == nil ? "must be true or false, got \(value.kindName)" : nil
         case .url:
             guard let string = value.stringValue else { return "must be a URL string, got \(value.kindName)" }
-            return Self.looksLikeURL(string) ? nil : "must be a URL with a scheme such as https://, got \"\(string)\""
+            // The URL check of plugins (`Item.url(_:)`), so a cell and a plugin refuse the same values.
+            return Item.looksLikeURL(string) ? nil : "must be a URL with a scheme such as https://, got \"\(string)\""
         case .date:
             if value.numberValue != nil { return nil }
             guard let string = value.stringValue else { return "must be a date (RFC 3339 string or seconds since 1970), got \(value.kindName)" }
@@ -41,6 +42,4 @@ public enum CellFieldType: String, Sendable, CaseIterable {
         }
     }
 
-    /// The URL check of plugins (`Item.url(_:)`), so a cell and a plugin refuse the same values.
-    static func looksLikeURL(_ string: String) -> Bool { Item.looksLikeURL(string) }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import RowCastCells
 import RowCastCore
 
@@ -8,6 +9,9 @@ extension Daemon {
     /// `configuration`, logging every refused cell file.
     func makeRenderer(_ configuration: DaemonConfiguration, previous: (any RowRendering)?) -> any RowRendering {
         let plugins = loadRenderer(configuration.pluginDirectories, Self.pluginRenderer(of: previous))
+        for directory in configuration.cellDirectories where !FileManager.default.fileExists(atPath: directory) {
+            logger.warning("cell directory does not exist; no cells are read from it", metadata: ["directory": "\(directory)"])
+        }
         let catalog = CellCatalog.load(directories: configuration.cellDirectories)
         guard !catalog.definitions.isEmpty || !catalog.refusals.isEmpty else { return plugins }
         let renderer = DeclarativeRenderer(catalog: catalog, plugins: plugins)

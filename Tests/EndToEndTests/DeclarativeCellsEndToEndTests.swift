@@ -109,4 +109,11 @@ struct DeclarativeCellsEndToEndTests {
         #expect(again["epoch"] == snapshot["epoch"])
         #expect(again["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.first?["height"] == 120)
     }
+
+    @Test("a cell directory that does not exist (a typo, say) is named in a warning, and rowcastd runs on")
+    func missingDirectory() throws {
+        let daemon = try DaemonProcess(extraArguments: ["--cells", "/nonexistent/rowcast-cells"])
+        #expect(try RawPeer(daemon).request(["op": "status"])["ok"] == true)
+        #expect(daemon.log.contains("cell directory does not exist; no cells are read from it directory=/nonexistent/rowcast-cells"), "\(daemon.log)")
+    }
 }

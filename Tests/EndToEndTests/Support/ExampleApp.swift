@@ -24,12 +24,8 @@ struct ExampleApp {
 
     /// Builds the app's C plugin (`plugin/NAME.c`) into a new plugin directory.
     func compileCPlugin() throws -> TemporaryDirectory {
-        guard let compiler = FaultPlugin.compiler else { throw TestFailure("no C compiler to build the \(name) plugin") }
         let directory = try TemporaryDirectory("rowcast-example-plugins")
-        let output = directory.url.appendingPathComponent("librowcast-\(name).so").path
-        let result = try ProgramRun.run(compiler, ["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-I", FaultPlugin.include,
-                                                   folder.appendingPathComponent("plugin/\(name).c").path, "-o", output])
-        guard result.status == 0 else { throw TestFailure("building the \(name) plugin failed:\n\(result.output)") }
+        try FaultPlugin.compile(folder.appendingPathComponent("plugin/\(name).c").path, to: directory.url.appendingPathComponent("librowcast-\(name).so").path)
         return directory
     }
 

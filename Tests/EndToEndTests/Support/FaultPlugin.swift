@@ -24,6 +24,13 @@ enum FaultPlugin {
     /// (e.g. `FAULT_VERSION="2"`, `FAULT_NO_SEGV`); returns `output`.
     @discardableResult
     static func compile(to output: String, defines: [String] = []) throws -> String {
+        try compile(source, to: output, defines: defines)
+    }
+
+    /// Compiles the C plugin `source` against `rowcast_plugin.h` into the shared library
+    /// `output`, warnings as errors; returns `output`.
+    @discardableResult
+    static func compile(_ source: String, to output: String, defines: [String] = []) throws -> String {
         guard let compiler else { throw TestFailure("no C compiler (cc or gcc) to build \(source)") }
         let arguments = ["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-I", include]
             + defines.map { "-D" + $0 } + [source, "-o", output]
