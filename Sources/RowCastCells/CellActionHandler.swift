@@ -18,10 +18,8 @@ struct CellActionHandler {
         if let value { event.append(key: "value", value: value) }
         if !action.params.isEmpty {
             // The params as the row shows them, for the producer: rendered over the item as it is.
-            let row = try definition.row(fields: parsed.data, id: parsed.id, type: parsed.type, section: parsed.section, now: now)
-            if let shown = row.actions.first(where: { $0.name == action.name }) {
-                for (key, member) in shown.params.entries where event[key] == nil { event.append(key: key, value: member) }
-            }
+            let shown = try definition.params(of: action, fields: parsed.data, id: parsed.id, type: parsed.type, section: parsed.section, now: now)
+            for (key, member) in shown.entries where event[key] == nil { event.append(key: key, value: member) }
         }
         switch action.role {
         case .edit(let field, _):

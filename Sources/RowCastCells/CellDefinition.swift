@@ -64,6 +64,12 @@ public struct CellDefinition: Sendable {
         return writer.bytes
     }
 
+    /// `action`'s params as the row shows them for this item (without rendering the rest of the row).
+    func params(of action: CellActionSpec, fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> JSONObject {
+        let scope = try self.scope(fields: values, id: id, type: type, section: section, now: now)
+        return JSONObject(action.params.map { (key: $0.key, value: $0.value.render(scope)) })
+    }
+
     /// The checked field values and what the templates see, or the error naming the field.
     private func scope(fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> CellRenderScope {
         let settings = CellRenderSettings(currency: currency, now: now)

@@ -38,6 +38,7 @@ struct ExampleAppsEndToEndTests {
         #expect(sections.arrayValue?.first?["rows"]?.arrayValue?.first?["content"]?["date"]?.stringValue?.isEmpty == false)
         let open = try peer.request(["op": "select", "feed": "articles", "id": "a1", "action": "select"])
         #expect(open["ok"] == true, "\(open)")
+        #expect(open["event"] == ["kind": "open_url", "action": "select", "url": "https://news.example/a1"], "\(open)")
     }
 
     @Test("recipes: a C plugin renders the cookbook header and recipe rows; open publishes the recipe's URL; an unknown action is refused")
