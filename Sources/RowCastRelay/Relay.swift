@@ -104,12 +104,14 @@ public final class Relay: Sendable {
     }
 
     /// Waits until both halves have ended (after ``stop()``, or when one fails; a failing half
-    /// stops the other). Their sockets are closed then; libzmq lets go of the bound endpoints
-    /// once the relay is released too (its context is terminated).
+    /// stops the other), then terminates the relay's context: when it returns, the bound
+    /// endpoints are free to bind again. (Waiting for the relay's last reference to go is not
+    /// enough: a half's thread may still hold the context for a moment after it has ended.)
     ///
     /// - Throws: the error the first failing half stopped with.
     public func wait() throws(RelayError) {
         finished.wait()
+        context.terminate()
         if let error = failure.withLock({ $0 }) { throw error }
     }
 

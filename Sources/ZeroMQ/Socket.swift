@@ -22,9 +22,13 @@ public final class Socket {
 
     /// Opens a socket of `type` in `context`.
     public init(context: Context, type: SocketType) throws(ZeroMQError) {
-        guard let handle = zmq_socket(context.handle, type.rawValue) else {
-            throw ZeroMQError.fromErrno(operation: "open \(type) socket")
+        let operation = "open \(type) socket"
+        // errno is read inside the lock: unlocking may set it.
+        let (opened, error) = try context.withLiveHandle(operation: operation) { context in
+            let opened = zmq_socket(context, type.rawValue)
+            return (opened, opened == nil ? zmq_errno() : 0)
         }
+        guard let handle = opened else { throw ZeroMQError(errno: error, operation: operation) }
         self.context = context
         self.type = type
         self.handle = handle
