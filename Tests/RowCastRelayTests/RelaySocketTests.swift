@@ -137,7 +137,7 @@ struct RelaySocketTests {
         }
     }
 
-    @Test("stop ends both halves, and once the relay is released its endpoints can be bound again at once")
+    @Test("stop ends both halves, and once wait() returns its endpoints can be bound again at once")
     func stopAndRebind() throws {
         var endpoints = ("", "")
         do {
