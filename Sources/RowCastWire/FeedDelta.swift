@@ -165,7 +165,10 @@ public struct FeedDelta<Payload: DeltaPayload>: Sendable, Equatable {
             && deletedRows.isEmpty && insertedRows.isEmpty && movedRows.isEmpty
     }
 
-    /// Puts every list in the order the protocol promises.
+    /// Puts every list in the order the protocol promises. Inlinable so that the sorts are
+    /// specialized for the caller's payload: unspecialized, each comparison and each move of an
+    /// element went through value witnesses, and the sort was a twelfth of rowcastd's engine.
+    @inlinable
     public mutating func normalizeOrder() {
         deletedSections.sort { $0.at < $1.at }
         insertedSections.sort { $0.at < $1.at }

@@ -13,6 +13,7 @@ public struct RowIndexPath: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     /// Orders by section, then by row.
+    @inlinable
     public static func < (lhs: RowIndexPath, rhs: RowIndexPath) -> Bool {
         lhs.section != rhs.section ? lhs.section < rhs.section : lhs.row < rhs.row
     }

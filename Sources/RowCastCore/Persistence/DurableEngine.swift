@@ -88,9 +88,10 @@ public final class DurableEngine {
         engine.ledger = RequestLedger(limits: ledgerLimits, entries: state.ledger)
         engine.actionEvents.restore(state.events)
         let reports = engine.restore(feeds)
+        var noted: Set<RendererKey> = []
         for feed in feeds {
-            for item in feed.items { noteRenderer(.item, item.type, into: &commit) }
-            for section in feed.sections { if let type = section.type { noteRenderer(.header, type, into: &commit) } }
+            for item in feed.items { noteRenderer(.item, item.type, into: &commit, noted: &noted) }
+            for section in feed.sections { if let type = section.type { noteRenderer(.header, type, into: &commit, noted: &noted) } }
         }
         commit.ledger = engine.ledger.takeChanges()
         try store.commit(commit)
@@ -167,17 +168,21 @@ public final class DurableEngine {
         commit.ledger = engine.ledger.takeChanges()
         commit.events = engine.actionEvents.takeChanges()
         commit.eventRetention = engine.actionEvents.retention
+        var noted: Set<RendererKey> = []
         for change in commit.feeds {
-            for (_, item) in change.items { if let item { noteRenderer(.item, item.type, into: &commit) } }
-            for (_, section) in change.sections { if let type = section?.type { noteRenderer(.header, type, into: &commit) } }
+            for (_, item) in change.items { if let item { noteRenderer(.item, item.type, into: &commit, noted: &noted) } }
+            for (_, section) in change.sections { if let type = section?.type { noteRenderer(.header, type, into: &commit, noted: &noted) } }
         }
         return commit
     }
 
     /// Adds the current renderer identity of a type to the commit when the store has not
-    /// recorded it (or recorded another one).
-    private func noteRenderer(_ kind: RendererRecord.Kind, _ type: String, into commit: inout StoreCommit) {
+    /// recorded it (or recorded another one). Each type is looked at once per commit (`noted`):
+    /// building an identity costs a string of a dozen parts, and a commit has many items of
+    /// few types.
+    private func noteRenderer(_ kind: RendererRecord.Kind, _ type: String, into commit: inout StoreCommit, noted: inout Set<RendererKey>) {
         let key = RendererKey(kind: kind, type: type)
+        guard noted.insert(key).inserted else { return }
         let identity = key.identity(in: engine.renderer)
         if let recorded = recordedRenderers[key], recorded == identity { return }
         recordedRenderers[key] = identity

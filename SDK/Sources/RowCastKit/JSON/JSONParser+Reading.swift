@@ -109,30 +109,35 @@ extension JSONParser {
         }
     }
 
-    /// Validates a string (escapes, control characters, UTF-8) without making it.
+    /// Validates a string (escapes, control characters, UTF-8) without making it. Runs of
+    /// plain ASCII are crossed eight bytes at a time, and only runs with other bytes are checked
+    /// as UTF-8.
     private mutating func skipString() throws(JSONParseError) {
         index += 1
         var runStart = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
+        var runIsASCII = true
+        while true {
+            index = plainASCIIEnd(from: index)
+            guard index < bytes.count else { throw fail("unterminated string") }
+            switch bytes[index] {
             case UInt8(ascii: "\""):
-                try checkUTF8(runStart..<index)
+                if !runIsASCII { try checkUTF8(runStart..<index) }
                 index += 1
                 return
             case UInt8(ascii: "\\"):
-                try checkUTF8(runStart..<index)
+                if !runIsASCII { try checkUTF8(runStart..<index) }
                 index += 1
                 var scratch: [UInt8] = []
                 try decodeEscape(into: &scratch)
                 runStart = index
+                runIsASCII = true
             case 0..<0x20:
                 throw fail("control character in a string")
             default:
+                runIsASCII = false
                 index += 1
             }
         }
-        throw fail("unterminated string")
     }
 
     private func checkUTF8(_ range: Range<Int>) throws(JSONParseError) {

@@ -149,19 +149,23 @@ public struct JSONParser: ~Copyable {
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
         let start = index
-        // Fast path: no escapes.
-        while index < bytes.count {
+        // Fast path: no escapes; plain ASCII runs crossed eight bytes at a time, and the UTF-8
+        // check only when a byte is not ASCII.
+        var isASCII = true
+        while true {
+            index = plainASCIIEnd(from: index)
+            guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return try makeString(slice, at: start)
+                return isASCII ? String(decoding: slice, as: UTF8.self) : try makeString(slice, at: start)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("control character in a string") }
+            isASCII = false
             index += 1
         }
-        guard index < bytes.count else { throw fail("unterminated string") }
         // Slow path: copy with escapes decoded.
         var buffer = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
@@ -235,6 +239,34 @@ public struct JSONParser: ~Copyable {
             index += 1
         }
         return value
+    }
+
+    /// The offset of the first byte at or after `start` that a string scan must look at (a
+    /// quote, a backslash, a control character or a byte that is not ASCII), or the end.
+    /// Eight bytes at a time: each test below is nonzero in a byte's high bit exactly when
+    /// some byte of the word is that kind of byte.
+    @inline(__always)
+    func plainASCIIEnd(from start: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var offset = start
+        let count = bytes.count
+        while offset + 8 <= count {
+            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+            let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+            let zeroQuote = (quote &- ones) & ~quote
+            let zeroBackslash = (backslash &- ones) & ~backslash
+            let control = (word &- ones &* 0x20) & ~word
+            if (zeroQuote | zeroBackslash | control | word) & highBits != 0 { break }
+            offset += 8
+        }
+        while offset < count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            offset += 1
+        }
+        return offset
     }
 
     private func makeString(_ slice: UnsafeRawBufferPointer, at start: Int) throws(JSONParseError) -> String {
