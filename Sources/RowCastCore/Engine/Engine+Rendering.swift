@@ -62,7 +62,7 @@ extension Engine {
         guard let job = Self.headerJob(section) else { return nil }
         let type = job.type
         let subject = "section \"\(section.id)\" (type \(type))"
-        switch prerenderedOutcome(job.input) ?? renderer.renderHeader(type: type, input: job.input) {
+        switch prerenderedHeaderOutcome(job.input) ?? renderer.renderHeader(type: type, input: job.input) {
         case .faulted(let fault):
             throw pluginFailure("the plugin for section type \(type) failed on \(subject): \(fault.reason)", feed: feed, id: section.id, code: fault.code)
         case .ok(let output):
@@ -118,13 +118,25 @@ extension Engine {
         let stream = renderer.startRendering(jobs)
         renderStreams.append(stream)
         for (index, job) in jobs.enumerated() {
-            prerendered[JobInputKey(bytes: job.input)] = PrerenderedJob(stream: stream, index: index)
+            let prerenderedJob = PrerenderedJob(stream: stream, index: index, input: job.input)
+            if job.kind == .renderItem, let identity = JobInputIdentity(job.input) {
+                prerendered[identity] = prerenderedJob
+            } else {
+                prerenderedHeaders[JobInputKey(bytes: job.input)] = prerenderedJob
+            }
         }
     }
 
-    /// The outcome of the prerendered job with input `input`, waiting for it if needed.
+    /// The outcome of the prerendered item job whose input is `input` (the same array),
+    /// waiting for it if needed.
     func prerenderedOutcome(_ input: [UInt8]) -> RenderOutcome? {
-        guard let job = prerendered[JobInputKey(bytes: input)] else { return nil }
+        guard let identity = JobInputIdentity(input), let job = prerendered[identity] else { return nil }
+        return job.stream.outcome(at: job.index)
+    }
+
+    /// The outcome of the prerendered header job with input `input` (equal bytes).
+    func prerenderedHeaderOutcome(_ input: [UInt8]) -> RenderOutcome? {
+        guard !prerenderedHeaders.isEmpty, let job = prerenderedHeaders[JobInputKey(bytes: input)] else { return nil }
         return job.stream.outcome(at: job.index)
     }
 
@@ -133,6 +145,7 @@ extension Engine {
         for stream in renderStreams { stream.finish() }
         renderStreams.removeAll(keepingCapacity: true)
         prerendered.removeAll(keepingCapacity: true)
+        prerenderedHeaders.removeAll(keepingCapacity: true)
     }
 
     /// `prerender(_:)` when the renderer works in batches; nothing otherwise.

@@ -38,10 +38,12 @@ public final class Engine {
     public internal(set) var quarantine = Quarantine()
 
     var renderer: any RowRendering
-    /// The render jobs of a batch, sent before it is applied when the renderer works in
-    /// batches (plugin hosts), by input bytes; empty otherwise. Their outcomes arrive while
-    /// the batch is applied.
-    var prerendered: [JobInputKey: PrerenderedJob] = [:]
+    /// The item render jobs of a batch, sent before it is applied when the renderer works in
+    /// batches (plugin hosts), by the identity of their input; empty otherwise. Their outcomes
+    /// arrive while the batch is applied.
+    var prerendered: [JobInputIdentity: PrerenderedJob] = [:]
+    /// The header render jobs of such a batch, by input bytes.
+    var prerenderedHeaders: [JobInputKey: PrerenderedJob] = [:]
     /// The streams the `prerendered` jobs are answered on.
     var renderStreams: [any RenderStream] = []
     /// One shared copy of each cell name: names over 15 bytes are not stored inline by

@@ -234,11 +234,14 @@ public final class Feed {
     }
 
     private func joinSection(_ id: String, id item: String) {
-        if sections[id] == nil {
-            sections[id] = StoredSection(input: SectionInput(id: id), declared: false, arrival: takeArrival())
-            dirtySections.insert(id)
+        // One lookup, and the count changed in place: `sections[id]?.memberCount += 1` copies
+        // the section out and back, and this runs for every new item.
+        if let index = sections.index(forKey: id) {
+            sections.values[index].memberCount += 1
+            return
         }
-        sections[id]?.memberCount += 1
+        sections[id] = StoredSection(input: SectionInput(id: id), declared: false, arrival: takeArrival(), memberCount: 1)
+        dirtySections.insert(id)
     }
 
     private func leaveSection(_ id: String, id item: String) {

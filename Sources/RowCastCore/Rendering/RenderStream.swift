@@ -31,9 +31,32 @@ struct PrerenderedJob {
     var stream: any RenderStream
     /// Its index in that stream.
     var index: Int
+    /// Its input, held so that no other array can take the address its ``JobInputIdentity``
+    /// names while the job is waiting to be used.
+    var input: [UInt8]
 }
 
-/// A job's input bytes as a dictionary key, hashed in one pass over the bytes: `[UInt8]`'s own
+/// An item job's input as a dictionary key by identity: where its bytes are stored and how
+/// many there are. An item's JSON is one array from decoding to rendering (the decoded request
+/// and the job share it), so its lookup hashes two words instead of every byte of the item;
+/// hashing the bytes twice per item was about a tenth of the loop thread with plugin hosts.
+/// The ``PrerenderedJob`` holds the array, so the address is not reused while it is a key.
+struct JobInputIdentity: Hashable {
+    /// The address of the first byte.
+    var address: UInt
+    /// The number of bytes.
+    var count: Int
+
+    /// The identity of `bytes`; nil when empty (every empty array shares one address).
+    init?(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return nil }
+        address = bytes.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        count = bytes.count
+    }
+}
+
+/// A job's input bytes as a dictionary key by content (section headers, whose input is
+/// written afresh for each call), hashed in one pass over the bytes: `[UInt8]`'s own
 /// hashing feeds the hasher a byte at a time, which cost about a tenth of the loop thread's time
 /// with plugin hosts (two hashes per item of every batch).
 struct JobInputKey: Hashable {
