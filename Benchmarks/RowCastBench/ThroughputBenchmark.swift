@@ -10,7 +10,8 @@ import ZeroMQ
 ///   counting the rows it receives; from the first send to the last row received.
 struct ThroughputBenchmark {
     var baselineItems = 500_000
-    var endToEndItems = 200_000
+    /// Items of the end-to-end run (`ROWCAST_BENCH_THROUGHPUT_ITEMS`, default 200,000).
+    var endToEndItems = Int(ProcessInfo.processInfo.environment["ROWCAST_BENCH_THROUGHPUT_ITEMS"] ?? "") ?? 200_000
     var results = JSONObject()
 
     mutating func run() throws -> String {
@@ -33,7 +34,7 @@ struct ThroughputBenchmark {
         table.footnotes.append("rowcastd end to end against the C one-hop PUSH→PULL: \(format3(rate / cOneHopRate)); against the Swift-wrapper forwarding: \(format3(rate / baselineRate))")
         let items = Double(endToEndItems)
         let perItem = { (seconds: Double) in format3(seconds / items * 1e6) + " µs" }
-        table.footnotes.append("rowcastd CPU per item: \(perItem(endToEnd.daemonCPUSeconds)) in all its threads, \(perItem(endToEnd.busiestThreadCPUSeconds)) in its busiest thread (the loop)")
+        table.footnotes.append("rowcastd CPU per item: \(perItem(endToEnd.daemonCPUSeconds + endToEnd.hostCPUSeconds)) over all its threads and its plugin hosts (\(perItem(endToEnd.daemonCPUSeconds)) in rowcastd, \(perItem(endToEnd.hostCPUSeconds)) in the hosts), \(perItem(endToEnd.busiestThreadCPUSeconds)) in its busiest thread (the loop)")
         results["baseline"] = ["items": .number(Double(baselineItems)), "seconds": .number(baseline), "itemsPerSecond": .number(baselineRate)]
         results["cOneHop"] = ["items": .number(Double(baselineItems)), "seconds": .number(cOneHop), "itemsPerSecond": .number(cOneHopRate)]
         results["cForward"] = ["items": .number(Double(baselineItems)), "seconds": .number(cForward), "itemsPerSecond": .number(cForwardRate)]
@@ -41,7 +42,7 @@ struct ThroughputBenchmark {
                                "ratioToBaseline": .number(rate / baselineRate), "ratioToCForward": .number(rate / cForwardRate),
                                "ratioToCOneHop": .number(rate / cOneHopRate), "peakResidentBytes": .number(Double(endToEnd.peakResident)),
                                "setup": .string(endToEnd.note), "daemonCPUSeconds": .number(endToEnd.daemonCPUSeconds),
-                               "loopThreadCPUSeconds": .number(endToEnd.busiestThreadCPUSeconds)]
+                               "loopThreadCPUSeconds": .number(endToEnd.busiestThreadCPUSeconds), "hostCPUSeconds": .number(endToEnd.hostCPUSeconds)]
         return table.render()
     }
 
