@@ -114,11 +114,14 @@ public final class Feed {
 
     /// Inserts the item, or replaces the one with its id (keeping its first arrival).
     func upsert(_ input: ItemInput, row: RenderedRow?) {
-        touch(input.id)
         dirtyItems.insert(input.id)
-        // Changed in place when it exists; its first arrival stays.
+        // Changed in place when it exists; its first arrival stays. How it was shown before
+        // the batch is read in the same lookup (what `touch` does for other changes).
         let added = Self.bytes(of: input, row: row)
+        let firstTouch = before.index(forKey: input.id) == nil
+        var shownBefore: ShownRow?
         let previousSection = items.modifyValue(forKey: input.id) { item in
+            if firstTouch { shownBefore = item.row.map { ShownRow(section: item.input.section, key: item.orderKey, row: $0) } }
             let previous = item.input.section
             account(added - Self.bytes(of: item.input, row: item.row))
             countPending(from: item.row, to: row)
@@ -126,6 +129,7 @@ public final class Feed {
             item.row = row
             return previous
         }
+        if firstTouch { before[input.id] = .some(shownBefore) }
         if let previousSection {
             if previousSection != input.section {
                 leaveSection(previousSection, id: input.id)

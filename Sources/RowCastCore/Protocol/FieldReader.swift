@@ -76,7 +76,10 @@ struct FieldReader {
     }
 
     /// Refuses members other than `allowed`, so that a typo is an error, not silence.
-    func rejectUnknown(allowing allowed: Set<String>) throws(RowCastError) {
+    ///
+    /// `allowed` is a short list searched in order: comparing a few short strings costs less
+    /// than hashing each key for a set, and this runs on every member of every message.
+    func rejectUnknown(allowing allowed: [String]) throws(RowCastError) {
         for entry in object.entries where !allowed.contains(entry.key) {
             let list = allowed.sorted().joined(separator: ", ")
             throw RowCastError(.invalidField, "\(context): unknown field \"\(path)\(entry.key)\" (allowed: \(list))", field: path + entry.key)

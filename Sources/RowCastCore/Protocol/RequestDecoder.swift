@@ -328,21 +328,21 @@ extension RequestDecoder {
     /// The members each request and object may have, built once: building them per request
     /// hashed a dozen strings and allocated three sets for every item.
     enum Allowed {
-        static let common: Set<String> = ["op", "req", "client"]
-        static let feed = common.union(["feed"])
-        static let snapshot = common.union(["feed", "chunked"])
-        static let since = common.union(["feed", "epoch", "seq"])
-        static let resetAppend = common.union(["feed", "reset", "part", "items", "sections"])
-        static let resetCommit = common.union(["feed", "reset"])
-        static let status = common.union(["after"])
-        static let upsert = common.union(["feed", "item"])
-        static let byID = common.union(["feed", "id"])
-        static let section = common.union(["feed", "section"])
-        static let reset = common.union(["feed", "items", "sections"])
-        static let select = common.union(["feed", "id", "action", "value"])
-        static let events = common.union(["feed", "after", "limit"])
-        static let quarantine = common.union(["feed", "id", "retry"])
-        static let item: Set<String> = ["data", "id", "section", "sort", "type"]
-        static let sectionMembers: Set<String> = ["id", "order", "type", "header"]
+        static let common = ["op", "req", "client"]
+        static let feed = common + ["feed"]
+        static let snapshot = common + ["feed", "chunked"]
+        static let since = common + ["feed", "epoch", "seq"]
+        static let resetAppend = common + ["feed", "reset", "part", "items", "sections"]
+        static let resetCommit = common + ["feed", "reset"]
+        static let status = common + ["after"]
+        static let upsert = common + ["feed", "item"]
+        static let byID = common + ["feed", "id"]
+        static let section = common + ["feed", "section"]
+        static let reset = common + ["feed", "items", "sections"]
+        static let select = common + ["feed", "id", "action", "value"]
+        static let events = common + ["feed", "after", "limit"]
+        static let quarantine = common + ["feed", "id", "retry"]
+        static let item = ["data", "id", "section", "sort", "type"]
+        static let sectionMembers = ["id", "order", "type", "header"]
     }
 }
