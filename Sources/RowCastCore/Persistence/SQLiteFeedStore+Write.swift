@@ -59,7 +59,7 @@ extension SQLiteFeedStore {
             }
             for (id, item) in change.items {
                 if let item {
-                    try upsertItem.execute(arguments: [change.feed, id, item.type, item.section, item.sort, Int64(item.arrival), Data(item.json)])
+                    try ItemRowWriter.write(item, id: id, feed: change.feed, with: upsertItem, in: db)
                 } else if !change.replacedAll {
                     try deleteItem.execute(arguments: [change.feed, id])
                 }
