@@ -5,7 +5,7 @@ import RowCastKit
 extension Engine {
     /// Refuses to create the feed `name` when `limits.max_feeds` feeds exist already.
     func checkFeedLimit(creating name: String, op: String) throws(RowCastError) {
-        guard feeds[name] == nil, feeds.count >= limits.feeds else { return }
+        guard feeds.count >= limits.feeds, feeds[name] == nil else { return }
         throw RowCastError(
             .limitExceeded,
             "\(op): rowcastd holds \(feeds.count) feeds, the most limits.max_feeds allows; feed \"\(name)\" was not created. Raise the limit, or publish into an existing feed",
@@ -14,24 +14,32 @@ extension Engine {
 
     /// Refuses an upsert that would add an item past `limits.max_items_per_feed`, a section
     /// past `limits.max_sections_per_feed`, or bytes past `limits.max_stored_bytes`.
+    ///
+    /// The item is looked up only when a limit is near (the feed is full, or the new bytes
+    /// alone would pass the byte limit): far from every limit, as almost always, the checks
+    /// cost no lookup of the item.
     func checkUpsertLimits(_ item: ItemInput, row: RenderedRow?, feed name: String, op: String) throws(RowCastError) {
         try checkFeedLimit(creating: name, op: op)
+        let added = Feed.bytes(of: item, row: row)
         let feed = feeds[name]
-        let existing = feed?.item(item.id)
-        if let feed, existing == nil, feed.itemCount >= limits.itemsPerFeed {
+        let full = feed.map { $0.itemCount >= limits.itemsPerFeed } ?? false
+        let overBytes = storage.bytes + added > limits.storedBytes
+        let existing = full || overBytes ? feed?.item(item.id) : nil
+        if let feed, full, existing == nil {
             throw RowCastError(
                 .limitExceeded,
                 "\(op): feed \"\(name)\" holds \(feed.itemCount) items, the most limits.max_items_per_feed allows; item \"\(item.id)\" was not stored. Delete items first, or raise the limit",
                 feed: name, id: item.id, limit: "limits.max_items_per_feed")
         }
         if let feed { try checkSectionLimit(adding: item.section, to: feed, op: op) }
+        guard overBytes else { return }
         let before = existing.map { Feed.bytes(of: $0.input, row: $0.row) } ?? 0
-        try checkStoredBytes(adding: Feed.bytes(of: item, row: row) - before, feed: name, id: item.id, op: op)
+        try checkStoredBytes(adding: added - before, feed: name, id: item.id, op: op)
     }
 
     /// Refuses a new section id past `limits.max_sections_per_feed`.
     func checkSectionLimit(adding id: String, to feed: Feed, op: String) throws(RowCastError) {
-        guard !feed.hasSection(id), feed.storedSectionCount >= limits.sectionsPerFeed else { return }
+        guard feed.storedSectionCount >= limits.sectionsPerFeed, !feed.hasSection(id) else { return }
         throw RowCastError(
             .limitExceeded,
             "\(op): feed \"\(feed.name)\" holds \(feed.storedSectionCount) sections, the most limits.max_sections_per_feed allows; section \"\(id)\" was not created. Delete sections first, or raise the limit",
