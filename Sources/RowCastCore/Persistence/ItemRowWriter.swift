@@ -19,10 +19,11 @@ enum ItemRowWriter {
                 item.type.withCString { typeText in
                     item.section.withCString { sectionText in
                         item.json.withUnsafeBytes { json in
-                            sqlite3_bind_text(handle, 1, feedText, -1, nil)
-                            sqlite3_bind_text(handle, 2, idText, -1, nil)
-                            sqlite3_bind_text(handle, 3, typeText, -1, nil)
-                            sqlite3_bind_text(handle, 4, sectionText, -1, nil)
+                            // Lengths in bytes, not up to a NUL: an id may contain U+0000.
+                            sqlite3_bind_text(handle, 1, feedText, Int32(feed.utf8.count), nil)
+                            sqlite3_bind_text(handle, 2, idText, Int32(id.utf8.count), nil)
+                            sqlite3_bind_text(handle, 3, typeText, Int32(item.type.utf8.count), nil)
+                            sqlite3_bind_text(handle, 4, sectionText, Int32(item.section.utf8.count), nil)
                             if let sort = item.sort { sqlite3_bind_double(handle, 5, sort) } else { sqlite3_bind_null(handle, 5) }
                             sqlite3_bind_int64(handle, 6, Int64(item.arrival))
                             // A zero-length blob needs a non-null pointer to be a blob, not NULL.

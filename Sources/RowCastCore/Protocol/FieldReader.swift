@@ -62,7 +62,7 @@ struct FieldReader {
     func id(_ key: String) throws(RowCastError) -> String {
         let value = try string(key)
         guard Names.isValidID(value) else {
-            throw invalid(key, "must be a non-empty string of at most \(Names.maximumIDLength) bytes")
+            throw invalid(key, "must be a non-empty string of at most \(Names.maximumIDLength) bytes, without U+0000")
         }
         return value
     }

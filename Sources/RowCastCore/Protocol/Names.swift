@@ -17,9 +17,17 @@ public enum Names {
         isToken(type, maximumLength: maximumTypeLength)
     }
 
-    /// Whether `id` is a valid item or section id: a non-empty string of at most 256 bytes.
+    /// Whether `id` is a valid item or section id: a non-empty string of at most 256 bytes,
+    /// without U+0000. (SQLite's text binding through GRDB ends a string at its first NUL, so
+    /// `a\u0000b` and `a\u0000c` were one row of the store: one of them was lost at restart.)
     public static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= maximumIDLength
+        !id.isEmpty && id.utf8.count <= maximumIDLength && !id.utf8.contains(0)
+    }
+
+    /// Whether `client` is a valid client name: any string without U+0000 (the store keys
+    /// remembered answers by it, and would end it at the NUL).
+    public static func isValidClient(_ client: String) -> Bool {
+        !client.utf8.contains(0)
     }
 
     private static func isToken(_ text: String, maximumLength: Int) -> Bool {

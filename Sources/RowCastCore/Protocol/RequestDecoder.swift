@@ -108,6 +108,9 @@ public struct RequestDecoder: Sendable {
         if let value = object["client"], client == nil {
             throw RowCastError(.invalidField, "request: field \"client\" must be a string, got \(value.kindName)", field: "client")
         }
+        if let client, !Names.isValidClient(client) {
+            throw RowCastError(.invalidField, "request: field \"client\" must not contain U+0000", field: "client")
+        }
         let reader = FieldReader(object: object, path: "", context: op)
         switch op {
         case "upsert":
@@ -266,7 +269,7 @@ public struct RequestDecoder: Sendable {
             let type = try reader.type("type")
             let section = try reader.optionalString("section") ?? ItemInput.defaultSection
             guard Names.isValidID(section) else {
-                throw reader.invalid("section", "must be a non-empty string of at most \(Names.maximumIDLength) bytes")
+                throw reader.invalid("section", "must be a non-empty string of at most \(Names.maximumIDLength) bytes, without U+0000")
             }
             let sort = try reader.optionalNumber("sort")
             if case .other(let kind) = raw.data { throw reader.invalid("data", "must be an object, got \(kind)") }

@@ -62,6 +62,25 @@ struct SQLiteFeedStoreTests {
         again.close()
     }
 
+    @Test("item rows come back byte for byte: ids and sections with control characters and non-ASCII, with and without a sort key, an empty JSON")
+    func itemRowsExact() throws {
+        let directory = try ScratchDirectory()
+        let store = try open(directory)
+        let written = [
+            PersistedItem(id: "a\u{1}b", type: "product", section: "s\u{1F}1", sort: -2.5, arrival: 1, json: Array(#"{"id":"a\u0001b"}"#.utf8)),
+            PersistedItem(id: "é€😀", type: "ad", section: "default", sort: nil, arrival: 2, json: Array("{\"x\":\"é\"}".utf8)),
+            PersistedItem(id: "plain", type: "product", section: "s", sort: 0, arrival: 3, json: []),
+        ]
+        var commit = StoreCommit()
+        commit.feeds = [FeedChanges(feed: "f", seq: 1, epoch: "e", nextArrival: 4, replacedAll: false, items: written.map { (id: $0.id, item: $0) }, sections: [])]
+        try store.commit([commit])
+        store.close()
+        let reopened = try open(directory)
+        let read = try #require(try reopened.feeds(named: ["f"]).first).items.sorted { $0.arrival < $1.arrival }
+        #expect(read == written)
+        reopened.close()
+    }
+
     @Test("the schema is created by migrations v1 and v2, in WAL mode with the chosen synchronous")
     func schema() throws {
         let directory = try ScratchDirectory()

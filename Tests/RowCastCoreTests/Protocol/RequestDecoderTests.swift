@@ -42,6 +42,12 @@ struct RequestDecoderTests {
         (#"{"op":"reset","feed":"cars"}"#, "missing_field", "items"),
         (#"{"op":"section","feed":"cars","section":{"id":"s","order":"first"}}"#, "invalid_field", "section.order"),
         (#"{"op":"status","req":{"a":1}}"#, "invalid_field", "req"),
+        // U+0000 in a stored key (the store would end the text there: two ids, one row).
+        (#"{"op":"upsert","feed":"cars","item":{"id":"a\u0000b","type":"p"}}"#, "invalid_field", "item.id"),
+        (#"{"op":"upsert","feed":"cars","item":{"id":"1","type":"p","section":"s\u0000"}}"#, "invalid_field", "item.section"),
+        (#"{"op":"section","feed":"cars","section":{"id":"\u0000"}}"#, "invalid_field", "section.id"),
+        (#"{"op":"delete","feed":"cars","id":"a\u0000","client":"c","req":1}"#, "invalid_field", "id"),
+        (#"{"op":"upsert","feed":"cars","client":"c\u0000d","req":1,"item":{"id":"1","type":"p"}}"#, "invalid_field", "client"),
     ])
     func fieldErrors(json: String, code: String, field: String) throws {
         let error = try #require(decodeError(json))
