@@ -60,7 +60,8 @@ public final class Context: @unchecked Sendable {
     /// Use it where a caller must know the endpoints are free (a component that is stopped and
     /// restarted on the same ports), rather than relying on when the last reference goes: a
     /// thread that has finished its work may still hold one for a moment. It blocks while a
-    /// socket of this context is still open, so close them first.
+    /// socket of this context is still open, so close them first; `shutdown()` and new sockets
+    /// on other threads wait for it (a thread must not need either to close its sockets).
     public func terminate() {
         terminated.withLock { done in
             guard !done else { return }
