@@ -99,6 +99,7 @@ let package = Package(
         .target(
             name: "RowCastHTTP",
             dependencies: [
+                kit,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),

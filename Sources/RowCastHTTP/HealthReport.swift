@@ -1,3 +1,5 @@
+import RowCastKit
+
 /// What `GET /healthz` answers: healthy (200) or not (503), and why.
 public struct HealthReport: Sendable, Equatable {
     /// Whether the daemon's loop is serving.
@@ -16,22 +18,12 @@ public struct HealthReport: Sendable, Equatable {
 
     /// The body: `{"status":"ok","detail":"..."}`, one line.
     public var json: String {
-        "{\"status\":\(Self.quoted(state)),\"detail\":\(Self.quoted(detail))}\n"
-    }
-
-    private static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        var writer = JSONWriter(capacity: detail.utf8.count + 32)
+        writer.writeRaw("{\"status\":")
+        writer.write(string: state)
+        writer.writeRaw(",\"detail\":")
+        writer.write(string: detail)
+        writer.writeRaw("}\n")
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

@@ -92,18 +92,9 @@ struct HTTPEndpointEndToEndTests {
 
     @Test("a port in use stops the start with a message naming endpoints.http", .timeLimit(.minutes(1)))
     func bindFailure() throws {
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (holder, port) = try LoopbackPort.bound()
         defer { close(holder) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0 }
-        }
-        #expect(bound && listen(holder, 1) == 0)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        #expect(listen(holder, 1) == 0)
         let state = try TemporaryDirectory("rowcast-state")
         let run = try runRowcastdToExit(["--http", "tcp://127.0.0.1:\(port)", "--state-dir", state.path])
         #expect(run.status == 1)

@@ -28,6 +28,19 @@ def topic(name):
     return name.encode() + b"\0"
 
 
+def stop_process(process):
+    """SIGTERM, then SIGKILL after 5 s; closes its stdout and returns its exit status."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+    process.stdout.close()
+    return process.returncode
+
+
 class Daemon:
     """A rowcastd process with both real plugins in a private plugin directory."""
 
@@ -67,14 +80,7 @@ class Daemon:
             raise RuntimeError("rowcastd did not become ready")
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
-        self.process.stdout.close()
+        stop_process(self.process)
         shutil.rmtree(self.plugins, ignore_errors=True)
         shutil.rmtree(self.state, ignore_errors=True)
 
@@ -490,15 +496,7 @@ class Relay:
             raise RuntimeError("rowcast relay did not become ready")
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=5)
-        self.process.stdout.close()
-        return self.process.returncode
+        return stop_process(self.process)
 
 
 class RelayTest(unittest.TestCase):

@@ -26,6 +26,11 @@ public final class Feed {
         var section: String
         var key: OrderKey
         var row: RenderedRow
+
+        /// How `item` is shown: nil when it has no row.
+        static func of(_ item: StoredItem) -> ShownRow? {
+            item.row.map { ShownRow(section: item.input.section, key: item.orderKey, row: $0) }
+        }
     }
 
     /// The feed's name.
@@ -121,7 +126,7 @@ public final class Feed {
         let firstTouch = before.index(forKey: input.id) == nil
         var shownBefore: ShownRow?
         let previousSection = items.modifyValue(forKey: input.id) { item in
-            if firstTouch { shownBefore = item.row.map { ShownRow(section: item.input.section, key: item.orderKey, row: $0) } }
+            if firstTouch { shownBefore = ShownRow.of(item) }
             let previous = item.input.section
             account(added - Self.bytes(of: item.input, row: item.row))
             countPending(from: item.row, to: row)
@@ -226,9 +231,7 @@ public final class Feed {
     /// Where and how the item is shown as of now: nil when it is gone or has no row. Reads the
     /// stored item in place (this runs for every touched item, twice per batch).
     private func shownRow(_ id: String) -> ShownRow? {
-        items.withValue(forKey: id) { item in
-            item.row.map { ShownRow(section: item.input.section, key: item.orderKey, row: $0) }
-        } ?? nil
+        items.withValue(forKey: id) { item in ShownRow.of(item) } ?? nil
     }
 
     /// Records how an item was shown before its first change in this batch.

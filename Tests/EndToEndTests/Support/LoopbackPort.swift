@@ -8,9 +8,16 @@ import Glibc
 enum LoopbackPort {
     /// A port that was free a moment ago (bound to port 0, read back, closed).
     static func free() throws -> Int {
+        let (fd, port) = try bound()
+        close(fd)
+        return port
+    }
+
+    /// A TCP socket bound to a free port of 127.0.0.1, and the port; the caller closes it
+    /// (or listens on it, to hold the port).
+    static func bound() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -19,8 +26,12 @@ enum LoopbackPort {
         let result = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard result else { throw TestFailure("bind: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard result else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw TestFailure("bind: \(reason)")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Whether something accepts a TCP connection on 127.0.0.1:`port` right now (one attempt).
