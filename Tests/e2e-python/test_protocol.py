@@ -352,6 +352,21 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual(reply["error"]["code"], "missing_field")
         self.assertEqual(reply["error"]["field"], "price")
 
+    def test_ids_and_client_names_may_not_contain_nul(self):
+        # PROTOCOL.md, "Names and limits": ids and `client` are any characters but U+0000.
+        for body, field in [
+            ({"op": "upsert", "feed": "cars", "item": product("a\u0000b")}, "item.id"),
+            ({"op": "upsert", "feed": "cars", "item": product("1", section="s\u0000")}, "item.section"),
+            ({"op": "section", "feed": "cars", "section": {"id": "\u0000"}}, "section.id"),
+            ({"op": "upsert", "feed": "cars", "client": "c\u0000d", "item": product("1")}, "client"),
+        ]:
+            reply = self.request(body)
+            self.assertFalse(reply["ok"], body)
+            self.assertEqual(reply["error"]["code"], "invalid_field")
+            self.assertEqual(reply["error"]["field"], field)
+        reply = self.request({"op": "upsert", "feed": "cars", "item": product("a\u0001b \u00e9")})
+        self.assertTrue(reply["ok"], reply)
+
     def raw_request(self, text):
         """Sends `text` as it is and returns the next reply's bytes, unparsed."""
         self.dealer.send_multipart([b"", text.encode()])
