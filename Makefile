@@ -104,12 +104,15 @@ test-python:
 ## plugin hosts built with the same sanitizer), each in a build directory of its own. Leak
 ## checking is off: the Swift runtime's caches live until exit by design. The ThreadSanitizer
 ## runtime is linked into each executable: --export-dynamic lets the plugins it loads use it.
+## Both keep line tables only (reports still name file and line) and link with lld: a clean
+## ThreadSanitizer build took 360 s instead of 440 s with full debug info and gold.
+SANITIZER_BUILD_FLAGS := -Xswiftc -use-ld=lld -Xswiftc -gline-tables-only -Xcc -gline-tables-only
 test-asan: deps
-	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan
+	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan $(SANITIZER_BUILD_FLAGS)
 	ASAN_OPTIONS="detect_leaks=0 $(ASAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
 
 test-tsan: deps
-	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan -Xlinker --export-dynamic
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan -Xlinker --export-dynamic $(SANITIZER_BUILD_FLAGS)
 	TSAN_OPTIONS="halt_on_error=1 $(TSAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan
 
 ## fuzz: the libFuzzer harnesses of Fuzz/RowCastFuzz (JSON parser, UTF-8 validation, request
