@@ -9,8 +9,10 @@ import Glibc
 /// STATUS=, WATCHDOG=1 and STOPPING=1. All of it is sent from the loop thread, so a stuck loop
 /// stops the watchdog pings.
 extension Daemon {
-    /// Every socket is bound and the state is loaded: print the ready line, send READY=1.
+    /// Every socket is bound and the state is loaded: `/healthz` says so first, then the ready
+    /// line and READY=1, so whoever waited for either finds the service healthy.
     func announceReady(engine: Engine) {
+        environment.health?.enter(.running)
         environment.announceReady(readyLine)
         let status = currentStatus(engine: engine)
         send(NotifyMessage.ready.adding(.mainPID(getpid())).adding(.status(status)), what: "READY=1")
@@ -19,7 +21,6 @@ extension Daemon {
             "plugins": "\(renderer?.pluginCount ?? 0)", "config": "\(environment.configurationFile ?? "-")",
             "http": "\(environment.httpAddress ?? "-")",
         ])
-        environment.health?.enter(.running)
         keepAlive(engine: engine)
     }
 
