@@ -11,7 +11,9 @@ struct LatencyBenchmark {
     var rate = 10_000
     var seconds = 5
     var results = JSONObject()
-    var daemonArguments: [String] = []
+    /// Extra rowcastd arguments: the isolation workload sets them; for a lone `latency` run,
+    /// `ROWCAST_BENCH_DAEMON_ARGS` (split at spaces), e.g. `--plugin-isolation in_process`.
+    var daemonArguments = (ProcessInfo.processInfo.environment["ROWCAST_BENCH_DAEMON_ARGS"] ?? "").split(separator: " ").map(String.init)
 
     mutating func run() throws -> String {
         let daemon = try BenchDaemon(extraArguments: ["--heartbeat-ms", "50"] + daemonArguments)

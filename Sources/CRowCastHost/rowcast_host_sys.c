@@ -5,8 +5,10 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 int rowcast_memfd_create(const char *name) {
@@ -31,6 +33,23 @@ int rowcast_set_dumpable(int dumpable) {
 
 int rowcast_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
+}
+
+int rowcast_eventfd(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int rowcast_timerfd(void) {
+    return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
+int rowcast_timerfd_arm(int fd, long long nanoseconds) {
+    struct itimerspec spec = {0};
+    if (nanoseconds > 0) {
+        spec.it_value.tv_sec = nanoseconds / 1000000000LL;
+        spec.it_value.tv_nsec = nanoseconds % 1000000000LL;
+    }
+    return timerfd_settime(fd, 0, &spec, NULL);
 }
 
 void rowcast_close_from(int first) {

@@ -38,6 +38,11 @@ public enum CellDate {
         return seconds - sign * Double(offsetHours * 3600 + offsetMinutes * 60)
     }
 
+    /// The dates shown, in seconds since 1970: from 0001-01-01T00:00:00Z to
+    /// 9999-12-31T23:59:59Z (a `date` field outside is refused; a day count from a larger
+    /// number would not fit an `Int`).
+    public static let representable: ClosedRange<Double> = -62_135_596_800...253_402_300_799
+
     /// `Nov 22, 2026`.
     public static func absolute(_ seconds: Double) -> String {
         let (year, month, day) = civil(fromDays: Int((seconds / 86_400).rounded(.down)))

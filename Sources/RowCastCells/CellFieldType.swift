@@ -36,7 +36,9 @@ public enum CellFieldType: String, Sendable, CaseIterable {
             // The URL check of plugins (`Item.url(_:)`), so a cell and a plugin refuse the same values.
             return Item.looksLikeURL(string) ? nil : "must be a URL with a scheme such as https://, got \"\(string)\""
         case .date:
-            if value.numberValue != nil { return nil }
+            if let seconds = value.numberValue {
+                return CellDate.representable.contains(seconds) ? nil : "must be a date from year 1 to 9999: seconds since 1970 from -62135596800 to 253402300799, got \(value)"
+            }
             guard let string = value.stringValue else { return "must be a date (RFC 3339 string or seconds since 1970), got \(value.kindName)" }
             return CellDate.parse(string) == nil ? "must be a date such as 2026-11-22 or 2026-11-22T10:00:00Z, got \"\(string)\"" : nil
         }

@@ -44,7 +44,7 @@ struct CellValue: MustacheCustomRenderable, MustacheTransformable, MustacheParen
         case "count":
             return value.numberValue.map(CellCount.format)
         case "date", "datetime", "relative_date":
-            guard let seconds = value.numberValue ?? value.stringValue.flatMap(CellDate.parse) else { return nil }
+            guard let seconds = value.numberValue ?? value.stringValue.flatMap(CellDate.parse), CellDate.representable.contains(seconds) else { return nil }
             switch name {
             case "date": return CellDate.absolute(seconds)
             case "datetime": return CellDate.absoluteWithTime(seconds)

@@ -55,6 +55,13 @@ public final class Daemon {
     /// Subscriptions refused because the client may not read them.
     var refusedSubscriptions = 0
     var reloadFailure: String?
+    /// Sends the output of commits that finish while a plugin host renders (see
+    /// `Daemon+HostWait.swift`); set once the durable engine exists.
+    var hostWait: HostWaitCompanion?
+    /// Outputs released during a host wait that must wait for the loop (they defer a request).
+    var earlyOutputs: [EngineOutput] = []
+    /// Why sending during a host wait failed, for the loop to throw.
+    var earlySendFailure: (any Error)?
 
     /// A daemon that loads its plugins from the configured directories, into plugin hosts or
     /// into itself as `plugin_isolation` says.
@@ -93,7 +100,6 @@ public final class Daemon {
     public func start() throws {
         let renderer = makeRenderer(configuration, previous: nil)
         self.renderer = renderer
-        observePlugins(of: renderer)
         let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
         engine.limits = configuration.stateLimits
         engine.writesSnapshotsLater = true
@@ -105,6 +111,8 @@ public final class Daemon {
         if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }
         restoreReports = try durable.start()
         self.durable = durable
+        hostWait = HostWaitCompanion(descriptors: durable.waitDescriptors) { [unowned self] in sendFinishedCommit() }
+        observePlugins(of: renderer)
 
         let permissions = try SocketPermissions(configuration, file: environment.configurationFile)
         try startCurve(context: context)
@@ -211,7 +219,9 @@ public final class Daemon {
                 // back to back, just before.
                 heldReceipts.append(.now)
                 heldEnvelopes.append(envelopes)
-                if durable.submit(messages) {
+                let deferring = durable.submit(messages)
+                if let failure = earlySendFailure { throw failure }
+                if deferring {
                     // A reload must see exactly the batches before it: commit and answer them first.
                     try send(try durable.flush(), control: control, publish: publish, engine: engine)
                 }
@@ -301,7 +311,9 @@ public final class Daemon {
     /// Sends the outputs of committed batches, oldest first. For each: publishes first, then
     /// replies (a client that got its ack finds the delta already sent), then answers its
     /// deferred requests (reload).
-    private func send(_ outputs: [EngineOutput], control: Socket, publish: Socket, engine: Engine) throws {
+    func send(_ outputs: [EngineOutput], control: Socket, publish: Socket, engine: Engine) throws {
+        let outputs = earlyOutputs + outputs
+        earlyOutputs = []
         for output in outputs {
             let envelopes = heldEnvelopes.removeFirst()
             let receivedAt = heldReceipts.removeFirst()

@@ -1,4 +1,5 @@
 import RowCastCells
+import RowCastKit
 import Testing
 
 /// Dates and counts as declarative cells write them.
@@ -38,5 +39,42 @@ import Testing
         #expect(CellCount.format(1_250_000) == "1.2M")
         #expect(CellCount.format(3_400_000_000) == "3.4B")
         #expect(CellCount.format(-1500) == "-1.5K")
+        // Beyond Int: written as JSON writes the number, not a crash.
+        #expect(CellCount.format(1e300).hasSuffix("T"))
+        #expect(CellCount.format(-1e40).hasPrefix("-"))
+    }
+
+    @Test func datesOutsideYearsOneTo9999AreRefused() throws {
+        #expect(CellFieldType.date.problem(with: .number(0)) == nil)
+        #expect(CellFieldType.date.problem(with: .number(253_402_300_799)) == nil)
+        #expect(CellFieldType.date.problem(with: .number(-62_135_596_800)) == nil)
+        #expect(CellFieldType.date.problem(with: .number(253_402_300_800))?.contains("from year 1 to 9999") == true)
+        #expect(CellFieldType.date.problem(with: .number(-62_135_596_801)) != nil)
+    }
+
+    /// The input `rowcast-fuzz cells` found (2026-11-23): a date of -8.6e73 seconds crashed the
+    /// `date` transform (a day count beyond `Int`), in rowcastd itself.
+    @Test func fuzzFoundDateTooFarInThePastIsAFieldError() throws {
+        var catalog = CellCatalog()
+        catalog.add(text: """
+            cells:
+              - types: [t]
+                cell: C
+                height: 10
+                fields: {s: string, d: date?}
+                content:
+                  formatted: "{{date(d)}} {{datetime(d)}} {{relative_date(d)}}"
+            """, file: "regression.yaml")
+        let definition = try #require(catalog.definitions.first, "\(catalog.refusals)")
+        let item = try Item(json: JSONParser.parse(Array(#"{"id":"b","type":"t","data":{"s":"","d":-86444441111111111111111111111111111111111111111111111111111111111111114400.5}}"#.utf8)))
+        #expect(throws: (any Error).self) {
+            _ = try definition.rowBytes(fields: item.data, id: item.id, type: item.type, section: item.section, now: 1_795_400_000)
+        }
+        do {
+            _ = try definition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: 1_795_400_000)
+            Issue.record("the item was accepted")
+        } catch {
+            #expect("\(error)".contains("from year 1 to 9999"), "\(error)")
+        }
     }
 }

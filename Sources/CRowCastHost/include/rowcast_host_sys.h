@@ -1,6 +1,6 @@
 /*
  * rowcast_host_sys.h: the few Linux calls the plugin host machinery needs that Swift cannot
- * import (variadic prctl, memfd_create and sealing behind _GNU_SOURCE, posix_spawn with a
+ * import (variadic prctl, memfd_create and sealing behind _GNU_SOURCE, eventfd, timerfd, posix_spawn with a
  * descriptor map). Each returns 0 or a descriptor on success, -1 with errno set on failure.
  */
 #ifndef ROWCAST_HOST_SYS_H
@@ -29,6 +29,15 @@ int rowcast_set_dumpable(int dumpable);
 
 /* A pipe whose both ends are close-on-exec. */
 int rowcast_pipe_cloexec(int fds[2]);
+
+/* An event counter descriptor (eventfd), non-blocking and close-on-exec. */
+int rowcast_eventfd(void);
+
+/* A monotonic timer descriptor (timerfd), non-blocking and close-on-exec. */
+int rowcast_timerfd(void);
+
+/* Arms `fd` to expire once, `nanoseconds` from now (at least 1 ns); 0 disarms it. */
+int rowcast_timerfd_arm(int fd, long long nanoseconds);
 
 /* Closes every descriptor from `first` up. */
 void rowcast_close_from(int first);

@@ -1,4 +1,9 @@
+import CRowCastHost
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes commits to the store on a thread of its own, one job at a time, so the loop thread
 /// applies the next batches while the previous ones are written (see `DurableEngine.submit`).
@@ -17,9 +22,14 @@ final class CommitWriter: @unchecked Sendable {
     private var stopping = false
     private var running = false
 
+    /// Readable from when a job's outcome is ready until it is taken (`wait()` or
+    /// `takeIfSucceeded()`), so the loop can watch for it beside other descriptors.
+    let finishedDescriptor: Int32
+
     /// A writer for `store`; its thread starts with the first job.
     init(store: any FeedStore) {
         self.store = store
+        finishedDescriptor = rowcast_eventfd()
     }
 
     /// Whether a job was started and its outcome not yet taken by `wait()`.
@@ -49,9 +59,35 @@ final class CommitWriter: @unchecked Sendable {
         let result = outcome!
         outcome = nil
         lastDuration = duration
+        clearFinished()
         condition.unlock()
         isBusy = false
         return result
+    }
+
+    /// Takes the outcome of the job started last if it is ready and succeeded, without
+    /// waiting: true then (the writer is no longer busy). False when it is still running, or
+    /// failed (the failure is left for `wait()`). Either way `finishedDescriptor` is no longer
+    /// readable until the next outcome.
+    func takeIfSucceeded() -> Bool {
+        guard isBusy else { return false }
+        condition.lock()
+        clearFinished()
+        guard case .success = outcome else {
+            condition.unlock()
+            return false
+        }
+        outcome = nil
+        lastDuration = duration
+        condition.unlock()
+        isBusy = false
+        return true
+    }
+
+    /// Makes `finishedDescriptor` unreadable (with `condition` held).
+    private func clearFinished() {
+        var count: UInt64 = 0
+        _ = read(finishedDescriptor, &count, 8)
     }
 
     /// Ends the thread (after the job in hand, whose outcome is then dropped) and waits for it.
@@ -82,6 +118,8 @@ final class CommitWriter: @unchecked Sendable {
             condition.lock()
             outcome = result
             duration = took
+            var one: UInt64 = 1
+            _ = write(finishedDescriptor, &one, 8)
             condition.broadcast()
         }
         running = false
@@ -91,5 +129,6 @@ final class CommitWriter: @unchecked Sendable {
 
     deinit {
         stop()
+        close(finishedDescriptor)
     }
 }

@@ -68,7 +68,10 @@ extension DurableEngine {
     /// without a commit when nothing before them is held.
     public func startCommit(force: Bool = false) {
         guard !writer.isBusy, !submitted.isEmpty else { return }
-        if !force && commitDue != nil { return }
+        if !force, let due = commitDue {
+            pacingTimer.arm(at: due)
+            return
+        }
         let commits = submitted.map(\.commit).filter { !$0.isEmpty }
         if commits.isEmpty {
             released += submitted.map(\.output)
@@ -106,6 +109,29 @@ extension DurableEngine {
             }
         }
         startCommit(force: force)
+        defer { released = [] }
+        return released
+    }
+
+    /// Readable when the commit being written has finished, or when held-back batches are due
+    /// to be committed (see `advanceWhileWaiting`).
+    public var waitDescriptors: [Int32] { [writer.finishedDescriptor, pacingTimer.descriptor] }
+
+    /// Without waiting: takes the commit being written if it finished and succeeded, starts
+    /// the next one if it is due, and returns the outputs released since the last call, in
+    /// order (often none). A failed commit is left for `collectCommitted`, which rolls back.
+    ///
+    /// Safe in the middle of `submit` (while a plugin host renders its batch): the batches it
+    /// commits or releases were all applied before it, and it does not touch the engine.
+    public func advanceWhileWaiting() -> [EngineOutput] {
+        pacingTimer.clear()
+        if writer.isBusy {
+            guard writer.takeIfSucceeded() else { return [] }
+            commitObserver?(writer.lastDuration, committing.reduce(0) { $0 + $1.messageCount })
+            released += committing.map(\.output)
+            committing = []
+        }
+        startCommit()
         defer { released = [] }
         return released
     }

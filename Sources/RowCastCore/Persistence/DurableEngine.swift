@@ -39,6 +39,9 @@ public final class DurableEngine {
     public var commitObserver: ((_ duration: Duration, _ messages: Int) -> Void)?
     /// When the last commit started.
     var lastCommitStart: ContinuousClock.Instant?
+    /// Expires when held-back batches are due (`commitDue`), so a wait elsewhere can start
+    /// their commit on time (see `advanceWhileWaiting`).
+    let pacingTimer = OneShotTimer()
 
     /// Item or header type, as a dictionary key.
     struct RendererKey: Hashable {

@@ -26,7 +26,7 @@ extension HostedPlugin {
             dispatch(unknown, of: batch)
             return
         }
-        var event = host.receive(timeout: .milliseconds(settings.callTimeoutMilliseconds))
+        var event = host.receive(timeout: .milliseconds(settings.callTimeoutMilliseconds), companion: waitCompanion)
         if case .results(let chunk) = event, batch.answered + chunk.count > batch.inFlight.count {
             event = host.abandon(because: "\(batch.answered + chunk.count) results for \(batch.inFlight.count) calls")
         }

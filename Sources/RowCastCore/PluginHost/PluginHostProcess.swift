@@ -145,8 +145,9 @@ final class PluginHostProcess {
     }
 
     /// The next chunk of results of the batch sent, in call order, or how the host failed:
-    /// each call may take `timeout` before the host is killed.
-    func receive(timeout: Duration) -> Event {
+    /// each call may take `timeout` before the host is killed. While it waits, `companion`'s
+    /// action runs whenever its descriptor is readable.
+    func receive(timeout: Duration, companion: HostWaitCompanion? = nil) -> Event {
         while true {
             do {
                 if let frame = try reader.next() {
@@ -169,7 +170,7 @@ final class PluginHostProcess {
                 _ = reap()
                 return .fault(HostFault(.timeout, "a callback ran longer than \(timeout.milliseconds) ms; the host was killed"), index: index)
             }
-            switch wait(milliseconds: min(100, max(1, (timeout - waited).milliseconds))) {
+            switch wait(milliseconds: min(100, max(1, (timeout - waited).milliseconds)), companion: companion) {
             case .readable, .idle: continue
             case .closed:
                 let index = page.currentIndex
@@ -193,12 +194,15 @@ final class PluginHostProcess {
     /// What `wait` saw.
     private enum Readiness { case readable, idle, closed }
 
-    /// Waits up to `milliseconds` for the channel, relaying what the plugin printed meanwhile.
-    private func wait(milliseconds: Int) -> Readiness {
+    /// Waits up to `milliseconds` for the channel, relaying what the plugin printed meanwhile
+    /// and running `companion`'s action when one of its descriptors is readable.
+    private func wait(milliseconds: Int, companion: HostWaitCompanion? = nil) -> Readiness {
         var descriptors = [pollfd(fd: channel, events: Int16(POLLIN), revents: 0), pollfd(fd: log.descriptor, events: Int16(POLLIN), revents: 0)]
-        let count = poll(&descriptors, 2, Int32(milliseconds))
+        for descriptor in companion?.descriptors ?? [] { descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
+        let count = poll(&descriptors, nfds_t(descriptors.count), Int32(milliseconds))
         if count <= 0 { return .idle }
         if descriptors[1].revents != 0 { log.drain() }
+        if descriptors[2...].contains(where: { $0.revents != 0 }) { companion?.run() }
         if descriptors[0].revents & Int16(POLLIN) != 0 {
             return reader.fill(from: channel) ? .readable : .closed
         }

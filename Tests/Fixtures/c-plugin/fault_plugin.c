@@ -14,9 +14,13 @@
  *   "huge"      returns ROWCAST_OK with 20 MiB of '['
  *   "channel"   writes garbage into descriptor 3 (a plugin host's request channel), then
  *               renders a normal row: the host must be treated as broken, not trusted
+ *   "gate"      waits until the file named by the item's data member "gate" exists (at most
+ *               30 s), then renders a normal row: a render that lasts as long as a test wants
  * -DFAULT_NAME, -DFAULT_VERSION and -DFAULT_TYPE change the descriptor (reload tests). */
+#define _DEFAULT_SOURCE /* usleep */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "fixture_util.h"
 
@@ -37,6 +41,22 @@ static int has_id(const char *input, size_t length, const char *id) {
     char needle[64];
     snprintf(needle, sizeof needle, "\"id\":\"%s\"", id);
     return fixture_find(input, length, needle) != NULL;
+}
+
+/* Waits (at most 30 s) until the file named by `"gate":"<path>"` in the input exists. */
+static void wait_for_gate(const char *input, size_t length) {
+    const char *key = "\"gate\":\"";
+    const char *start = fixture_find(input, length, key);
+    if (start == NULL) return;
+    start += strlen(key);
+    char path[4096];
+    size_t n = 0;
+    while (start + n < input + length && start[n] != '"' && n + 1 < sizeof path) {
+        path[n] = start[n];
+        n++;
+    }
+    path[n] = 0;
+    for (int tries = 0; tries < 3000 && access(path, F_OK) != 0; tries++) usleep(10000);
 }
 
 /* Both qualifiers matter: the store must happen, and the compiler must not see the NULL. */
@@ -95,6 +115,7 @@ static int render_item(void *context, const char *input, size_t length, rowcast_
     if (has_id(input, length, "exit")) exit(3);
     if (has_id(input, length, "_exit")) _exit(4);
     if (has_id(input, length, "hang")) spin_forever();
+    if (has_id(input, length, "gate")) wait_for_gate(input, length);
     if (has_id(input, length, "oom")) exhaust_memory();
     if (has_id(input, length, "stdout")) chatter();
     if (has_id(input, length, "garbage")) {

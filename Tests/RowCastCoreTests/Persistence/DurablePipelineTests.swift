@@ -89,6 +89,65 @@ struct DurablePipelineTests {
         durable.close()
     }
 
+    /// Whether `descriptor` becomes readable within `milliseconds`.
+    static func readable(_ descriptor: Int32, within milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, milliseconds) == 1
+    }
+
+    @Test("a finished commit is taken without waiting once its descriptor is readable; a failed one is left for collectCommitted")
+    func finishedCommitWithoutWaiting() throws {
+        let directory = try ScratchDirectory()
+        let (_, store, durable) = try pipeline(in: directory)
+        #expect(durable.advanceWhileWaiting().isEmpty, "nothing is being committed")
+
+        _ = durable.submit([message(upsert("f", item("1")), req: 1)])
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.isCommitting)
+        _ = durable.submit([message(upsert("f", item("2")), req: 2)])
+        #expect(Self.readable(durable.waitDescriptors[0], within: 10_000))
+        let first = durable.advanceWhileWaiting()
+        #expect(first.count == 1)
+        #expect(try reply(first[0])["seq"] == 1)
+        #expect(!Self.readable(durable.waitDescriptors[0], within: 0), "taking the outcome makes the descriptor unreadable")
+        #expect(durable.isCommitting, "the batch submitted meanwhile went to the next commit")
+        let second = try durable.flush()
+        #expect(try second.map { try reply($0)["seq"] } == [2])
+
+        store.failingCommits = 1
+        _ = durable.submit([message(upsert("f", item("3")), req: 3)])
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(Self.readable(durable.waitDescriptors[0], within: 10_000))
+        #expect(durable.advanceWhileWaiting().isEmpty, "a failure is not taken here")
+        #expect(!Self.readable(durable.waitDescriptors[0], within: 0))
+        #expect(durable.isCommitting)
+        let refused = try durable.collectCommitted()
+        #expect(try refused.map { try reply($0)["error"]?["code"] } == ["storage_error"])
+        durable.close()
+    }
+
+    @Test("a commit held back by the interval is started by advanceWhileWaiting once its timer descriptor is readable")
+    func pacedCommitStartedWhileWaiting() throws {
+        let directory = try ScratchDirectory()
+        let (_, store, durable) = try pipeline(in: directory) { $0.ingestCommitInterval = .milliseconds(50) }
+        let ingest = { (id: String) in [IncomingMessage(origin: .ingest, body: upsert("f", item(id)).serialized())] }
+        _ = durable.submit(ingest("1"))
+        #expect(try durable.flush().count == 1)
+        _ = durable.submit(ingest("2"))
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.commitDue != nil, "held back")
+        #expect(!durable.isCommitting)
+        #expect(Self.readable(durable.waitDescriptors[1], within: 10_000), "the timer fires when the commit is due")
+        #expect(durable.advanceWhileWaiting().isEmpty)
+        #expect(durable.isCommitting, "the held batch is being committed")
+        #expect(!Self.readable(durable.waitDescriptors[1], within: 0))
+        #expect(Self.readable(durable.waitDescriptors[0], within: 10_000))
+        #expect(durable.advanceWhileWaiting().count == 1)
+        #expect(!durable.hasHeldOutputs)
+        #expect(store.transactions == [1, 1, 1])
+        durable.close()
+    }
+
     @Test("ingest-only batches wait for the commit interval and then share one commit; a control request is committed at once")
     func pacedIngest() throws {
         let directory = try ScratchDirectory()
