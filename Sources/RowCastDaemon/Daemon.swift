@@ -109,10 +109,10 @@ public final class Daemon {
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }
-        restoreReports = try durable.start()
-        self.durable = durable
         hostWait = HostWaitCompanion(descriptors: durable.waitDescriptors) { [unowned self] in sendFinishedCommit() }
         observePlugins(of: renderer)
+        restoreReports = try durable.start()
+        self.durable = durable
 
         let permissions = try SocketPermissions(configuration, file: environment.configurationFile)
         try startCurve(context: context)
