@@ -109,7 +109,9 @@ struct DurablePipelineTests {
         let first = durable.advanceWhileWaiting()
         #expect(first.count == 1)
         #expect(try reply(first[0])["seq"] == 1)
-        #expect(!Self.readable(durable.waitDescriptors[0], within: 0), "taking the outcome makes the descriptor unreadable")
+        // Not checked here that the descriptor is unreadable: the next commit, started by the
+        // call, may already have returned and signalled it (it did under ASan in CI). The
+        // failure case below starts no commit, and checks it.
         #expect(durable.isCommitting, "the batch submitted meanwhile went to the next commit")
         let second = try durable.flush()
         #expect(try second.map { try reply($0)["seq"] } == [2])
