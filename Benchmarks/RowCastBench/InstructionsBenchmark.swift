@@ -18,7 +18,7 @@ struct InstructionsBenchmark {
         guard let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw BenchFailure("instructions: valgrind is not installed (`make bench` installs it; apt-get install valgrind)")
         }
-        let launcher = [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+        let launcher = [valgrind, "--tool=callgrind", "--callgrind-out-file=" + Self.profileFile]
         // valgrind 3.19 cannot read the DWARF 5 of this toolchain's builds and gives up: it runs
         // copies without their debug information (the instructions are the same).
         let binaries = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-ir-\(UUID().uuidString)").path
@@ -112,6 +112,13 @@ struct InstructionsBenchmark {
         let summary = collector.text()
         guard let count = collected(in: summary) else { throw BenchFailure("instructions: no callgrind total from the daemon: \(summary.suffix(2000))") }
         return count
+    }
+
+    /// Where callgrind writes its profile: `ROWCAST_BENCH_CALLGRIND_DIR`, when set, keeps one file
+    /// per run there (`callgrind.out.PID`, for `callgrind_annotate --inclusive=yes`); otherwise none is kept.
+    static var profileFile: String {
+        guard let directory = ProcessInfo.processInfo.environment["ROWCAST_BENCH_CALLGRIND_DIR"], !directory.isEmpty else { return "/dev/null" }
+        return directory + "/callgrind.out.%p"
     }
 
     /// This environment with Swift's hashing seeded the same in every run: a random seed lays

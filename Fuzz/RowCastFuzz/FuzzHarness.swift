@@ -54,10 +54,17 @@ enum FuzzHarness: String, CaseIterable {
     }
 
     private static let decoder = RequestDecoder(maximumMessageBytes: 1 << 16)
+    private static let generalDecoder = RequestDecoder(maximumMessageBytes: 1 << 16, usesFastLane: false)
 
+    /// Both sockets; and whenever the upsert fast lane takes a message, the general decoder
+    /// must return the same request.
     private static func request(_ bytes: [UInt8]) {
-        _ = decoder.decode(bytes, from: .ingest)
+        let ingest = decoder.decode(bytes, from: .ingest)
         _ = decoder.decode(bytes, from: .control)
+        guard case .request(let fast) = ingest, fast.op == "upsert" else { return }
+        guard case .request(let general) = generalDecoder.decode(bytes, from: .ingest), general == fast else {
+            fatalError("the upsert fast lane and the general decoder disagree on: \(String(decoding: bytes, as: UTF8.self))")
+        }
     }
 
     /// A replica of three sections, the middle one empty, that deltas are applied to.

@@ -1,9 +1,9 @@
 import RowCastKit
 
 /// One decoded request: what to do, to which feed, and the caller's correlation fields.
-public struct Request: Sendable {
+public struct Request: Sendable, Equatable {
     /// What the request asks for.
-    public enum Operation: Sendable {
+    public enum Operation: Sendable, Equatable {
         /// Insert an item, or replace the item with its id.
         case upsert(ItemInput)
         /// Delete the item with this id.

@@ -14,9 +14,15 @@ public struct RequestDecoder: Sendable {
     /// The largest message accepted, in bytes.
     public var maximumMessageBytes: Int
 
+    /// Whether a plain upsert goes through `UpsertFastLane` (the same request, fewer
+    /// instructions); false sends every message through the general decoder, so that tests and
+    /// the fuzz harness can compare the two.
+    public var usesFastLane: Bool
+
     /// A decoder that refuses messages over `maximumMessageBytes`.
-    public init(maximumMessageBytes: Int = 1 << 20) {
+    public init(maximumMessageBytes: Int = 1 << 20, usesFastLane: Bool = true) {
         self.maximumMessageBytes = maximumMessageBytes
+        self.usesFastLane = usesFastLane
     }
 
     /// The outcome of decoding: a request, or an error with whatever correlation fields could
@@ -37,6 +43,9 @@ public struct RequestDecoder: Sendable {
             var error = RowCastError(.tooLarge, "message of \(size) bytes is over the limit of \(maximumMessageBytes) bytes (limits.max_message_bytes); split it (a reset into upserts, say) or raise the limit")
             if let feed = found.feed, Names.isValidFeed(feed) { error.feed = feed }
             return .failure(error, op: found.op, req: found.req.flatMap { $0.isValid ? $0 : nil }, client: found.client)
+        }
+        if usesFastLane, let request = UpsertFastLane.decode(bytes) {
+            return .request(request)
         }
         var object = JSONObject()
         var rawItem: RawItem?

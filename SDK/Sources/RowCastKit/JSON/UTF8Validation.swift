@@ -2,7 +2,7 @@
 /// (no overlong forms, no surrogates, nothing above U+10FFFF). Written out because the
 /// standard library's `String(validating:as:)` is not specialized for our buffers and costs
 /// a runtime metadata lookup per call, which showed up as a fifth of rowcastd's ingest time.
-enum UTF8Validation {
+public enum UTF8Validation {
     /// A string from bytes, or nil when they are not valid UTF-8.
     @inline(__always)
     static func string(_ bytes: UnsafeRawBufferPointer) -> String? {
@@ -11,7 +11,7 @@ enum UTF8Validation {
     }
 
     /// Whether `bytes` are valid UTF-8.
-    static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    public static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         let count = bytes.count
         // Eight ASCII bytes at a time while the input is ASCII.
