@@ -120,33 +120,35 @@ public final class Feed {
     /// Inserts the item, or replaces the one with its id (keeping its first arrival).
     func upsert(_ input: ItemInput, row: RenderedRow?) {
         dirtyItems.insert(input.id)
-        // Changed in place when it exists; its first arrival stays. How it was shown before
-        // the batch is read in the same lookup (what `touch` does for other changes).
+        // Changed in place when it exists (its first arrival stays), stored when new: one
+        // lookup either way. How it was shown before the batch is read in the same lookup
+        // (what `touch` does for other changes) and recorded on its first change in the batch.
         let added = Self.bytes(of: input, row: row)
-        let firstTouch = before.index(forKey: input.id) == nil
         var shownBefore: ShownRow?
-        let previousSection = items.modifyValue(forKey: input.id) { item in
-            if firstTouch { shownBefore = ShownRow.of(item) }
+        let previousSection = items.modifyOrInsert(forKey: input.id, insert: {
+            joinSection(input.section, id: input.id)
+            account(added)
+            countPending(from: nil, to: row, existed: false)
+            return StoredItem(input: input, arrival: takeArrival(), row: row)
+        }, update: { item in
+            shownBefore = ShownRow.of(item)
             let previous = item.input.section
             account(added - Self.bytes(of: item.input, row: item.row))
             countPending(from: item.row, to: row)
             item.input = input
             item.row = row
             return previous
-        }
-        if firstTouch { before[input.id] = .some(shownBefore) }
-        if let previousSection {
-            if previousSection != input.section {
-                leaveSection(previousSection, id: input.id)
-                joinSection(input.section, id: input.id)
-            }
-        } else {
+        })
+        Self.keepFirst(&before[input.id, default: shownBefore])
+        if let previousSection, previousSection != input.section {
+            leaveSection(previousSection, id: input.id)
             joinSection(input.section, id: input.id)
-            account(added)
-            countPending(from: nil, to: row, existed: false)
-            items.updateValue(StoredItem(input: input, arrival: takeArrival(), row: row), forKey: input.id)
         }
     }
+
+    /// Touches a dictionary value through `dictionary[key, default: value]`, which stores the
+    /// default when the key is absent and leaves a present value as it is (one lookup).
+    private static func keepFirst(_ value: inout ShownRow?) {}
 
     /// Replaces the row of an item (after a plugin appeared, changed or went away).
     func setRow(_ row: RenderedRow?, forItem id: String) {

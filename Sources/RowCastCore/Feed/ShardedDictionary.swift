@@ -60,6 +60,22 @@ struct ShardedDictionary<Value>: Sequence {
         return body(&shards[shard].values[index])
     }
 
+    /// Changes the value for `key` in place with `update` and returns what it returns; when
+    /// there is no such key, stores `insert()` instead and returns nil. One hash and probe either
+    /// way (`modifyValue` and then `updateValue` for a new key cost two).
+    mutating func modifyOrInsert<Result>(forKey key: String, insert: () -> Value, update: (inout Value) -> Result) -> Result? {
+        let shard = Self.shard(of: key)
+        var inserted = false
+        var result: Result?
+        Self.access(&shards[shard][key, default: { inserted = true; return insert() }()]) { value in
+            if !inserted { result = update(&value) }
+        }
+        if inserted { count += 1 }
+        return result
+    }
+
+    private static func access(_ value: inout Value, _ body: (inout Value) -> Void) { body(&value) }
+
     /// Hands `body` the value for `key` where it is stored, and returns what `body` returns, or
     /// nil (without calling `body`) when there is no such key. The subscript's getter copies the
     /// whole value out (a retain and release of each of its references); reading a field or
