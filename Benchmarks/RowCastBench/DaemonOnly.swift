@@ -7,8 +7,9 @@ import Glibc
 #endif
 
 /// `rowcast-bench --daemon-only BINARIES STATE`: rowcastd's daemon (the same `Daemon` the
-/// executable runs) in this process, with the plugins of BINARIES in process, its state in
-/// STATE, wildcard loopback ports; prints the ready line, stops cleanly on SIGTERM. For the
+/// executable runs) in this process, with the plugins of BINARIES in process (in their hosts
+/// with `ROWCAST_BENCH_DAEMON_ISOLATION=process`), its state in STATE, wildcard loopback
+/// ports; prints the ready line, stops cleanly on SIGTERM. For the
 /// `instructions` workload: valgrind 3.19 dies in the rowcastd executable's signal handling
 /// (libdispatch's signal thread), not in the daemon's own code, which this runs unchanged.
 enum DaemonOnly {
@@ -21,7 +22,14 @@ enum DaemonOnly {
         configuration.controlEndpoint = "tcp://127.0.0.1:*"
         configuration.publishEndpoint = "tcp://127.0.0.1:*"
         configuration.pluginDirectories = [binaries]
-        configuration.pluginIsolation = .inProcess
+        // ROWCAST_BENCH_DAEMON_ISOLATION=process: the plugins in their hosts (BINARIES/rowcast-plugin-host;
+        // callgrind then counts the loop's side of the round trips, not the hosts).
+        if ProcessInfo.processInfo.environment["ROWCAST_BENCH_DAEMON_ISOLATION"] == "process" {
+            configuration.pluginIsolation = .process
+            configuration.pluginHost = binaries + "/rowcast-plugin-host"
+        } else {
+            configuration.pluginIsolation = .inProcess
+        }
         configuration.stateDirectory = state
         configuration.logLevel = .warning
         var environment = DaemonEnvironment()

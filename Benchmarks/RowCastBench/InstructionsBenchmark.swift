@@ -45,7 +45,7 @@ struct InstructionsBenchmark {
     static func strippedCopies(into directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let source = BenchDaemon.productsDirectory
-        let names = ["rowcast-bench", "rowcastd", "librowcast-product.so", "librowcast-advertising.so"]
+        let names = ["rowcast-bench", "rowcastd", "rowcast-plugin-host", "librowcast-product.so", "librowcast-advertising.so"]
         for name in names {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/objcopy")

@@ -263,8 +263,9 @@ struct JSONScanner {
     }
 
     /// The offset of the first byte at or after `start` that is a quote, a backslash, a
-    /// control character or not ASCII, or the end; eight bytes at a time (each test is nonzero
-    /// in a byte's high bit exactly when some byte of the word is that kind of byte).
+    /// control character or not ASCII, or the end; eight bytes at a time. Each test is nonzero
+    /// in the high bit of the first byte of its kind (borrows only reach the bytes after it),
+    /// so the lowest bit set says where the byte is, with no byte-by-byte search.
     @inline(__always)
     static func plainASCIIEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -274,11 +275,11 @@ struct JSONScanner {
         var offset = start
         let count = bytes.count
         while offset + 8 <= count {
-            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             let quote = word ^ quotes
             let backslash = word ^ backslashes
-            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | word
-            if special & highBits != 0 { break }
+            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | word) & highBits
+            if special != 0 { return offset + special.trailingZeroBitCount >> 3 }
             offset += 8
         }
         while offset < count {

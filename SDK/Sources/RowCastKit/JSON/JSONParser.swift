@@ -243,8 +243,8 @@ public struct JSONParser: ~Copyable {
 
     /// The offset of the first byte at or after `start` that a string scan must look at (a
     /// quote, a backslash, a control character or a byte that is not ASCII), or the end.
-    /// Eight bytes at a time: each test below is nonzero in a byte's high bit exactly when
-    /// some byte of the word is that kind of byte.
+    /// Eight bytes at a time: each test below is nonzero in the high bit of the first byte of
+    /// its kind (borrows only reach the bytes after it), so the lowest bit set says where it is.
     @inline(__always)
     func plainASCIIEnd(from start: Int) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -252,13 +252,14 @@ public struct JSONParser: ~Copyable {
         var offset = start
         let count = bytes.count
         while offset + 8 <= count {
-            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
             let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
             let zeroQuote = (quote &- ones) & ~quote
             let zeroBackslash = (backslash &- ones) & ~backslash
             let control = (word &- ones &* 0x20) & ~word
-            if (zeroQuote | zeroBackslash | control | word) & highBits != 0 { break }
+            let special = (zeroQuote | zeroBackslash | control | word) & highBits
+            if special != 0 { return offset + special.trailingZeroBitCount >> 3 }
             offset += 8
         }
         while offset < count {
