@@ -116,11 +116,11 @@ test-tsan: deps
 	TSAN_OPTIONS="halt_on_error=1 $(TSAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=thread --build-path .build-tsan
 
 ## fuzz: the libFuzzer harnesses of Fuzz/RowCastFuzz (JSON parser, UTF-8 validation, request
-## decoder, the client's delta applier) with AddressSanitizer, each run for FUZZ_SECONDS from
+## decoder, the client's delta applier, declarative cells, the plugin-output check) with AddressSanitizer, each run for FUZZ_SECONDS from
 ## the seeds in Fuzz/corpus; what they find lands in .build-fuzz/findings/ and fails the target.
 ## Linked with lld: gold stops with an internal error on the instrumented objects.
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := json utf8 request delta cells
+FUZZ_HARNESSES := json utf8 request delta cells output
 fuzz: deps
 	$(SWIFT) build --product rowcast-fuzz --build-path .build-fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld -Xcc -DROWCAST_FUZZ
 	@mkdir -p .build-fuzz/findings

@@ -29,15 +29,19 @@ struct InstructionsBenchmark {
                                header: ["path", "at \(smallItems.formatted) items", "at \(largeItems.formatted) items", "instructions per item"])
         let engine = try (small: Self.engine(items: smallItems, launcher: launcher, binaries: binaries),
                           large: Self.engine(items: largeItems, launcher: launcher, binaries: binaries))
-        let daemon = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries),
-                          large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries))
-        for (name, key, counts) in [("Engine.process, plugins in process", "engine", engine), ("rowcastd end to end, plugins in process, store on", "daemon", daemon)] {
+        let daemon = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries, hosted: false),
+                          large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries, hosted: false))
+        let hosted = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries, hosted: true),
+                          large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries, hosted: true))
+        for (name, key, counts) in [("Engine.process, plugins in process", "engine", engine),
+                                    ("rowcastd end to end, plugins in process, store on", "daemon", daemon),
+                                    ("rowcastd end to end, plugins in their hosts (not counted), store on", "daemonHosted", hosted)] {
             let perItem = (counts.large - counts.small) / Double(largeItems - smallItems)
             table.add([name, Int(counts.small).formatted, Int(counts.large).formatted, Int(perItem).formatted])
             results[key] = ["smallItems": .number(Double(smallItems)), "largeItems": .number(Double(largeItems)),
                             "smallInstructions": .number(counts.small), "largeInstructions": .number(counts.large), "instructionsPerItem": .number(perItem)]
         }
-        table.footnotes.append("the daemon's figure counts all its threads (loop, commit, snapshot writer); plugin hosts are not traced, so the plugins run in process here")
+        table.footnotes.append("the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process and the third counts only rowcastd's side of its hosts")
         return table.render()
     }
 
@@ -75,14 +79,15 @@ struct InstructionsBenchmark {
     }
 
     /// Instructions of rowcastd's daemon (`rowcast-bench --daemon-only` under callgrind) that
-    /// takes `items` upserts and publishes their rows, from its start to its clean stop.
-    static func daemon(items: Int, launcher: [String], binaries: String) throws -> Double {
+    /// takes `items` upserts and publishes their rows, from its start to its clean stop; with
+    /// its plugins in their hosts (`hosted`, which callgrind does not follow) or in process.
+    static func daemon(items: Int, launcher: [String], binaries: String, hosted: Bool) throws -> Double {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-ir-state-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher[0])
         process.arguments = Array(launcher.dropFirst()) + [binaries + "/rowcast-bench", "--daemon-only", binaries, state]
-        process.environment = deterministic
+        process.environment = deterministic.merging(["ROWCAST_BENCH_DAEMON_ISOLATION": hosted ? "process" : "in_process"]) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors

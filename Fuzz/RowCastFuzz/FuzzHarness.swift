@@ -20,6 +20,9 @@ enum FuzzHarness: String, CaseIterable {
     /// Declarative cells on an item from the network: any input is a row the engine accepts
     /// (the same bytes as the serialized row) or a refusal naming a field.
     case cells
+    /// The check of a plugin's output: its fast lane (`JSONScanner`) and its full check
+    /// (`JSONParser`) give the same cell or the same refusal for any output.
+    case output
 
     /// Runs the harness on one input.
     func run(_ bytes: [UInt8]) {
@@ -29,6 +32,17 @@ enum FuzzHarness: String, CaseIterable {
         case .request: Self.request(bytes)
         case .delta: Self.delta(bytes)
         case .cells: Self.cells(bytes)
+        case .output: Self.output(bytes)
+        }
+    }
+
+    private static func output(_ bytes: [UInt8]) {
+        let fast = Result { () throws(RowAssembler.InvalidOutput) in try RowAssembler.validate(bytes) }
+        let full = Result { () throws(RowAssembler.InvalidOutput) in try RowAssembler.validate(bytes, fastLane: false) }
+        switch (fast, full) {
+        case (.success(let a), .success(let b)) where a == b: return
+        case (.failure(let a), .failure(let b)) where a.reason == b.reason: return
+        default: fatalError("the output check's fast lane and full check disagree on: \(String(decoding: bytes, as: UTF8.self))")
         }
     }
 

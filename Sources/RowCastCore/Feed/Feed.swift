@@ -319,9 +319,15 @@ public final class Feed {
             rowIndexes[shown.section]!.remove(shown.key)
             if rowIndexes[shown.section]!.isEmpty { rowIndexes[shown.section] = nil }
         }
+        // Each touched item is looked up once: where it is shown now serves the index here and
+        // the delta below (`before` is not changed in between, so it is walked in the same order).
+        var currents: [ShownRow?] = []
+        currents.reserveCapacity(before.count)
         for id in before.keys {
-            guard let place = items.withValue(forKey: id, { item in item.row.map { (section: item.input.section, key: item.orderKey, row: $0.bytes) } }) ?? nil else { continue }
-            rowIndexes[place.section, default: OrderedRowIndex()].insert(place.key, id: id, row: place.row)
+            let current = shownRow(id)
+            currents.append(current)
+            guard let current else { continue }
+            rowIndexes[current.section, default: OrderedRowIndex()].insert(current.key, id: id, row: current.row.bytes)
         }
         let newSections = computeVisibleSections()
         var delta = FeedDelta()
@@ -335,9 +341,9 @@ public final class Feed {
         var newSectionIndex: [String: Int] = Dictionary(minimumCapacity: newSections.count)
         for (index, section) in newSections.enumerated() { newSectionIndex[section.id] = index }
 
-        for (id, shown) in before {
-            let current = shownRow(id)
-            let oldPath = oldPaths[id]
+        for (offset, (id, shown)) in before.enumerated() {
+            let current = currents[offset]
+            let oldPath = shown == nil ? nil : oldPaths[id]
             let oldGone = oldPath.map { match.oldDeleted[$0.section] } ?? true
             guard let current else {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
@@ -428,11 +434,16 @@ public final class Feed {
             })
         }
         let changes = FeedChanges(feed: name, seq: seq, epoch: epoch, nextArrival: nextArrival, replacedAll: replacedAll, items: changedItems, sections: changedSections)
-        dirtyItems.removeAll()
-        dirtySections.removeAll()
+        // Their tables are kept for the next commit's changes unless a big batch grew them:
+        // emptied to nothing, they grew again through every size, rehashing what they held.
+        dirtyItems.removeAll(keepingCapacity: dirtyItems.count <= Self.keptDirtyCapacity)
+        dirtySections.removeAll(keepingCapacity: dirtySections.count <= Self.keptDirtyCapacity)
         replacedAll = false
         return changes
     }
+
+    /// The most changed ids whose table `takeChanges` keeps for the next commit.
+    static let keptDirtyCapacity = 4096
 
     /// Puts back a section exactly as stored (rank and declaration included).
     func restoreSection(_ section: PersistedSection, headerRow: [UInt8]?) {

@@ -34,9 +34,9 @@ public enum RowAssembler {
         return output
     }
 
-    /// Checks the output in one pass without building it; returns the cell. `fastLane: false`
-    /// skips `quickCell` (for the tests that compare the two).
-    static func validate(_ output: [UInt8], fastLane: Bool = true) throws(InvalidOutput) -> String {
+    /// Checks a plugin's output in one pass without building it; returns the cell.
+    /// `fastLane: false` skips `quickCell` (for the tests and the fuzz harness that compare the two).
+    public static func validate(_ output: [UInt8], fastLane: Bool = true) throws(InvalidOutput) -> String {
         if fastLane, let cell = output.withUnsafeBytes({ quickCell($0) }) { return cell }
         return try check(output)
     }
