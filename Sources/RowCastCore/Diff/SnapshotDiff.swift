@@ -24,21 +24,31 @@ public enum SnapshotDiff {
     }
 
     private static func diffRows(old: FeedSnapshot, new: FeedSnapshot, sections match: SectionMatcher, into delta: inout FeedDelta) {
-        // Old rows by id, as a flat index; flat index → (section, row).
+        // Flat index of old rows → (section, row), and each old section's first flat index.
         let oldCount = old.rowCount
-        var oldFlat: [String: Int] = Dictionary(minimumCapacity: oldCount)
         var oldSectionOf = [Int](repeating: 0, count: oldCount)
         var oldRowOf = [Int](repeating: 0, count: oldCount)
+        var oldStart = [Int](repeating: 0, count: old.sections.count)
         var flat = 0
         for (sectionIndex, section) in old.sections.enumerated() {
-            for (rowIndex, row) in section.rows.enumerated() {
-                oldFlat[row.id] = flat
+            oldStart[sectionIndex] = flat
+            for rowIndex in section.rows.indices {
                 oldSectionOf[flat] = sectionIndex
                 oldRowOf[flat] = rowIndex
                 flat += 1
             }
         }
+        // Rows found by walking each kept section's old and new rows side by side; only the
+        // others are hashed (ids are unique, so a row found either way is the same match).
         var matched = [Bool](repeating: false, count: oldCount)
+        var walked = new.sections.indices.map { sectionIndex -> [Int] in
+            guard !match.newInserted[sectionIndex], let oldIndex = match.oldIndex[new.sections[sectionIndex].id], !match.oldDeleted[oldIndex] else { return [] }
+            return walkTogether(old.sections[oldIndex].rows, new.sections[sectionIndex].rows, base: oldStart[oldIndex], matched: &matched)
+        }
+        var oldFlat: [String: Int] = Dictionary(minimumCapacity: oldCount - matched.lazy.filter { $0 }.count)
+        for index in 0..<oldCount where !matched[index] {
+            oldFlat[old.sections[oldSectionOf[index]].rows[oldRowOf[index]].id] = index
+        }
 
         for sectionIndex in new.sections.indices {
             let sectionInserted = match.newInserted[sectionIndex]
@@ -51,9 +61,12 @@ public enum SnapshotDiff {
             stayingNew.reserveCapacity(new.sections[sectionIndex].rows.count)
             // Fields are read in place (new.sections[s].rows[r].x): binding whole rows would
             // retain and release their byte arrays on every step.
+            let walkedRows = walked[sectionIndex]
+            walked[sectionIndex] = []
             for rowIndex in new.sections[sectionIndex].rows.indices {
                 let newPath = IndexPath(section: sectionIndex, row: rowIndex)
-                guard let found = oldFlat[new.sections[sectionIndex].rows[rowIndex].id] else {
+                let byWalk = walkedRows.isEmpty ? -1 : walkedRows[rowIndex]
+                guard let found = byWalk >= 0 ? byWalk : oldFlat[new.sections[sectionIndex].rows[rowIndex].id] else {
                     if !sectionInserted { delta.insertedRows.append(content(new, newPath)) }
                     continue
                 }
@@ -101,6 +114,68 @@ public enum SnapshotDiff {
             let path = IndexPath(section: oldSectionOf[index], row: oldRowOf[index])
             delta.deletedRows.append(.init(id: old.sections[path.section].rows[path.row].id, at: path))
         }
+    }
+
+    /// How far `walkTogether` looks ahead for the row it expected (a few rows inserted or
+    /// deleted in one place are stepped over without hashing).
+    static let lookahead = 4
+    /// How many rows in a row the walk may miss before it stops (the lists no longer line up
+    /// there: a long range inserted, deleted or shuffled), leaving the rest to the hash lookup.
+    static let missesBeforeStopping = 16
+
+    /// Walks the old and new rows of one kept section side by side, from the front and then
+    /// from the back, and returns, for each new row, the flat index (`base` + old row) of the
+    /// old row with its id when a walk met it, else -1; marks those old rows `matched`. Rows
+    /// the walks miss (moved far, past the lookahead, or past where a walk stopped) are left
+    /// for the hash lookup; ids are unique, so a row matched either way is the same match.
+    static func walkTogether(_ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], base: Int, matched: inout [Bool]) -> [Int] {
+        var found = [Int](repeating: -1, count: new.count)
+        let front = walk(old, new, from: (0, 0), to: (old.count, new.count), step: 1, base: base, found: &found, matched: &matched)
+        _ = walk(old, new, from: (old.count - 1, new.count - 1), to: (front.old - 1, front.new - 1), step: -1, base: base, found: &found, matched: &matched)
+        return found
+    }
+
+    /// One walk of `walkTogether`, from `start` towards `limit` (exclusive) in steps of `step`
+    /// (1 or -1); returns where it stopped.
+    private static func walk(_ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], from start: (Int, Int), to limit: (Int, Int), step: Int,
+                             base: Int, found: inout [Int], matched: inout [Bool]) -> (old: Int, new: Int) {
+        var oldRow = start.0
+        var newRow = start.1
+        var misses = 0
+        func inside(_ row: Int, _ end: Int) -> Bool { step > 0 ? row < end : row > end }
+        while inside(oldRow, limit.0) && inside(newRow, limit.1) && misses <= missesBeforeStopping {
+            if old[oldRow].id == new[newRow].id {
+                found[newRow] = base + oldRow
+                matched[base + oldRow] = true
+                oldRow += step
+                newRow += step
+                misses = 0
+                continue
+            }
+            // The expected row a few places on, in either list: what is in between was
+            // deleted, inserted or moved, and is looked up (or found absent) by hash.
+            var skipped = false
+            for distance in 1...lookahead {
+                let oldAhead = oldRow + distance * step
+                if inside(oldAhead, limit.0), old[oldAhead].id == new[newRow].id {
+                    oldRow = oldAhead
+                    skipped = true
+                    break
+                }
+                let newAhead = newRow + distance * step
+                if inside(newAhead, limit.1), new[newAhead].id == old[oldRow].id {
+                    newRow = newAhead
+                    skipped = true
+                    break
+                }
+            }
+            if !skipped {
+                oldRow += step
+                newRow += step
+                misses += 1
+            }
+        }
+        return (oldRow, newRow)
     }
 
     /// The row at `path` of `snapshot` as delta content.

@@ -263,7 +263,18 @@ struct BatchState {
     private(set) var dirtyFeeds: [String] = []
     private var seen: Set<String> = []
 
+    /// Records that the batch changed `feed`. A batch changes few feeds: up to 16 are found
+    /// by comparing names, which costs less than hashing one per change; the set takes over after.
     mutating func touch(_ feed: String) {
+        if dirtyFeeds.count < Self.listedFeeds {
+            guard !dirtyFeeds.contains(feed) else { return }
+            dirtyFeeds.append(feed)
+            if dirtyFeeds.count == Self.listedFeeds { seen = Set(dirtyFeeds) }
+            return
+        }
         if seen.insert(feed).inserted { dirtyFeeds.append(feed) }
     }
+
+    /// How many feeds are searched as a list before the set is built.
+    private static let listedFeeds = 16
 }
