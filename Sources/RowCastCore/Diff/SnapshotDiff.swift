@@ -121,7 +121,7 @@ public enum SnapshotDiff {
     static let lookahead = 4
     /// How many rows in a row the walk may miss before it stops (the lists no longer line up
     /// there: a long range inserted, deleted or shuffled), leaving the rest to the hash lookup.
-    static let missesBeforeStopping = 16
+    static let missesBeforeStopping = 256
 
     /// Walks the old and new rows of one kept section side by side, from the front and then
     /// from the back, and returns, for each new row, the flat index (`base` + old row) of the
