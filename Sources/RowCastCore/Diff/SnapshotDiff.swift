@@ -4,7 +4,8 @@
 /// `reset` and for batches that touch a large part of a feed; small batches take the
 /// incremental path of `Feed.finishBatch`.
 ///
-/// Cost: linear in the rows of both snapshots for the matching (one hash lookup per row), plus
+/// Cost: linear in the rows of both snapshots for the matching (rows that keep their order
+/// in a kept section are met by walking both lists; one hash lookup for each other row), plus
 /// O(k log k) for the k rows that stay in their section, to find the fewest moves.
 public enum SnapshotDiff {
     /// The delta that turns `old` into `new`. Section ids and row ids must be unique in each.
