@@ -154,7 +154,7 @@ struct JSONScanner {
         var offset = start
         var isASCII = true
         while true {
-            offset = Self.plainASCIIEnd(bytes, from: offset)
+            offset = JSONStringScan.plainASCIIEnd(bytes, from: offset)
             guard offset < bytes.count else { return nil }
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") { break }
@@ -173,7 +173,7 @@ struct JSONScanner {
         var runStart = index
         var runIsASCII = true
         while true {
-            index = Self.plainASCIIEnd(bytes, from: index)
+            index = JSONStringScan.plainASCIIEnd(bytes, from: index)
             guard index < bytes.count else { return false }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
@@ -260,33 +260,5 @@ struct JSONScanner {
     private static func digit(_ byte: UInt8) -> UInt8? {
         let value = byte &- UInt8(ascii: "0")
         return value < 10 ? value : nil
-    }
-
-    /// The offset of the first byte at or after `start` that is a quote, a backslash, a
-    /// control character or not ASCII, or the end; eight bytes at a time. Each test is nonzero
-    /// in the high bit of the first byte of its kind (borrows only reach the bytes after it),
-    /// so the lowest bit set says where the byte is, with no byte-by-byte search.
-    @inline(__always)
-    static func plainASCIIEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        let quotes = ones &* UInt64(UInt8(ascii: "\""))
-        let backslashes = ones &* UInt64(UInt8(ascii: "\\"))
-        var offset = start
-        let count = bytes.count
-        while offset + 8 <= count {
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            let quote = word ^ quotes
-            let backslash = word ^ backslashes
-            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | word) & highBits
-            if special != 0 { return offset + special.trailingZeroBitCount >> 3 }
-            offset += 8
-        }
-        while offset < count {
-            let byte = bytes[offset]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-            offset += 1
-        }
-        return offset
     }
 }

@@ -241,33 +241,10 @@ public struct JSONParser: ~Copyable {
         return value
     }
 
-    /// The offset of the first byte at or after `start` that a string scan must look at (a
-    /// quote, a backslash, a control character or a byte that is not ASCII), or the end.
-    /// Eight bytes at a time: each test below is nonzero in the high bit of the first byte of
-    /// its kind (borrows only reach the bytes after it), so the lowest bit set says where it is.
+    /// The offset of the first byte at or after `start` that a string scan must look at.
     @inline(__always)
     func plainASCIIEnd(from start: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        var offset = start
-        let count = bytes.count
-        while offset + 8 <= count {
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
-            let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
-            let zeroQuote = (quote &- ones) & ~quote
-            let zeroBackslash = (backslash &- ones) & ~backslash
-            let control = (word &- ones &* 0x20) & ~word
-            let special = (zeroQuote | zeroBackslash | control | word) & highBits
-            if special != 0 { return offset + special.trailingZeroBitCount >> 3 }
-            offset += 8
-        }
-        while offset < count {
-            let byte = bytes[offset]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-            offset += 1
-        }
-        return offset
+        JSONStringScan.plainASCIIEnd(bytes, from: start)
     }
 
     private func makeString(_ slice: UnsafeRawBufferPointer, at start: Int) throws(JSONParseError) -> String {
