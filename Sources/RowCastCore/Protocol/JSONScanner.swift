@@ -73,6 +73,21 @@ struct JSONScanner {
         return key
     }
 
+    /// Walks the members of the object at the scanner: `member` gets each key's bytes with
+    /// the scanner at its value, and consumes the value (returning false leaves the walk).
+    /// True when the whole object was read; false when it is not an object in this subset, or
+    /// `member` left.
+    @inline(__always)
+    mutating func forEachMember(_ member: (inout JSONScanner, Range<Int>) -> Bool) -> Bool {
+        guard let hasMembers = beginObject() else { return false }
+        guard hasMembers else { return true }
+        repeat {
+            guard let key = key(), member(&self, key) else { return false }
+            guard let more = next(closedBy: UInt8(ascii: "}")) else { return false }
+            if !more { return true }
+        } while true
+    }
+
     /// After a member or element: true for `,` (consumed), false for `close` (consumed, the
     /// container left), nil for anything else.
     mutating func next(closedBy close: UInt8) -> Bool? {
@@ -114,13 +129,7 @@ struct JSONScanner {
         guard let first = peek() else { return false }
         switch first {
         case UInt8(ascii: "{"):
-            guard let hasMembers = beginObject() else { return false }
-            guard hasMembers else { return true }
-            repeat {
-                guard key() != nil, skipValue() else { return false }
-                guard let more = next(closedBy: UInt8(ascii: "}")) else { return false }
-                if !more { return true }
-            } while true
+            return forEachMember { scanner, _ in scanner.skipValue() }
         case UInt8(ascii: "["):
             guard depth < Self.maximumDepth else { return false }
             index += 1
@@ -145,6 +154,12 @@ struct JSONScanner {
         default:
             return skipNumber()
         }
+    }
+
+    /// The next value (after whitespace) as a string, when it is a string without escapes.
+    mutating func plainStringValue() -> String? {
+        guard peek() == UInt8(ascii: "\""), let range = plainString() else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
     /// At a string's opening quote: its content's bytes when it has no escape and is valid
@@ -199,10 +214,12 @@ struct JSONScanner {
         }
     }
 
-    /// Reads a number as `JSONParser` would give its `Double`: an integer of up to 15 digits
-    /// (other than `-0`), or a decimal without exponent whose integer part has up to 15 digits.
-    /// nil for anything else (invalid, or left to the parser).
+    /// Reads the next value (after whitespace) as a number, as `JSONParser` would give its
+    /// `Double`: an integer of up to 15 digits (other than `-0`), or a decimal without exponent
+    /// whose integer part has up to 15 digits. nil for anything else (not a number, invalid,
+    /// or left to the parser).
     mutating func number() -> Double? {
+        skipWhitespace()
         let start = index
         var negative = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") {

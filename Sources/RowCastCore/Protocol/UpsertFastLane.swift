@@ -37,42 +37,36 @@ enum UpsertFastLane {
 
     private static func decode(_ message: [UInt8], _ buffer: UnsafeRawBufferPointer) -> Request? {
         var scanner = JSONScanner(buffer)
-        guard scanner.beginObject() == true else { return nil }
         var seen = Seen()
         var feed: String?
         var client: String?
         var req: RequestID?
         var item: ItemInput?
-        repeat {
-            guard let key = scanner.key() else { return nil }
+        let read = scanner.forEachMember { scanner, key in
             if scanner.bytes(key, are: "item") {
-                guard seen.first(.item), let read = readItem(message, &scanner, &seen) else { return nil }
+                guard seen.first(.item), let read = readItem(message, &scanner, &seen) else { return false }
                 item = read
             } else if scanner.bytes(key, are: "feed") {
-                guard seen.first(.feed), scanner.peek() == UInt8(ascii: "\""), let range = scanner.plainString() else { return nil }
-                let name = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[range]), as: UTF8.self)
-                guard Names.isValidFeed(name) else { return nil }
+                guard seen.first(.feed), let name = scanner.plainStringValue(), Names.isValidFeed(name) else { return false }
                 feed = name
             } else if scanner.bytes(key, are: "op") {
                 guard seen.first(.op), scanner.peek() == UInt8(ascii: "\""), let range = scanner.plainString(),
-                      scanner.bytes(range, are: "upsert") else { return nil }
+                      scanner.bytes(range, are: "upsert") else { return false }
             } else if scanner.bytes(key, are: "req") {
-                guard seen.first(.req), let first = scanner.peek(), first == UInt8(ascii: "\"") || first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return nil }
+                // A string or a number (RequestID refuses the rest), kept as written.
+                guard seen.first(.req), scanner.peek() != nil else { return false }
                 let start = scanner.index
-                guard scanner.skipValue(), let id = RequestID(message, range: start..<scanner.index), id.isValid else { return nil }
+                guard scanner.skipValue(), let id = RequestID(message, range: start..<scanner.index), id.isValid else { return false }
                 req = id
             } else if scanner.bytes(key, are: "client") {
-                guard seen.first(.client), scanner.peek() == UInt8(ascii: "\""), let range = scanner.plainString() else { return nil }
-                let name = String(decoding: UnsafeRawBufferPointer(rebasing: buffer[range]), as: UTF8.self)
-                guard Names.isValidClient(name) else { return nil }
+                guard seen.first(.client), let name = scanner.plainStringValue(), Names.isValidClient(name) else { return false }
                 client = name
             } else {
-                return nil
+                return false
             }
-            guard let more = scanner.next(closedBy: UInt8(ascii: "}")) else { return nil }
-            if !more { break }
-        } while true
-        guard scanner.atEnd(), seen.contains(.op), let feed, let item else { return nil }
+            return true
+        }
+        guard read, scanner.atEnd(), seen.contains(.op), let feed, let item else { return nil }
         return Request(op: "upsert", feed: feed, operation: .upsert(item), req: req, client: client)
     }
 
@@ -80,41 +74,32 @@ enum UpsertFastLane {
     private static func readItem(_ message: [UInt8], _ scanner: inout JSONScanner, _ seen: inout Seen) -> ItemInput? {
         guard scanner.peek() == UInt8(ascii: "{") else { return nil }
         let start = scanner.index
-        guard let hasMembers = scanner.beginObject(), hasMembers else { return nil }
         var id: String?
         var type: String?
         var section: String?
         var sort: Double?
-        repeat {
-            guard let key = scanner.key() else { return nil }
+        let read = scanner.forEachMember { scanner, key in
             if scanner.bytes(key, are: "data") {
-                guard seen.first(.data), let first = scanner.peek(), first == UInt8(ascii: "{") || first == UInt8(ascii: "n"), scanner.skipValue() else { return nil }
+                guard seen.first(.data), let first = scanner.peek(), first == UInt8(ascii: "{") || first == UInt8(ascii: "n") else { return false }
+                return scanner.skipValue()
             } else if scanner.bytes(key, are: "id") {
-                guard seen.first(.id), let name = string(&scanner), Names.isValidID(name) else { return nil }
+                guard seen.first(.id), let name = scanner.plainStringValue(), Names.isValidID(name) else { return false }
                 id = name
             } else if scanner.bytes(key, are: "type") {
-                guard seen.first(.type), let name = string(&scanner), Names.isValidType(name) else { return nil }
+                guard seen.first(.type), let name = scanner.plainStringValue(), Names.isValidType(name) else { return false }
                 type = name
             } else if scanner.bytes(key, are: "section") {
-                guard seen.first(.section), let name = string(&scanner), Names.isValidID(name) else { return nil }
+                guard seen.first(.section), let name = scanner.plainStringValue(), Names.isValidID(name) else { return false }
                 section = name
             } else if scanner.bytes(key, are: "sort") {
-                guard seen.first(.sort), let first = scanner.peek(), first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
-                      let number = scanner.number() else { return nil }
+                guard seen.first(.sort), let number = scanner.number() else { return false }
                 sort = number
             } else {
-                return nil
+                return false
             }
-            guard let more = scanner.next(closedBy: UInt8(ascii: "}")) else { return nil }
-            if !more { break }
-        } while true
-        guard let id, let type else { return nil }
+            return true
+        }
+        guard read, let id, let type else { return nil }
         return ItemInput(id: id, type: type, section: section ?? ItemInput.defaultSection, sort: sort, json: Array(message[start..<scanner.index]))
-    }
-
-    /// A string value without escapes at the scanner.
-    private static func string(_ scanner: inout JSONScanner) -> String? {
-        guard scanner.peek() == UInt8(ascii: "\""), let range = scanner.plainString() else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: scanner.bytes[range]), as: UTF8.self)
     }
 }

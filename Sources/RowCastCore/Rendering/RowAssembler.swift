@@ -46,35 +46,33 @@ public enum RowAssembler {
     /// words the error).
     private static func quickCell(_ output: UnsafeRawBufferPointer) -> String? {
         var scanner = JSONScanner(output)
-        guard scanner.beginObject() == true else { return nil }
         var cell: String?
         var hasHeight = false
         var hasContent = false
         var hasActions = false
-        repeat {
-            guard let key = scanner.key() else { return nil }
+        let read = scanner.forEachMember { scanner, key in
             if scanner.bytes(key, are: "cell") {
-                guard cell == nil, scanner.peek() == UInt8(ascii: "\""), let range = scanner.plainString(), !range.isEmpty else { return nil }
-                cell = String(decoding: UnsafeRawBufferPointer(rebasing: output[range]), as: UTF8.self)
+                guard cell == nil, let name = scanner.plainStringValue(), !name.isEmpty else { return false }
+                cell = name
             } else if scanner.bytes(key, are: "height") {
-                guard !hasHeight, let first = scanner.peek(), first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
-                      let height = scanner.number(), height >= 0 else { return nil }
+                guard !hasHeight, let height = scanner.number(), height >= 0 else { return false }
                 hasHeight = true
             } else if scanner.bytes(key, are: "content") {
-                guard !hasContent, scanner.peek() == UInt8(ascii: "{"), scanner.skipValue() else { return nil }
+                guard !hasContent, scanner.peek() == UInt8(ascii: "{") else { return false }
                 hasContent = true
+                return scanner.skipValue()
             } else if scanner.bytes(key, are: "actions") {
-                guard !hasActions, scanner.peek() == UInt8(ascii: "["), scanner.skipValue() else { return nil }
+                guard !hasActions, scanner.peek() == UInt8(ascii: "[") else { return false }
                 hasActions = true
+                return scanner.skipValue()
             } else if scanner.bytes(key, are: "id") || scanner.bytes(key, are: "type") {
-                return nil
+                return false
             } else {
-                guard scanner.skipValue() else { return nil }
+                return scanner.skipValue()
             }
-            guard let more = scanner.next(closedBy: UInt8(ascii: "}")) else { return nil }
-            if !more { break }
-        } while true
-        guard scanner.atEnd(), hasHeight else { return nil }
+            return true
+        }
+        guard read, scanner.atEnd(), hasHeight else { return nil }
         return cell
     }
 
