@@ -85,4 +85,53 @@ struct JSONWriterTests {
     func stringRoundTrip(_ string: String) throws {
         #expect(try JSONParser.parse(JSONValue.string(string).serialized()) == .string(string))
     }
+
+    /// The escaping the writer must produce, written another way (scalar by scalar) so that it
+    /// shares nothing with the word-at-a-time scan under test.
+    private static func referenceQuoted(_ string: String) -> String {
+        var out = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    @Test("each special byte at every offset of strings of 0 to 24 letters, alone and beside multi-byte characters", arguments: [
+        "\"", "\\", "\n", "\u{0}", "\u{1F}", "\t", "é", "😀", "\u{7F}", "é\"", "\\😀", "\u{1}中",
+    ])
+    func escapesAtEveryOffset(inserted: String) {
+        for count in 0...24 {
+            for offset in 0...count {
+                let letters = (0..<count).map { Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8($0 % 26))) }
+                var string = String(letters)
+                string.insert(contentsOf: inserted, at: string.index(string.startIndex, offsetBy: offset))
+                #expect(text(.string(string)) == Self.referenceQuoted(string), "count \(count), offset \(offset)")
+            }
+        }
+    }
+
+    @Test("integers of every length print as Swift prints them")
+    func integersOfEveryLength() {
+        var value: Int64 = 1
+        for _ in 0..<19 {
+            for candidate in [value, value - 1, value + 7, -value, -(value - 1), -(value + 7)] {
+                var writer = JSONWriter(capacity: 0)
+                writer.writeRaw("[")
+                writer.write(integer: candidate)
+                writer.writeRaw("]")
+                #expect(String(decoding: writer.bytes, as: UTF8.self) == "[\(candidate)]")
+            }
+            value = value &* 10
+        }
+    }
 }

@@ -26,29 +26,53 @@ public enum HostFrame {
 
     /// Writes one whole frame to `descriptor` (blocking); false when the peer is gone or takes
     /// nothing for `stallMilliseconds` (a host that stopped reading). Never raises SIGPIPE.
+    ///
+    /// The length and the payload go out together in one `sendmsg` (two I/O vectors), so the
+    /// payload is never copied into a frame first; a partial send resumes where it stopped.
     public static func send(_ payload: [UInt8], on descriptor: Int32, stallMilliseconds: Int = 5000) -> Bool {
-        var frame = HostWireWriter(capacity: payload.count + 4)
-        frame.append(UInt32(payload.count))
-        frame.append(payload)
-        let bytes = frame.bytes
+        let header = UInt32(payload.count).littleEndian
+        let total = 4 + payload.count
         var sent = 0
         var progress = ContinuousClock.now
-        while sent < bytes.count {
-            let result = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK {
-                    if ContinuousClock.now - progress > .milliseconds(stallMilliseconds) { return false }
-                    var pending = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&pending, 1, 100)
-                    continue
+        while sent < total {
+            let result = withUnsafeBytes(of: header) { head in
+                payload.withUnsafeBytes { body in
+                    sendVectors(head: head, body: body, from: sent, on: descriptor)
                 }
-                return false
             }
-            sent += result
-            progress = .now
+            if result > 0 {
+                sent += result
+                progress = .now
+                continue
+            }
+            if result < 0, errno == EINTR { continue }
+            // Nothing taken: wait for room, as long as the peer takes something now and then.
+            guard result == 0 || errno == EAGAIN || errno == EWOULDBLOCK else { return false }
+            if ContinuousClock.now - progress > .milliseconds(stallMilliseconds) { return false }
+            var pending = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&pending, 1, 100)
         }
         return true
+    }
+
+    /// One `sendmsg` of what is left of `head` then `body`, `offset` bytes into the two.
+    private static func sendVectors(head: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, from offset: Int, on descriptor: Int32) -> Int {
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { vectors in
+            var count = 0
+            if offset < head.count {
+                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress! + offset), iov_len: head.count - offset)
+                count += 1
+            }
+            let bodyOffset = max(0, offset - head.count)
+            if bodyOffset < body.count {
+                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress! + bodyOffset), iov_len: body.count - bodyOffset)
+                count += 1
+            }
+            var message = msghdr()
+            message.msg_iov = vectors.baseAddress
+            message.msg_iovlen = numericCast(count)
+            return Glibc.sendmsg(descriptor, &message, Int32(MSG_NOSIGNAL))
+        }
     }
 }
 

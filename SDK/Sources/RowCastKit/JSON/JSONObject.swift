@@ -50,6 +50,11 @@ public struct JSONObject: Sendable {
         }
     }
 
+    /// Makes room for at least `capacity` members, so that appending them does not regrow.
+    public mutating func reserveCapacity(_ capacity: Int) {
+        entries.reserveCapacity(capacity)
+    }
+
     /// Appends a member without looking for an existing one (the parser's fast path).
     public mutating func append(key: String, value: JSONValue) {
         entries.append((key: key, value: value))

@@ -30,4 +30,35 @@ public enum JSONStringScan {
         }
         return offset
     }
+
+    /// The offset of the first byte at or after `start` that a JSON writer must escape (a quote,
+    /// a backslash or a control character), or the end. Bytes that are not ASCII pass: a
+    /// writer copies valid UTF-8 as it is.
+    ///
+    /// The same word-at-a-time tests as `plainASCIIEnd` without the high-bit one: a byte of
+    /// 0x80 or more is not flagged by any of them (its complement's high bit is clear), and a
+    /// borrow only flags bytes above a byte that is itself flagged.
+    @inlinable
+    public static func escapeFreeEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* UInt64(UInt8(ascii: "\""))
+        let backslashes = ones &* UInt64(UInt8(ascii: "\\"))
+        var offset = start
+        let count = bytes.count
+        while offset + 8 <= count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let quote = word ^ quotes
+            let backslash = word ^ backslashes
+            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)) & highBits
+            if special != 0 { return offset + special.trailingZeroBitCount >> 3 }
+            offset += 8
+        }
+        while offset < count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            offset += 1
+        }
+        return offset
+    }
 }

@@ -1,0 +1,105 @@
+import Foundation
+import RowCastCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The plugin-host channel's framing over a real socketpair: whole frames arrive intact however
+/// the kernel splits the sends, a vanished peer is a failed send (never SIGPIPE), and the reader
+/// refuses impossible lengths.
+@Suite("HostFrame")
+struct HostFrameTests {
+    /// A connected AF_UNIX stream pair; the sending end is non-blocking with a 4 KiB send
+    /// buffer, so any frame beyond a few KiB goes out in many partial `sendmsg` calls.
+    private static func smallBufferPair() throws -> (sender: Int32, receiver: Int32) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw HostChannelError("socketpair: errno \(errno)")
+        }
+        var size: Int32 = 4096
+        _ = setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
+        return (pair[0], pair[1])
+    }
+
+    /// `count` bytes that differ at every offset, so a shifted or repeated run shows.
+    private static func payload(_ count: Int, seed: Int) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ ($0 >> 8) ^ seed) }
+    }
+
+    @Test("frames of 1 byte to 3 MiB through a 4 KiB send buffer arrive whole and in order")
+    func framesArriveWhole() throws {
+        let (sender, receiver) = try Self.smallBufferPair()
+        defer { close(sender) }
+        let sizes = [1, 2, 3, 4, 5, 7, 4091, 4096, 4100, 65_536, 65_541, 1 << 20, 3 << 20]
+        let inbox = FrameInbox()
+        let reader = Thread {
+            defer { close(receiver); inbox.done.signal() }
+            var frames = HostFrameReader()
+            var collected: [[UInt8]] = []
+            defer { inbox.finish(collected) }
+            while collected.count < sizes.count {
+                guard frames.fill(from: receiver) else {
+                    inbox.fail("the channel ended after \(collected.count) frames")
+                    return
+                }
+                do {
+                    while let frame = try frames.next() { collected.append(frame) }
+                } catch {
+                    inbox.fail("\(error)")
+                    return
+                }
+            }
+        }
+        reader.start()
+        for (index, size) in sizes.enumerated() {
+            #expect(HostFrame.send(Self.payload(size, seed: index), on: sender), "frame \(index) of \(size) bytes")
+        }
+        #expect(inbox.done.wait(timeout: .now() + 30) == .success, "the reader did not finish within 30 s")
+        let (frames, failure) = inbox.outcome()
+        #expect(failure == nil)
+        #expect(frames.count == sizes.count)
+        for (index, frame) in frames.enumerated() where frame != Self.payload(sizes[index], seed: index) {
+            let firstDifference = zip(frame, Self.payload(sizes[index], seed: index)).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            Issue.record("frame \(index): \(frame.count) bytes, expected \(sizes[index]); first difference at \(firstDifference.map(String.init) ?? "the end")")
+        }
+    }
+
+    @Test("a peer that is gone fails the send without SIGPIPE")
+    func closedPeer() throws {
+        let (sender, receiver) = try Self.smallBufferPair()
+        defer { close(sender) }
+        close(receiver)
+        #expect(!HostFrame.send(Self.payload(100, seed: 1), on: sender))
+        #expect(!HostFrame.send(Self.payload(1 << 20, seed: 2), on: sender))
+    }
+
+    @Test("a length of 0 or over the limit is a broken channel", arguments: [UInt32(0), UInt32(HostFrame.maximumLength + 1), UInt32.max])
+    func impossibleLength(_ length: UInt32) throws {
+        let (sender, receiver) = try Self.smallBufferPair()
+        defer { close(sender); close(receiver) }
+        var header = length.littleEndian
+        #expect(withUnsafeBytes(of: &header) { write(sender, $0.baseAddress, 4) } == 4)
+        var frames = HostFrameReader()
+        let filled = frames.fill(from: receiver)
+        #expect(filled)
+        var refused = false
+        do { _ = try frames.next() } catch { refused = true }
+        #expect(refused, "a frame length of \(length) was accepted")
+    }
+}
+
+/// What the reader thread of a frame test collected, behind a lock (`NSLock`, which
+/// ThreadSanitizer understands); `done` is signalled when it stops.
+private final class FrameInbox: @unchecked Sendable {  // `frames` and `failure` only under `lock`
+    let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var frames: [[UInt8]] = []
+    private var failure: String?
+
+    func finish(_ collected: [[UInt8]]) { lock.withLock { frames = collected } }
+    func fail(_ reason: String) { lock.withLock { failure = reason } }
+    func outcome() -> ([[UInt8]], String?) { lock.withLock { (frames, failure) } }
+}
