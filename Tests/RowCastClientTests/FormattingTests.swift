@@ -2,7 +2,7 @@ import RowCastClient
 import RowCastKit
 import Testing
 
-/// The readable forms of snapshots, status and plugins replies.
+/// The readable forms of snapshots, status, plugins and quarantine replies.
 @Suite struct FormattingTests {
     @Test func snapshotTableShowsSectionsAndRowSummaries() throws {
         let row: JSONValue = ["id": "42", "type": "product", "cell": "ProductImageCell", "height": 120,
@@ -73,5 +73,59 @@ import Testing
         ])
         #expect(DaemonReport.reload(["ok": true, "op": "reload", "config": nil, "plugins": 1, "loaded": [], "refusals": [], "applied": [], "restartRequired": []])
             == ["reloaded plugins: 1 plugin loaded"])
+    }
+
+    @Test func pluginHostsShowTheLastFaultWithItsTime() {
+        let hosts: JSONValue = [
+            ["plugin": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "pid": 4242, "state": "running",
+             "restarts": 1, "rendered": 120345, "faults": 1,
+             "lastFault": ["code": "plugin_crashed", "reason": "killed by signal 11 (SIGSEGV)", "item": "42", "at": 1795650067123]],
+            ["plugin": "advertising", "version": "1.1.0", "file": "/p/librowcast-advertising.so", "pid": 4243, "state": "restarting",
+             "restarts": 0, "rendered": 12, "faults": 0, "lastFault": nil],
+        ]
+        let plugins: JSONValue = [
+            "ok": true, "op": "plugins", "isolation": "process",
+            "plugins": [["name": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "itemTypes": ["product"], "headerTypes": []]],
+            "types": [:], "refusals": [], "hosts": hosts,
+        ]
+        let hostLines = [
+            "HOST         PID   STATE       RESTARTS  RENDERED  FAULTS",
+            "product      4242  running     1         120,345   1",
+            "advertising  4243  restarting  0         12        0",
+            "last fault of product at 2026-11-25T23:41:07Z: plugin_crashed on item 42: killed by signal 11 (SIGSEGV)",
+        ]
+        #expect(DaemonReport.plugins(plugins) == [
+            "NAME     VERSION  ITEM TYPES  HEADER TYPES  FILE",
+            "product  1.0.0    product     -             /p/librowcast-product.so",
+            "isolation: process",
+        ] + hostLines)
+        // `status` shows the same hosts, from `pluginHosts`.
+        let status: JSONValue = ["ok": true, "op": "status", "version": "0.1.0", "protocol": 1, "uptime": 5, "feeds": [], "pluginHosts": hosts]
+        #expect(DaemonReport.status(status) == ["rowcastd 0.1.0 (protocol 1), up 5s"] + hostLines + ["no feeds yet"])
+    }
+
+    @Test func utcTimestamps() {
+        #expect(UTCTimestamp.iso8601(unixMilliseconds: 0) == "1970-01-01T00:00:00Z")
+        #expect(UTCTimestamp.iso8601(unixMilliseconds: 1795650067999) == "2026-11-25T23:41:07Z")
+        #expect(UTCTimestamp.iso8601(unixMilliseconds: 1835395200000) == "2028-02-29T00:00:00Z")
+        #expect(UTCTimestamp.iso8601(unixMilliseconds: -500) == "1969-12-31T23:59:59Z")
+        #expect(UTCTimestamp.iso8601(unixMilliseconds: 253_402_300_799_000) == "9999-12-31T23:59:59Z")
+        #expect(UTCTimestamp.iso8601(unixMilliseconds: -62_135_596_800_000) == "0001-01-01T00:00:00Z")
+        #expect(UTCTimestamp.iso8601(unixMilliseconds: 253_402_300_800_000) == nil)
+        #expect(UTCTimestamp.iso8601(unixMilliseconds: .nan) == nil)
+    }
+
+    @Test func quarantineReport() {
+        let item: JSONValue = [
+            "feed": "cars", "id": "42", "type": "product", "code": "plugin_crashed", "message": "killed by signal 11 (SIGSEGV)",
+            "plugin": "product", "file": "/p/librowcast-product.so", "at": 1795650067123,
+        ]
+        #expect(DaemonReport.quarantine(["ok": true, "op": "quarantine", "items": [item]]) == [
+            "FEED  ID  TYPE     CODE            PLUGIN   REASON",
+            "cars  42  product  plugin_crashed  product  killed by signal 11 (SIGSEGV)",
+        ])
+        #expect(DaemonReport.quarantine(["ok": true, "op": "quarantine", "retried": 3, "items": []]) == [
+            "retried 3 item(s)", "no items in quarantine",
+        ])
     }
 }

@@ -81,7 +81,8 @@ public enum DaemonReport {
     }
 
     /// A table of plugin hosts (none when plugins run inside rowcastd), with each host's last
-    /// fault under it.
+    /// fault under it: `last fault of product at 2026-11-25T23:41:07Z: plugin_crashed on item 42: …`
+    /// (the time in UTC, from `at`).
     static func hosts(_ value: JSONValue?, width: Int?) -> [String] {
         guard let hosts = value?.arrayValue, !hosts.isEmpty else { return [] }
         var table = TextTable(headers: ["HOST", "PID", "STATE", "RESTARTS", "RENDERED", "FAULTS"], width: width)
@@ -91,7 +92,8 @@ public enum DaemonReport {
         var lines = table.render()
         for host in hosts {
             guard let fault = host["lastFault"], fault.objectValue != nil else { continue }
-            lines.append("last fault of \(text(host["plugin"])): \(text(fault["code"])) on item \(text(fault["item"])): \(text(fault["reason"]))")
+            let at = fault["at"]?.numberValue.flatMap { UTCTimestamp.iso8601(unixMilliseconds: $0) }.map { " at \($0)" } ?? ""
+            lines.append("last fault of \(text(host["plugin"]))\(at): \(text(fault["code"])) on item \(text(fault["item"])): \(text(fault["reason"]))")
         }
         return lines
     }
