@@ -150,6 +150,18 @@ struct PluginFaultEndToEndTests {
         good["f2"]!.append("pushed-good-1")
         good["f1"]!.append("pushed-good-2")
 
+        // Bad output is logged once per item fault (the upsert over control and the push), and
+        // the line names the plugin and its file as a crash's does.
+        func garbageLines() -> [Substring] {
+            daemon.log.split(separator: "\n").filter { $0.contains("plugin failure") && $0.contains(" id=garbage ") }
+        }
+        #expect(eventually { garbageLines().count >= 2 }, "no plugin failure line for the garbage item; log:\n\(daemon.log)")
+        #expect(garbageLines().count == 2, "\(garbageLines())")
+        for line in garbageLines() {
+            #expect(line.hasSuffix(" plugin=fault"), "\(line)")
+            #expect(line.split(separator: " ").contains { $0.hasPrefix("file=/") && $0.hasSuffix("/" + FaultPlugin.fileName) }, "\(line)")
+        }
+
         // Every good item (and the chatty one) has its row; no failed or quarantined item has one.
         for feed in ["f1", "f2"] {
             let rows = try Self.rows(peer, feed: feed)

@@ -1,3 +1,4 @@
+import Logging
 import RowCastKit
 
 extension Engine {
@@ -36,12 +37,12 @@ extension Engine {
                 }
                 return row
             } catch {
-                throw pluginFailure("the plugin for type \(item.type) returned an invalid row for \(subject): \(error)", feed: feed, id: item.id)
+                throw pluginFailure("the plugin for type \(item.type) returned an invalid row for \(subject): \(error)", feed: feed, id: item.id, plugin: plugin(forItemType: item.type))
             }
         case .rejected(let message, let field, let code):
             throw rejection(message, field: field, code: code, subject: subject, feed: feed, id: item.id)
         case .failed(let message):
-            throw pluginFailure("the plugin for type \(item.type) failed on \(subject): \(message)", feed: feed, id: item.id)
+            throw pluginFailure("the plugin for type \(item.type) failed on \(subject): \(message)", feed: feed, id: item.id, plugin: plugin(forItemType: item.type))
         case .noRenderer:
             return nil
         }
@@ -65,17 +66,17 @@ extension Engine {
         let subject = "section \"\(section.id)\" (type \(type))"
         switch prerenderedHeaderOutcome(job.input) ?? renderer.renderHeader(type: type, input: job.input) {
         case .faulted(let fault):
-            throw pluginFailure("the plugin for section type \(type) failed on \(subject): \(fault.reason)", feed: feed, id: section.id, code: fault.code)
+            throw pluginFailure("the plugin for section type \(type) failed on \(subject): \(fault.reason)", feed: feed, id: section.id, plugin: (fault.plugin, fault.file), code: fault.code)
         case .ok(let output):
             do {
                 return try RowAssembler.header(output: output)
             } catch {
-                throw pluginFailure("the plugin for section type \(type) returned an invalid header for \(subject): \(error)", feed: feed, id: section.id)
+                throw pluginFailure("the plugin for section type \(type) returned an invalid header for \(subject): \(error)", feed: feed, id: section.id, plugin: plugin(forHeaderType: type))
             }
         case .rejected(let message, let field, let code):
             throw rejection(message, field: field, code: code, subject: subject, feed: feed, id: section.id)
         case .failed(let message):
-            throw pluginFailure("the plugin for section type \(type) failed on \(subject): \(message)", feed: feed, id: section.id)
+            throw pluginFailure("the plugin for section type \(type) failed on \(subject): \(message)", feed: feed, id: section.id, plugin: plugin(forHeaderType: type))
         case .noRenderer:
             return nil
         }
@@ -87,9 +88,27 @@ extension Engine {
         return RowCastError(errorCode, "\(subject): \(message)", field: field, feed: feed, id: id)
     }
 
-    private func pluginFailure(_ message: String, feed: String, id: String, code: ErrorCode = .pluginFailed) -> RowCastError {
-        logger.error("plugin failure", metadata: ["feed": "\(feed)", "id": "\(id)", "error": "\(message)"])
+    /// Logs a plugin's failure on item or section `id` of `feed` (naming the plugin and its
+    /// file, as a fault that quarantines does) and returns the error to throw.
+    private func pluginFailure(_ message: String, feed: String, id: String, plugin: (name: String, file: String)?, code: ErrorCode = .pluginFailed) -> RowCastError {
+        var metadata: Logger.Metadata = ["feed": "\(feed)", "id": "\(id)", "error": "\(message)"]
+        if let plugin {
+            metadata["plugin"] = "\(plugin.name)"
+            metadata["file"] = "\(plugin.file)"
+        }
+        logger.error("plugin failure", metadata: metadata)
         return RowCastError(code, message, feed: feed, id: id)
+    }
+
+    /// The name and file of the plugin that renders item type `type`, for a log line: nil when
+    /// none does (a declarative cell). Types are unique among the loaded plugins.
+    private func plugin(forItemType type: String) -> (name: String, file: String)? {
+        renderer.loadedPlugins.first { $0.itemTypes.contains(type) }.map { ($0.name, $0.file) }
+    }
+
+    /// As ``plugin(forItemType:)``, for a section type.
+    private func plugin(forHeaderType type: String) -> (name: String, file: String)? {
+        renderer.loadedPlugins.first { $0.headerTypes.contains(type) }.map { ($0.name, $0.file) }
     }
 
     /// Renders, in one call to the renderer, every item and section header the decoded batch
