@@ -1,62 +1,48 @@
-/// The byte scan under every JSON string reader here (`JSONParser`, and rowcastd's fast lanes
-/// for requests and plugin output): where a run of plain string bytes ends.
+/// The byte scans under every JSON string reader and writer here (`JSONParser`, `JSONWriter`,
+/// and rowcastd's fast lanes for requests and plugin output): where a run of plain string
+/// bytes ends.
 public enum JSONStringScan {
     /// The offset of the first byte at or after `start` that a string reader must look at (a
     /// quote, a backslash, a control character or a byte that is not ASCII), or the end.
-    ///
-    /// Eight bytes at a time: each test below is nonzero in the high bit of the first byte of
-    /// its kind (borrows only reach the bytes after it), so the lowest bit set says where that
-    /// byte is, with no byte-by-byte search after a hit.
     @inlinable
     public static func plainASCIIEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        let quotes = ones &* UInt64(UInt8(ascii: "\""))
-        let backslashes = ones &* UInt64(UInt8(ascii: "\\"))
-        var offset = start
-        let count = bytes.count
-        while offset + 8 <= count {
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            let quote = word ^ quotes
-            let backslash = word ^ backslashes
-            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | word) & highBits
-            if special != 0 { return offset + special.trailingZeroBitCount >> 3 }
-            offset += 8
-        }
-        while offset < count {
-            let byte = bytes[offset]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-            offset += 1
-        }
-        return offset
+        specialByteOffset(bytes, from: start, stopsAtNonASCII: true)
     }
 
     /// The offset of the first byte at or after `start` that a JSON writer must escape (a quote,
     /// a backslash or a control character), or the end. Bytes that are not ASCII pass: a
     /// writer copies valid UTF-8 as it is.
-    ///
-    /// The same word-at-a-time tests as `plainASCIIEnd` without the high-bit one: a byte of
-    /// 0x80 or more is not flagged by any of them (its complement's high bit is clear), and a
-    /// borrow only flags bytes above a byte that is itself flagged.
     @inlinable
     public static func escapeFreeEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        specialByteOffset(bytes, from: start, stopsAtNonASCII: false)
+    }
+
+    /// Both scans, eight bytes at a time: each test below is nonzero in the high bit of the
+    /// first byte of its kind (borrows only reach the bytes after it), so the lowest bit set
+    /// says where that byte is, with no byte-by-byte search after a hit. A byte of 0x80 or more
+    /// is flagged only by the last test (`word` itself), which `stopsAtNonASCII` leaves out:
+    /// its complement's high bit is clear for the others. Callers pass a constant, so each is
+    /// compiled without the branch.
+    @inlinable @inline(__always)
+    static func specialByteOffset(_ bytes: UnsafeRawBufferPointer, from start: Int, stopsAtNonASCII: Bool) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
         let quotes = ones &* UInt64(UInt8(ascii: "\""))
         let backslashes = ones &* UInt64(UInt8(ascii: "\\"))
+        let nonASCIIMask: UInt64 = stopsAtNonASCII ? ~0 : 0
         var offset = start
         let count = bytes.count
         while offset + 8 <= count {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             let quote = word ^ quotes
             let backslash = word ^ backslashes
-            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)) & highBits
+            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | (word & nonASCIIMask)) & highBits
             if special != 0 { return offset + special.trailingZeroBitCount >> 3 }
             offset += 8
         }
         while offset < count {
             let byte = bytes[offset]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || (stopsAtNonASCII && byte >= 0x80) { break }
             offset += 1
         }
         return offset
