@@ -14,6 +14,25 @@ extension SQLiteFeedStore {
     /// bounds the log, at about 40 MB, if the checkpointer cannot run.
     static let walBackstopPages = 10_000
 
+    /// The same bound on a volume with less than `WALCheckpointer.smallVolumeBytes` free when
+    /// the store opens: about 512 kB. There the checkpointer restarts the log once it is as
+    /// long as the data, but it runs at a low priority, and on a busy machine it was starved
+    /// long enough for the log to fill a 2 MiB volume (commits then fail with a full disk). A
+    /// commit that finds the log this long copies it itself, before the volume fills.
+    static let smallVolumeWALBackstopPages = 128
+
+    /// The backstop for a store whose directory has `freeBytes` free.
+    static func walBackstopPages(freeBytes: UInt64) -> Int {
+        freeBytes < WALCheckpointer.smallVolumeBytes ? smallVolumeWALBackstopPages : walBackstopPages
+    }
+
+    /// The free bytes of the volume holding `path`'s directory (`UInt64.max` when unknown).
+    static func freeBytes(besides path: String) -> UInt64 {
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        var volume = statvfs()
+        return statvfs(directory.isEmpty ? "." : directory, &volume) == 0 ? UInt64(volume.f_bavail) * UInt64(volume.f_frsize) : UInt64.max
+    }
+
     /// Opens the database in WAL mode with the `synchronous` setting, checks it (integrity,
     /// ownership, schema version) and migrates it to this build's schema.
     static func openDatabase(at path: String, synchronous: Synchronous) throws(StoreError) -> DatabaseQueue {
@@ -28,11 +47,12 @@ extension SQLiteFeedStore {
         // Ten seconds means something else holds the database: the commit then fails.
         configuration.busyMode = SQLiteBusyWait.mode(giveUpAfter: 10)
         let pragma = synchronous == .full ? "FULL" : "NORMAL"
+        let backstop = walBackstopPages(freeBytes: freeBytes(besides: path))
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(pragma)")
             // Checkpoints run on their own thread (`WALCheckpointer`); the automatic one is a
             // backstop only.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walBackstopPages)")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(backstop)")
         }
         let queue: DatabaseQueue
         do {

@@ -63,7 +63,6 @@ final class WALCheckpointer: @unchecked Sendable {
     private var lastFailure: String?
     /// The policy in force, chosen at each checkpoint; used by the checkpointer thread only.
     private var policy = Policy(interval: WALCheckpointer.interval, restartFrames: WALCheckpointer.restartFrames)
-    private let directory: String
 
     /// Opens a second connection to the database at `path` and starts the thread.
     init(path: String, logger: Logger) throws {
@@ -75,7 +74,6 @@ final class WALCheckpointer: @unchecked Sendable {
         database = try DatabaseQueue(path: path, configuration: configuration)
         self.path = path
         self.logger = logger
-        directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         NamedThread.start("rowcast-checkpt") { [self] in run() }
     }
 
@@ -130,9 +128,7 @@ final class WALCheckpointer: @unchecked Sendable {
             let (passive, pages) = try database.writeWithoutTransaction { db in
                 (try db.checkpoint(.passive), try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0)
             }
-            var volume = statvfs()
-            let free = statvfs(directory.isEmpty ? "." : directory, &volume) == 0 ? UInt64(volume.f_bavail) * UInt64(volume.f_frsize) : UInt64.max
-            policy = Policy.forVolume(freeBytes: free, databasePages: pages)
+            policy = Policy.forVolume(freeBytes: SQLiteFeedStore.freeBytes(besides: path), databasePages: pages)
             if passive.walFrameCount >= policy.restartFrames {
                 _ = try database.writeWithoutTransaction { db in try db.checkpoint(.restart) }
             }

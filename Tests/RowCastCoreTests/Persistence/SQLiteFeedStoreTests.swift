@@ -235,6 +235,19 @@ struct SQLiteFeedStoreTests {
         #expect(WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 100_000).restartFrames == WALCheckpointer.restartFrames)
     }
 
+    @Test("the commit's own checkpoint backstop: about 40 MB of log on a roomy volume, about 512 kB on a small one, as the store opens it")
+    func walBackstop() throws {
+        #expect(SQLiteFeedStore.walBackstopPages(freeBytes: 10 << 30) == SQLiteFeedStore.walBackstopPages)
+        #expect(SQLiteFeedStore.walBackstopPages(freeBytes: 1 << 20) == SQLiteFeedStore.smallVolumeWALBackstopPages)
+        #expect(SQLiteFeedStore.walBackstopPages(freeBytes: WALCheckpointer.smallVolumeBytes) == SQLiteFeedStore.walBackstopPages)
+        let directory = try ScratchDirectory()
+        let path = directory.file(SQLiteFeedStore.databaseFileName)
+        let queue = try SQLiteFeedStore.openDatabase(at: path, synchronous: .normal)
+        let expected = SQLiteFeedStore.walBackstopPages(freeBytes: SQLiteFeedStore.freeBytes(besides: path))
+        #expect(try queue.read { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") } == expected)
+        #expect(SQLiteFeedStore.freeBytes(besides: path) != UInt64.max)
+    }
+
     @Test("an older copy of the database, or a missing marker, breaks continuity")
     func olderCopy() throws {
         let directory = try ScratchDirectory()
