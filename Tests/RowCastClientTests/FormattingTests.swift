@@ -121,8 +121,8 @@ import Testing
             "plugin": "product", "file": "/p/librowcast-product.so", "at": 1795650067123,
         ]
         #expect(DaemonReport.quarantine(["ok": true, "op": "quarantine", "items": [item]]) == [
-            "FEED  ID  TYPE     CODE            PLUGIN   REASON",
-            "cars  42  product  plugin_crashed  product  killed by signal 11 (SIGSEGV)",
+            "FEED  ID  TYPE     CODE            PLUGIN   SINCE (UTC)           REASON",
+            "cars  42  product  plugin_crashed  product  2026-11-25T23:41:07Z  killed by signal 11 (SIGSEGV)",
         ])
         #expect(DaemonReport.quarantine(["ok": true, "op": "quarantine", "retried": 3, "items": []]) == [
             "retried 3 item(s)", "no items in quarantine",

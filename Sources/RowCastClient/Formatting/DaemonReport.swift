@@ -98,16 +98,17 @@ public enum DaemonReport {
         return lines
     }
 
-    /// The lines for a `quarantine` reply: one table row per quarantined item; the table fits
-    /// in `width` when given.
+    /// The lines for a `quarantine` reply: one table row per quarantined item, with when it was
+    /// quarantined; the table fits in `width` when given.
     public static func quarantine(_ reply: JSONValue, width: Int? = nil) -> [String] {
         var lines: [String] = []
         if let retried = reply["retried"] { lines.append("retried \(text(retried)) item(s)") }
         let items = reply["items"]?.arrayValue ?? []
         guard !items.isEmpty else { return lines + ["no items in quarantine"] }
-        var table = TextTable(headers: ["FEED", "ID", "TYPE", "CODE", "PLUGIN", "REASON"], width: width)
+        var table = TextTable(headers: ["FEED", "ID", "TYPE", "CODE", "PLUGIN", "SINCE (UTC)", "REASON"], width: width)
         for item in items {
-            table.append(["feed", "id", "type", "code", "plugin", "message"].map { text(item[$0]) })
+            let since = item["at"]?.numberValue.flatMap { UTCTimestamp.iso8601(unixMilliseconds: $0) } ?? "-"
+            table.append(["feed", "id", "type", "code", "plugin"].map { text(item[$0]) } + [since, text(item["message"])])
         }
         return lines + table.render()
     }
