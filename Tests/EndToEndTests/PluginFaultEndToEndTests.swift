@@ -307,6 +307,36 @@ struct PluginFaultEndToEndTests {
         #expect(daemon.process.isRunning, "rowcastd died; log:\n\(daemon.log)")
     }
 
+    @Test("rowcast quarantine lists a crashed item with its plugin, fault and time, retries it, and rowcast status counts it",
+          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    func quarantineCommandLine() throws {
+        let plugins = try FaultPlugin.directory()
+        let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: Self.isolation())
+        defer { daemon.stop() }
+        let peer = try RawPeer(daemon)
+        #expect(try peer.request(Self.upsert("p", "segv"))["error"]?["code"] == "plugin_crashed")
+        func rowcast(_ arguments: [String]) throws -> String {
+            let command = try CommandRunner(arguments + ["--control", daemon.control])
+            #expect(command.wait(timeout: 20) == 0, "rowcast \(arguments.joined(separator: " ")): \(command.stderr)")
+            return command.stdout
+        }
+        let listing = try rowcast(["quarantine"]).split(separator: "\n").map(String.init)
+        #expect(listing.first?.hasPrefix("FEED") == true && listing.first?.contains("SINCE (UTC)") == true, "\(listing)")
+        let row = listing.dropFirst().first ?? ""
+        let columns = row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        #expect(Array(columns.prefix(5)) == ["p", "segv", FaultPlugin.itemType, "plugin_crashed", "fault"], "\(row)")
+        let since = columns.count > 5 ? columns[5] : ""
+        #expect(since.count == 20 && since.hasSuffix("Z") && since.dropFirst(10).hasPrefix("T"), "not a UTC time: \(row)")
+        // A sanitizer's handler reports the crash and exits instead of dying by the signal.
+        #expect(columns.count > 6 && (SanitizerRuntime.isActive || row.contains("killed by signal 11")), "no reason: \(row)")
+
+        let retry = try rowcast(["quarantine", "retry", "--feed", "p", "--id", "segv"])
+        #expect(retry.hasPrefix("retried 1 item(s)"), "\(retry)")
+        #expect(retry.contains("segv"), "the crash again keeps it listed: \(retry)")
+        #expect(try rowcast(["status"]).contains("quarantined 1 item(s)"))
+        #expect(daemon.process.isRunning)
+    }
+
     @Test("in_process isolation still renders good items and refuses bad output",
           .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
     func inProcessRendersGoodItems() throws {
