@@ -17,8 +17,10 @@ extension Engine {
     ///
     /// The item is looked up only when a limit is near (the feed is full, or the new bytes
     /// alone would pass the byte limit): far from every limit, as almost always, the checks
-    /// cost no lookup of the item.
-    func checkUpsertLimits(_ item: ItemInput, row: RenderedRow?, feed name: String, op: String) throws(RowCastError) {
+    /// cost no lookup of the item. Returns the feed when it exists already, so that the upsert
+    /// does not look it up by name again.
+    @discardableResult
+    func checkUpsertLimits(_ item: ItemInput, row: RenderedRow?, feed name: String, op: String) throws(RowCastError) -> Feed? {
         try checkFeedLimit(creating: name, op: op)
         let added = Feed.bytes(of: item, row: row)
         let feed = feeds[name]
@@ -32,9 +34,10 @@ extension Engine {
                 feed: name, id: item.id, limit: "limits.max_items_per_feed")
         }
         if let feed { try checkSectionLimit(adding: item.section, to: feed, op: op) }
-        guard overBytes else { return }
+        guard overBytes else { return feed }
         let before = existing.map { Feed.bytes(of: $0.input, row: $0.row) } ?? 0
         try checkStoredBytes(adding: added - before, feed: name, id: item.id, op: op)
+        return feed
     }
 
     /// Refuses a new section id past `limits.max_sections_per_feed`.

@@ -18,8 +18,8 @@ extension Engine {
                 batch.touch(name)
                 throw error
             }
-            try checkUpsertLimits(item, row: rendered, feed: name, op: request.op)
-            let feed = feed(named: name, create: true)!
+            let existing = try checkUpsertLimits(item, row: rendered, feed: name, op: request.op)
+            let feed = existing ?? feed(named: name, create: true)!
             if rendered == nil {
                 let warning = unknownTypeWarning(item, feed: feed, cause: request, publications: &publications)
                 extra.append(key: "warning", value: warning.json)
