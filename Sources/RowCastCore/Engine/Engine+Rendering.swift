@@ -29,13 +29,7 @@ extension Engine {
             preconditionFailure("handled above")
         case .ok(let output):
             do {
-                var row = try RowAssembler.row(id: item.id, type: item.type, output: output)
-                if let shared = cellNames[row.cell] {
-                    row.cell = shared
-                } else if cellNames.count < 10_000 {
-                    cellNames[row.cell] = row.cell
-                }
-                return row
+                return try RowAssembler.row(id: item.id, type: item.type, output: output, cells: &cellNames)
             } catch {
                 throw pluginFailure("the plugin for type \(item.type) returned an invalid row for \(subject): \(error)", feed: feed, id: item.id, plugin: plugin(forItemType: item.type))
             }

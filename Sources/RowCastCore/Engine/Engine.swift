@@ -47,8 +47,9 @@ public final class Engine {
     /// The streams the `prerendered` jobs are answered on.
     var renderStreams: [any RenderStream] = []
     /// One shared copy of each cell name: names over 15 bytes are not stored inline by
-    /// `String`, and a copy per row costs about 50 bytes each on a million rows.
-    var cellNames: [String: String] = [:]
+    /// `String`, and a copy per row costs about 50 bytes each on a million rows (and an
+    /// allocation per row to make it).
+    var cellNames = CellNames()
     /// Whether snapshot replies are left to the caller to write (`EngineOutput.snapshots`,
     /// the daemon writes them off its loop thread) rather than written into `replies`.
     public var writesSnapshotsLater = false

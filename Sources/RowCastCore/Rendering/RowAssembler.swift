@@ -15,7 +15,19 @@ public enum RowAssembler {
     /// the output must be a JSON object with a string `cell`, a finite number `height`, an
     /// object `content` if present, an array `actions` if present, and no `id` or `type`.
     public static func row(id: String, type: String, output: [UInt8]) throws(InvalidOutput) -> RenderedRow {
-        let cell = try validate(output)
+        var cells = CellNames()
+        return try row(id: id, type: type, output: output, cells: &cells)
+    }
+
+    /// As ``row(id:type:output:)``, with the cell's name taken from `cells` (shared, and found
+    /// from the output's bytes without making a new string when `cells` has it).
+    public static func row(id: String, type: String, output: [UInt8], cells: inout CellNames) throws(InvalidOutput) -> RenderedRow {
+        let cell: String
+        if let range = output.withUnsafeBytes({ quickCell($0) }) {
+            cell = output.withUnsafeBytes { cells.name(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        } else {
+            cell = cells.name(try check(output))
+        }
         var writer = JSONWriter(capacity: output.count + id.utf8.count + type.utf8.count + 24)
         writer.writeRaw("{\"id\":")
         writer.write(string: id)
@@ -37,22 +49,24 @@ public enum RowAssembler {
     /// Checks a plugin's output in one pass without building it; returns the cell.
     /// `fastLane: false` skips `quickCell` (for the tests and the fuzz harness that compare the two).
     public static func validate(_ output: [UInt8], fastLane: Bool = true) throws(InvalidOutput) -> String {
-        if fastLane, let cell = output.withUnsafeBytes({ quickCell($0) }) { return cell }
+        if fastLane, let cell = output.withUnsafeBytes({ bytes in quickCell(bytes).map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } }) {
+            return cell
+        }
         return try check(output)
     }
 
-    /// The fast lane of `validate`: the cell of an output that is a valid row in
-    /// `JSONScanner`'s subset with no member repeated, or nil, and then `check` decides (and
-    /// words the error).
-    private static func quickCell(_ output: UnsafeRawBufferPointer) -> String? {
+    /// The fast lane of `validate`: where the cell's name is in an output that is a valid row
+    /// in `JSONScanner`'s subset with no member repeated (valid UTF-8 without escapes), or nil,
+    /// and then `check` decides (and words the error).
+    private static func quickCell(_ output: UnsafeRawBufferPointer) -> Range<Int>? {
         var scanner = JSONScanner(output)
-        var cell: String?
+        var cell: Range<Int>?
         var hasHeight = false
         var hasContent = false
         var hasActions = false
         let read = scanner.forEachMember { scanner, key in
             if scanner.bytes(key, are: "cell") {
-                guard cell == nil, let name = scanner.plainStringValue(), !name.isEmpty else { return false }
+                guard cell == nil, scanner.peek() == UInt8(ascii: "\""), let name = scanner.plainString(), !name.isEmpty else { return false }
                 cell = name
             } else if scanner.bytes(key, are: "height") {
                 guard !hasHeight, let height = scanner.number(), height >= 0 else { return false }
