@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The naming rules of docs/PROTOCOL.md ("Names and limits").
 public enum Names {
     /// The longest feed name, in bytes.
@@ -21,26 +27,38 @@ public enum Names {
     /// without U+0000. (SQLite's text binding through GRDB ends a string at its first NUL, so
     /// `a\u0000b` and `a\u0000c` were one row of the store: one of them was lost at restart.)
     public static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= maximumIDLength && !id.utf8.contains(0)
+        !id.isEmpty && id.utf8.count <= maximumIDLength && !containsNUL(id)
     }
 
     /// Whether `client` is a valid client name: any string without U+0000 (the store keys
     /// remembered answers by it, and would end it at the NUL).
     public static func isValidClient(_ client: String) -> Bool {
-        !client.utf8.contains(0)
+        !containsNUL(client)
+    }
+
+    /// Whether `text` holds U+0000. Over the contiguous UTF-8 a native or small string has
+    /// (every string decoded here), with `memchr`: going through `UTF8View`'s iterator cost
+    /// about 700 instructions per upsert for the id and the section.
+    private static func containsNUL(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.count > 0 && memchr(bytes.baseAddress!, 0, bytes.count) != nil
+        } ?? text.utf8.contains(0)
     }
 
     private static func isToken(_ text: String, maximumLength: Int) -> Bool {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count <= maximumLength else { return false }
-        return utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                return true
-            default:
-                return false
-            }
+        return utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isTokenByte) } ?? utf8.allSatisfy(isTokenByte)
+    }
+
+    /// Whether `byte` may stand in a feed name or a type: `A-Z a-z 0-9 . _ -`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
         }
     }
 }
