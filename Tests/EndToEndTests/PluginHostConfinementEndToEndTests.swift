@@ -36,7 +36,7 @@ struct PluginHostConfinementEndToEndTests {
         let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: PluginFaultEndToEndTests.isolation())
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
-        #expect(try peer.request(PluginHotReplaceEndToEndTests.upsert("f", "good"))["ok"] == true)
+        #expect(try peer.request(PluginFaultEndToEndTests.upsert("f", "good"))["ok"] == true)
         let pid = try Self.hostPID(peer)
         try #require(pid > 0, "no running host; log:\n\(daemon.log)")
 
