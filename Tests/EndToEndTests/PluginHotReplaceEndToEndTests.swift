@@ -51,7 +51,6 @@ struct PluginHotReplaceEndToEndTests {
         let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: PluginFaultEndToEndTests.isolation(timeoutMilliseconds: 2000))
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
-        try peer.subscribe([Array("rows.flow\0".utf8)])
 
         // The subscriber reads every delta of the feed as it comes (SUB drops at its
         // high-water mark when nobody reads), from a peer of its own.
