@@ -60,6 +60,21 @@ import Testing
         ])
     }
 
+    @Test func ndjsonLinesEndAtLineFeedsOnly() throws {
+        // CRLF line ends, a raw U+2028 and U+0085 inside strings (not line breaks in NDJSON),
+        // a line of Unicode spaces skipped as blank, and the line numbers errors name.
+        let text = "{\"id\":\"1\",\"type\":\"t\",\"data\":{\"s\":\"a\u{2028}b\u{85}c\"}}\r\n\u{A0}\u{3000}\r\n{\"op\":\"delete\",\"id\":\"2\"}\r\n"
+        let reader = RequestReader(source: "items.ndjson", defaultFeed: "cars")
+        #expect(try reader.requests(from: text) == [
+            ["op": "upsert", "feed": "cars", "item": ["id": "1", "type": "t", "data": ["s": "a\u{2028}b\u{85}c"]]],
+            ["op": "delete", "id": "2", "feed": "cars"],
+        ])
+        let broken = #expect(throws: RowCastClientError.self) {
+            try reader.requests(from: "{\"id\":\"1\",\"type\":\"t\"}\r\n\r\n{\"id\":\"2\",\"type\":\"t\"}\r\n{oops}\r\n")
+        }
+        #expect(broken?.message.hasPrefix("items.ndjson line 4: ") == true, "\(broken.map { "\($0)" } ?? "")")
+    }
+
     @Test func oneObjectAndArraysAreReadWhole() throws {
         let reader = RequestReader(source: "stdin", defaultFeed: "cars")
         let pretty = """
