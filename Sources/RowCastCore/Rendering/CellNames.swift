@@ -19,7 +19,7 @@ public struct CellNames {
     /// How many names are shared at most.
     static let sharedLimit = 10_000
 
-    private var recent: [(bytes: [UInt8], name: String)] = []
+    private var recent: [String] = []
     private var shared: [String: String] = [:]
 
     /// No names yet.
@@ -27,23 +27,35 @@ public struct CellNames {
 
     /// The shared name whose UTF-8 is `bytes` (which must be valid UTF-8).
     public mutating func name(_ bytes: UnsafeRawBufferPointer) -> String {
-        for entry in recent where entry.bytes.count == bytes.count {
-            let same = bytes.isEmpty || entry.bytes.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
-            if same { return entry.name }
-        }
-        return name(String(decoding: bytes, as: UTF8.self))
+        if let found = recent.first(where: { Self.utf8(of: $0, is: bytes) }) { return found }
+        return keep(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The shared copy of `name` (kept when there is room).
     public mutating func name(_ name: String) -> String {
-        if let found = recent.first(where: { $0.name == name }) { return found.name }
+        if let found = recent.first(where: { $0 == name }) { return found }
+        return keep(name)
+    }
+
+    /// `name`, not among the recent names, kept among them or the hashed ones while there is
+    /// room; the copy kept before when the hashed ones have it.
+    private mutating func keep(_ name: String) -> String {
         if recent.count < Self.recentLimit {
-            recent.append((Array(name.utf8), name))
+            recent.append(name)
             return name
         }
         if let found = shared[name] { return found }
         if shared.count < Self.sharedLimit { shared[name] = name }
         return name
+    }
+
+    /// Whether `name`'s UTF-8 is `bytes`, compared in place.
+    private static func utf8(of name: String, is bytes: UnsafeRawBufferPointer) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count == bytes.count else { return false }
+        guard !bytes.isEmpty else { return true }
+        return utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            ?? utf8.elementsEqual(bytes)
     }
 }
 
