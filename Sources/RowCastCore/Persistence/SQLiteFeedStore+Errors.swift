@@ -14,13 +14,13 @@ extension SQLiteFeedStore {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
             return corruption(path: path, detail: detail)
         case .SQLITE_FULL:
-            return StoreError(.full, path: path, message: "no space left while \(during) \(path) (\(detail); \(freeSpace(directoryOf(path)))). Free disk space in \(directoryOf(path)) (or raise the file size limit).")
+            return StoreError(.full, path: path, message: "no space left while \(during) \(path) (\(detail); \(freeSpace(StateDirectory.directory(of: path)))). Free disk space in \(StateDirectory.directory(of: path)) (or raise the file size limit).")
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH:
-            return StoreError(.unwritable, path: path, message: "cannot write \(path) while \(during) it (\(detail)). Give the user rowcastd runs as write access to \(directoryOf(path)) and the files in it, or choose another --state-dir.")
+            return StoreError(.unwritable, path: path, message: "cannot write \(path) while \(during) it (\(detail)). Give the user rowcastd runs as write access to \(StateDirectory.directory(of: path)) and the files in it, or choose another --state-dir.")
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return StoreError(.locked, path: path, message: "\(path) is locked by another program while \(during) it (\(detail)). Stop whatever else opened it.")
         case .SQLITE_IOERR:
-            return StoreError(.io, path: path, message: "I/O error while \(during) \(path) (\(detail); \(freeSpace(directoryOf(path)))). Check free space, the file size limit (ulimit -f), the disk and the system log.")
+            return StoreError(.io, path: path, message: "I/O error while \(during) \(path) (\(detail); \(freeSpace(StateDirectory.directory(of: path)))). Check free space, the file size limit (ulimit -f), the disk and the system log.")
         default:
             return StoreError(.io, path: path, message: "error while \(during) \(path) (\(detail)). Check the disk and the system log.")
         }
@@ -33,14 +33,7 @@ extension SQLiteFeedStore {
 
     /// "N MiB free" on the file system holding `directory`, for messages.
     static func freeSpace(_ directory: String) -> String {
-        var info = statvfs()
-        guard statvfs(directory, &info) == 0 else { return "free space unknown" }
-        let bytes = UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        guard let bytes = StateDirectory.freeBytes(in: directory) else { return "free space unknown" }
         return "\(bytes / (1 << 20)) MiB free there"
-    }
-
-    private static func directoryOf(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return String(path[..<slash])
     }
 }

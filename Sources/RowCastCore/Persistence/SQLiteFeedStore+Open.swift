@@ -26,13 +26,6 @@ extension SQLiteFeedStore {
         freeBytes < WALCheckpointer.smallVolumeBytes ? smallVolumeWALBackstopPages : walBackstopPages
     }
 
-    /// The free bytes of the volume holding `path`'s directory (`UInt64.max` when unknown).
-    static func freeBytes(besides path: String) -> UInt64 {
-        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        var volume = statvfs()
-        return statvfs(directory.isEmpty ? "." : directory, &volume) == 0 ? UInt64(volume.f_bavail) * UInt64(volume.f_frsize) : UInt64.max
-    }
-
     /// Opens the database in WAL mode with the `synchronous` setting, checks it (integrity,
     /// ownership, schema version) and migrates it to this build's schema.
     static func openDatabase(at path: String, synchronous: Synchronous) throws(StoreError) -> DatabaseQueue {
@@ -47,7 +40,7 @@ extension SQLiteFeedStore {
         // Ten seconds means something else holds the database: the commit then fails.
         configuration.busyMode = SQLiteBusyWait.mode(giveUpAfter: 10)
         let pragma = synchronous == .full ? "FULL" : "NORMAL"
-        let backstop = walBackstopPages(freeBytes: freeBytes(besides: path))
+        let backstop = walBackstopPages(freeBytes: StateDirectory.freeBytes(in: StateDirectory.directory(of: path)) ?? .max)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(pragma)")
             // Checkpoints run on their own thread (`WALCheckpointer`); the automatic one is a

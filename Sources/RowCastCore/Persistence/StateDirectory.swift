@@ -40,14 +40,25 @@ final class StateDirectory {
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.count, 0)
         lockDescriptor = descriptor
-        var volume = statvfs()
-        if statvfs(path, &volume) == 0 {
-            let free = UInt64(volume.f_bavail) * UInt64(volume.f_frsize)
+        if let free = Self.freeBytes(in: path) {
             guard free >= Self.minimumFreeBytes else {
                 unlock()
                 throw StoreError(.full, path: path, message: "the disk holding state directory \(path) is full: \(free / 1024) KiB free, and rowcastd needs at least \(Self.minimumFreeBytes >> 20) MiB to start (its write-ahead log and commits). Free disk space there, or choose another --state-dir.")
             }
         }
+    }
+
+    /// The bytes free for rowcastd on the file system holding `directory`, or nil when unknown.
+    static func freeBytes(in directory: String) -> UInt64? {
+        var volume = statvfs()
+        guard statvfs(directory, &volume) == 0 else { return nil }
+        return UInt64(volume.f_bavail) * UInt64(volume.f_frsize)
+    }
+
+    /// The directory part of `path` (`.` when it has none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return String(path[..<slash])
     }
 
     /// The least free space rowcastd starts with (1 MiB): on a fuller disk it would start,

@@ -63,6 +63,8 @@ final class WALCheckpointer: @unchecked Sendable {
     private var lastFailure: String?
     /// The policy in force, chosen at each checkpoint; used by the checkpointer thread only.
     private var policy = Policy(interval: WALCheckpointer.interval, restartFrames: WALCheckpointer.restartFrames)
+    /// The database's directory, whose volume's free space picks the policy.
+    private let directory: String
 
     /// Opens a second connection to the database at `path` and starts the thread.
     init(path: String, logger: Logger) throws {
@@ -74,6 +76,7 @@ final class WALCheckpointer: @unchecked Sendable {
         database = try DatabaseQueue(path: path, configuration: configuration)
         self.path = path
         self.logger = logger
+        directory = StateDirectory.directory(of: path)
         NamedThread.start("rowcast-checkpt") { [self] in run() }
     }
 
@@ -128,7 +131,7 @@ final class WALCheckpointer: @unchecked Sendable {
             let (passive, pages) = try database.writeWithoutTransaction { db in
                 (try db.checkpoint(.passive), try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0)
             }
-            policy = Policy.forVolume(freeBytes: SQLiteFeedStore.freeBytes(besides: path), databasePages: pages)
+            policy = Policy.forVolume(freeBytes: StateDirectory.freeBytes(in: directory) ?? .max, databasePages: pages)
             if passive.walFrameCount >= policy.restartFrames {
                 _ = try database.writeWithoutTransaction { db in try db.checkpoint(.restart) }
             }
