@@ -337,6 +337,27 @@ struct PluginFaultEndToEndTests {
         #expect(daemon.process.isRunning)
     }
 
+    @Test("a retry of an upsert whose item hung its plugin is answered from the ledger: the same error, and the plugin is not called again",
+          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    func retryOfHangIsNotRenderedAgain() throws {
+        let plugins = try FaultPlugin.directory()
+        let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: Self.isolation())
+        defer { daemon.stop() }
+        let peer = try RawPeer(daemon)
+        let request: JSONValue = ["op": "upsert", "feed": "r", "item": Self.item("hang"), "client": "retrier", "req": 7]
+        let first = try peer.request(request)
+        #expect(first["error"]?["code"] == "plugin_timeout", "\(first)")
+        let faults = try #require(try Self.host(peer, plugin: "fault")?["faults"]?.numberValue)
+        // The same request again, as a client does when its answer is late, and once more
+        // beside a new item in one message burst.
+        let again = try peer.request(request)
+        #expect(again == first, "a retry must get the first answer: \(again)")
+        try peer.pushRaw(JSONValue.object(["op": "upsert", "feed": "r", "item": Self.item("good-after")]).serialized())
+        #expect(try peer.request(request) == first)
+        #expect(try eventually { try Self.rows(peer, feed: "r")["good-after"] != nil })
+        #expect(try Self.host(peer, plugin: "fault")?["faults"]?.numberValue == faults, "the hanging item was rendered again for a retry")
+    }
+
     @Test("in_process isolation still renders good items and refuses bad output",
           .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
     func inProcessRendersGoodItems() throws {

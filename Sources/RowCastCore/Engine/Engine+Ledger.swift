@@ -19,6 +19,13 @@ extension Engine {
         }
     }
 
+    /// Whether `request` is a retry of a feed operation that `recall` will answer from the
+    /// ledger (it came over the control socket and its answer is known), so it applies nothing.
+    func isAnsweredRetry(_ request: Request, from origin: IncomingMessage.Origin) -> Bool {
+        guard origin != .ingest, request.isMutation, let key = LedgerKey(client: request.client, req: request.req) else { return false }
+        return ledger.answer(key) != nil
+    }
+
     /// Remembers the answer to an acked mutation that carries `client` and `req`, applied or
     /// refused, so that a retry gets it again.
     func remember(_ outcome: Pending, reply: [UInt8]) {

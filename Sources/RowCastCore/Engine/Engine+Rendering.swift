@@ -107,9 +107,13 @@ extension Engine {
 
     /// Renders, in one call to the renderer, every item and section header the decoded batch
     /// will apply, so that a renderer in other processes makes one round trip per plugin.
-    func prerender(_ batch: [RequestDecoder.Outcome]) {
+    /// A retry the ledger answers applies nothing, so it renders nothing: rendered anyway, an
+    /// item that hangs its plugin cost the deadline again on every retry, and a client whose
+    /// retry timeout is the deadline (`rowcast publish`'s 1 s) never got its answer.
+    func prerender(_ batch: [RequestDecoder.Outcome], of messages: [IncomingMessage]) {
         var jobs: [RenderJob] = []
-        for case .request(let request) in batch {
+        for (message, outcome) in zip(messages, batch) {
+            guard case .request(let request) = outcome, !isAnsweredRetry(request, from: message.origin) else { continue }
             switch request.operation {
             case .upsert(let item):
                 jobs.append(RenderJob(kind: .renderItem, type: item.type, input: item.json))

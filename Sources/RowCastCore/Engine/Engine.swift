@@ -108,7 +108,7 @@ public final class Engine {
         var batch = BatchState()
         var pending: [(token: Int, pending: Pending)] = []
         let decoded = messages.map(decode)
-        if renderer.rendersInBatches { prerender(decoded) }
+        if renderer.rendersInBatches { prerender(decoded, of: messages) }
         for (message, request) in zip(messages, decoded) {
             counters.received += 1
             let outcome = handle(request, from: message.origin, principal: message.principal, batch: &batch, publications: &output.publications)
