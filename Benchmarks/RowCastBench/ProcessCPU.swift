@@ -7,6 +7,10 @@ struct ProcessCPU {
     var processSeconds = 0.0
     /// User plus system seconds by thread id.
     var threadSeconds: [Int: Double] = [:]
+    /// System (kernel) seconds by thread id.
+    var threadSystemSeconds: [Int: Double] = [:]
+    /// The name of each thread (`/proc/…/comm`), by thread id.
+    var threadNames: [Int: String] = [:]
 
     /// The counters of process `pid` now (zero when it cannot be read).
     static func sample(pid: Int32) -> ProcessCPU {
@@ -15,7 +19,11 @@ struct ProcessCPU {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
         for task in tasks {
             guard let tid = Int(task) else { continue }
-            sample.threadSeconds[tid] = seconds(inStatFile: "/proc/\(pid)/task/\(task)/stat")
+            let times = userAndSystemSeconds(inStatFile: "/proc/\(pid)/task/\(task)/stat")
+            sample.threadSeconds[tid] = times.user + times.system
+            sample.threadSystemSeconds[tid] = times.system
+            sample.threadNames[tid] = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines)
         }
         return sample
     }
@@ -28,6 +36,17 @@ struct ProcessCPU {
             busiest = max(busiest, seconds - (earlier.threadSeconds[tid] ?? 0))
         }
         return (processSeconds - earlier.processSeconds, busiest)
+    }
+
+    /// Seconds used since `earlier` (all, and in the kernel), summed by thread name, busiest first.
+    func byThreadName(since earlier: ProcessCPU) -> [ThreadCPU] {
+        var sums: [String: ThreadCPU] = [:]
+        for (tid, seconds) in threadSeconds {
+            let name = threadNames[tid] ?? "?"
+            sums[name, default: ThreadCPU(name: name)].seconds += seconds - (earlier.threadSeconds[tid] ?? 0)
+            sums[name, default: ThreadCPU(name: name)].systemSeconds += (threadSystemSeconds[tid] ?? 0) - (earlier.threadSystemSeconds[tid] ?? 0)
+        }
+        return sums.values.sorted { $0.seconds > $1.seconds }
     }
 
     /// User plus system seconds of each child process of `pid` (its plugin hosts), by pid.
@@ -45,11 +64,28 @@ struct ProcessCPU {
 
     /// utime + stime (fields 14 and 15 of a stat file, after the parenthesised name) in seconds.
     private static func seconds(inStatFile path: String) -> Double {
+        let times = userAndSystemSeconds(inStatFile: path)
+        return times.user + times.system
+    }
+
+    /// utime and stime (fields 14 and 15 of a stat file) in seconds (zeros when unreadable).
+    private static func userAndSystemSeconds(inStatFile path: String) -> (user: Double, system: Double) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
+              let close = text.lastIndex(of: ")") else { return (0, 0) }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // fields[0] is the state (field 3); utime is field 14, stime field 15.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return (0, 0) }
+        let tick = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user / tick, system / tick)
     }
+}
+
+/// The CPU one named thread (or all threads of that name) used.
+struct ThreadCPU {
+    /// The thread's name (`/proc/…/comm`).
+    var name: String
+    /// User plus system seconds.
+    var seconds = 0.0
+    /// System seconds (in the kernel: system calls, page faults).
+    var systemSeconds = 0.0
 }

@@ -35,6 +35,8 @@ struct ThroughputBenchmark {
         let items = Double(endToEndItems)
         let perItem = { (seconds: Double) in format3(seconds / items * 1e6) + " µs" }
         table.footnotes.append("rowcastd CPU per item: \(perItem(endToEnd.daemonCPUSeconds + endToEnd.hostCPUSeconds)) over all its threads and its plugin hosts (\(perItem(endToEnd.daemonCPUSeconds)) in rowcastd, \(perItem(endToEnd.hostCPUSeconds)) in the hosts), \(perItem(endToEnd.busiestThreadCPUSeconds)) in its busiest thread (the loop)")
+        let shares = endToEnd.threads.filter { $0.seconds / items >= 0.05e-6 }.map { "\($0.name) \(perItem($0.seconds)) (\(perItem($0.systemSeconds)) of it in the kernel)" }
+        table.footnotes.append("rowcastd CPU per item by thread: " + shares.joined(separator: ", "))
         results["baseline"] = ["items": .number(Double(baselineItems)), "seconds": .number(baseline), "itemsPerSecond": .number(baselineRate)]
         results["cOneHop"] = ["items": .number(Double(baselineItems)), "seconds": .number(cOneHop), "itemsPerSecond": .number(cOneHopRate)]
         results["cForward"] = ["items": .number(Double(baselineItems)), "seconds": .number(cForward), "itemsPerSecond": .number(cForwardRate)]
@@ -146,11 +148,13 @@ struct ThroughputBenchmark {
             if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
         }
         let elapsed = ContinuousClock.now - start
-        let cpu = ProcessCPU.sample(pid: daemon.process.processIdentifier).since(cpuBefore)
+        let cpuAfter = ProcessCPU.sample(pid: daemon.process.processIdentifier)
+        let cpu = cpuAfter.since(cpuBefore)
         let hostCPU = ProcessCPU.childrenSeconds(pid: daemon.process.processIdentifier).reduce(0) { $0 + $1.value - (hostsBefore[$1.key] ?? 0) }
         subscriber.close()
         return EndToEndRun(seconds: elapsed.seconds, peakResident: daemon.peakResidentBytes, note: "store on, durability \(durability), real plugins",
-                           daemonCPUSeconds: cpu.process, busiestThreadCPUSeconds: cpu.busiestThread, hostCPUSeconds: hostCPU)
+                           daemonCPUSeconds: cpu.process, busiestThreadCPUSeconds: cpu.busiestThread, hostCPUSeconds: hostCPU,
+                           threads: cpuAfter.byThreadName(since: cpuBefore))
     }
 }
 
@@ -168,6 +172,8 @@ struct EndToEndRun {
     var busiestThreadCPUSeconds: Double
     /// CPU its plugin hosts used during the run (0 with in-process plugins).
     var hostCPUSeconds: Double
+    /// CPU of the daemon's threads during the run, by thread name, busiest first.
+    var threads: [ThreadCPU] = []
 }
 
 /// One value handed from one thread to another.

@@ -278,26 +278,36 @@ public final class Daemon {
     /// requests), alternating between the two sockets so neither starves the other. Of a frame
     /// over the size limit only its first bytes are kept (enough to read the `req` of a
     /// `too_large` reply), so an oversized message costs no more memory than one at the limit.
+    ///
+    /// A socket found empty is not tried again in the same pass: libzmq answers a receive
+    /// that finds nothing with two system calls (`getpid`, and a `poll` of its mailbox), and
+    /// trying the idle control socket after every ingest message cost two system calls per item
+    /// under load. What arrives meanwhile is read in the next pass.
     private func read(ingest: Socket, control: Socket, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
         var budget = configuration.batchLimit
         var controlBudget = max(0, Self.controlRequestsPerPass - snapshotWriter.inFlight)
         let keep = max(configuration.maximumMessageBytes + 1, 4096)
-        while budget > 0 {
-            var progressed = false
-            if let received = try receive(ingest, keepingAtMost: keep) {
-                messages.append(IncomingMessage(origin: .ingest, body: received.message.frames.first ?? [], frameCount: received.message.frames.count, size: received.message.sizes.first ?? 0, principal: received.principal))
-                progressed = true
-                budget -= 1
+        var ingestDrained = false
+        while budget > 0 && !(ingestDrained && controlBudget == 0) {
+            if !ingestDrained {
+                if let received = try receive(ingest, keepingAtMost: keep) {
+                    messages.append(IncomingMessage(origin: .ingest, body: received.message.frames.first ?? [], frameCount: received.message.frames.count, size: received.message.sizes.first ?? 0, principal: received.principal))
+                    budget -= 1
+                } else {
+                    ingestDrained = true
+                }
             }
-            if controlBudget > 0, let received = try receive(control, keepingAtMost: keep) {
-                controlBudget -= 1
-                let envelope = ControlEnvelope(received.message)
-                messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount, size: envelope.bodySize, principal: received.principal))
-                envelopes.append(envelope)
-                progressed = true
-                budget -= 1
+            if budget > 0, controlBudget > 0 {
+                if let received = try receive(control, keepingAtMost: keep) {
+                    controlBudget -= 1
+                    let envelope = ControlEnvelope(received.message)
+                    messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount, size: envelope.bodySize, principal: received.principal))
+                    envelopes.append(envelope)
+                    budget -= 1
+                } else {
+                    controlBudget = 0  // drained: not tried again in this pass
+                }
             }
-            if !progressed { break }
         }
     }
 
