@@ -27,6 +27,14 @@ enum DaemonOnly {
         if ProcessInfo.processInfo.environment["ROWCAST_BENCH_DAEMON_ISOLATION"] == "process" {
             configuration.pluginIsolation = .process
             configuration.pluginHost = binaries + "/rowcast-plugin-host"
+            // ROWCAST_BENCH_HOST_LAUNCHER: a script that runs the host under callgrind too. The
+            // hosts then start and answer many times slower: no deadline and no memory limit
+            // (valgrind reserves more address space than the limit allows).
+            if let launcher = ProcessInfo.processInfo.environment["ROWCAST_BENCH_HOST_LAUNCHER"], !launcher.isEmpty {
+                configuration.pluginHost = launcher
+                configuration.pluginTimeoutMilliseconds = 600_000
+                configuration.pluginMemoryMegabytes = 0
+            }
         } else {
             configuration.pluginIsolation = .inProcess
         }

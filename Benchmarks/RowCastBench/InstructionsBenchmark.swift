@@ -33,15 +33,18 @@ struct InstructionsBenchmark {
                           large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries, hosted: false))
         let hosted = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries, hosted: true),
                           large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries, hosted: true))
+        let hosts = try (small: Self.hosts(items: smallItems, launcher: launcher, binaries: binaries),
+                         large: Self.hosts(items: largeItems, launcher: launcher, binaries: binaries))
         for (name, key, counts) in [("Engine.process, plugins in process", "engine", engine),
                                     ("rowcastd end to end, plugins in process, store on", "daemon", daemon),
-                                    ("rowcastd end to end, plugins in their hosts (not counted), store on", "daemonHosted", hosted)] {
+                                    ("rowcastd end to end, plugins in their hosts (not counted), store on", "daemonHosted", hosted),
+                                    ("the plugin hosts of that run (both plugins)", "hosts", hosts)] {
             let perItem = (counts.large - counts.small) / Double(largeItems - smallItems)
             table.add([name, Int(counts.small).formatted, Int(counts.large).formatted, Int(perItem).formatted])
             results[key] = ["smallItems": .number(Double(smallItems)), "largeItems": .number(Double(largeItems)),
                             "smallInstructions": .number(counts.small), "largeInstructions": .number(counts.large), "instructionsPerItem": .number(perItem)]
         }
-        table.footnotes.append("the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process and the third counts only rowcastd's side of its hosts")
+        table.footnotes.append("the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth runs the hosts of the same workload under callgrind of their own (rows three and four together are the whole cost with isolation)")
         return table.render()
     }
 
@@ -81,13 +84,15 @@ struct InstructionsBenchmark {
     /// Instructions of rowcastd's daemon (`rowcast-bench --daemon-only` under callgrind) that
     /// takes `items` upserts and publishes their rows, from its start to its clean stop; with
     /// its plugins in their hosts (`hosted`, which callgrind does not follow) or in process.
-    static func daemon(items: Int, launcher: [String], binaries: String, hosted: Bool) throws -> Double {
+    static func daemon(items: Int, launcher: [String], binaries: String, hosted: Bool, hostLauncher: String? = nil,
+                       beforeStop: (Int32) throws -> Void = { _ in }) throws -> Double {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-ir-state-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: state) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher[0])
         process.arguments = Array(launcher.dropFirst()) + [binaries + "/rowcast-bench", "--daemon-only", binaries, state]
-        process.environment = deterministic.merging(["ROWCAST_BENCH_DAEMON_ISOLATION": hosted ? "process" : "in_process"]) { $1 }
+        process.environment = deterministic.merging(["ROWCAST_BENCH_DAEMON_ISOLATION": hosted ? "process" : "in_process",
+                                                     "ROWCAST_BENCH_HOST_LAUNCHER": hostLauncher ?? ""]) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -112,6 +117,7 @@ struct InstructionsBenchmark {
             if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
         }
         subscriber.close()
+        try beforeStop(process.processIdentifier)
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         let summary = collector.text()
@@ -121,6 +127,47 @@ struct InstructionsBenchmark {
 
     /// Where callgrind writes its profile: `ROWCAST_BENCH_CALLGRIND_DIR`, when set, keeps one file
     /// per run there (`callgrind.out.PID`, for `callgrind_annotate --inclusive=yes`); otherwise none is kept.
+    /// Instructions of the plugin hosts alone, over the hosted daemon workload: each host is
+    /// started through a script that runs it under callgrind, and its total is read from its
+    /// profile (the hosts' standard error goes to the daemon's log).
+    static func hosts(items: Int, launcher: [String], binaries: String) throws -> Double {
+        let profiles = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-ir-hosts-\(UUID().uuidString)").path
+        // Writable by everyone: a host started by root runs as the unprivileged plugin user.
+        try FileManager.default.createDirectory(atPath: profiles, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o1777])
+        defer { try? FileManager.default.removeItem(atPath: profiles) }
+        let script = profiles + "/host-under-callgrind"
+        // valgrind creates the profile as it starts, as root; the host then writes it as the
+        // plugin user: the file is made writable for everyone first ($$ is the host's pid).
+        let profile = profiles + "/host.$$"
+        let text = "#!/bin/sh\n: > \(profile) && chmod 666 \(profile)\nexec \(launcher[0]) --tool=callgrind --callgrind-out-file=\(profile) \(binaries)/rowcast-plugin-host \"$@\"\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: script))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        var total = 0.0
+        // rowcastd gives a stopping host a second before it kills it, too little for callgrind
+        // to write its profile: the hosts are stopped first (SIGTERM; valgrind writes the
+        // profile of a process a signal ends) and their profiles awaited.
+        _ = try daemon(items: items, launcher: launcher, binaries: binaries, hosted: true, hostLauncher: script) { daemon in
+            let hosts = ProcessCPU.childrenSeconds(pid: daemon).keys
+            for host in hosts { kill(pid_t(host), SIGTERM) }
+            let deadline = ContinuousClock.now + .seconds(60)
+            for host in hosts {
+                while (try? String(contentsOfFile: profiles + "/host.\(host)", encoding: .utf8))?.contains("\ntotals:") != true {
+                    guard ContinuousClock.now < deadline else { throw BenchFailure("instructions: plugin host \(host) wrote no profile within 60 s") }
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+                let profile = try String(contentsOfFile: profiles + "/host.\(host)", encoding: .utf8)
+                guard let line = profile.split(separator: "\n").first(where: { $0.hasPrefix("totals:") }),
+                      let count = Double(line.split(separator: " ").last ?? "") else { throw BenchFailure("instructions: no total in the profile of plugin host \(host)") }
+                total += count
+                if let kept = ProcessInfo.processInfo.environment["ROWCAST_BENCH_CALLGRIND_DIR"], !kept.isEmpty {
+                    try? FileManager.default.copyItem(atPath: profiles + "/host.\(host)", toPath: kept + "/callgrind.out.host.\(host)")
+                }
+            }
+        }
+        guard total > 0 else { throw BenchFailure("instructions: no plugin host profile was written") }
+        return total
+    }
+
     static var profileFile: String {
         guard let directory = ProcessInfo.processInfo.environment["ROWCAST_BENCH_CALLGRIND_DIR"], !directory.isEmpty else { return "/dev/null" }
         return directory + "/callgrind.out.%p"
