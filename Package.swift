@@ -170,7 +170,7 @@ let package = Package(
         .executableTarget(
             name: "RowCastBench",
             dependencies: [
-                "RowCastCore", "RowCastDaemon", kit, "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting",
+                "RowCastCore", "RowCastDaemon", kit, "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting", "ProductCell", abi,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

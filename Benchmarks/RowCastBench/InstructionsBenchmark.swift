@@ -29,6 +29,8 @@ struct InstructionsBenchmark {
                                header: ["path", "at \(smallItems.formatted) items", "at \(largeItems.formatted) items", "instructions per item"])
         let engine = try (small: Self.engine(items: smallItems, launcher: launcher, binaries: binaries),
                           large: Self.engine(items: largeItems, launcher: launcher, binaries: binaries))
+        let sdk = try (small: Self.engine(items: smallItems, launcher: launcher, binaries: binaries, mode: "--sdk-only"),
+                       large: Self.engine(items: largeItems, launcher: launcher, binaries: binaries, mode: "--sdk-only"))
         let daemon = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries, hosted: false),
                           large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries, hosted: false))
         let hosted = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries, hosted: true),
@@ -38,13 +40,14 @@ struct InstructionsBenchmark {
         for (name, key, counts) in [("Engine.process, plugins in process", "engine", engine),
                                     ("rowcastd end to end, plugins in process, store on", "daemon", daemon),
                                     ("rowcastd end to end, plugins in their hosts (not counted), store on", "daemonHosted", hosted),
-                                    ("the plugin hosts of that run (both plugins)", "hosts", hosts)] {
+                                    ("the plugin hosts of that run (both plugins)", "hosts", hosts),
+                                    ("the product plugin's render_item alone (the SDK: item in, row out)", "sdkRender", sdk)] {
             let perItem = (counts.large - counts.small) / Double(largeItems - smallItems)
             table.add([name, Int(counts.small).formatted, Int(counts.large).formatted, Int(perItem).formatted])
             results[key] = ["smallItems": .number(Double(smallItems)), "largeItems": .number(Double(largeItems)),
                             "smallInstructions": .number(counts.small), "largeInstructions": .number(counts.large), "instructionsPerItem": .number(perItem)]
         }
-        table.footnotes.append("the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth runs the hosts of the same workload under callgrind of their own (rows three and four together are the whole cost with isolation)")
+        table.footnotes.append("the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth runs the hosts of the same workload under callgrind of their own (rows three and four together are the whole cost with isolation); the last calls the product plugin's exported render_item in this process, as a host does, without the channel")
         return table.render()
     }
 
@@ -63,11 +66,12 @@ struct InstructionsBenchmark {
         }
     }
 
-    /// Instructions of `rowcast-bench --engine-only items` under callgrind.
-    static func engine(items: Int, launcher: [String], binaries: String) throws -> Double {
+    /// Instructions of `rowcast-bench --engine-only items` (or another `mode`, `--sdk-only`)
+    /// under callgrind.
+    static func engine(items: Int, launcher: [String], binaries: String, mode: String = "--engine-only") throws -> Double {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher[0])
-        process.arguments = Array(launcher.dropFirst()) + [binaries + "/rowcast-bench", "--engine-only", String(items)]
+        process.arguments = Array(launcher.dropFirst()) + [binaries + "/rowcast-bench", mode, String(items)]
         process.environment = deterministic
         let errors = Pipe()
         process.standardError = errors

@@ -23,6 +23,12 @@ if arguments.first == "--engine-only", arguments.count == 2, let items = Int(arg
     EngineBenchmark.processOnly(items: items)
     exit(0)
 }
+// `--sdk-only N`: the product plugin's render of N items through its C entry, for the
+// `instructions` workload.
+if arguments.first == "--sdk-only", arguments.count == 2, let items = Int(arguments[1]) {
+    SDKRenderOnly.run(items: items)
+    exit(0)
+}
 if arguments.first == "--daemon-only", arguments.count == 3 {
     DaemonOnly.run(binaries: arguments[1], state: arguments[2])
 }
