@@ -106,7 +106,10 @@ struct PublishCommand: ParsableCommand {
     @Flag(help: "Print each reply as one line of JSON instead of a summary.")
     var json = false
 
-    func validate() throws {
+    /// The flags' rules, checked when the command runs rather than in `validate()`:
+    /// ArgumentParser runs `validate()` before it reports an argument it does not know, so a
+    /// mistyped flag (`--fed cars`) was answered "missing --feed" instead of "Unknown option".
+    func checkFlags() throws {
         guard (1...AckedPublisherOptions.maximumWindow).contains(window) else {
             throw ValidationError("--window must be between 1 and \(AckedPublisherOptions.maximumWindow)")
         }
@@ -146,6 +149,15 @@ struct PublishCommand: ParsableCommand {
     }
 
     func run() throws {
+        do {
+            try checkFlags()
+        } catch {
+            // Reported as ArgumentParser reports a `validate()` error: the message, this
+            // command's usage, exit status 64.
+            let usage = RowCastCommand.usageString(for: Self.self)
+            FileHandle.standardError.write(Data("Error: \(error)\nUsage: \(usage)\n  See 'rowcast publish --help' for more information.\n".utf8))
+            throw ExitCode.validationFailure
+        }
         try reportingErrors {
             if reset, !noAck, let feed {
                 let items = try resetItems(feed: feed)

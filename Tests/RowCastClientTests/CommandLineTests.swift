@@ -24,6 +24,11 @@ import Testing
         #expect(deleteWithoutID.stderr.contains("--delete needs --id"))
         let replicaWithoutFeed = try CommandLineRun.run(["subscribe", "--replica"])
         #expect(replicaWithoutFeed.status == 64)
+        // A mistyped flag is reported as such, not as the flag it was meant to be.
+        let mistyped = try CommandLineRun.run(["publish", "--fed", "cars", "--id", "1", "--type", "t"])
+        #expect(mistyped.status == 64)
+        #expect(mistyped.stderr.contains("Unknown option '--fed'"))
+        #expect(!mistyped.stderr.contains("missing --feed"))
     }
 
     @Test func publishPrintsOneLinePerRequestAndFailsWhenOneFails() throws {
