@@ -290,8 +290,9 @@ public final class Daemon {
         var ingestDrained = false
         while budget > 0 && !(ingestDrained && controlBudget == 0) {
             if !ingestDrained {
-                if let received = try receive(ingest, keepingAtMost: keep) {
-                    messages.append(IncomingMessage(origin: .ingest, body: received.message.frames.first ?? [], frameCount: received.message.frames.count, size: received.message.sizes.first ?? 0, principal: received.principal))
+                if let frame = try ingest.receiveFirstFrame(dontWait: true, keepingAtMost: keep, property: zap == nil ? nil : "User-Id") {
+                    messages.append(IncomingMessage(origin: .ingest, body: frame.bytes, frameCount: frame.frameCount, size: frame.size,
+                                                    principal: frame.property.flatMap { $0.isEmpty ? nil : $0 }))
                     budget -= 1
                 } else {
                     ingestDrained = true

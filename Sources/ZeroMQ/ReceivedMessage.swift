@@ -21,3 +21,15 @@ public struct ReceivedMessage: Sendable {
         sizes[index] > frames[index].count
     }
 }
+
+/// The first frame of a message read with `Socket.receiveFirstFrame(dontWait:keepingAtMost:property:)`.
+public struct FirstFrame: Sendable {
+    /// The first bytes of the frame (all of it when it fits the limit).
+    public var bytes: [UInt8]
+    /// The frame's full size in bytes, as sent.
+    public var size: Int
+    /// How many frames the message had.
+    public var frameCount: Int
+    /// The metadata property asked for, when the connection has it (e.g. "User-Id").
+    public var property: String?
+}

@@ -61,6 +61,29 @@ extension Socket {
         return message
     }
 
+    /// Receives one whole message but keeps only its first frame (at most `limit` bytes of
+    /// it): for a reader that takes one-frame messages and refuses others by their frame count.
+    /// The further frames are received and dropped without being copied. Nil when nothing
+    /// arrived (with `dontWait`).
+    ///
+    /// It makes one array per message, where `receiveMultipart` makes three (the frames, the
+    /// frame, the sizes).
+    public func receiveFirstFrame(dontWait: Bool = false, keepingAtMost limit: Int, property: String? = nil) throws(ZeroMQError) -> FirstFrame? {
+        let handle = try openHandle("receive")
+        guard let first = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit, property: property) else { return nil }
+        var frame = FirstFrame(bytes: first.bytes, size: first.size, frameCount: 1, property: first.property)
+        var more = first.more
+        while more {
+            guard let next = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: 0, property: frame.property == nil ? property : nil) else {
+                throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(frame.frameCount + 1)")
+            }
+            frame.frameCount += 1
+            frame.property = frame.property ?? next.property
+            more = next.more
+        }
+        return frame
+    }
+
     /// Receives one frame; `hasMore` then tells whether the message has further frames.
     ///
     /// Same retry and result as `receiveMultipart(dontWait:)`: nil when nothing arrived.

@@ -135,10 +135,11 @@ extension Engine {
         guard !jobs.isEmpty else { return }
         let stream = renderer.startRendering(jobs)
         renderStreams.append(stream)
+        prerendered.beginGroup()
         for (index, job) in jobs.enumerated() {
             let prerenderedJob = PrerenderedJob(stream: stream, index: index, input: job.input)
             if job.kind == .renderItem, let identity = JobInputIdentity(job.input) {
-                prerendered[identity] = prerenderedJob
+                prerendered.append(prerenderedJob, for: identity)
             } else {
                 prerenderedHeaders[JobInputKey(bytes: job.input)] = prerenderedJob
             }
@@ -148,7 +149,7 @@ extension Engine {
     /// The outcome of the prerendered item job whose input is `input` (the same array),
     /// waiting for it if needed.
     func prerenderedOutcome(_ input: [UInt8]) -> RenderOutcome? {
-        guard let identity = JobInputIdentity(input), let job = prerendered[identity] else { return nil }
+        guard let identity = JobInputIdentity(input), let job = prerendered.job(for: identity) else { return nil }
         return job.stream.outcome(at: job.index)
     }
 
@@ -162,7 +163,7 @@ extension Engine {
     func finishPrerendered() {
         for stream in renderStreams { stream.finish() }
         renderStreams.removeAll(keepingCapacity: true)
-        prerendered.removeAll(keepingCapacity: true)
+        prerendered.removeAll()
         prerenderedHeaders.removeAll(keepingCapacity: true)
     }
 

@@ -41,7 +41,7 @@ public final class Engine {
     /// The item render jobs of a batch, sent before it is applied when the renderer works in
     /// batches (plugin hosts), by the identity of their input; empty otherwise. Their outcomes
     /// arrive while the batch is applied.
-    var prerendered: [JobInputIdentity: PrerenderedJob] = [:]
+    var prerendered = PrerenderedItems()
     /// The header render jobs of such a batch, by input bytes.
     var prerenderedHeaders: [JobInputKey: PrerenderedJob] = [:]
     /// The streams the `prerendered` jobs are answered on.

@@ -62,13 +62,22 @@ public final class HostedRenderer: RowRendering {
         var places = [HostedRenderStream.Place](repeating: .none, count: jobs.count)
         var groups: [(plugin: HostedPlugin, calls: [HostCall])] = []
         var groupOf: [ObjectIdentifier: Int] = [:]
+        // A batch is mostly runs of one type: the previous job's group serves the next job of
+        // the same kind and type without looking the type up and its plugin's group again.
+        var previous: (kind: PluginCallKind, type: String, group: Int)?
         for (index, job) in jobs.enumerated() {
-            guard let plugin = plugin(for: job) else { continue }
-            let group = groupOf[ObjectIdentifier(plugin)] ?? {
-                groups.append((plugin, []))
-                groupOf[ObjectIdentifier(plugin)] = groups.count - 1
-                return groups.count - 1
-            }()
+            let group: Int
+            if let previous, previous.kind == job.kind, previous.type == job.type {
+                group = previous.group
+            } else {
+                guard let plugin = plugin(for: job) else { continue }
+                group = groupOf[ObjectIdentifier(plugin)] ?? {
+                    groups.append((plugin, []))
+                    groupOf[ObjectIdentifier(plugin)] = groups.count - 1
+                    return groups.count - 1
+                }()
+                previous = (job.kind, job.type, group)
+            }
             places[index] = HostedRenderStream.Place(group: Int32(group), call: Int32(groups[group].calls.count))
             groups[group].calls.append(HostCall(kind: job.kind, input: job.input))
         }
