@@ -31,6 +31,10 @@ struct InstructionsBenchmark {
                           large: Self.engine(items: largeItems, launcher: launcher, binaries: binaries))
         let sdk = try (small: Self.engine(items: smallItems, launcher: launcher, binaries: binaries, mode: "--sdk-only"),
                        large: Self.engine(items: largeItems, launcher: launcher, binaries: binaries, mode: "--sdk-only"))
+        // Only inside the commit: the items' making is left out.
+        let commitsOnly = launcher + ["--collect-atstart=no", "--toggle-collect=*StoreCommitOnly*commitForCount*"]
+        let store = try (small: Self.engine(items: smallItems, launcher: commitsOnly, binaries: binaries, mode: "--store-only"),
+                         large: Self.engine(items: largeItems, launcher: commitsOnly, binaries: binaries, mode: "--store-only"))
         let daemon = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries, hosted: false),
                           large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries, hosted: false))
         let hosted = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries, hosted: true),
@@ -41,13 +45,14 @@ struct InstructionsBenchmark {
                                     ("rowcastd end to end, plugins in process, store on", "daemon", daemon),
                                     ("rowcastd end to end, plugins in their hosts (not counted), store on", "daemonHosted", hosted),
                                     ("the plugin hosts of that run (both plugins)", "hosts", hosts),
-                                    ("the product plugin's render_item alone (the SDK: item in, row out)", "sdkRender", sdk)] {
+                                    ("the product plugin's render_item alone (the SDK: item in, row out)", "sdkRender", sdk),
+                                    ("SQLiteFeedStore.commit alone, 64 items per commit (the commit thread's part)", "storeCommit", store)] {
             let perItem = (counts.large - counts.small) / Double(largeItems - smallItems)
             table.add([name, Int(counts.small).formatted, Int(counts.large).formatted, Int(perItem).formatted])
             results[key] = ["smallItems": .number(Double(smallItems)), "largeItems": .number(Double(largeItems)),
                             "smallInstructions": .number(counts.small), "largeInstructions": .number(counts.large), "instructionsPerItem": .number(perItem)]
         }
-        table.footnotes.append("the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth runs the hosts of the same workload under callgrind of their own (rows three and four together are the whole cost with isolation); the last calls the product plugin's exported render_item in this process, as a host does, without the channel")
+        table.footnotes.append("the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth runs the hosts of the same workload under callgrind of their own (rows three and four together are the whole cost with isolation); the fifth calls the product plugin's exported render_item in this process, as a host does, without the channel; the last counts only SQLiteFeedStore.commit (--toggle-collect), with items in commits of 64")
         return table.render()
     }
 

@@ -29,6 +29,12 @@ if arguments.first == "--sdk-only", arguments.count == 2, let items = Int(argume
     SDKRenderOnly.run(items: items)
     exit(0)
 }
+// `--store-only N`: N items committed to a SQLite store in commits of 64, for the
+// `instructions` workload (which counts only the commits).
+if arguments.first == "--store-only", arguments.count == 2, let items = Int(arguments[1]) {
+    StoreCommitOnly.run(items: items)
+    exit(0)
+}
 if arguments.first == "--daemon-only", arguments.count == 3 {
     DaemonOnly.run(binaries: arguments[1], state: arguments[2])
 }

@@ -17,6 +17,18 @@ public struct FeedChanges: Sendable {
     public var items: [(id: String, item: PersistedItem?)]
     /// Touched sections by id: the new state, or nil when deleted.
     public var sections: [(id: String, section: PersistedSection?)]
+
+    /// The changes of `feed` with these counters (the benchmark writes them without an engine).
+    public init(feed: String, seq: UInt64, epoch: String, nextArrival: UInt64, replacedAll: Bool,
+                items: [(id: String, item: PersistedItem?)], sections: [(id: String, section: PersistedSection?)]) {
+        self.feed = feed
+        self.seq = seq
+        self.epoch = epoch
+        self.nextArrival = nextArrival
+        self.replacedAll = replacedAll
+        self.items = items
+        self.sections = sections
+    }
 }
 
 /// A feed as the durable store hands it back at start.
