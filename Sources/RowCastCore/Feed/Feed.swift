@@ -59,8 +59,16 @@ public final class Feed {
     private var visibleSections: [SectionMatcher.Summary] = []
     private var sectionBytes: [String: [UInt8]] = [:]
 
-    // The batch in progress: how each touched item was shown before it (nil: not shown).
-    private var before: [String: ShownRow?] = [:]
+    /// An item the batch in progress touched: how it was shown before the batch (nil: not
+    /// shown), and the stored item now (nil: deleted), so that the diff reads it without
+    /// looking it up again.
+    private struct Touched {
+        var shownBefore: ShownRow?
+        var item: StoredItem?
+    }
+
+    // The batch in progress: each touched item, by id.
+    private var before: [String: Touched] = [:]
     private var batchReplacedAll = false
 
     // Changes since the last `takeChanges`, for the durable store.
@@ -125,11 +133,14 @@ public final class Feed {
         // (what `touch` does for other changes) and recorded on its first change in the batch.
         let added = Self.bytes(of: input, row: row)
         var shownBefore: ShownRow?
+        var stored: StoredItem?
         let previousSection = items.modifyOrInsert(forKey: input.id, insert: {
             joinSection(input.section, id: input.id)
             account(added)
             countPending(from: nil, to: row, existed: false)
-            return StoredItem(input: input, arrival: takeArrival(), row: row)
+            let item = StoredItem(input: input, arrival: takeArrival(), row: row)
+            stored = item
+            return item
         }, update: { item in
             shownBefore = ShownRow.of(item)
             let previous = item.input.section
@@ -137,18 +148,16 @@ public final class Feed {
             countPending(from: item.row, to: row)
             item.input = input
             item.row = row
+            stored = item
             return previous
         })
-        Self.keepFirst(&before[input.id, default: shownBefore])
+        // Its first touch in the batch keeps how it was shown; every touch, the item now.
+        before[input.id, default: Touched(shownBefore: shownBefore)].item = stored
         if let previousSection, previousSection != input.section {
             leaveSection(previousSection, id: input.id)
             joinSection(input.section, id: input.id)
         }
     }
-
-    /// Touches a dictionary value through `dictionary[key, default: value]`, which stores the
-    /// default when the key is absent and leaves a present value as it is (one lookup).
-    private static func keepFirst(_ value: inout ShownRow?) {}
 
     /// Replaces the row of an item (after a plugin appeared, changed or went away).
     func setRow(_ row: RenderedRow?, forItem id: String) {
@@ -164,6 +173,7 @@ public final class Feed {
     func delete(id: String) -> Bool {
         guard items[id] != nil else { return false }
         touch(id)
+        before[id]?.item = nil
         let removed = items.removeValue(forKey: id)!
         account(-Self.bytes(of: removed.input, row: removed.row))
         if removed.row == nil { pendingCount -= 1 }
@@ -204,6 +214,7 @@ public final class Feed {
         let members = items.compactMap { $0.value.input.section == id ? $0.key : nil }
         for member in members {
             touch(member)
+            before[member]?.item = nil
             if let removed = items.removeValue(forKey: member) {
                 account(-Self.bytes(of: removed.input, row: removed.row))
                 if removed.row == nil { pendingCount -= 1 }
@@ -216,7 +227,10 @@ public final class Feed {
     /// Replaces the whole contents: sections are declared in list order, then items are added
     /// in list order, each taking a new first-arrival rank. Ids must be unique.
     func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, RenderedRow?)]) {
-        for id in items.keys { touch(id) }
+        for id in items.keys {
+            touch(id)
+            before[id]?.item = nil
+        }
         items.removeAll(keepingCapacity: true)
         account(-storedBytes)
         pendingCount = 0
@@ -230,16 +244,11 @@ public final class Feed {
         for (input, row) in newItems { upsert(input, row: row) }
     }
 
-    /// Where and how the item is shown as of now: nil when it is gone or has no row. Reads the
-    /// stored item in place (this runs for every touched item, twice per batch).
-    private func shownRow(_ id: String) -> ShownRow? {
-        items.withValue(forKey: id) { item in ShownRow.of(item) } ?? nil
-    }
-
-    /// Records how an item was shown before its first change in this batch.
+    /// Records how an item was shown before its first change in this batch, and the item.
     private func touch(_ id: String) {
         guard before[id] == nil else { return }
-        before[id] = .some(shownRow(id))
+        let item = items[id]
+        before[id] = Touched(shownBefore: item.flatMap(ShownRow.of), item: item)
     }
 
     private func joinSection(_ id: String, id item: String) {
@@ -297,7 +306,7 @@ public final class Feed {
 
     private func fullDiff() -> FeedDelta {
         let old = materialize { id in
-            if let shown = self.before[id] { return shown!.row }
+            if let touched = self.before[id] { return touched.shownBefore!.row }
             return self.items[id]!.row!
         }
         rebuildIndexes()
@@ -310,21 +319,22 @@ public final class Feed {
         for (index, section) in visibleSections.enumerated() { oldSectionIndex[section.id] = index }
         // Old paths, from the untouched view.
         var oldPaths: [String: IndexPath] = Dictionary(minimumCapacity: before.count)
-        for (id, shown) in before {
-            guard let shown else { continue }
+        for (id, touched) in before {
+            guard let shown = touched.shownBefore else { continue }
             oldPaths[id] = IndexPath(section: oldSectionIndex[shown.section]!, row: rowIndexes[shown.section]!.rank(of: shown.key))
         }
         // Move the touched rows in the view.
-        for case let (_, shown?) in before {
+        for case let shown? in before.values.lazy.map(\.shownBefore) {
             rowIndexes[shown.section]!.remove(shown.key)
             if rowIndexes[shown.section]!.isEmpty { rowIndexes[shown.section] = nil }
         }
-        // Each touched item is looked up once: where it is shown now serves the index here and
-        // the delta below (`before` is not changed in between, so it is walked in the same order).
+        // Where each touched item is shown now, from the item the batch left (no lookup):
+        // it serves the index here and the delta below (`before` is not changed in between,
+        // so it is walked in the same order).
         var currents: [ShownRow?] = []
         currents.reserveCapacity(before.count)
-        for id in before.keys {
-            let current = shownRow(id)
+        for (id, touched) in before {
+            let current = touched.item.flatMap(ShownRow.of)
             currents.append(current)
             guard let current else { continue }
             rowIndexes[current.section, default: OrderedRowIndex()].insert(current.key, id: id, row: current.row.bytes)
@@ -341,7 +351,8 @@ public final class Feed {
         var newSectionIndex: [String: Int] = Dictionary(minimumCapacity: newSections.count)
         for (index, section) in newSections.enumerated() { newSectionIndex[section.id] = index }
 
-        for (offset, (id, shown)) in before.enumerated() {
+        for (offset, (id, touched)) in before.enumerated() {
+            let shown = touched.shownBefore
             let current = currents[offset]
             let oldPath = shown == nil ? nil : oldPaths[id]
             let oldGone = oldPath.map { match.oldDeleted[$0.section] } ?? true
