@@ -44,24 +44,63 @@ public struct Request: Sendable, Equatable {
         case quarantine(retry: Bool, id: String?)
     }
 
+    /// The fields, in one immutable object: a request is handed on several times on its way
+    /// through a batch (decoded, rendered ahead, applied, answered), and each copy of five
+    /// fields holding strings and arrays retained and released every one of them. A copy now
+    /// retains one object.
+    private final class Fields: Sendable {
+        let op: String
+        let feed: String?
+        let operation: Operation
+        let req: RequestID?
+        let client: String?
+
+        init(op: String, feed: String?, operation: Operation, req: RequestID?, client: String?) {
+            self.op = op
+            self.feed = feed
+            self.operation = operation
+            self.req = req
+            self.client = client
+        }
+    }
+
+    private var fields: Fields
+
     /// The `op` as sent.
-    public var op: String
+    public var op: String {
+        get { fields.op }
+        set { fields = Fields(op: newValue, feed: feed, operation: operation, req: req, client: client) }
+    }
     /// The feed the request concerns (nil for `status` and `plugins`).
-    public var feed: String?
+    public var feed: String? {
+        get { fields.feed }
+        set { fields = Fields(op: op, feed: newValue, operation: operation, req: req, client: client) }
+    }
     /// What to do.
-    public var operation: Operation
+    public var operation: Operation {
+        get { fields.operation }
+        set { fields = Fields(op: op, feed: feed, operation: newValue, req: req, client: client) }
+    }
     /// The caller's request id, echoed in the reply exactly as sent.
-    public var req: RequestID?
+    public var req: RequestID? {
+        get { fields.req }
+        set { fields = Fields(op: op, feed: feed, operation: operation, req: newValue, client: client) }
+    }
     /// The caller's client name, echoed in the reply.
-    public var client: String?
+    public var client: String? {
+        get { fields.client }
+        set { fields = Fields(op: op, feed: feed, operation: operation, req: req, client: newValue) }
+    }
 
     /// A request from its parts.
     public init(op: String, feed: String?, operation: Operation, req: RequestID? = nil, client: String? = nil) {
-        self.op = op
-        self.feed = feed
-        self.operation = operation
-        self.req = req
-        self.client = client
+        fields = Fields(op: op, feed: feed, operation: operation, req: req, client: client)
+    }
+
+    /// Equal when every field is (the same values, not necessarily the same object).
+    public static func == (lhs: Request, rhs: Request) -> Bool {
+        lhs.fields === rhs.fields
+            || (lhs.op == rhs.op && lhs.feed == rhs.feed && lhs.operation == rhs.operation && lhs.req == rhs.req && lhs.client == rhs.client)
     }
 
     /// Whether the request changes a feed (as opposed to querying).
