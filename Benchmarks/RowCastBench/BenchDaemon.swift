@@ -51,6 +51,7 @@ final class BenchDaemon {
         sync()
         let launched = ContinuousClock.now
         try process.run()
+        BenchChildren.add(process.processIdentifier)
         let handle = output.fileHandleForReading
         var text = ""
         let deadline = Date().addingTimeInterval(launcher.isEmpty ? 60 : 300)
@@ -85,6 +86,7 @@ final class BenchDaemon {
 
     func stop() {
         defer { if ownsState { try? FileManager.default.removeItem(atPath: stateDirectory) } }
+        defer { if process.processIdentifier != 0 { BenchChildren.remove(process.processIdentifier) } }
         guard process.isRunning else { return }
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(stopTimeout)

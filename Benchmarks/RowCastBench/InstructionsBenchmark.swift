@@ -107,7 +107,11 @@ struct InstructionsBenchmark {
         process.standardError = errors
         let collector = ErrorCollector(errors)
         try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        BenchChildren.add(process.processIdentifier)
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            BenchChildren.remove(process.processIdentifier)
+        }
         var text = ""
         var ready: ReadyLine?
         while ready == nil {
