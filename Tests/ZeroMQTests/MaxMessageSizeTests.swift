@@ -76,5 +76,27 @@ struct MaxMessageSizeTests {
         #expect(!message.isTruncated(0))
         #expect(message.isTruncated(1))
     }
+
+    @Test("receiveFirstFrame keeps the first bytes of the first frame, its full size and the frame count")
+    func firstFrameReceive() throws {
+        let context = try Context()
+        let pull = try openSocket(context, .pull)
+        let push = try openSocket(context, .push)
+        defer { push.close(); pull.close() }
+        try push.connect(try bindReal(pull, "tcp://127.0.0.1:*"))
+        let big = [UInt8](repeating: 7, count: 100_000)
+        #expect(try push.send([big, bytes("second"), bytes("third")]))
+        #expect(try push.send(bytes("alone")))
+        let first = try #require(try pull.receiveFirstFrame(keepingAtMost: 10))
+        #expect(first.bytes == [UInt8](repeating: 7, count: 10))
+        #expect(first.size == 100_000)
+        #expect(first.frameCount == 3)
+        // The further frames were taken with the message: the next message is the next one.
+        let alone = try #require(try pull.receiveFirstFrame(keepingAtMost: 10))
+        #expect(alone.bytes == bytes("alone"))
+        #expect(alone.size == 5)
+        #expect(alone.frameCount == 1)
+        #expect(try pull.receiveFirstFrame(dontWait: true, keepingAtMost: 10) == nil)
+    }
 }
 
