@@ -1,4 +1,6 @@
 import Foundation
+import RowCastCore
+import RowCastTesting
 import RowCastKit
 
 #if canImport(Glibc)
@@ -33,6 +35,15 @@ if arguments.first == "--sdk-only", arguments.count == 2, let items = Int(argume
 // `instructions` workload (which counts only the commits).
 if arguments.first == "--store-only", arguments.count == 2, let items = Int(arguments[1]) {
     StoreCommitOnly.run(items: items)
+    exit(0)
+}
+// `--diff-only`: DifferenceKit's UUID workload through SnapshotDiff once (to profile it).
+if arguments.first == "--diff-only" {
+    let workload = DiffBenchmark.workloads[2]
+    var random = SplitMix64(state: UInt64(workload.rows))  // the seed the diff workload uses
+    let (source, target) = DiffBenchmark.makePair(workload, &random)
+    let delta = SnapshotDiff.delta(from: DiffBenchmark.snapshot(source), to: DiffBenchmark.snapshot(target))
+    print(delta.insertedRows.count, delta.deletedRows.count, delta.movedRows.count)
     exit(0)
 }
 if arguments.first == "--daemon-only", arguments.count == 3 {
