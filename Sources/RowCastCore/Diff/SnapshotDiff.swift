@@ -120,8 +120,8 @@ public enum SnapshotDiff {
     /// How far `walkTogether` looks ahead for the row it expected (a few rows inserted or
     /// deleted in one place are stepped over without hashing).
     static let lookahead = 4
-    /// How many rows in a row the walk may miss before it stops (the lists no longer line up
-    /// there: a long range inserted, deleted or shuffled), leaving the rest to the hash lookup.
+    /// How many rows in a row the walk may miss before it looks for where the lists line up
+    /// again (a long range inserted, deleted or shuffled; see `realign`).
     static let missesBeforeStopping = 256
 
     /// Walks the old and new rows of one kept section side by side, from the front and then
@@ -131,26 +131,65 @@ public enum SnapshotDiff {
     /// for the hash lookup; ids are unique, so a row matched either way is the same match.
     static func walkTogether(_ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], base: Int, matched: inout [Bool]) -> [Int] {
         var found = [Int](repeating: -1, count: new.count)
-        let front = walk(old, new, from: (0, 0), to: (old.count, new.count), step: 1, base: base, found: &found, matched: &matched)
-        _ = walk(old, new, from: (old.count - 1, new.count - 1), to: (front.old - 1, front.new - 1), step: -1, base: base, found: &found, matched: &matched)
+        // The misses and the searches for where the lists line up again compare about as many
+        // ids as the two lists hold, at most, before the walks give the rest to hashing.
+        var searchBudget = old.count + new.count
+        let front = walk(old, new, from: (0, 0), to: (old.count, new.count), step: 1, base: base, found: &found, matched: &matched, searchBudget: &searchBudget)
+        _ = walk(old, new, from: (old.count - 1, new.count - 1), to: (front.old - 1, front.new - 1), step: -1, base: base, found: &found, matched: &matched,
+                 searchBudget: &searchBudget)
         return found
+    }
+
+    /// Where the lists line up again after a walk missed `missesBeforeStopping` rows in a row:
+    /// the nearest place, up to `reach` rows further on in both lists at once, where the old
+    /// list holds the new row expected now or the new list holds the old one (a range inserted
+    /// or deleted shifts every row after it by its length). Each distance costs two id
+    /// comparisons of `budget`; nil when none is found within reach, the lists or the budget.
+    private static func realign(_ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], at position: (old: Int, new: Int), limit: (Int, Int), step: Int,
+                                reach: Int, budget: inout Int) -> (old: Int, new: Int)? {
+        func inside(_ row: Int, _ end: Int) -> Bool { step > 0 ? row < end : row > end }
+        var distance = 1
+        while distance <= reach && budget > 0 {
+            let oldAhead = position.old + distance * step, newAhead = position.new + distance * step
+            let oldInside = inside(oldAhead, limit.0), newInside = inside(newAhead, limit.1)
+            guard oldInside || newInside else { return nil }
+            if oldInside, old[oldAhead].id == new[position.new].id { return (oldAhead, position.new) }
+            if newInside, new[newAhead].id == old[position.old].id { return (position.old, newAhead) }
+            budget -= 2
+            distance += 1
+        }
+        return nil
     }
 
     /// One walk of `walkTogether`, from `start` towards `limit` (exclusive) in steps of `step`
     /// (1 or -1); returns where it stopped.
     private static func walk(_ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], from start: (Int, Int), to limit: (Int, Int), step: Int,
-                             base: Int, found: inout [Int], matched: inout [Bool]) -> (old: Int, new: Int) {
+                             base: Int, found: inout [Int], matched: inout [Bool], searchBudget: inout Int) -> (old: Int, new: Int) {
         var oldRow = start.0
         var newRow = start.1
         var misses = 0
+        // Rows matched since the walk last lined up: a long run of them makes a long search
+        // worth it (a range moved whole), a short one does not (rows shuffled in place, which
+        // the walk steps through and the hash lookup finds).
+        var run = 0
         func inside(_ row: Int, _ end: Int) -> Bool { step > 0 ? row < end : row > end }
-        while inside(oldRow, limit.0) && inside(newRow, limit.1) && misses <= missesBeforeStopping {
+        while inside(oldRow, limit.0) && inside(newRow, limit.1) {
+            if misses > missesBeforeStopping {
+                // Out of budget, the walk stops and leaves the rest to the hash lookup.
+                guard searchBudget > 0 else { break }
+                misses = 0
+                if let aligned = realign(old, new, at: (oldRow, newRow), limit: limit, step: step, reach: 4 * max(run, missesBeforeStopping), budget: &searchBudget) {
+                    (oldRow, newRow) = aligned
+                    run = 0
+                }
+            }
             if old[oldRow].id == new[newRow].id {
                 found[newRow] = base + oldRow
                 matched[base + oldRow] = true
                 oldRow += step
                 newRow += step
                 misses = 0
+                run += 1
                 continue
             }
             // The expected row a few places on, in either list: what is in between was
@@ -174,6 +213,9 @@ public enum SnapshotDiff {
                 oldRow += step
                 newRow += step
                 misses += 1
+                // A miss compared the ids ahead too: it counts against the budget, so that
+                // lists that never line up (shuffled whole) cost a bounded walk, then hashing.
+                searchBudget -= 2 * lookahead + 1
             }
         }
         return (oldRow, newRow)
