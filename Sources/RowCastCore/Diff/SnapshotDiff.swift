@@ -147,7 +147,7 @@ public enum SnapshotDiff {
     /// comparisons of `budget`; nil when none is found within reach, the lists or the budget.
     private static func realign(_ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], at position: (old: Int, new: Int), limit: (Int, Int), step: Int,
                                 reach: Int, budget: inout Int) -> (old: Int, new: Int)? {
-        func inside(_ row: Int, _ end: Int) -> Bool { step > 0 ? row < end : row > end }
+        func inside(_ row: Int, _ end: Int) -> Bool { isBefore(row, end, step: step) }
         var distance = 1
         while distance <= reach && budget > 0 {
             let oldAhead = position.old + distance * step, newAhead = position.new + distance * step
@@ -172,7 +172,7 @@ public enum SnapshotDiff {
         // worth it (a range moved whole), a short one does not (rows shuffled in place, which
         // the walk steps through and the hash lookup finds).
         var run = 0
-        func inside(_ row: Int, _ end: Int) -> Bool { step > 0 ? row < end : row > end }
+        func inside(_ row: Int, _ end: Int) -> Bool { isBefore(row, end, step: step) }
         while inside(oldRow, limit.0) && inside(newRow, limit.1) {
             if misses > missesBeforeStopping {
                 // Out of budget, the walk stops and leaves the rest to the hash lookup.
@@ -220,6 +220,11 @@ public enum SnapshotDiff {
         }
         return (oldRow, newRow)
     }
+
+    /// Whether `row` is before `end` going in steps of `step` (1 or -1): what a walk and its
+    /// realignment stay within.
+    @inline(__always)
+    private static func isBefore(_ row: Int, _ end: Int, step: Int) -> Bool { step > 0 ? row < end : row > end }
 
     /// The row at `path` of `snapshot` as delta content.
     @inline(__always)

@@ -55,10 +55,10 @@ final class StateDirectory {
         return UInt64(volume.f_bavail) * UInt64(volume.f_frsize)
     }
 
-    /// The directory part of `path` (`.` when it has none).
+    /// The directory part of `path` (`.` when it has none, `/` for a file at the root).
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
-        return String(path[..<slash])
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// The least free space rowcastd starts with (1 MiB): on a fuller disk it would start,

@@ -44,63 +44,67 @@ public struct Request: Sendable, Equatable {
         case quarantine(retry: Bool, id: String?)
     }
 
+    /// The five fields as values.
+    private struct Parts: Sendable, Equatable {
+        var op: String
+        var feed: String?
+        var operation: Operation
+        var req: RequestID?
+        var client: String?
+    }
+
     /// The fields, in one immutable object: a request is handed on several times on its way
     /// through a batch (decoded, rendered ahead, applied, answered), and each copy of five
     /// fields holding strings and arrays retained and released every one of them. A copy now
-    /// retains one object.
+    /// retains one object; a change makes a new one.
     private final class Fields: Sendable {
-        let op: String
-        let feed: String?
-        let operation: Operation
-        let req: RequestID?
-        let client: String?
-
-        init(op: String, feed: String?, operation: Operation, req: RequestID?, client: String?) {
-            self.op = op
-            self.feed = feed
-            self.operation = operation
-            self.req = req
-            self.client = client
-        }
+        let parts: Parts
+        init(_ parts: Parts) { self.parts = parts }
     }
 
     private var fields: Fields
 
+    /// Replaces the fields with `parts` changed by `change`.
+    private mutating func change(_ change: (inout Parts) -> Void) {
+        var parts = fields.parts
+        change(&parts)
+        fields = Fields(parts)
+    }
+
     /// The `op` as sent.
     public var op: String {
-        get { fields.op }
-        set { fields = Fields(op: newValue, feed: feed, operation: operation, req: req, client: client) }
+        get { fields.parts.op }
+        set { change { $0.op = newValue } }
     }
     /// The feed the request concerns (nil for `status` and `plugins`).
     public var feed: String? {
-        get { fields.feed }
-        set { fields = Fields(op: op, feed: newValue, operation: operation, req: req, client: client) }
+        get { fields.parts.feed }
+        set { change { $0.feed = newValue } }
     }
     /// What to do.
     public var operation: Operation {
-        get { fields.operation }
-        set { fields = Fields(op: op, feed: feed, operation: newValue, req: req, client: client) }
+        get { fields.parts.operation }
+        set { change { $0.operation = newValue } }
     }
     /// The caller's request id, echoed in the reply exactly as sent.
     public var req: RequestID? {
-        get { fields.req }
-        set { fields = Fields(op: op, feed: feed, operation: operation, req: newValue, client: client) }
+        get { fields.parts.req }
+        set { change { $0.req = newValue } }
     }
     /// The caller's client name, echoed in the reply.
     public var client: String? {
-        get { fields.client }
-        set { fields = Fields(op: op, feed: feed, operation: operation, req: req, client: newValue) }
+        get { fields.parts.client }
+        set { change { $0.client = newValue } }
     }
 
     /// A request from its parts.
     public init(op: String, feed: String?, operation: Operation, req: RequestID? = nil, client: String? = nil) {
-        fields = Fields(op: op, feed: feed, operation: operation, req: req, client: client)
+        fields = Fields(Parts(op: op, feed: feed, operation: operation, req: req, client: client))
     }
 
     /// Equal when every field is (the same values, not necessarily the same object).
     public static func == (lhs: Request, rhs: Request) -> Bool {
-        lhs.fields === rhs.fields
-            || (lhs.op == rhs.op && lhs.feed == rhs.feed && lhs.operation == rhs.operation && lhs.req == rhs.req && lhs.client == rhs.client)
+        lhs.fields === rhs.fields || lhs.fields.parts == rhs.fields.parts
     }
 
     /// Whether the request changes a feed (as opposed to querying).

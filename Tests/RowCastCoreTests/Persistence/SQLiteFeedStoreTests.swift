@@ -247,6 +247,15 @@ struct SQLiteFeedStoreTests {
         #expect(try queue.read { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") } == SQLiteFeedStore.walBackstopPages(freeBytes: free))
     }
 
+    @Test("the directory of a path, whose volume's free space the store reads")
+    func directoryOfPath() {
+        #expect(StateDirectory.directory(of: "/var/lib/rowcast/rowcast.db") == "/var/lib/rowcast")
+        #expect(StateDirectory.directory(of: "state/rowcast.db") == "state")
+        #expect(StateDirectory.directory(of: "rowcast.db") == ".")
+        #expect(StateDirectory.directory(of: "/rowcast.db") == "/")
+        #expect(StateDirectory.freeBytes(in: StateDirectory.directory(of: "/rowcast.db")) != nil)
+    }
+
     @Test("an older copy of the database, or a missing marker, breaks continuity")
     func olderCopy() throws {
         let directory = try ScratchDirectory()
