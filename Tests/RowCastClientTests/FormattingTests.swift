@@ -15,7 +15,7 @@ import Testing
         ])
         let lines = SnapshotTable().render(try FeedReplica(snapshot: reply), pending: 2)
         #expect(lines == [
-            "feed cars  seq 12  epoch 7d0c  2 sections, 2 rows, 2 pending (no plugin yet)",
+            "feed cars  seq 12  epoch 7d0c  2 sections, 2 rows, 2 pending (no row: no plugin yet, or quarantined)",
             "",
             "section default (2 rows)",
             "  ID  TYPE     CELL              HEIGHT  CONTENT",
