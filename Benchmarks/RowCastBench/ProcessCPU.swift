@@ -52,14 +52,42 @@ struct ProcessCPU {
     /// User plus system seconds of each child process of `pid` (its plugin hosts), by pid.
     static func childrenSeconds(pid: Int32) -> [Int: Double] {
         var children: [Int: Double] = [:]
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        for task in tasks {
-            let list = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
-            for child in list.split(separator: " ").compactMap({ Int($0) }) {
-                children[child] = seconds(inStatFile: "/proc/\(child)/stat")
-            }
+        for child in childIdentifiers(pid: pid) {
+            children[child] = seconds(inStatFile: "/proc/\(child)/stat")
         }
         return children
+    }
+
+    /// The counters of each child process of `pid` (its plugin hosts) now, by pid.
+    static func childrenSamples(pid: Int32) -> [Int: ProcessCPU] {
+        var children: [Int: ProcessCPU] = [:]
+        for child in childIdentifiers(pid: pid) {
+            children[child] = sample(pid: Int32(child))
+        }
+        return children
+    }
+
+    /// What the children in `after` used since `before`, summed by thread name with `prefix`
+    /// before each name, busiest first (a child that was not there before counts from zero).
+    static func byThreadName(of after: [Int: ProcessCPU], since before: [Int: ProcessCPU], prefix: String) -> [ThreadCPU] {
+        var sums: [String: ThreadCPU] = [:]
+        for (pid, sample) in after {
+            for thread in sample.byThreadName(since: before[pid] ?? ProcessCPU()) {
+                let name = prefix + thread.name
+                sums[name, default: ThreadCPU(name: name)].seconds += thread.seconds
+                sums[name, default: ThreadCPU(name: name)].systemSeconds += thread.systemSeconds
+            }
+        }
+        return sums.values.sorted { $0.seconds > $1.seconds }
+    }
+
+    /// The process ids of `pid`'s children, from every thread's `children` list.
+    private static func childIdentifiers(pid: Int32) -> [Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task in
+            let list = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return list.split(separator: " ").compactMap { Int($0) }
+        }
     }
 
     /// utime + stime (fields 14 and 15 of a stat file, after the parenthesised name) in seconds.

@@ -36,7 +36,7 @@ struct ThroughputBenchmark {
         let perItem = { (seconds: Double) in format3(seconds / items * 1e6) + " µs" }
         table.footnotes.append("rowcastd CPU per item: \(perItem(endToEnd.daemonCPUSeconds + endToEnd.hostCPUSeconds)) over all its threads and its plugin hosts (\(perItem(endToEnd.daemonCPUSeconds)) in rowcastd, \(perItem(endToEnd.hostCPUSeconds)) in the hosts), \(perItem(endToEnd.busiestThreadCPUSeconds)) in its busiest thread (the loop)")
         let shares = endToEnd.threads.filter { $0.seconds / items >= 0.05e-6 }.map { "\($0.name) \(perItem($0.seconds)) (\(perItem($0.systemSeconds)) of it in the kernel)" }
-        table.footnotes.append("rowcastd CPU per item by thread: " + shares.joined(separator: ", "))
+        table.footnotes.append("rowcastd CPU per item by thread (its hosts' threads summed by name): " + shares.joined(separator: ", "))
         results["baseline"] = ["items": .number(Double(baselineItems)), "seconds": .number(baseline), "itemsPerSecond": .number(baselineRate)]
         results["cOneHop"] = ["items": .number(Double(baselineItems)), "seconds": .number(cOneHop), "itemsPerSecond": .number(cOneHopRate)]
         results["cForward"] = ["items": .number(Double(baselineItems)), "seconds": .number(cForward), "itemsPerSecond": .number(cForwardRate)]
@@ -139,7 +139,7 @@ struct ThroughputBenchmark {
                                                   curve: try curve?.connected(to: daemon))
         let messages = (0..<items).map { CarFeed.upsert($0, run: run) }
         let cpuBefore = ProcessCPU.sample(pid: daemon.process.processIdentifier)
-        let hostsBefore = ProcessCPU.childrenSeconds(pid: daemon.process.processIdentifier)
+        let hostsBefore = ProcessCPU.childrenSamples(pid: daemon.process.processIdentifier)
         let start = ContinuousClock.now
         startProducer(context: context, endpoint: daemon.ingest, messages: messages, curve: try curve?.connected(to: daemon))
         var rows = 0
@@ -150,11 +150,13 @@ struct ThroughputBenchmark {
         let elapsed = ContinuousClock.now - start
         let cpuAfter = ProcessCPU.sample(pid: daemon.process.processIdentifier)
         let cpu = cpuAfter.since(cpuBefore)
-        let hostCPU = ProcessCPU.childrenSeconds(pid: daemon.process.processIdentifier).reduce(0) { $0 + $1.value - (hostsBefore[$1.key] ?? 0) }
+        let hostsAfter = ProcessCPU.childrenSamples(pid: daemon.process.processIdentifier)
+        let hostCPU = hostsAfter.reduce(0) { $0 + $1.value.processSeconds - (hostsBefore[$1.key]?.processSeconds ?? 0) }
         subscriber.close()
         return EndToEndRun(seconds: elapsed.seconds, peakResident: daemon.peakResidentBytes, note: "store on, durability \(durability), real plugins",
                            daemonCPUSeconds: cpu.process, busiestThreadCPUSeconds: cpu.busiestThread, hostCPUSeconds: hostCPU,
-                           threads: cpuAfter.byThreadName(since: cpuBefore))
+                           threads: cpuAfter.byThreadName(since: cpuBefore)
+                               + ProcessCPU.byThreadName(of: hostsAfter, since: hostsBefore, prefix: "host "))
     }
 }
 
@@ -172,7 +174,8 @@ struct EndToEndRun {
     var busiestThreadCPUSeconds: Double
     /// CPU its plugin hosts used during the run (0 with in-process plugins).
     var hostCPUSeconds: Double
-    /// CPU of the daemon's threads during the run, by thread name, busiest first.
+    /// CPU of the daemon's threads during the run, by thread name, busiest first, then its
+    /// hosts' threads (names prefixed `host `).
     var threads: [ThreadCPU] = []
 }
 
