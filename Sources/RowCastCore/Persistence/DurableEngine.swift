@@ -173,7 +173,13 @@ public final class DurableEngine {
         commit.eventRetention = engine.actionEvents.retention
         var noted: Set<RendererKey> = []
         for change in commit.feeds {
-            for (_, item) in change.items { if let item { noteRenderer(.item, item.type, into: &commit, noted: &noted) } }
+            // A commit's items come in runs of one type: the set is asked once per run.
+            var previousType: String?
+            for (_, item) in change.items {
+                guard let item, item.type != previousType else { continue }
+                previousType = item.type
+                noteRenderer(.item, item.type, into: &commit, noted: &noted)
+            }
             for (_, section) in change.sections { if let type = section?.type { noteRenderer(.header, type, into: &commit, noted: &noted) } }
         }
         return commit
