@@ -134,30 +134,4 @@ struct JSONWriterTests {
             value = value &* 10
         }
     }
-
-    @Test("the buffer grows past its capacity, and a copied writer keeps its own bytes once either appends")
-    func bufferAndCopies() {
-        var writer = JSONWriter(capacity: 1)
-        let long = String(repeating: "row ", count: 300)
-        writer.write(string: long)
-        #expect(writer.count == long.utf8.count + 2)
-        #expect(writer.bytes == Array("\"\(long)\"".utf8))
-        var copy = writer
-        copy.writeRaw(",")
-        writer.writeRaw("]")
-        #expect(copy.bytes.last == UInt8(ascii: ","))
-        #expect(writer.bytes.last == UInt8(ascii: "]"))
-        #expect(copy.count == writer.count)
-        var third = writer
-        third.removeLast()
-        #expect(third.count == writer.count - 1)
-        #expect(writer.bytes.last == UInt8(ascii: "]"))
-        writer.withUnsafeBytes { #expect(Array($0) == writer.bytes) }
-        var empty = JSONWriter(capacity: 0)
-        empty.writeRaw([UInt8]())
-        empty.writeRaw(ArraySlice<UInt8>())
-        #expect(empty.count == 0 && empty.bytes.isEmpty)
-        empty.writeRaw(AnySequence(Array("[1]".utf8)))
-        #expect(empty.bytes == Array("[1]".utf8))
-    }
 }

@@ -35,7 +35,7 @@ public enum ReplyBuilder {
         var writer = JSONWriter()
         writer.write(.object(object))
         guard req != nil || client != nil else { return writer.bytes }
-        writer.removeLast()
+        writer.bytes.removeLast()
         appendCorrelation(&writer, req: req, client: client)
         writer.writeRaw("}")
         return writer.bytes

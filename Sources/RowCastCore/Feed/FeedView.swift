@@ -35,10 +35,10 @@ struct FeedView: Sendable {
             sectionsInPart = 0
         }
         for section in sections {
-            if sectionsInPart > 0, writer.count + section.bytes.count > partBytes { startPart() }
+            if sectionsInPart > 0, writer.bytes.count + section.bytes.count > partBytes { startPart() }
             openSection(section)
             rowIndexes[section.id]?.forEach { entry in
-                if rowsInSection > 0, writer.count + entry.row.count + 3 > partBytes {
+                if rowsInSection > 0, writer.bytes.count + entry.row.count + 3 > partBytes {
                     writer.writeRaw("]}")
                     startPart()
                     openSection(section)
