@@ -214,6 +214,9 @@ public final class Daemon {
             } else if try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: durable.commitDue)) > 0 {
                 try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
             }
+            // A full batch means more is waiting: its commit waits for the next batch to join it
+            // (`DurableEngine.holdsForBacklog`); a short or empty read ends the hold.
+            durable.ingestBacklog = messages.count >= configuration.batchLimit
             if !messages.isEmpty {
                 // One clock read per batch, not per message: the batch's messages were read
                 // back to back, just before.
@@ -372,6 +375,9 @@ public final class Daemon {
     /// to be committed (`commitDue`), every millisecond while snapshot replies are being
     /// written, and at least every 100 ms to see a stop request.
     private func pollTimeout(commitDue: ContinuousClock.Instant?) -> Int {
+        // Batches held for the next one (a flood): look for it without waiting, and commit
+        // them at once if it is not there.
+        if durable?.holdsForBacklog == true { return 0 }
         let now = ContinuousClock.now
         var wait = Duration.milliseconds(configuration.heartbeatMilliseconds) - (now - lastPublication)
         if let watchdog { wait = min(wait, watchdog.timeUntilDue(at: now)) }

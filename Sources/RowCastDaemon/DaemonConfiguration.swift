@@ -39,8 +39,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maximumMessageBytes = 1 << 20
     /// How long the publisher may stay silent before a heartbeat, in milliseconds.
     public var heartbeatMilliseconds = 1000
-    /// The most messages read in one pass (one batch, one delta per feed).
-    public var batchLimit = 4096
+    /// The most messages read in one pass (one batch, one delta per feed). Under a flood the
+    /// commits still gather up to `DurableEngine.groupedMessageLimit` messages.
+    public var batchLimit = 1024
     /// Messages the PUB socket queues per subscriber before dropping (ZMQ_SNDHWM).
     public var publishHighWaterMark = 100_000
     /// Messages each receiving socket queues (ZMQ_RCVHWM).

@@ -113,7 +113,7 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How long a stop (SIGTERM, SIGINT) may take before rowcastd exits 70 without a clean stop. [default: 10000]", valueName: "ms"))
     var drainTimeoutMs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The most messages read and applied in one pass. [default: 4096]", valueName: "count"))
+    @Option(name: .long, help: ArgumentHelp("The most messages read and applied in one pass. [default: 1024]", valueName: "count"))
     var batchLimit: Int?
 
     @Option(name: .long, help: ArgumentHelp("How long closing sockets may wait to deliver what is queued. [default: 2000]", valueName: "ms"))

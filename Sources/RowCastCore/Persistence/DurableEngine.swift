@@ -34,6 +34,11 @@ public final class DurableEngine {
     /// The shortest time from one commit's start to the next one's, for batches that only
     /// carry ingest (see `commitDue`); zero commits each batch as soon as the writer is free.
     public var ingestCommitInterval: Duration = .zero
+    /// Set by the daemon after each read: whether its last read filled a batch, so that more
+    /// ingest is waiting in the socket. While so, batches that only carry ingest wait for the
+    /// next batch to join their commit, up to `groupedMessageLimit` messages (see
+    /// `holdsForBacklog`).
+    public var ingestBacklog = false
     /// Told of every successful commit (the daemon's metrics): how long the store took to write
     /// it and how many messages its batches carried. Called on the loop thread, once per commit.
     public var commitObserver: ((_ duration: Duration, _ messages: Int) -> Void)?

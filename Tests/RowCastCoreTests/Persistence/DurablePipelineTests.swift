@@ -203,4 +203,63 @@ struct DurablePipelineTests {
         #expect(harness.engine.feeds["f"]?.itemCount == 7 + DurableEngine.pacedMessageLimit)
         durable.close()
     }
+
+    @Test("under a backlog, ingest-only batches wait for the next batch and share its commit, up to groupedMessageLimit; a short read, a control request or a flush ends the hold")
+    func backlogGroupsCommits() throws {
+        let directory = try ScratchDirectory()
+        let (harness, store, durable) = try pipeline(in: directory)
+        let started = store.transactions.count  // the start's own
+        var written: [Int] { Array(store.transactions.dropFirst(started)) }
+        var next = 0
+        func ingest(_ count: Int) -> [IncomingMessage] {
+            defer { next += count }
+            return (next..<(next + count)).map { IncomingMessage(origin: .ingest, body: upsert("f", item("\($0)")).serialized()) }
+        }
+
+        // A full read: held, nothing written, nothing released.
+        durable.ingestBacklog = true
+        _ = durable.submit(ingest(3))
+        #expect(durable.holdsForBacklog)
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(!durable.isCommitting)
+        _ = durable.submit(ingest(4))
+        #expect(durable.advanceWhileWaiting().isEmpty)
+        #expect(!durable.isCommitting, "advanceWhileWaiting holds them too")
+        #expect(written.isEmpty)
+        // The read after it came up short: both batches go in one transaction.
+        durable.ingestBacklog = false
+        #expect(!durable.holdsForBacklog)
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.isCommitting)
+        #expect(try durable.collectCommitted().count == 2)
+        #expect(written == [2])
+
+        // Held batches go once they carry groupedMessageLimit messages.
+        durable.ingestBacklog = true
+        _ = durable.submit(ingest(DurableEngine.groupedMessageLimit - 1))
+        #expect(durable.holdsForBacklog)
+        _ = durable.submit(ingest(1))
+        #expect(!durable.holdsForBacklog)
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.isCommitting)
+        #expect(try durable.collectCommitted().count == 2)
+
+        // A control request is never held, nor the ingest before it.
+        _ = durable.submit(ingest(1))
+        #expect(durable.holdsForBacklog)
+        _ = durable.submit([message(upsert("f", item("control")), req: 1)])
+        #expect(!durable.holdsForBacklog)
+        #expect(try durable.collectCommitted().isEmpty)
+        let released = try durable.collectCommitted()
+        #expect(released.count == 2)
+        #expect(try reply(released[1])["ok"] == true)
+
+        // A flush commits held batches whatever the backlog.
+        _ = durable.submit(ingest(2))
+        #expect(durable.holdsForBacklog)
+        #expect(try durable.flush().count == 1)
+        #expect(written == [2, 2, 2, 1])
+        #expect(harness.engine.feeds["f"]?.itemCount == next + 1)
+        durable.close()
+    }
 }
