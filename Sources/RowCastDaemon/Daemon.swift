@@ -230,7 +230,10 @@ public final class Daemon {
                 }
             }
             if durable.hasHeldOutputs {
-                try send(try durable.collectCommitted(), control: control, publish: publish, engine: engine)
+                // Under a backlog the next batch is already waiting: apply it rather than wait
+                // for the commit in flight (its outputs go out in a later pass, in order).
+                let outputs = durable.ingestBacklog ? try durable.collectFinished() : try durable.collectCommitted()
+                try send(outputs, control: control, publish: publish, engine: engine)
             }
             if signal.takeReloadRequest() {
                 try send(try durable.flush(), control: control, publish: publish, engine: engine)

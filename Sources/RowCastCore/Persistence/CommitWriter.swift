@@ -84,6 +84,15 @@ final class CommitWriter: @unchecked Sendable {
         return true
     }
 
+    /// Whether the job started last has finished (its outcome is ready for `wait()`, which
+    /// then returns at once); false when no job is running.
+    var hasFinished: Bool {
+        guard isBusy else { return false }
+        condition.lock()
+        defer { condition.unlock() }
+        return outcome != nil
+    }
+
     /// Makes `finishedDescriptor` unreadable (with `condition` held).
     private func clearFinished() {
         var count: UInt64 = 0

@@ -140,6 +140,20 @@ extension DurableEngine {
         return released
     }
 
+    /// As `collectCommitted`, but without waiting for a commit that is still being written
+    /// while fewer than `groupedMessageLimit` messages were applied after it (then it returns
+    /// what was released meanwhile, often nothing). Under a backlog the loop goes on with the
+    /// next batch instead of waiting: with batches of 1,024 and commits of up to 4,096
+    /// messages, waiting for each commit left the loop idle for part of every commit. The
+    /// limit keeps the loop from running further ahead of a slow disk than one commit's
+    /// worth. A finished commit, failed or not, is taken as `collectCommitted` takes it.
+    public func collectFinished() throws(StoreError) -> [EngineOutput] {
+        guard writer.isBusy, !writer.hasFinished,
+              submitted.reduce(0, { $0 + $1.messageCount }) < Self.groupedMessageLimit else { return try collectCommitted() }
+        defer { released = [] }
+        return released
+    }
+
     /// Readable when the commit being written has finished, or when held-back batches are due
     /// to be committed (see `advanceWhileWaiting`).
     public var waitDescriptors: [Int32] { [writer.finishedDescriptor, pacingTimer.descriptor] }

@@ -1,3 +1,4 @@
+import Foundation
 import RowCastCore
 import RowCastKit
 import Testing
@@ -8,11 +9,14 @@ final class FlakyStore: FeedStore {
     var failingCommits = 0
     /// How many batches each successful transaction carried, in order.
     private(set) var transactions: [Int] = []
+    /// When set, each commit waits for a signal of it first (set before the commit starts).
+    var gate: DispatchSemaphore?
 
     init(_ base: SQLiteFeedStore) { self.base = base }
 
     func load() throws(StoreError) -> StoredState { try base.load() }
     func commit(_ commits: [StoreCommit]) throws(StoreError) {
+        gate?.wait()
         if failingCommits > 0 {
             failingCommits -= 1
             throw StoreError(.full, path: base.databasePath, message: "no space left while committing to \(base.databasePath) (test).")

@@ -262,4 +262,46 @@ struct DurablePipelineTests {
         #expect(harness.engine.feeds["f"]?.itemCount == next + 1)
         durable.close()
     }
+
+    @Test("under a backlog, collectFinished goes on without waiting for the commit in flight, until a commit's worth of messages waits behind it; outputs still come back in order")
+    func backlogDoesNotWaitForCommit() throws {
+        let directory = try ScratchDirectory()
+        let (harness, store, durable) = try pipeline(in: directory)
+        var next = 0
+        func ingest(_ count: Int) -> [IncomingMessage] {
+            defer { next += count }
+            return (next..<(next + count)).map { IncomingMessage(origin: .ingest, body: upsert("f", item("\($0)")).serialized()) }
+        }
+        let started = store.transactions.count
+        let gate = DispatchSemaphore(value: 0)
+        store.gate = gate
+        // Should a call wait for the held commit after all, this lets it go after a while;
+        // the transactions then show that it waited.
+        func release(after seconds: Double) { DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { gate.signal() } }
+
+        _ = durable.submit(ingest(2))
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.isCommitting, "the first commit is in flight, held by the gate")
+        durable.ingestBacklog = true
+        _ = durable.submit(ingest(3))
+        release(after: 30)
+        #expect(try durable.collectFinished().isEmpty)
+        #expect(store.transactions.count == started, "collectFinished returned while the commit was still held")
+        #expect(durable.isCommitting)
+
+        // A commit's worth of messages behind it: now it waits.
+        _ = durable.submit(ingest(DurableEngine.groupedMessageLimit))
+        gate.signal()
+        let first = try durable.collectFinished()
+        #expect(first.count == 1, "the first commit, waited for")
+        #expect(store.transactions.count == started + 1)
+
+        // The rest, in order, once the gate lets the next commit through.
+        gate.signal()
+        durable.ingestBacklog = false
+        let rest = try durable.flush()
+        #expect(rest.count == 2)
+        #expect(harness.engine.feeds["f"]?.itemCount == next)
+        durable.close()
+    }
 }
