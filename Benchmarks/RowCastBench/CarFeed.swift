@@ -4,14 +4,15 @@ enum CarFeed {
     static let feeds = 4
     static let sections = 3
 
-    /// The upsert request for item number `index` (ids unique per run through `run`).
-    static func upsert(_ index: Int, run: String) -> [UInt8] {
+    /// The upsert request for item number `index` (ids unique per run through `run`); a
+    /// `priceChange` other than 0 makes an update of the same item with another price.
+    static func upsert(_ index: Int, run: String, priceChange: Int = 0) -> [UInt8] {
         let feed = "cars\(index % feeds)"
         let section = "s\(index / feeds % sections)"
         if index % 10 == 9 {
-            return Array(#"{"op":"upsert","feed":"\#(feed)","item":{"id":"\#(run)-\#(index)","type":"advertising","section":"\#(section)","data":{"name":"Garage sale \#(index)","operatedBy":"Bob's Cars","price":\#(1000 + index % 9000),"image":"https://img.example/ad/\#(index % 997).png","url":"https://ads.example/\#(index)"}}}"#.utf8)
+            return Array(#"{"op":"upsert","feed":"\#(feed)","item":{"id":"\#(run)-\#(index)","type":"advertising","section":"\#(section)","data":{"name":"Garage sale \#(index)","operatedBy":"Bob's Cars","price":\#(1000 + index % 9000 + priceChange),"image":"https://img.example/ad/\#(index % 997).png","url":"https://ads.example/\#(index)"}}}"#.utf8)
         }
-        return Array(#"{"op":"upsert","feed":"\#(feed)","item":{"id":"\#(run)-\#(index)","type":"product","section":"\#(section)","data":{"name":"Tesla Model 3 Long Range \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000),"image":"https://img.example/cars/\#(index % 997).png"}}}"#.utf8)
+        return Array(#"{"op":"upsert","feed":"\#(feed)","item":{"id":"\#(run)-\#(index)","type":"product","section":"\#(section)","data":{"name":"Tesla Model 3 Long Range \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000 + priceChange),"image":"https://img.example/cars/\#(index % 997).png"}}}"#.utf8)
     }
 
     /// How many rows a publication carries: every row object has exactly one "cell" member.

@@ -37,6 +37,12 @@ struct ThroughputBenchmark {
         table.footnotes.append("rowcastd CPU per item: \(perItem(endToEnd.daemonCPUSeconds + endToEnd.hostCPUSeconds)) over all its threads and its plugin hosts (\(perItem(endToEnd.daemonCPUSeconds)) in rowcastd, \(perItem(endToEnd.hostCPUSeconds)) in the hosts), \(perItem(endToEnd.busiestThreadCPUSeconds)) in its busiest thread (the loop)")
         let shares = endToEnd.threads.filter { $0.seconds / items >= 0.05e-6 }.map { "\($0.name) \(perItem($0.seconds)) (\(perItem($0.systemSeconds)) of it in the kernel)" }
         table.footnotes.append("rowcastd CPU per item by thread (its hosts' threads summed by name): " + shares.joined(separator: ", "))
+        // The same items published again with another price: the feed no longer grows.
+        let updates = try Self.endToEnd(items: endToEndItems, run: "upd", updates: true)
+        let updateRate = items / updates.seconds
+        table.add(["rowcastd end to end, the same items updated (" + updates.note + ")", endToEndItems.formatted, format3(updates.seconds), Int(updateRate).formatted, format3(updateRate / cForwardRate)])
+        table.footnotes.append("rowcastd CPU per item, updates of existing items: \(perItem(updates.daemonCPUSeconds + updates.hostCPUSeconds)) over all its threads and its plugin hosts, \(perItem(updates.busiestThreadCPUSeconds)) in its busiest thread; by thread: "
+            + updates.threads.filter { $0.seconds / items >= 0.05e-6 }.map { "\($0.name) \(perItem($0.seconds)) (\(perItem($0.systemSeconds)) in the kernel)" }.joined(separator: ", "))
         results["baseline"] = ["items": .number(Double(baselineItems)), "seconds": .number(baseline), "itemsPerSecond": .number(baselineRate)]
         results["cOneHop"] = ["items": .number(Double(baselineItems)), "seconds": .number(cOneHop), "itemsPerSecond": .number(cOneHopRate)]
         results["cForward"] = ["items": .number(Double(baselineItems)), "seconds": .number(cForward), "itemsPerSecond": .number(cForwardRate)]
@@ -45,6 +51,9 @@ struct ThroughputBenchmark {
                                "ratioToCOneHop": .number(rate / cOneHopRate), "peakResidentBytes": .number(Double(endToEnd.peakResident)),
                                "setup": .string(endToEnd.note), "daemonCPUSeconds": .number(endToEnd.daemonCPUSeconds),
                                "loopThreadCPUSeconds": .number(endToEnd.busiestThreadCPUSeconds), "hostCPUSeconds": .number(endToEnd.hostCPUSeconds)]
+        results["updates"] = ["items": .number(Double(endToEndItems)), "seconds": .number(updates.seconds), "itemsPerSecond": .number(updateRate),
+                              "daemonCPUSeconds": .number(updates.daemonCPUSeconds), "loopThreadCPUSeconds": .number(updates.busiestThreadCPUSeconds),
+                              "hostCPUSeconds": .number(updates.hostCPUSeconds)]
         return table.render()
     }
 
@@ -128,25 +137,38 @@ struct ThroughputBenchmark {
         }.start()
     }
 
+    /// Receives publications until they carried `count` rows.
+    private static func receiveRows(_ count: Int, from subscriber: Socket, what: String) throws {
+        var rows = 0
+        while rows < count {
+            guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("\(what): stalled at \(rows) of \(count) rows") }
+            if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
+        }
+    }
+
     /// Seconds from the first PUSH to the last row received from a real rowcastd with its
     /// store at `durability`.
+    ///
+    /// With `updates`, the items are first published once, unmeasured, and the run measures
+    /// publishing each of them again with another price: a feed that no longer grows, every
+    /// item a reconfigured row.
     static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e", pluginDirectory: String? = nil, extraArguments: [String] = [],
-                         curve: BenchCurve? = nil) throws -> EndToEndRun {
+                         curve: BenchCurve? = nil, updates: Bool = false) throws -> EndToEndRun {
         let daemon = try BenchDaemon(durability: durability, pluginDirectory: pluginDirectory, extraArguments: ["--heartbeat-ms", "50"] + (curve?.daemonArguments ?? []) + extraArguments)
         defer { daemon.stop() }
         let context = try Context()
         let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 30_000,
                                                   curve: try curve?.connected(to: daemon))
-        let messages = (0..<items).map { CarFeed.upsert($0, run: run) }
+        if updates {
+            startProducer(context: context, endpoint: daemon.ingest, messages: (0..<items).map { CarFeed.upsert($0, run: run) }, curve: try curve?.connected(to: daemon))
+            try receiveRows(items, from: subscriber, what: "updates, first pass")
+        }
+        let messages = (0..<items).map { CarFeed.upsert($0, run: run, priceChange: updates ? 1 : 0) }
         let cpuBefore = ProcessCPU.sample(pid: daemon.process.processIdentifier)
         let hostsBefore = ProcessCPU.childrenSamples(pid: daemon.process.processIdentifier)
         let start = ContinuousClock.now
         startProducer(context: context, endpoint: daemon.ingest, messages: messages, curve: try curve?.connected(to: daemon))
-        var rows = 0
-        while rows < items {
-            guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("end to end: stalled at \(rows) of \(items) rows") }
-            if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
-        }
+        try receiveRows(items, from: subscriber, what: "end to end")
         let elapsed = ContinuousClock.now - start
         let cpuAfter = ProcessCPU.sample(pid: daemon.process.processIdentifier)
         let cpu = cpuAfter.since(cpuBefore)
