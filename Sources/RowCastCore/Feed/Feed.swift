@@ -172,8 +172,7 @@ public final class Feed {
     @discardableResult
     func delete(id: String) -> Bool {
         guard items[id] != nil else { return false }
-        touch(id)
-        before[id]?.item = nil
+        touchRemoved(id)
         let removed = items.removeValue(forKey: id)!
         account(-Self.bytes(of: removed.input, row: removed.row))
         if removed.row == nil { pendingCount -= 1 }
@@ -213,8 +212,7 @@ public final class Feed {
         guard removed.memberCount > 0 else { return true }
         let members = items.compactMap { $0.value.input.section == id ? $0.key : nil }
         for member in members {
-            touch(member)
-            before[member]?.item = nil
+            touchRemoved(member)
             if let removed = items.removeValue(forKey: member) {
                 account(-Self.bytes(of: removed.input, row: removed.row))
                 if removed.row == nil { pendingCount -= 1 }
@@ -227,10 +225,7 @@ public final class Feed {
     /// Replaces the whole contents: sections are declared in list order, then items are added
     /// in list order, each taking a new first-arrival rank. Ids must be unique.
     func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, RenderedRow?)]) {
-        for id in items.keys {
-            touch(id)
-            before[id]?.item = nil
-        }
+        for id in items.keys { touchRemoved(id) }
         items.removeAll(keepingCapacity: true)
         account(-storedBytes)
         pendingCount = 0
@@ -249,6 +244,12 @@ public final class Feed {
         guard before[id] == nil else { return }
         let item = items[id]
         before[id] = Touched(shownBefore: item.flatMap(ShownRow.of), item: item)
+    }
+
+    /// Records an item's first touch in this batch (see `touch`), and that it is gone now.
+    private func touchRemoved(_ id: String) {
+        touch(id)
+        before[id]?.item = nil
     }
 
     private func joinSection(_ id: String, id item: String) {
