@@ -92,14 +92,14 @@ extension Daemon {
             }
             return
         }
-        while let (frames, principal) = try publish.receiveMultipart(property: "User-Id", dontWait: true) {
+        while let (frames, userID) = try publish.receiveMultipart(property: Self.userIDProperty, dontWait: true) {
             guard let frame = frames.first, let kind = frame.first, kind == 0 || kind == 1 else { continue }
             let prefix = Array(frame.dropFirst())
             if kind == 0 {
                 try publish.unsubscribe(prefix)
                 continue
             }
-            let client = principal.flatMap { $0.isEmpty ? nil : $0 }
+            let client = Self.principal(userID)
             if let client, !SubscriptionFilter.allows(prefix, principal: client, access: KeyringAccess(keyring: zap.keyring)) {
                 refusedSubscriptions += 1
                 updateCurveStatus(engine: engine)
@@ -112,5 +112,20 @@ extension Daemon {
             try publish.subscribe(prefix)
             if let position = positions.announcement(forSubscription: prefix) { try publishAll([position], on: publish) }
         }
+    }
+}
+
+extension Daemon {
+    /// The message property that names a CURVE client: the User-Id the ZAP handler gave its
+    /// connection.
+    static let userIDProperty = "User-Id"
+
+    /// The property to ask received messages for: the User-Id with CURVE on, nothing without.
+    var principalProperty: String? { zap == nil ? nil : Self.userIDProperty }
+
+    /// The client a connection's User-Id names; nil when it has none (empty: an ipc://
+    /// connection, which is not checked).
+    static func principal(_ userID: String?) -> String? {
+        userID.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -296,9 +296,9 @@ public final class Daemon {
         var ingestDrained = false
         while budget > 0 && !(ingestDrained && controlBudget == 0) {
             if !ingestDrained {
-                if let frame = try ingest.receiveFirstFrame(dontWait: true, keepingAtMost: keep, property: zap == nil ? nil : "User-Id") {
+                if let frame = try ingest.receiveFirstFrame(dontWait: true, keepingAtMost: keep, property: principalProperty) {
                     messages.append(IncomingMessage(origin: .ingest, body: frame.bytes, frameCount: frame.frameCount, size: frame.size,
-                                                    principal: frame.property.flatMap { $0.isEmpty ? nil : $0 }))
+                                                    principal: Self.principal(frame.property)))
                     budget -= 1
                 } else {
                     ingestDrained = true
@@ -321,8 +321,8 @@ public final class Daemon {
     /// One waiting message and, with CURVE on, the client its connection authenticated
     /// (User-Id; nil for ipc:// connections, which are not checked).
     private func receive(_ socket: Socket, keepingAtMost keep: Int) throws -> (message: ReceivedMessage, principal: String?)? {
-        guard let received = try socket.receiveMultipart(dontWait: true, keepingAtMost: keep, property: zap == nil ? nil : "User-Id") else { return nil }
-        return (received, received.property.flatMap { $0.isEmpty ? nil : $0 })
+        guard let received = try socket.receiveMultipart(dontWait: true, keepingAtMost: keep, property: principalProperty) else { return nil }
+        return (received, Self.principal(received.property))
     }
 
     /// Sends the outputs of committed batches, oldest first. For each: publishes first, then
