@@ -138,8 +138,6 @@ struct InstructionsBenchmark {
         return count
     }
 
-    /// Where callgrind writes its profile: `ROWCAST_BENCH_CALLGRIND_DIR`, when set, keeps one file
-    /// per run there (`callgrind.out.PID`, for `callgrind_annotate --inclusive=yes`); otherwise none is kept.
     /// Instructions of the plugin hosts alone, over the hosted daemon workload: each host is
     /// started through a script that runs it under callgrind, and its total is read from its
     /// profile (the hosts' standard error goes to the daemon's log).
@@ -181,6 +179,8 @@ struct InstructionsBenchmark {
         return total
     }
 
+    /// Where callgrind writes its profile: `ROWCAST_BENCH_CALLGRIND_DIR`, when set, keeps one file
+    /// per run there (`callgrind.out.PID`, for `callgrind_annotate --inclusive=yes`); otherwise none is kept.
     static var profileFile: String {
         guard let directory = ProcessInfo.processInfo.environment["ROWCAST_BENCH_CALLGRIND_DIR"], !directory.isEmpty else { return "/dev/null" }
         return directory + "/callgrind.out.%p"

@@ -13,7 +13,8 @@ enum StoreCommitOnly {
         try store.commit([commit])
     }
 
-    /// Items per commit: about what one commit carries under a flood.
+    /// Items per commit: a fixed count, so that the figure repeats (a live daemon's commits
+    /// carry a few items at a trickle and up to 4,096 messages under a flood).
     static let itemsPerCommit = 64
 
     static func run(items: Int) {
