@@ -23,15 +23,16 @@ public struct HostCall: Sendable {
         return writer.bytes
     }
 
-    /// The calls of a batch frame (after its tag).
-    public static func decodeBatch(_ reader: inout HostWireReader) throws(HostChannelError) -> [HostCall] {
+    /// The calls of a batch frame (after its tag), each input as where it is in the frame: a
+    /// host reads the inputs in place instead of copying each one out.
+    public static func decodeBatch(_ reader: inout HostWireReader) throws(HostChannelError) -> [(kind: PluginCallKind, input: Range<Int>)] {
         let count = Int(try reader.uint32())
-        var calls: [HostCall] = []
+        var calls: [(kind: PluginCallKind, input: Range<Int>)] = []
         calls.reserveCapacity(min(count, 1 << 16))
         for _ in 0..<count {
             let rawKind = try reader.uint8()
             guard let kind = PluginCallKind(rawValue: rawKind) else { throw HostChannelError("an unknown call kind \(rawKind)") }
-            calls.append(HostCall(kind: kind, input: try reader.block()))
+            calls.append((kind, try reader.blockRange()))
         }
         return calls
     }
@@ -63,17 +64,17 @@ public struct HostCallResult: Sendable, Equatable {
     /// cost a frame (two system calls and a wake-up) per 32 items on both sides.
     public static let largestChunkSize = 512
 
-    /// The results frame for `results`.
+    /// The results frame for `results` (a host builds its frames with ``HostResultsFrame``,
+    /// which writes the same bytes).
     public static func resultsFrame(_ results: [HostCallResult]) -> [UInt8] {
-        var writer = HostWireWriter(capacity: results.reduce(5) { $0 + $1.output.count + 9 })
-        writer.append(HostFrame.Tag.results.rawValue)
-        writer.append(UInt32(results.count))
+        var frame = HostResultsFrame(capacity: results.reduce(5) { $0 + $1.output.count + 9 })
         for result in results {
-            writer.append(UInt32(bitPattern: result.status))
-            writer.append((result.overflowed ? 1 : 0) | (result.unsupported ? 2 : 0) as UInt8)
-            writer.appendBlock(result.overflowed ? [] : result.output)
+            frame.append { output in
+                output.append(contentsOf: result.output)
+                return (result.status, result.overflowed, result.unsupported)
+            }
         }
-        return writer.bytes
+        return frame.finished()
     }
 
     /// The results of a results frame (after its tag).

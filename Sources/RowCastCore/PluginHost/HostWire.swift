@@ -57,10 +57,16 @@ public struct HostWireReader {
 
     /// A length (four bytes), then that many bytes.
     public mutating func block() throws(HostChannelError) -> [UInt8] {
+        Array(bytes[try blockRange()])
+    }
+
+    /// A length (four bytes), then that many bytes: where they are in the frame (indices of
+    /// the slice the reader was made over), for a reader that uses them in place.
+    public mutating func blockRange() throws(HostChannelError) -> Range<Int> {
         let count = Int(try uint32())
         guard bytes.endIndex - position >= count else { throw HostChannelError("a block of \(count) bytes in a frame with \(bytes.endIndex - position) left") }
         defer { position += count }
-        return Array(bytes[position..<(position + count)])
+        return position..<(position + count)
     }
 
     /// The rest of the frame.

@@ -88,6 +88,7 @@ public enum PluginHostMain {
     /// Answers batches until the channel closes or rowcastd says quit.
     private static func serve(_ plugin: LoadedPlugin, page: HostStatusPage) -> Never {
         var reader = HostFrameReader()
+        var results = HostResultsFrame(capacity: 64 * 1024)
         while true {
             let frame: [UInt8]
             do {
@@ -104,21 +105,24 @@ public enum PluginHostMain {
                 switch HostFrame.Tag(rawValue: try wire.uint8()) {
                 case .batch:
                     let calls = try HostCall.decodeBatch(&wire)
-                    var results: [HostCallResult] = []
                     var chunk = HostCallResult.firstChunkSize
-                    results.reserveCapacity(min(calls.count, HostCallResult.largestChunkSize))
-                    for (index, call) in calls.enumerated() {
-                        page.begin(index)
-                        if let raw = plugin.rawCall(call.kind, call.input) {
-                            results.append(HostCallResult(status: raw.status, overflowed: raw.overflowed, unsupported: false, output: raw.output))
-                        } else {
-                            results.append(HostCallResult(status: 0, overflowed: false, unsupported: true, output: []))
-                        }
-                        // Answer in chunks: rowcastd applies the first rows while the rest render.
-                        if results.count == chunk || index == calls.count - 1 {
-                            guard HostFrame.send(HostCallResult.resultsFrame(results), on: Descriptor.channel) else { exit(0) }
-                            results.removeAll(keepingCapacity: true)
-                            chunk = min(chunk * 2, HostCallResult.largestChunkSize)
+                    frame.withUnsafeBytes { inputs in
+                        for (index, call) in calls.enumerated() {
+                            page.begin(index)
+                            // The input is read where it is in the batch frame, the output
+                            // written where it goes in the results frame.
+                            results.append { output in
+                                guard let raw = plugin.rawCall(call.kind, UnsafeRawBufferPointer(rebasing: inputs[call.input]), appendingTo: &output) else {
+                                    return (0, false, true)
+                                }
+                                return (raw.status, raw.overflowed, false)
+                            }
+                            // Answer in chunks: rowcastd applies the first rows while the rest render.
+                            if results.count == chunk || index == calls.count - 1 {
+                                guard HostFrame.send(results.finished(), on: Descriptor.channel) else { exit(0) }
+                                results.clear()
+                                chunk = min(chunk * 2, HostCallResult.largestChunkSize)
+                            }
                         }
                     }
                 case .quit:

@@ -91,9 +91,19 @@ public final class LoadedPlugin {
 
     /// Calls one of the plugin's functions as it is: the status it returned, its output, and
     /// whether it tried to write more than ``maximumOutputSize`` (then `output` is cut short).
-    /// `nil` when the plugin does not implement the call. A plugin host uses this and leaves
-    /// the checks to rowcastd.
+    /// `nil` when the plugin does not implement the call.
     public func rawCall(_ kind: PluginCallKind, _ input: [UInt8]) -> (status: Int32, output: [UInt8], overflowed: Bool)? {
+        var output: [UInt8] = []
+        guard let raw = input.withUnsafeBytes({ rawCall(kind, $0, appendingTo: &output) }) else { return nil }
+        return (raw.status, output, raw.overflowed)
+    }
+
+    /// Calls one of the plugin's functions as it is, its output appended to `output` (a plugin
+    /// host writes it straight into the results frame, with no array per call): the status
+    /// it returned, and whether it tried to write more than ``maximumOutputSize`` (then what it
+    /// appended is cut short). `nil`, with nothing appended, when the plugin does not implement
+    /// the call. A plugin host uses this and leaves the checks to rowcastd.
+    public func rawCall(_ kind: PluginCallKind, _ input: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) -> (status: Int32, overflowed: Bool)? {
         let function: rowcast_render_fn
         switch kind {
         case .renderItem: function = renderItemFunction
@@ -108,24 +118,35 @@ public final class LoadedPlugin {
                 function = actionFunction
             } else if let selectFunction {
                 // A revision 1 plugin: its select's event becomes {"event": ...}, with no change.
-                let raw = invoke(selectFunction, input)
-                guard raw.status == Int32(ROWCAST_OK.rawValue), !raw.overflowed else { return raw }
-                return (raw.status, Array("{\"event\":".utf8) + raw.output + [UInt8(ascii: "}")], false)
+                let start = output.count
+                output.append(contentsOf: Self.eventPrefix)
+                let raw = invoke(selectFunction, input, appendingTo: &output)
+                if raw.status == Int32(ROWCAST_OK.rawValue), !raw.overflowed {
+                    output.append(UInt8(ascii: "}"))
+                } else {
+                    output.removeSubrange(start..<(start + Self.eventPrefix.count))
+                }
+                return raw
             } else {
                 return nil
             }
         }
-        return invoke(function, input)
+        return invoke(function, input, appendingTo: &output)
     }
 
-    private func invoke(_ function: rowcast_render_fn, _ input: [UInt8]) -> (status: Int32, output: [UInt8], overflowed: Bool) {
+    /// What a revision 1 plugin's select event is wrapped in for an action call, before it.
+    private static let eventPrefix = Array(#"{"event":"#.utf8)
+
+    private func invoke(_ function: rowcast_render_fn, _ input: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) -> (status: Int32, overflowed: Bool) {
+        // The buffer is moved into the sink and back, not copied.
         var sink = PluginSink(limit: Self.maximumOutputSize)
+        swap(&sink.bytes, &output)
+        sink.start = sink.bytes.count
         let status = sink.withSink { sinkPointer in
-            input.withUnsafeBytes { bytes in
-                function(context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, sinkPointer)
-            }
+            function(context, input.baseAddress?.assumingMemoryBound(to: CChar.self), input.count, sinkPointer)
         }
-        return (status, sink.bytes, sink.overflowed)
+        swap(&sink.bytes, &output)
+        return (status, sink.overflowed)
     }
 
     private func call(_ kind: PluginCallKind, _ input: [UInt8], expecting expectation: PluginOutput.Expectation) -> PluginCallResult {

@@ -206,6 +206,19 @@ struct CPluginLoaderTests {
             #expect(failure("huge")?.code == "output_too_large")
             #expect(failure("status")?.message == "plugin broken returned unknown status 7")
 
+            // As a plugin host calls it: the output goes after what the buffer holds, and an
+            // overflow is counted from where this call's output began.
+            var output = Support.bytes("kept")
+            let input = Support.bytes(#"{"id":"x","type":"broken","data":{"mode":"nocell"}}"#)
+            let raw = input.withUnsafeBytes { plugin.rawCall(.renderItem, $0, appendingTo: &output) }
+            #expect(raw?.status == 0 && raw?.overflowed == false)
+            #expect(String(decoding: output, as: UTF8.self) == #"kept{"height":1,"content":{}}"#)
+            output = Array(repeating: UInt8(ascii: "x"), count: LoadedPlugin.maximumOutputSize - 1)
+            let huge = Support.bytes(#"{"id":"x","type":"broken","data":{"mode":"huge"}}"#)
+            let overflow = huge.withUnsafeBytes { plugin.rawCall(.renderItem, $0, appendingTo: &output) }
+            #expect(overflow?.overflowed == true)
+            #expect(output.count == LoadedPlugin.maximumOutputSize - 1 + 16 << 20)
+
             let garbage = plugin.renderItem(Support.bytes(#"{"data":{"mode":"garbage-error"}}"#))
             #expect(garbage == .rejected(PluginCallError(message: "(unparsable error output: not json at all)")))
 

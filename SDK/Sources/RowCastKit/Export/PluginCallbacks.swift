@@ -36,9 +36,15 @@ enum PluginCallbacks {
         let runtime = Unmanaged<PluginRuntime>.fromOpaque(context).takeUnretainedValue()
         let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : max(length, 0))
         let outcome = body(runtime, bytes)
-        outcome.bytes.withUnsafeBufferPointer { buffer in
+        let send = { (buffer: UnsafeBufferPointer<UInt8>) in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return }
             base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { write(sink.pointee.opaque, $0, buffer.count) }
+        }
+        if case .inOutput = outcome {
+            runtime.output.bytes.withUnsafeBufferPointer(send)
+            runtime.clearOutput()
+        } else {
+            outcome.bytes.withUnsafeBufferPointer(send)
         }
         return outcome.status
     }

@@ -25,6 +25,13 @@ final class PluginRuntime {
     private let cells: [String: CellEntry]
     private let headers: [String: (SectionHeader) throws(ItemError) -> Row]
 
+    /// Where rows are written, call after call (``CallOutcome/inOutput``): the buffer is kept,
+    /// so rendering a row allocates no output array of its own.
+    private(set) var output = JSONWriter(capacity: PluginRuntime.keptOutputCapacity)
+
+    /// The largest output buffer kept between calls; one grown past it by a huge row is let go.
+    static let keptOutputCapacity = 16 * 1024
+
     /// Makes one instance of every controller and indexes them by type.
     init(name: String, controllers: [any CellController.Type], headers headerControllers: [any HeaderController.Type]) {
         var problems: [String] = []
@@ -82,7 +89,8 @@ final class PluginRuntime {
         do throws(ItemError) {
             let item = try Item(parsing: input)
             guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
-            return .ok(try entry.render(item).serialized())
+            try entry.render(item).write(to: &output)
+            return .inOutput
         } catch {
             return .itemError(error)
         }
@@ -95,7 +103,8 @@ final class PluginRuntime {
             do { value = try JSONParser.parse(input) } catch { throw .invalidJSON("the section", error) }
             let header = try SectionHeader(json: value)
             guard let render = headers[header.type] else { throw unknownType(header.type, kind: "section") }
-            return .ok(try render(header).serialized())
+            try render(header).write(to: &output)
+            return .inOutput
         } catch {
             return .itemError(error)
         }
@@ -143,6 +152,15 @@ final class PluginRuntime {
             return .ok(try entry.handle(request, item).jsonValue.serialized())
         } catch {
             return .itemError(error)
+        }
+    }
+
+    /// Empties ``output`` once the sink has its bytes, keeping its buffer unless a huge row grew it.
+    func clearOutput() {
+        if output.bytes.capacity > Self.keptOutputCapacity {
+            output = JSONWriter(capacity: Self.keptOutputCapacity)
+        } else {
+            output.bytes.removeAll(keepingCapacity: true)
         }
     }
 

@@ -74,6 +74,9 @@ extension JSONObject: Equatable {
 extension JSONObject: ExpressibleByDictionaryLiteral {
     /// An object from a literal, keys in the literal's order.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self.init(elements.map { (key: $0.0, value: $0.1) })
+        // The literal's array taken over as it is: a tuple with labels has the layout of the
+        // same tuple without them, and mapping it into a new array cost an allocation, a copy
+        // and a retain of every member (every row a plugin renders is made of such literals).
+        self.init(unsafeBitCast(elements, to: [(key: String, value: JSONValue)].self))
     }
 }

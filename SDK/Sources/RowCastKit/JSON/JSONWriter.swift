@@ -28,16 +28,20 @@ public struct JSONWriter {
                 write(element)
             }
             bytes.append(UInt8(ascii: "]"))
-        case .object(let object):
-            bytes.append(UInt8(ascii: "{"))
-            for (offset, entry) in object.entries.enumerated() {
-                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(string: entry.key)
-                bytes.append(UInt8(ascii: ":"))
-                write(entry.value)
-            }
-            bytes.append(UInt8(ascii: "}"))
+        case .object(let object): write(object: object)
         }
+    }
+
+    /// Appends an object as compact JSON, members in their order.
+    public mutating func write(object: JSONObject) {
+        bytes.append(UInt8(ascii: "{"))
+        for (offset, entry) in object.entries.enumerated() {
+            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+            write(string: entry.key)
+            bytes.append(UInt8(ascii: ":"))
+            write(entry.value)
+        }
+        bytes.append(UInt8(ascii: "}"))
     }
 
     /// Appends a number: integral values up to 2^53 without a fraction, non-finite ones as `null`.

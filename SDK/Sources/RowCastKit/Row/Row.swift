@@ -28,7 +28,7 @@ public struct Row: Sendable, Equatable {
         writer.writeRaw(",\"height\":")
         writer.write(number: height)
         writer.writeRaw(",\"content\":")
-        writer.write(.object(content))
+        writer.write(object: content)
         writer.writeRaw(",\"actions\":[")
         for (offset, action) in actions.enumerated() {
             if offset > 0 { writer.writeRaw(",") }

@@ -56,7 +56,7 @@ public struct RowAction: Sendable, Equatable {
         writer.writeRaw(",\"kind\":")
         writer.write(string: kind)
         writer.writeRaw(",\"params\":")
-        writer.write(.object(params))
+        writer.write(object: params)
         role.write(to: &writer)
         writer.writeRaw("}")
     }
