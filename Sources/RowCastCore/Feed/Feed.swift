@@ -71,8 +71,10 @@ public final class Feed {
     private var before: [String: Touched] = [:]
     private var batchReplacedAll = false
 
-    // Changes since the last `takeChanges`, for the durable store.
-    private var dirtyItems: Set<String> = []
+    // Changes since the last `takeChanges`, for the durable store: each changed item's id with
+    // the item as it is now (nil: deleted), so that `takeChanges` reads it without looking it
+    // up again in `items` (a probe of a table of a million entries, out of the caches).
+    private var dirtyItems: [String: StoredItem?] = [:]
     private var dirtySections: Set<String> = []
     private var replacedAll = false
 
@@ -127,7 +129,6 @@ public final class Feed {
 
     /// Inserts the item, or replaces the one with its id (keeping its first arrival).
     func upsert(_ input: ItemInput, row: RenderedRow?) {
-        dirtyItems.insert(input.id)
         // Changed in place when it exists (its first arrival stays), stored when new: one
         // lookup either way. How it was shown before the batch is read in the same lookup
         // (what `touch` does for other changes) and recorded on its first change in the batch.
@@ -153,6 +154,7 @@ public final class Feed {
         })
         // Its first touch in the batch keeps how it was shown; every touch, the item now.
         before[input.id, default: Touched(shownBefore: shownBefore)].item = stored
+        dirtyItems.updateValue(stored, forKey: input.id)
         if let previousSection, previousSection != input.section {
             leaveSection(previousSection, id: input.id)
             joinSection(input.section, id: input.id)
@@ -176,7 +178,7 @@ public final class Feed {
         let removed = items.removeValue(forKey: id)!
         account(-Self.bytes(of: removed.input, row: removed.row))
         if removed.row == nil { pendingCount -= 1 }
-        dirtyItems.insert(id)
+        dirtyItems.updateValue(nil, forKey: id)
         leaveSection(removed.input.section, id: id)
         return true
     }
@@ -218,7 +220,7 @@ public final class Feed {
                 if removed.row == nil { pendingCount -= 1 }
             }
         }
-        dirtyItems.formUnion(members)
+        for member in members { dirtyItems.updateValue(nil, forKey: member) }
         return true
     }
 
@@ -435,10 +437,11 @@ public final class Feed {
     /// What changed since the last call (nil when nothing did), and forgets it.
     func takeChanges() -> FeedChanges? {
         guard replacedAll || !dirtyItems.isEmpty || !dirtySections.isEmpty else { return nil }
-        let changedItems = (replacedAll ? Set(items.keys) : dirtyItems).sorted().map { id in
-            (id: id, item: items.withValue(forKey: id) { stored in
-                PersistedItem(id: id, type: stored.input.type, section: stored.input.section, sort: stored.input.sort, arrival: stored.arrival, json: stored.input.json)
-            })
+        let changedItems: [(id: String, item: PersistedItem?)]
+        if replacedAll {
+            changedItems = items.keys.sorted().map { id in (id: id, item: items[id].map { PersistedItem(id: id, of: $0) }) }
+        } else {
+            changedItems = dirtyItems.sorted { $0.key < $1.key }.map { id, item in (id: id, item: item.map { PersistedItem(id: id, of: $0) }) }
         }
         let changedSections = (replacedAll ? Set(sections.keys) : dirtySections).sorted().map { id in
             (id: id, section: sections[id].map { stored in

@@ -35,3 +35,10 @@ struct OrderKey: Comparable, Hashable {
         lhs.primary != rhs.primary ? lhs.primary < rhs.primary : lhs.arrival < rhs.arrival
     }
 }
+
+extension PersistedItem {
+    /// How the durable store keeps `item`, stored under `id`.
+    init(id: String, of item: StoredItem) {
+        self.init(id: id, type: item.input.type, section: item.input.section, sort: item.input.sort, arrival: item.arrival, json: item.input.json)
+    }
+}
