@@ -109,10 +109,13 @@ public final class Engine {
         var pending: [(token: Int, pending: Pending)] = []
         let decoded = messages.map(decode)
         if renderer.rendersInBatches { prerender(decoded, of: messages) }
-        for (message, request) in zip(messages, decoded) {
+        // By index, each message and outcome read where it is: `zip` copied both (a retain and
+        // a release of each of their references per message).
+        for index in decoded.indices {
             counters.received += 1
-            let outcome = handle(request, from: message.origin, principal: message.principal, batch: &batch, publications: &output.publications)
-            if case .control(let token) = message.origin { pending.append((token, outcome)) }
+            let origin = messages[index].origin
+            let outcome = handle(decoded[index], from: origin, principal: messages[index].principal, batch: &batch, publications: &output.publications)
+            if case .control(let token) = origin { pending.append((token, outcome)) }
         }
         finishPrerendered()
         output.positions = publishDeltas(for: batch.dirtyFeeds, into: &output.publications)

@@ -4,7 +4,7 @@
 public enum JSONStringScan {
     /// The offset of the first byte at or after `start` that a string reader must look at (a
     /// quote, a backslash, a control character or a byte that is not ASCII), or the end.
-    @inlinable
+    @inlinable @inline(__always)
     public static func plainASCIIEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         specialByteOffset(bytes, from: start, stopsAtNonASCII: true)
     }
@@ -12,7 +12,7 @@ public enum JSONStringScan {
     /// The offset of the first byte at or after `start` that a JSON writer must escape (a quote,
     /// a backslash or a control character), or the end. Bytes that are not ASCII pass: a
     /// writer copies valid UTF-8 as it is.
-    @inlinable
+    @inlinable @inline(__always)
     public static func escapeFreeEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         specialByteOffset(bytes, from: start, stopsAtNonASCII: false)
     }
