@@ -36,9 +36,13 @@ public struct HostResultsFrame {
         return bytes
     }
 
-    /// Empties the frame for the next chunk, keeping its buffer.
+    /// The largest buffer a frame keeps for its next chunk: a chunk of 512 car rows takes about
+    /// 150 KiB, and one that a plugin's huge (or overflowing) output grew further is let go.
+    public static let keptCapacity = 1 << 20
+
+    /// Empties the frame for the next chunk, keeping its buffer unless it grew past `keptCapacity`.
     public mutating func clear() {
-        bytes.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: bytes.capacity <= Self.keptCapacity)
         bytes.append(HostFrame.Tag.results.rawValue)
         bytes.append(contentsOf: repeatElement(0, count: 4))
         count = 0
