@@ -132,13 +132,18 @@ struct JSONScanner {
         return index == count
     }
 
-    /// Whether `range` holds exactly the bytes of `text`.
+    /// Whether `range` holds exactly the bytes of `text`. The lengths are compared first, and
+    /// the loop runs to `text`'s length, a constant where this is inlined, with no overflow
+    /// check, so that the compiler unrolls it into one comparison per byte.
     @inline(__always)
     func bytes(_ range: Range<Int>, are text: StaticString) -> Bool {
-        guard range.count == text.utf8CodeUnitCount else { return false }
+        let length = text.utf8CodeUnitCount
+        guard range.upperBound &- range.lowerBound == length else { return false }
         let pointer = text.utf8Start
-        for offset in 0..<range.count where byte(at: range.lowerBound &+ offset) != pointer[offset] {
-            return false
+        var offset = 0
+        while offset < length {
+            guard byte(at: range.lowerBound &+ offset) == pointer[offset] else { return false }
+            offset &+= 1
         }
         return true
     }
