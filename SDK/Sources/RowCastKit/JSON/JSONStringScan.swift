@@ -22,7 +22,8 @@ public enum JSONStringScan {
     /// says where that byte is, with no byte-by-byte search after a hit. A byte of 0x80 or more
     /// is flagged only by the last test (`word` itself), which `stopsAtNonASCII` leaves out:
     /// its complement's high bit is clear for the others. Callers pass a constant, so each is
-    /// compiled without the branch.
+    /// compiled without the branch. `offset` starts at or below the end and never passes it,
+    /// so its sums are made without overflow checks.
     @inlinable @inline(__always)
     static func specialByteOffset(_ bytes: UnsafeRawBufferPointer, from start: Int, stopsAtNonASCII: Bool) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -32,18 +33,18 @@ public enum JSONStringScan {
         let nonASCIIMask: UInt64 = stopsAtNonASCII ? ~0 : 0
         var offset = start
         let count = bytes.count
-        while offset + 8 <= count {
+        while offset &+ 8 <= count {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             let quote = word ^ quotes
             let backslash = word ^ backslashes
             let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | (word & nonASCIIMask)) & highBits
-            if special != 0 { return offset + special.trailingZeroBitCount >> 3 }
-            offset += 8
+            if special != 0 { return offset &+ special.trailingZeroBitCount >> 3 }
+            offset &+= 8
         }
         while offset < count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || (stopsAtNonASCII && byte >= 0x80) { break }
-            offset += 1
+            offset &+= 1
         }
         return offset
     }
