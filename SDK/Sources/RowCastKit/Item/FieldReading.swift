@@ -32,8 +32,9 @@ extension FieldReading {
 
     /// An optional string field: `nil` when absent or `null`.
     public func optionalString(_ name: String) throws(ItemError) -> String? {
-        guard optionalValue(name) != nil else { return nil }
-        return try string(name)
+        guard let value = optionalValue(name) else { return nil }
+        guard let string = value.stringValue else { throw .invalidField(name, mustBe: "a string", got: value) }
+        return string
     }
 
     /// A required number field.
@@ -45,8 +46,9 @@ extension FieldReading {
 
     /// An optional number field: `nil` when absent or `null`.
     public func optionalNumber(_ name: String) throws(ItemError) -> Double? {
-        guard optionalValue(name) != nil else { return nil }
-        return try number(name)
+        guard let value = optionalValue(name) else { return nil }
+        guard let number = value.numberValue else { throw .invalidField(name, mustBe: "a number", got: value) }
+        return number
     }
 
     /// A required integer field: a number without a fraction that fits in `Int`.
@@ -71,8 +73,9 @@ extension FieldReading {
 
     /// An optional Boolean field: `nil` when absent or `null`.
     public func optionalBool(_ name: String) throws(ItemError) -> Bool? {
-        guard optionalValue(name) != nil else { return nil }
-        return try bool(name)
+        guard let value = optionalValue(name) else { return nil }
+        guard let flag = value.boolValue else { throw .invalidField(name, mustBe: "a boolean", got: value) }
+        return flag
     }
 
     /// A required URL field: a string with a scheme (`https://...`, `myapp:detail`), no spaces.

@@ -32,13 +32,51 @@ public struct Item: FieldReading, Sendable {
 
     /// An item from its JSON object.
     public init(object: JSONObject) throws(ItemError) {
-        let envelope = Envelope(fields: object)
-        id = try envelope.string("id")
-        type = try envelope.string("type")
-        section = try envelope.optionalString("section") ?? "default"
-        sort = try envelope.optionalNumber("sort")
-        if let data = envelope.optionalValue("data") {
-            guard let dataObject = data.objectValue else { throw .invalidField("data", mustBe: "an object", got: data) }
+        // One pass over the members finds the last occurrence of each envelope field (as a
+        // lookup from the end would); they are then checked in the same order as before, so
+        // the first error is the same.
+        var idIndex = -1, typeIndex = -1, sectionIndex = -1, sortIndex = -1, dataIndex = -1
+        let entries = object.entries
+        for index in entries.indices {
+            switch entries[index].key {
+            case "id": idIndex = index
+            case "type": typeIndex = index
+            case "section": sectionIndex = index
+            case "data": dataIndex = index
+            case "sort": sortIndex = index
+            default: break
+            }
+        }
+        guard idIndex >= 0 else { throw .missingField("id") }
+        guard case .string(let id) = entries[idIndex].value else {
+            throw .invalidField("id", mustBe: "a string", got: entries[idIndex].value)
+        }
+        guard typeIndex >= 0 else { throw .missingField("type") }
+        guard case .string(let type) = entries[typeIndex].value else {
+            throw .invalidField("type", mustBe: "a string", got: entries[typeIndex].value)
+        }
+        self.id = id
+        self.type = type
+        if sectionIndex >= 0, !entries[sectionIndex].value.isNull {
+            guard case .string(let section) = entries[sectionIndex].value else {
+                throw .invalidField("section", mustBe: "a string", got: entries[sectionIndex].value)
+            }
+            self.section = section
+        } else {
+            section = "default"
+        }
+        if sortIndex >= 0, !entries[sortIndex].value.isNull {
+            guard let sort = entries[sortIndex].value.numberValue else {
+                throw .invalidField("sort", mustBe: "a number", got: entries[sortIndex].value)
+            }
+            self.sort = sort
+        } else {
+            sort = nil
+        }
+        if dataIndex >= 0, !entries[dataIndex].value.isNull {
+            guard case .object(let dataObject) = entries[dataIndex].value else {
+                throw .invalidField("data", mustBe: "an object", got: entries[dataIndex].value)
+            }
             self.data = dataObject
         } else {
             self.data = JSONObject()
