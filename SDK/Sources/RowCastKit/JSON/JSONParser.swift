@@ -70,7 +70,7 @@ public struct JSONParser: ~Copyable {
         object.reserveCapacity(8)
         repeat {
             try expectKey()
-            let key = try parseString()
+            let key = try parseString(isKey: true)
             try expectColon()
             object.append(key: key, value: try parseValue())
         } while try continueContainer(closedBy: UInt8(ascii: "}"))
@@ -150,7 +150,9 @@ public struct JSONParser: ~Copyable {
 
     // MARK: - Strings
 
-    mutating func parseString() throws(JSONParseError) -> String {
+    /// Reads a string; `isKey` when it is an object key, so that the keys of an item's
+    /// envelope come back as the SDK's own literals (no UTF-8 check, no new string).
+    mutating func parseString(isKey: Bool = false) throws(JSONParseError) -> String {
         index += 1  // opening quote
         let start = index
         // Fast path: no escapes; plain ASCII runs crossed eight bytes at a time, and the UTF-8
@@ -163,7 +165,9 @@ public struct JSONParser: ~Copyable {
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return isASCII ? String(decoding: slice, as: UTF8.self) : try makeString(slice, at: start)
+                guard isASCII else { return try makeString(slice, at: start) }
+                if isKey, let known = Self.envelopeKey(slice) { return known }
+                return String(decoding: slice, as: UTF8.self)
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("control character in a string") }
@@ -243,6 +247,28 @@ public struct JSONParser: ~Copyable {
             index += 1
         }
         return value
+    }
+
+    /// The envelope key (`id`, `type`, `section`, `sort`, `data`) spelled by `slice`, if any:
+    /// every item has some of them, and a literal costs nothing to make.
+    @inline(__always)
+    static func envelopeKey(_ slice: UnsafeRawBufferPointer) -> String? {
+        switch slice.count {
+        case 2:
+            return slice[0] == UInt8(ascii: "i") && slice[1] == UInt8(ascii: "d") ? "id" : nil
+        case 4:
+            let b0 = slice[0], b1 = slice[1], b2 = slice[2], b3 = slice[3]
+            if b0 == UInt8(ascii: "t"), b1 == UInt8(ascii: "y"), b2 == UInt8(ascii: "p"), b3 == UInt8(ascii: "e") { return "type" }
+            if b0 == UInt8(ascii: "d"), b1 == UInt8(ascii: "a"), b2 == UInt8(ascii: "t"), b3 == UInt8(ascii: "a") { return "data" }
+            if b0 == UInt8(ascii: "s"), b1 == UInt8(ascii: "o"), b2 == UInt8(ascii: "r"), b3 == UInt8(ascii: "t") { return "sort" }
+            return nil
+        case 7:
+            let section: StaticString = "section"
+            for offset in 0..<7 where slice[offset] != section.utf8Start[offset] { return nil }
+            return "section"
+        default:
+            return nil
+        }
     }
 
     /// The offset of the first byte at or after `start` that a string scan must look at.
