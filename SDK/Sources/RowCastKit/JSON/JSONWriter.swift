@@ -35,11 +35,13 @@ public struct JSONWriter {
     /// Appends an object as compact JSON, members in their order.
     public mutating func write(object: JSONObject) {
         bytes.append(UInt8(ascii: "{"))
-        for (offset, entry) in object.entries.enumerated() {
-            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-            write(string: entry.key)
+        // Members read in place by index (no copy of each key and value).
+        let entries = object.entries
+        for index in entries.indices {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            write(string: entries[index].key)
             bytes.append(UInt8(ascii: ":"))
-            write(entry.value)
+            write(entries[index].value)
         }
         bytes.append(UInt8(ascii: "}"))
     }
