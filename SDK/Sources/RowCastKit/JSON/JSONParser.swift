@@ -167,7 +167,10 @@ public struct JSONParser: ~Copyable {
                 index += 1
                 guard isASCII else { return try makeString(slice, at: start) }
                 if isKey, let known = Self.envelopeKey(slice) { return known }
-                return String(decoding: slice, as: UTF8.self)
+                return String(unsafeUninitializedCapacity: slice.count) { buffer in
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: slice)
+                    return slice.count
+                }
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("control character in a string") }
