@@ -82,21 +82,27 @@ public struct JSONWriter {
     /// Appends a quoted, escaped string.
     public mutating func write(string: String) {
         bytes.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { utf8 in
-            // Runs that need no escape are found eight bytes at a time and copied whole.
-            let raw = UnsafeRawBufferPointer(utf8)
-            var runStart = 0
-            var special = JSONStringScan.escapeFreeEnd(raw, from: 0)
-            while special < utf8.count {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<special]))
-                appendEscape(utf8[special])
-                runStart = special + 1
-                special = JSONStringScan.escapeFreeEnd(raw, from: runStart)
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        // A native or small string is read where it is; any other is made native first.
+        if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+            var string = string
+            string.withUTF8 { appendEscaped($0) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 bytes, escaping what JSON requires, without quotes.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Runs that need no escape are found eight bytes at a time and copied whole.
+        let raw = UnsafeRawBufferPointer(utf8)
+        var runStart = 0
+        var special = JSONStringScan.escapeFreeEnd(raw, from: 0)
+        while special < utf8.count {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<special]))
+            appendEscape(utf8[special])
+            runStart = special + 1
+            special = JSONStringScan.escapeFreeEnd(raw, from: runStart)
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
     }
 
     /// Appends bytes that are already valid JSON (a stored row, say) without looking at them.
