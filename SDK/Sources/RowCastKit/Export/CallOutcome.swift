@@ -4,7 +4,7 @@ import CRowCastPlugin
 enum CallOutcome {
     /// Success: these JSON bytes go to the sink with `ROWCAST_OK`.
     case ok([UInt8])
-    /// Success: the JSON is in the runtime's ``PluginRuntime/output``, where the call wrote it
+    /// Success: the JSON is in the runtime's output buffer (``PluginRuntime/sendOutput(_:)``), where the call wrote it
     /// (a rendered row: no array of its own per call), and goes to the sink with `ROWCAST_OK`.
     case inOutput
     /// The input was rejected: the error's JSON goes to the sink with `ROWCAST_ITEM_ERROR`.

@@ -41,8 +41,7 @@ enum PluginCallbacks {
             base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { write(sink.pointee.opaque, $0, buffer.count) }
         }
         if case .inOutput = outcome {
-            runtime.output.bytes.withUnsafeBufferPointer(send)
-            runtime.clearOutput()
+            runtime.sendOutput(send)
         } else {
             outcome.bytes.withUnsafeBufferPointer(send)
         }

@@ -27,10 +27,13 @@ final class PluginRuntime {
 
     /// Where rows are written, call after call (``CallOutcome/inOutput``): the buffer is kept,
     /// so rendering a row allocates no output array of its own.
-    private(set) var output = JSONWriter(capacity: PluginRuntime.keptOutputCapacity)
+    private var output = JSONWriter(capacity: PluginRuntime.outputCapacity)
 
+    /// The room ``output`` starts with (and gets again after a huge row).
+    static let outputCapacity = 16 * 1024
     /// The largest output buffer kept between calls; one grown past it by a huge row is let go.
-    static let keptOutputCapacity = 16 * 1024
+    /// Above `outputCapacity`, since an array may get a little more room than it asks for.
+    static let keptOutputCapacity = 64 * 1024
 
     /// Makes one instance of every controller and indexes them by type.
     init(name: String, controllers: [any CellController.Type], headers headerControllers: [any HeaderController.Type]) {
@@ -155,12 +158,20 @@ final class PluginRuntime {
         }
     }
 
-    /// Empties ``output`` once the sink has its bytes, keeping its buffer unless a huge row grew it.
-    func clearOutput() {
-        if output.bytes.capacity > Self.keptOutputCapacity {
-            output = JSONWriter(capacity: Self.keptOutputCapacity)
+    /// Hands ``output`` to `send` where it is, then empties it for the next call, keeping its
+    /// buffer unless a huge row grew it past `keptOutputCapacity`.
+    func sendOutput(_ send: (UnsafeBufferPointer<UInt8>) -> Void) {
+        Self.drain(&output.bytes, into: send)
+    }
+
+    /// `sendOutput` on the buffer itself, reached in place (no copy of the array in between).
+    private static func drain(_ bytes: inout [UInt8], into send: (UnsafeBufferPointer<UInt8>) -> Void) {
+        bytes.withUnsafeBufferPointer(send)
+        if bytes.capacity > keptOutputCapacity {
+            bytes = []
+            bytes.reserveCapacity(outputCapacity)
         } else {
-            output.bytes.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
         }
     }
 
