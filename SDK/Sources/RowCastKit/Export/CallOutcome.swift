@@ -4,8 +4,9 @@ import CRowCastPlugin
 enum CallOutcome {
     /// Success: these JSON bytes go to the sink with `ROWCAST_OK`.
     case ok([UInt8])
-    /// Success: the JSON is in the runtime's output buffer (``PluginRuntime/sendOutput(_:)``), where the call wrote it
-    /// (a rendered row: no array of its own per call), and goes to the sink with `ROWCAST_OK`.
+    /// Success: the JSON is in the runtime's output buffer, where the call wrote it (a rendered
+    /// row: no array of its own per call), and goes to the sink with `ROWCAST_OK`
+    /// (``PluginRuntime/sendOutput(_:)``).
     case inOutput
     /// The input was rejected: the error's JSON goes to the sink with `ROWCAST_ITEM_ERROR`.
     case itemError(ItemError)
