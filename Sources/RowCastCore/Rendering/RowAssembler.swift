@@ -56,7 +56,8 @@ public enum RowAssembler {
     }
 
     /// The fast lane of `validate`: where the cell's name is in an output that is a valid row
-    /// in `JSONScanner`'s subset with no member repeated (valid UTF-8 without escapes), or nil,
+    /// in `JSONScanner`'s subset with none of `cell`, `height`, `content` and `actions` repeated
+    /// (valid UTF-8 without escapes; other members may repeat, as the full check allows), or nil,
     /// and then `check` decides (and words the error).
     private static func quickCell(_ output: UnsafeRawBufferPointer) -> Range<Int>? {
         var scanner = JSONScanner(output)
