@@ -44,7 +44,7 @@ extension DurableEngine {
     /// client could see apart from the flood's own queue: the next batch is already there.
     public var holdsForBacklog: Bool {
         guard ingestBacklog, !writer.isBusy, !submitted.isEmpty else { return false }
-        let messages = submitted.reduce(0) { $0 + $1.messageCount }
+        let messages = submitted.messageCount
         return messages < Self.groupedMessageLimit && !submitted.contains { Self.waitsForClient($0.output) }
     }
 
@@ -83,7 +83,7 @@ extension DurableEngine {
         let due = lastCommitStart + ingestCommitInterval
         guard due > .now else { return nil }
         let waited = submitted.contains { Self.waitsForClient($0.output) }
-        let messages = submitted.reduce(0) { $0 + $1.messageCount }
+        let messages = submitted.messageCount
         return waited || messages >= Self.pacedMessageLimit ? nil : due
     }
 
@@ -121,7 +121,7 @@ extension DurableEngine {
             committing = []
             switch writer.wait() {
             case .success:
-                commitObserver?(writer.lastDuration, batches.reduce(0) { $0 + $1.messageCount })
+                commitObserver?(writer.lastDuration, batches.messageCount)
                 released += batches.map(\.output)
             case .failure(let error):
                 let refused = batches + submitted
@@ -149,7 +149,7 @@ extension DurableEngine {
     /// worth. A finished commit, failed or not, is taken as `collectCommitted` takes it.
     public func collectFinished() throws(StoreError) -> [EngineOutput] {
         guard writer.isBusy, !writer.hasFinished,
-              submitted.reduce(0, { $0 + $1.messageCount }) < Self.groupedMessageLimit else { return try collectCommitted() }
+              submitted.messageCount < Self.groupedMessageLimit else { return try collectCommitted() }
         defer { released = [] }
         return released
     }
@@ -168,7 +168,7 @@ extension DurableEngine {
         pacingTimer.clear()
         if writer.isBusy {
             guard writer.takeIfSucceeded() else { return [] }
-            commitObserver?(writer.lastDuration, committing.reduce(0) { $0 + $1.messageCount })
+            commitObserver?(writer.lastDuration, committing.messageCount)
             released += committing.map(\.output)
             committing = []
         }
@@ -186,4 +186,9 @@ extension DurableEngine {
         } while hasHeldOutputs
         return outputs
     }
+}
+
+extension Array where Element == DurableEngine.UncommittedBatch {
+    /// How many messages the batches carry together.
+    var messageCount: Int { reduce(0) { $0 + $1.messageCount } }
 }
