@@ -1,5 +1,7 @@
 import CRowCastPlugin
+import Dispatch
 import RowCastKit
+import Synchronization
 import Testing
 
 /// Controllers exported with `RowCastPluginExport.descriptor`, called through the descriptor's
@@ -109,6 +111,28 @@ struct PluginExportTests {
             == (ok, #"{"cell":"GadgetCell","height":80,"content":{"name":"Sprocket","type":"gadget"},"actions":[{"name":"select","kind":"tap","params":{}}]}"#))
         #expect(call(plugin.render_item, #"{"id":"w1","type":"widget","data":{"name":"W"}}"#).1.contains(#""type":"widget""#))
         #expect(call(plugin.render_item, #"{"id":"q","type":"quiet"}"#) == (ok, #"{"cell":"Quiet","height":1,"content":{},"actions":[]}"#))
+    }
+
+    @Test("calls from several threads at once each get their own row (the ABI asks for one thread, a plugin's tests may not)")
+    func concurrentRenders() {
+        let wrong = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            let plugin = Self.gadgets.pointee
+            for index in 0..<500 {
+                let name = "G\(thread)-\(index)"
+                let header = index % 5 == 0
+                let (status, row) = header
+                    ? call(plugin.render_header, #"{"id":"s","type":"shelf","header":{"title":"\#(name)"}}"#)
+                    : call(plugin.render_item, #"{"id":"g","type":"gadget","data":{"name":"\#(name)"}}"#)
+                let expected = header
+                    ? #"{"cell":"ShelfHeader","height":30,"content":{"title":"\#(name)"},"actions":[]}"#
+                    : #"{"cell":"GadgetCell","height":40,"content":{"name":"\#(name)","type":"gadget"},"actions":[{"name":"select","kind":"tap","params":{}}]}"#
+                if status != ok || row != expected { wrong.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(wrong.load(ordering: .relaxed) == 0)
+        // The kept buffer is given back: a call after them all renders as before.
+        #expect(call(Self.gadgets.pointee.render_item, #"{"id":"q","type":"quiet"}"#) == (ok, #"{"cell":"Quiet","height":1,"content":{},"actions":[]}"#))
     }
 
     @Test("item errors come back as ROWCAST_ITEM_ERROR with message, field and code", arguments: [

@@ -1,9 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One exported plugin's controllers, dispatched by type: the object behind the descriptor's
 /// `context` pointer.
 ///
 /// Made once per process by ``RowCastPluginExport`` and never freed. Not `Sendable`: rowcastd
 /// calls a plugin from one thread at a time (the ABI's threading rule), and the dispatch
-/// tables are never mutated after `init`.
+/// tables are never mutated after `init`. The one thing a call changes, the kept output buffer,
+/// is claimed with a try-lock, so a caller that breaks the rule (a plugin's own tests running
+/// in parallel, say) gets a buffer of its own instead of a race.
 final class PluginRuntime {
     /// Renders and handles selects for one item type.
     struct CellEntry {
@@ -27,7 +37,10 @@ final class PluginRuntime {
 
     /// Where rows are written, call after call (``CallOutcome/inOutput``): the buffer is kept,
     /// so rendering a row allocates no output array of its own.
+    /// Held from the row's writing to ``sendOutput(_:)``, on the calling thread.
     private var output = JSONWriter(capacity: PluginRuntime.outputCapacity)
+    /// Who holds ``output``: taken with `trylock` by a render, given back by `sendOutput`.
+    private let outputLock: UnsafeMutablePointer<pthread_mutex_t>
 
     /// The room ``output`` starts with (and gets again after a huge row).
     static let outputCapacity = 16 * 1024
@@ -83,6 +96,14 @@ final class PluginRuntime {
         self.headerTypes = problems.isEmpty ? headerTypes : []
         self.cells = cells
         self.headers = headers
+        outputLock = .allocate(capacity: 1)
+        outputLock.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(outputLock, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(outputLock)
+        outputLock.deallocate()
     }
 
     // MARK: - Calls
@@ -92,8 +113,7 @@ final class PluginRuntime {
         do throws(ItemError) {
             let item = try Item(parsing: input)
             guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
-            try entry.render(item).write(to: &output)
-            return .inOutput
+            return written(try entry.render(item))
         } catch {
             return .itemError(error)
         }
@@ -106,8 +126,7 @@ final class PluginRuntime {
             do { value = try JSONParser.parse(input) } catch { throw .invalidJSON("the section", error) }
             let header = try SectionHeader(json: value)
             guard let render = headers[header.type] else { throw unknownType(header.type, kind: "section") }
-            try render(header).write(to: &output)
-            return .inOutput
+            return written(try render(header))
         } catch {
             return .itemError(error)
         }
@@ -158,10 +177,20 @@ final class PluginRuntime {
         }
     }
 
+    /// Writes `row` into ``output`` when no other thread holds it (`.inOutput`: the caller then
+    /// owes a ``sendOutput(_:)``), else into an array of its own (`.ok`).
+    private func written(_ row: Row) -> CallOutcome {
+        guard pthread_mutex_trylock(outputLock) == 0 else { return .ok(row.serialized()) }
+        row.write(to: &output)
+        return .inOutput
+    }
+
     /// Hands ``output`` to `send` where it is, then empties it for the next call, keeping its
-    /// buffer unless a huge row grew it past `keptOutputCapacity`.
+    /// buffer unless a huge row grew it past `keptOutputCapacity`, and gives it back. Called
+    /// once after each `.inOutput`, on the thread that made it.
     func sendOutput(_ send: (UnsafeBufferPointer<UInt8>) -> Void) {
         Self.drain(&output.bytes, into: send)
+        pthread_mutex_unlock(outputLock)
     }
 
     /// `sendOutput` on the buffer itself, reached in place (no copy of the array in between).
