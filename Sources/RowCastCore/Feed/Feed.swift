@@ -59,22 +59,35 @@ public final class Feed {
     private var visibleSections: [SectionMatcher.Summary] = []
     private var sectionBytes: [String: [UInt8]] = [:]
 
-    /// An item the batch in progress touched: how it was shown before the batch (nil: not
-    /// shown), and the stored item now (nil: deleted), so that the diff reads it without
+    /// An item the batch in progress touched: its id, how it was shown before the batch (nil:
+    /// not shown), and the stored item now (nil: deleted), so that the diff reads it without
     /// looking it up again.
     private struct Touched {
+        var id: String
         var shownBefore: ShownRow?
         var item: StoredItem?
     }
 
-    // The batch in progress: each touched item, by id.
-    private var before: [String: Touched] = [:]
+    // The batch in progress: each touched item once, in the order first touched. An item finds
+    // its entry through its own mark (`StoredItem.touchedIn`, `touchSlot`), so touching it
+    // costs no lookup by id; only ids deleted in the batch are kept by id, for an item
+    // inserted again under one of them in the same batch.
+    private var before: [Touched] = []
+    private var removedInBatch: [String: Int] = [:]
+    /// The batch in progress, for the items' marks; starts at 1, so an unmarked item (0) is
+    /// never taken for touched.
+    private var batchNumber: UInt64 = 1
     private var batchReplacedAll = false
 
     // Changes since the last `takeChanges`, for the durable store: each changed item's id with
-    // the item as it is now (nil: deleted), so that `takeChanges` reads it without looking it
-    // up again in `items` (a probe of a table of a million entries, out of the caches).
-    private var dirtyItems: [String: StoredItem?] = [:]
+    // the item as it is now (nil: deleted), in the order changed, so that `takeChanges` reads it
+    // without looking it up in `items` (a probe of a table of a million entries, out of the
+    // caches). A stored item is listed once (its mark, `StoredItem.dirtyIn`, says it is: the
+    // entry holds the object, which changes in place); a deletion is listed each time, and
+    // `takeChanges` keeps the last entry of an id.
+    private var dirtyItems: [(id: String, item: StoredItem?)] = []
+    /// The changes in progress, for the items' marks; starts at 1 (0: never listed).
+    private var changesNumber: UInt64 = 1
     private var dirtySections: Set<String> = []
     private var replacedAll = false
 
@@ -153,8 +166,24 @@ public final class Feed {
             return previous
         })
         // Its first touch in the batch keeps how it was shown; every touch, the item now.
-        before[input.id, default: Touched(shownBefore: shownBefore)].item = stored
-        dirtyItems.updateValue(stored, forKey: input.id)
+        let item = stored!
+        if item.touchedIn == batchNumber {
+            // Touched before in this batch, as this same object: its entry already holds it.
+        } else if shownBefore != nil || removedInBatch.isEmpty {
+            mark(item, slot: before.count)
+            before.append(Touched(id: input.id, shownBefore: shownBefore, item: item))
+        } else if let slot = removedInBatch[input.id] {
+            // Deleted earlier in this batch and inserted again: one entry, shown as before.
+            mark(item, slot: slot)
+            before[slot].item = item
+        } else {
+            mark(item, slot: before.count)
+            before.append(Touched(id: input.id, shownBefore: nil, item: item))
+        }
+        if item.dirtyIn != changesNumber {
+            item.dirtyIn = changesNumber
+            dirtyItems.append((id: input.id, item: item))
+        }
         if let previousSection, previousSection != input.section {
             leaveSection(previousSection, id: input.id)
             joinSection(input.section, id: input.id)
@@ -164,7 +193,7 @@ public final class Feed {
     /// Replaces the row of an item (after a plugin appeared, changed or went away).
     func setRow(_ row: RenderedRow?, forItem id: String) {
         guard let item = items[id] else { return }
-        touch(id)
+        touch(item, id: id)
         account((row?.bytes.count ?? 0) - (item.row?.bytes.count ?? 0))
         countPending(from: item.row, to: row)
         item.row = row
@@ -173,12 +202,11 @@ public final class Feed {
     /// Deletes the item; false when the feed has no item with that id.
     @discardableResult
     func delete(id: String) -> Bool {
-        guard items[id] != nil else { return false }
-        touchRemoved(id)
-        let removed = items.removeValue(forKey: id)!
+        guard let removed = items.removeValue(forKey: id) else { return false }
+        touchRemoved(removed, id: id)
         account(-Self.bytes(of: removed.input, row: removed.row))
         if removed.row == nil { pendingCount -= 1 }
-        dirtyItems.updateValue(nil, forKey: id)
+        dirtyItems.append((id: id, item: nil))
         leaveSection(removed.input.section, id: id)
         return true
     }
@@ -214,20 +242,20 @@ public final class Feed {
         guard removed.memberCount > 0 else { return true }
         let members = items.compactMap { $0.value.input.section == id ? $0.key : nil }
         for member in members {
-            touchRemoved(member)
             if let removed = items.removeValue(forKey: member) {
+                touchRemoved(removed, id: member)
                 account(-Self.bytes(of: removed.input, row: removed.row))
                 if removed.row == nil { pendingCount -= 1 }
             }
         }
-        for member in members { dirtyItems.updateValue(nil, forKey: member) }
+        for member in members { dirtyItems.append((id: member, item: nil)) }
         return true
     }
 
     /// Replaces the whole contents: sections are declared in list order, then items are added
     /// in list order, each taking a new first-arrival rank. Ids must be unique.
     func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, RenderedRow?)]) {
-        for id in items.keys { touchRemoved(id) }
+        items.forEachEntry { id, item in touchRemoved(item, id: id) }
         items.removeAll(keepingCapacity: true)
         account(-storedBytes)
         pendingCount = 0
@@ -236,22 +264,34 @@ public final class Feed {
         batchReplacedAll = true
         replacedAll = true
         dirtyItems.removeAll()
+        changesNumber += 1
         dirtySections.removeAll()
         for (input, headerRow) in newSections { declareSection(input, headerRow: headerRow) }
         for (input, row) in newItems { upsert(input, row: row) }
     }
 
-    /// Records how an item was shown before its first change in this batch, and the item.
-    private func touch(_ id: String) {
-        guard before[id] == nil else { return }
-        let item = items[id]
-        before[id] = Touched(shownBefore: item.flatMap(ShownRow.of), item: item)
+    /// Records how a stored item was shown before its first change in this batch, and the
+    /// item; returns its entry in `before`.
+    @discardableResult
+    private func touch(_ item: StoredItem, id: String) -> Int {
+        if item.touchedIn == batchNumber { return item.touchSlot }
+        let slot = before.count
+        mark(item, slot: slot)
+        before.append(Touched(id: id, shownBefore: ShownRow.of(item), item: item))
+        return slot
     }
 
-    /// Records an item's first touch in this batch (see `touch`), and that it is gone now.
-    private func touchRemoved(_ id: String) {
-        touch(id)
-        before[id]?.item = nil
+    /// Records a stored item's first touch in this batch (see `touch`), and that it is gone now.
+    private func touchRemoved(_ item: StoredItem, id: String) {
+        let slot = touch(item, id: id)
+        before[slot].item = nil
+        removedInBatch[id] = slot
+    }
+
+    /// Marks `item` as touched in this batch, its entry at `slot` of `before`.
+    private func mark(_ item: StoredItem, slot: Int) {
+        item.touchedIn = batchNumber
+        item.touchSlot = slot
     }
 
     private func joinSection(_ id: String, id item: String) {
@@ -286,7 +326,9 @@ public final class Feed {
     /// between the two (empty when nothing visible changed).
     func finishBatch() -> FeedDelta {
         defer {
-            before.removeAll(keepingCapacity: true)
+            before.removeAll(keepingCapacity: before.count <= Self.keptDirtyCapacity)
+            removedInBatch.removeAll(keepingCapacity: removedInBatch.count <= Self.keptDirtyCapacity)
+            batchNumber += 1
             batchReplacedAll = false
         }
         let full: Bool
@@ -308,10 +350,9 @@ public final class Feed {
     var view: FeedView { FeedView(sections: visibleSections, rowIndexes: rowIndexes) }
 
     private func fullDiff() -> FeedDelta {
-        let old = materialize { id in
-            if let touched = self.before[id] { return touched.shownBefore!.row }
-            return self.items[id]!.row!
-        }
+        var touchedBefore: [String: RenderedRow] = Dictionary(minimumCapacity: before.count)
+        for touched in before { if let shown = touched.shownBefore { touchedBefore[touched.id] = shown.row } }
+        let old = materialize { id in touchedBefore[id] ?? self.items[id]!.row! }
         rebuildIndexes()
         visibleSections = computeVisibleSections()
         return SnapshotDiff.delta(from: old, to: snapshot)
@@ -320,27 +361,28 @@ public final class Feed {
     private func incrementalDiff() -> FeedDelta {
         var oldSectionIndex: [String: Int] = Dictionary(minimumCapacity: visibleSections.count)
         for (index, section) in visibleSections.enumerated() { oldSectionIndex[section.id] = index }
-        // Old paths, from the untouched view.
-        var oldPaths: [String: IndexPath] = Dictionary(minimumCapacity: before.count)
-        for (id, touched) in before {
-            guard let shown = touched.shownBefore else { continue }
-            oldPaths[id] = IndexPath(section: oldSectionIndex[shown.section]!, row: rowIndexes[shown.section]!.rank(of: shown.key))
+        // Old paths, from the untouched view, by the touched item's place in `before`.
+        var oldPaths: [IndexPath?] = []
+        oldPaths.reserveCapacity(before.count)
+        for touched in before {
+            oldPaths.append(touched.shownBefore.map { shown in
+                IndexPath(section: oldSectionIndex[shown.section]!, row: rowIndexes[shown.section]!.rank(of: shown.key))
+            })
         }
         // Move the touched rows in the view.
-        for case let shown? in before.values.lazy.map(\.shownBefore) {
+        for case let shown? in before.lazy.map(\.shownBefore) {
             rowIndexes[shown.section]!.remove(shown.key)
             if rowIndexes[shown.section]!.isEmpty { rowIndexes[shown.section] = nil }
         }
         // Where each touched item is shown now, from the item the batch left (no lookup):
-        // it serves the index here and the delta below (`before` is not changed in between,
-        // so it is walked in the same order).
+        // it serves the index here and the delta below.
         var currents: [ShownRow?] = []
         currents.reserveCapacity(before.count)
-        for (id, touched) in before {
+        for touched in before {
             let current = touched.item.flatMap(ShownRow.of)
             currents.append(current)
             guard let current else { continue }
-            rowIndexes[current.section, default: OrderedRowIndex()].insert(current.key, id: id, row: current.row.bytes)
+            rowIndexes[current.section, default: OrderedRowIndex()].insert(current.key, id: touched.id, row: current.row.bytes)
         }
         let newSections = computeVisibleSections()
         var delta = FeedDelta()
@@ -354,10 +396,11 @@ public final class Feed {
         var newSectionIndex: [String: Int] = Dictionary(minimumCapacity: newSections.count)
         for (index, section) in newSections.enumerated() { newSectionIndex[section.id] = index }
 
-        for (offset, (id, touched)) in before.enumerated() {
-            let shown = touched.shownBefore
+        for offset in before.indices {
+            let id = before[offset].id
+            let shown = before[offset].shownBefore
             let current = currents[offset]
-            let oldPath = shown == nil ? nil : oldPaths[id]
+            let oldPath = oldPaths[offset]
             let oldGone = oldPath.map { match.oldDeleted[$0.section] } ?? true
             guard let current else {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
@@ -441,7 +484,14 @@ public final class Feed {
         if replacedAll {
             changedItems = items.keys.sorted().map { id in (id: id, item: items[id].map { PersistedItem(id: id, of: $0) }) }
         } else {
-            changedItems = dirtyItems.sorted { $0.key < $1.key }.map { id, item in (id: id, item: item.map { PersistedItem(id: id, of: $0) }) }
+            // In id order (the sort is stable), each id once, with its last entry: the item now.
+            let sorted = dirtyItems.sorted { $0.id < $1.id }
+            var latest: [(id: String, item: PersistedItem?)] = []
+            latest.reserveCapacity(sorted.count)
+            for index in sorted.indices where index == sorted.count - 1 || sorted[index + 1].id != sorted[index].id {
+                latest.append((id: sorted[index].id, item: sorted[index].item.map { PersistedItem(id: sorted[index].id, of: $0) }))
+            }
+            changedItems = latest
         }
         let changedSections = (replacedAll ? Set(sections.keys) : dirtySections).sorted().map { id in
             (id: id, section: sections[id].map { stored in
@@ -452,6 +502,7 @@ public final class Feed {
         // Their tables are kept for the next commit's changes unless a big batch grew them:
         // emptied to nothing, they grew again through every size, rehashing what they held.
         dirtyItems.removeAll(keepingCapacity: dirtyItems.count <= Self.keptDirtyCapacity)
+        changesNumber += 1
         dirtySections.removeAll(keepingCapacity: dirtySections.count <= Self.keptDirtyCapacity)
         replacedAll = false
         return changes
@@ -495,8 +546,11 @@ public final class Feed {
         rebuildIndexes()
         visibleSections = computeVisibleSections()
         before.removeAll()
+        removedInBatch.removeAll()
+        batchNumber += 1
         batchReplacedAll = false
         dirtyItems.removeAll()
+        changesNumber += 1
         dirtySections.removeAll()
         replacedAll = false
     }

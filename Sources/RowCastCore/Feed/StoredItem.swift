@@ -12,6 +12,15 @@ final class StoredItem {
     var arrival: UInt64
     /// The rendered row, or nil while the item waits for a plugin.
     var row: RenderedRow?
+    /// The feed's batch that last touched the item (``Feed``'s `batchNumber`; 0: none yet),
+    /// so that the feed finds the item's entry of that batch without a lookup by id.
+    var touchedIn: UInt64 = 0
+    /// Where that batch keeps the item's entry (meaningful while `touchedIn` is the batch in
+    /// progress).
+    var touchSlot = 0
+    /// The feed's changes (since a `takeChanges`) that list the item (``Feed``'s
+    /// `changesNumber`; 0: none yet), so that it is listed once however often it changes.
+    var dirtyIn: UInt64 = 0
 
     /// An item as first stored.
     init(input: ItemInput, arrival: UInt64, row: RenderedRow?) {

@@ -63,6 +63,40 @@ struct EnginePersistenceTests {
         #expect(restarted.snapshot("f") == harness.snapshot("f"))
     }
 
+    @Test("changes taken every few batches list each id once, in id order, as it is last, and restore the exact snapshot")
+    func changesOverSeveralBatches() throws {
+        let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
+        let store = MemoryStore()
+        var random = SplitMix64(state: 11)
+        for _ in 0..<120 {
+            // Few ids, several batches per take: the same id is upserted, deleted and inserted
+            // again between two takes, in one batch or across them.
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                var batch: [JSONValue] = []
+                for _ in 0..<Int.random(in: 1...6, using: &random) {
+                    let id = "i\(Int.random(in: 0..<8, using: &random))"
+                    let section = "s\(Int.random(in: 0..<3, using: &random))"
+                    switch Int.random(in: 0..<20, using: &random) {
+                    case 0..<11: batch.append(upsert("f", item(id, section: section, sort: Double(Int.random(in: 0..<4, using: &random)))))
+                    case 11..<18: batch.append(["op": "delete", "feed": "f", "id": .string(id)])
+                    case 18: batch.append(["op": "delete_section", "feed": "f", "id": .string(section)])
+                    default: batch.append(["op": "reset", "feed": "f", "items": .array([item(id, section: section)])])
+                    }
+                }
+                _ = harness.control(batch)
+            }
+            let changes = harness.engine.takeChanges()
+            for change in changes {
+                let ids = change.items.map(\.id)
+                #expect(ids == Array(Set(ids)).sorted(), "each id once, in order: \(ids)")
+            }
+            store.commit(changes)
+            let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
+            restarted.engine.restore(store.restored)
+            #expect(restarted.snapshot("f") == harness.snapshot("f"))
+        }
+    }
+
     @Test("items of a type no plugin handles any more wait, and are reported once")
     func restoreWithoutPlugin() {
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
