@@ -77,20 +77,35 @@ public enum HostFrame {
 }
 
 /// Collects bytes read from the channel and cuts them into frames.
+///
+/// Bytes are read straight into one kept buffer, and a frame is handed out as a slice of it
+/// (``nextFrame()``): no copy between the socket and the decoder. The unread bytes are moved to
+/// the front only when the buffer has no room left, and the buffer grows (doubling) only for a
+/// frame longer than it; one grown past `keptSize` is let go once it is empty.
 public struct HostFrameReader {
-    private var buffer: [UInt8] = []
+    /// The bytes read: those in `start..<end` are not handed out yet; the rest is room.
+    private var buffer: [UInt8]
     private var start = 0
-    private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    private var end = 0
+
+    /// The buffer's size at first, and again after a long frame.
+    static let initialSize = 1 << 16
+    /// The largest buffer kept once it is empty.
+    static let keptSize = 1 << 20
 
     /// An empty reader.
-    public init() {}
+    public init() {
+        buffer = [UInt8](repeating: 0, count: Self.initialSize)
+    }
 
-    /// Reads what `descriptor` has (once); `false` on end of file or a read error.
+    /// Reads what `descriptor` has (once); `false` on end of file or a read error. A slice from
+    /// ``nextFrame()`` should be let go before: reading into the buffer while one is held copies it.
     public mutating func fill(from descriptor: Int32) -> Bool {
+        makeRoom()
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + end, $0.count - end) }
             if count > 0 {
-                buffer.append(contentsOf: chunk[0..<count])
+                end += count
                 return true
             }
             if count < 0, errno == EINTR { continue }
@@ -99,24 +114,44 @@ public struct HostFrameReader {
         }
     }
 
-    /// The next whole frame, if one has arrived; throws when the length is impossible.
+    /// Makes room to read into: starts over when everything was handed out, moves the unread
+    /// bytes to the front when the buffer is full, doubles it when they fill it.
+    private mutating func makeRoom() {
+        if start == end {
+            start = 0
+            end = 0
+            if buffer.count > Self.keptSize { buffer = [UInt8](repeating: 0, count: Self.initialSize) }
+            return
+        }
+        guard end == buffer.count else { return }
+        if start > 0 {
+            let (from, count) = (start, end - start)
+            buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + from, byteCount: count) }
+            start = 0
+            end = count
+        } else {
+            buffer.append(contentsOf: repeatElement(0, count: buffer.count))
+        }
+    }
+
+    /// The next whole frame, if one has arrived, as a copy of its own; throws when the length
+    /// is impossible.
     public mutating func next() throws(HostChannelError) -> [UInt8]? {
-        guard buffer.count - start >= 4 else { return nil }
+        try nextFrame().map(Array.init)
+    }
+
+    /// The next whole frame, if one has arrived, where it is in the buffer (its indices are
+    /// the buffer's); throws when the length is impossible.
+    public mutating func nextFrame() throws(HostChannelError) -> ArraySlice<UInt8>? {
+        guard end - start >= 4 else { return nil }
         var header = HostWireReader(buffer[start..<(start + 4)])
         let length = Int(try header.uint32())
         guard length <= HostFrame.maximumLength, length > 0 else {
             throw HostChannelError("a frame of \(length) bytes")
         }
-        guard buffer.count - start - 4 >= length else { return nil }
-        let frame = Array(buffer[(start + 4)..<(start + 4 + length)])
+        guard end - start - 4 >= length else { return nil }
+        let frame = buffer[(start + 4)..<(start + 4 + length)]
         start += 4 + length
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
-            start = 0
-        } else if start > 1 << 20 {
-            buffer.removeFirst(start)
-            start = 0
-        }
         return frame
     }
 }

@@ -90,9 +90,9 @@ public enum PluginHostMain {
         var reader = HostFrameReader()
         var results = HostResultsFrame(capacity: 64 * 1024)
         while true {
-            let frame: [UInt8]
+            let frame: ArraySlice<UInt8>
             do {
-                guard let next = try reader.next() else {
+                guard let next = try reader.nextFrame() else {
                     guard reader.fill(from: Descriptor.channel) else { exit(0) }
                     continue
                 }
@@ -100,7 +100,7 @@ public enum PluginHostMain {
             } catch {
                 exit(Status.channel)
             }
-            var wire = HostWireReader(frame[...])
+            var wire = HostWireReader(frame)
             do {
                 switch HostFrame.Tag(rawValue: try wire.uint8()) {
                 case .batch:
@@ -110,9 +110,11 @@ public enum PluginHostMain {
                         for (index, call) in calls.enumerated() {
                             page.begin(index)
                             // The input is read where it is in the batch frame, the output
-                            // written where it goes in the results frame.
+                            // written where it goes in the results frame. The ranges are the
+                            // frame's indices, which start where it is in the reader's buffer.
+                            let input = (call.input.lowerBound - frame.startIndex)..<(call.input.upperBound - frame.startIndex)
                             results.append { output in
-                                guard let raw = plugin.rawCall(call.kind, UnsafeRawBufferPointer(rebasing: inputs[call.input]), appendingTo: &output) else {
+                                guard let raw = plugin.rawCall(call.kind, UnsafeRawBufferPointer(rebasing: inputs[input]), appendingTo: &output) else {
                                     return (0, false, true)
                                 }
                                 return (raw.status, raw.overflowed, false)

@@ -150,8 +150,8 @@ final class PluginHostProcess {
     func receive(timeout: Duration, companion: HostWaitCompanion? = nil) -> Event {
         while true {
             do {
-                if let frame = try reader.next() {
-                    var wire = HostWireReader(frame[...])
+                if let frame = try reader.nextFrame() {
+                    var wire = HostWireReader(frame)
                     guard try wire.uint8() == HostFrame.Tag.results.rawValue else { throw HostChannelError("a frame that is not results") }
                     return .results(try HostCallResult.decodeResults(&wire))
                 }

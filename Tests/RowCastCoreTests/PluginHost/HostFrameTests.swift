@@ -67,6 +67,46 @@ struct HostFrameTests {
         }
     }
 
+    @Test("frames handed out in place, split anywhere across reads, keep their bytes as the buffer fills, moves and grows")
+    func framesInPlace() throws {
+        var pair: [Int32] = [-1, -1]
+        let made = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair)
+        try #require(made == 0)
+        defer { close(pair[0]); close(pair[1]) }
+        _ = fcntl(pair[1], F_SETFL, fcntl(pair[1], F_GETFL) | O_NONBLOCK)
+        // Small frames that do not divide the 64 KiB buffer evenly (so one is cut at its end and
+        // the rest moved to the front), then one longer than the buffer (so it grows), then
+        // small ones again (after the grown buffer is let go).
+        let sizes = Array(repeating: 1_000, count: 150) + [200_000] + Array(repeating: 333, count: 400)
+        var stream: [UInt8] = []
+        for (index, size) in sizes.enumerated() {
+            withUnsafeBytes(of: UInt32(size).littleEndian) { stream.append(contentsOf: $0) }
+            stream.append(contentsOf: Self.payload(size, seed: index))
+        }
+        var frames = HostFrameReader()
+        var received = 0
+        var offset = 0
+        var cut = 1
+        while received < sizes.count {
+            // Writes of uneven lengths (1 byte to about 7 KiB), so headers and payloads are cut
+            // at every kind of place.
+            if offset < stream.count {
+                let length = min(stream.count - offset, cut)
+                let written = stream[offset..<(offset + length)].withUnsafeBytes { write(pair[0], $0.baseAddress, length) }
+                #expect(written == length)
+                offset += length
+                cut = cut * 7 % 7_919 + 1
+            }
+            let open = frames.fill(from: pair[1])
+            #expect(open)
+            while let frame = try frames.nextFrame() {
+                #expect(Array(frame) == Self.payload(sizes[received], seed: received), "frame \(received)")
+                received += 1
+            }
+        }
+        #expect(offset == stream.count)
+    }
+
     @Test("a peer that is gone fails the send without SIGPIPE")
     func closedPeer() throws {
         let (sender, receiver) = try Self.smallBufferPair()
