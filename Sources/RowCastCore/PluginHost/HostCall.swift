@@ -14,13 +14,19 @@ public struct HostCall: Sendable {
     /// The batch frame for `calls`: tag, count, then each call's kind and input.
     public static func batchFrame(_ calls: ArraySlice<HostCall>) -> [UInt8] {
         var writer = HostWireWriter(capacity: calls.reduce(9) { $0 + $1.input.count + 5 })
+        writeBatchFrame(calls, into: &writer)
+        return writer.bytes
+    }
+
+    /// Appends the batch frame for `calls` to `writer` (a host's kept one: no buffer made per
+    /// batch).
+    public static func writeBatchFrame(_ calls: ArraySlice<HostCall>, into writer: inout HostWireWriter) {
         writer.append(HostFrame.Tag.batch.rawValue)
         writer.append(UInt32(calls.count))
         for call in calls {
             writer.append(call.kind.rawValue)
             writer.appendBlock(call.input)
         }
-        return writer.bytes
     }
 
     /// The calls of a batch frame (after its tag), each input as where it is in the frame: a

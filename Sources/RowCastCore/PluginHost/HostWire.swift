@@ -25,6 +25,11 @@ public struct HostWireWriter {
         append(UInt32(value.count))
         append(value)
     }
+
+    /// Forgets what was written, keeping the room unless it grew past `keptCapacity`.
+    public mutating func removeAll(keepingCapacityUpTo keptCapacity: Int) {
+        bytes.removeAll(keepingCapacity: bytes.capacity <= keptCapacity)
+    }
 }
 
 /// Reads what ``HostWireWriter`` wrote, checking every length against what is left.

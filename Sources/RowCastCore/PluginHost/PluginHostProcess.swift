@@ -27,6 +27,10 @@ final class PluginHostProcess {
     private let page: HostStatusPage
     private let log: HostLogRelay
     private var reader = HostFrameReader()
+    /// Where each batch frame is written, kept from batch to batch.
+    private var batchWriter = HostWireWriter(capacity: 64 * 1024)
+    /// The largest batch buffer kept for the next batch; one grown past it is let go.
+    static let keptBatchCapacity = 1 << 20
     private var exited = false
     private var retired = false
     private var seenCalls: UInt64 = 0
@@ -135,7 +139,9 @@ final class PluginHostProcess {
     /// in chunks of results (see ``receive(timeout:)``); one batch at a time.
     func send(_ calls: ArraySlice<HostCall>) -> HostFault? {
         page.resetIndex()
-        guard HostFrame.send(HostCall.batchFrame(calls), on: channel) else {
+        batchWriter.removeAll(keepingCapacityUpTo: Self.keptBatchCapacity)
+        HostCall.writeBatchFrame(calls, into: &batchWriter)
+        guard HostFrame.send(batchWriter.bytes, on: channel) else {
             kill(pid, SIGKILL)  // gone, or no longer reading its channel
             return HostFault(.crashed, "the host did not take the batch (\(reap()))")
         }
