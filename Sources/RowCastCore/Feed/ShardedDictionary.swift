@@ -65,6 +65,13 @@ struct ShardedDictionary<Value>: Sequence {
     /// way (`modifyValue` and then `updateValue` for a new key cost two).
     mutating func modifyOrInsert<Result>(forKey key: String, insert: () -> Value, update: (inout Value) -> Result) -> Result? {
         let shard = Self.shard(of: key)
+        // A shard grows when half its buckets are taken, not three quarters as a Dictionary
+        // does by itself: a new key is placed by linear probing, which looks at about
+        // (1 + 1/(1 - load)²)/2 buckets, each a cache miss in a big feed; at loads of 1/4 to
+        // 1/2 that is half as many as at 3/8 to 3/4, for about 40 more bytes per item.
+        if shards[shard].count >= shards[shard].capacity * 2 / 3 {
+            shards[shard].reserveCapacity(shards[shard].capacity * 2 + 1)
+        }
         var inserted = false
         var result: Result?
         Self.access(&shards[shard][key, default: { inserted = true; return insert() }()]) { value in
