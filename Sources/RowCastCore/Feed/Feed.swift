@@ -390,7 +390,8 @@ public final class Feed {
         let match = SectionMatcher(old: visibleSections, new: newSections, into: &delta, inserted: &insertedSections)
         for (id, at) in insertedSections {
             var rows: [[UInt8]] = []
-            rowIndexes[id]?.forEach { rows.append(items[$0.id]!.row!.bytes) }
+            // The index's entries carry their rows (set just above for every touched one).
+            rowIndexes[id]?.forEach { rows.append($0.row) }
             delta.insertedSections.append(.init(id: id, at: at, section: newSections[at].bytes, rows: rows))
         }
         var newSectionIndex: [String: Int] = Dictionary(minimumCapacity: newSections.count)
