@@ -83,4 +83,19 @@ struct ShardedDictionaryTests {
             #expect(sizes.min()! > 667 && sizes.max()! < 1_500, "\(prefix): \(sizes.min()!)...\(sizes.max()!)")
         }
     }
+
+    @Test("inserting through modifyOrInsert keeps every shard at most half full, whatever the count")
+    func halfFull() {
+        var sharded = ShardedDictionary<Int>()
+        for index in 0..<20_000 {
+            _ = sharded.modifyOrInsert(forKey: "item-\(index)", insert: { index }, update: { _ in () })
+            // A Dictionary's capacity is three quarters of its buckets (from 4 buckets on; a
+            // shard of one entry has 2 buckets and a capacity of 1): half full means a count of
+            // at most two thirds of the capacity, in every shard, so in all of them together.
+            if index >= 4_096 && (index % 997 == 0 || index == 19_999) {
+                #expect(sharded.count * 3 <= sharded.capacity * 2, "at \(index + 1): \(sharded.count) in a capacity of \(sharded.capacity)")
+            }
+        }
+        #expect(sharded.count == 20_000)
+    }
 }
