@@ -33,6 +33,12 @@ final class PluginRuntime {
     let problems: [String]
 
     private let cells: [String: CellEntry]
+    /// The same entries as `cells`, in a list scanned with `==`: a plugin has one or two item
+    /// types, and comparing the item's type with each costs less than hashing it (an equal
+    /// small string compares in one step). Empty when there are more than `cellListLimit`.
+    private let cellList: [(type: String, entry: CellEntry)]
+    /// The most item types `cellList` holds; past it, lookups hash into `cells`.
+    private static let cellListLimit = 4
     private let headers: [String: (SectionHeader) throws(ItemError) -> Row]
 
     /// Where rows are written, call after call (``CallOutcome/inOutput``): the buffer is kept,
@@ -95,6 +101,7 @@ final class PluginRuntime {
         self.itemTypes = problems.isEmpty ? itemTypes : []
         self.headerTypes = problems.isEmpty ? headerTypes : []
         self.cells = cells
+        cellList = itemTypes.count <= Self.cellListLimit ? itemTypes.compactMap { type in cells[type].map { (type: type, entry: $0) } } : []
         self.headers = headers
         outputLock = .allocate(capacity: 1)
         outputLock.initialize(to: pthread_mutex_t())
@@ -112,7 +119,7 @@ final class PluginRuntime {
     func renderItem(_ input: UnsafeRawBufferPointer) -> CallOutcome {
         do throws(ItemError) {
             let item = try Item(parsing: input)
-            guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
+            guard let entry = cell(for: item.type) else { throw unknownType(item.type, kind: "item") }
             return written(try entry.render(item))
         } catch {
             return .itemError(error)
@@ -143,7 +150,7 @@ final class PluginRuntime {
             let envelope = Envelope(fields: request)
             let action = try envelope.string("action")
             let item = try Item(object: try envelope.object("item"))
-            guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
+            guard let entry = cell(for: item.type) else { throw unknownType(item.type, kind: "item") }
             // Through handle, so a controller that implements only handle answers both calls.
             let actionRequest = ActionRequest(feed: request["feed"]?.stringValue ?? "", action: action)
             guard let event = try entry.handle(actionRequest, item).event else { return .ok(Array("null".utf8)) }
@@ -170,7 +177,7 @@ final class PluginRuntime {
                 requester: object["requester"]?.stringValue
             )
             let item = try Item(object: try envelope.object("item"))
-            guard let entry = cells[item.type] else { throw unknownType(item.type, kind: "item") }
+            guard let entry = cell(for: item.type) else { throw unknownType(item.type, kind: "item") }
             return .ok(try entry.handle(request, item).jsonValue.serialized())
         } catch {
             return .itemError(error)
@@ -205,6 +212,13 @@ final class PluginRuntime {
     }
 
     // MARK: - Helpers
+
+    /// The entry that renders items of `type`, if any.
+    private func cell(for type: String) -> CellEntry? {
+        if cellList.isEmpty { return cells[type] }
+        for candidate in cellList where candidate.type == type { return candidate.entry }
+        return nil
+    }
 
     private func unknownType(_ type: String, kind: String) -> ItemError {
         ItemError(code: .unknownType, field: "type", message: "plugin \(name) has no controller for \(kind) type \"\(type)\"")
