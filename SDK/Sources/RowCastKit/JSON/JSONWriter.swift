@@ -38,10 +38,7 @@ public struct JSONWriter {
         // Members read in place by index (no copy of each key and value).
         let entries = object.entries
         for index in entries.indices {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            write(string: entries[index].key)
-            bytes.append(UInt8(ascii: ":"))
-            write(entries[index].value)
+            writeMember(first: index == 0, key: entries[index].key, value: entries[index].value)
         }
         bytes.append(UInt8(ascii: "}"))
     }
@@ -81,6 +78,11 @@ public struct JSONWriter {
 
     /// Appends a quoted, escaped string.
     public mutating func write(string: String) {
+        // The usual string, with nothing to escape, in one copy (JSONWriter+Plain).
+        let done = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            appendPlain(UnsafeRawBufferPointer(start: nil, count: 0), UnsafeRawBufferPointer(utf8), nil)
+        }
+        guard done != true else { return }
         bytes.append(UInt8(ascii: "\""))
         // A native or small string is read where it is; any other is made native first.
         if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {

@@ -23,8 +23,7 @@ public struct Row: Sendable, Equatable {
 
     /// Appends the row's JSON.
     public func write(to writer: inout JSONWriter) {
-        writer.writeRaw("{\"cell\":")
-        writer.write(string: cell)
+        writer.write(prefix: "{\"cell\":", string: cell)
         writer.writeRaw(",\"height\":")
         writer.write(number: height)
         writer.writeRaw(",\"content\":")

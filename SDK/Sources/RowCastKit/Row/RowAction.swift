@@ -51,10 +51,8 @@ public struct RowAction: Sendable, Equatable {
     /// Appends `{"name":...,"kind":...,"params":{...}}`, then `role`, `field` and
     /// `valueType` when the role is not a tap.
     public func write(to writer: inout JSONWriter) {
-        writer.writeRaw("{\"name\":")
-        writer.write(string: name)
-        writer.writeRaw(",\"kind\":")
-        writer.write(string: kind)
+        writer.write(prefix: "{\"name\":", string: name)
+        writer.write(prefix: ",\"kind\":", string: kind)
         writer.writeRaw(",\"params\":")
         writer.write(object: params)
         role.write(to: &writer)
