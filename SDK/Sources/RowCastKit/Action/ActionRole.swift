@@ -86,17 +86,17 @@ public enum ActionRole: Sendable, Equatable {
 
     /// Appends `,"role":...` and `field`/`valueType` when they apply; nothing for `select`,
     /// the default, so rows without roles keep their bytes.
-    func write(to writer: inout JSONWriter) {
+    func write(to stage: inout JSONStage) {
         guard self != .select else { return }
-        writer.writeRaw(",\"role\":")
-        writer.write(string: name)
+        stage.writeRaw(",\"role\":")
+        stage.write(string: name)
         if let field {
-            writer.writeRaw(",\"field\":")
-            writer.write(string: field)
+            stage.writeRaw(",\"field\":")
+            stage.write(string: field)
         }
         if case .edit(_, let type) = self {
-            writer.writeRaw(",\"valueType\":")
-            writer.write(string: type.rawValue)
+            stage.writeRaw(",\"valueType\":")
+            stage.write(string: type.rawValue)
         }
     }
 }

@@ -23,17 +23,24 @@ public struct Row: Sendable, Equatable {
 
     /// Appends the row's JSON.
     public func write(to writer: inout JSONWriter) {
-        writer.write(prefix: "{\"cell\":", string: cell)
-        writer.writeRaw(",\"height\":")
-        writer.write(number: height)
-        writer.writeRaw(",\"content\":")
-        writer.write(object: content)
-        writer.writeRaw(",\"actions\":[")
+        // The whole row through one stage: one copy into the writer's array for a usual row.
+        writer.withStage { write(to: &$0) }
+    }
+
+    /// Appends the row's JSON to a stage.
+    func write(to stage: inout JSONStage) {
+        stage.writeRaw("{\"cell\":")
+        stage.write(string: cell)
+        stage.writeRaw(",\"height\":")
+        stage.write(number: height)
+        stage.writeRaw(",\"content\":")
+        stage.write(object: content)
+        stage.writeRaw(",\"actions\":[")
         for (offset, action) in actions.enumerated() {
-            if offset > 0 { writer.writeRaw(",") }
-            action.write(to: &writer)
+            if offset > 0 { stage.writeRaw(",") }
+            action.write(to: &stage)
         }
-        writer.writeRaw("]}")
+        stage.writeRaw("]}")
     }
 
     /// The row as compact JSON bytes.

@@ -51,11 +51,18 @@ public struct RowAction: Sendable, Equatable {
     /// Appends `{"name":...,"kind":...,"params":{...}}`, then `role`, `field` and
     /// `valueType` when the role is not a tap.
     public func write(to writer: inout JSONWriter) {
-        writer.write(prefix: "{\"name\":", string: name)
-        writer.write(prefix: ",\"kind\":", string: kind)
-        writer.writeRaw(",\"params\":")
-        writer.write(object: params)
-        role.write(to: &writer)
-        writer.writeRaw("}")
+        writer.withStage { write(to: &$0) }
+    }
+
+    /// Appends the action's JSON to a stage (``Row`` writes its actions so).
+    func write(to stage: inout JSONStage) {
+        stage.writeRaw("{\"name\":")
+        stage.write(string: name)
+        stage.writeRaw(",\"kind\":")
+        stage.write(string: kind)
+        stage.writeRaw(",\"params\":")
+        stage.write(object: params)
+        role.write(to: &stage)
+        stage.writeRaw("}")
     }
 }
