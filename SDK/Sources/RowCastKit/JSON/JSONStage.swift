@@ -133,6 +133,9 @@ struct JSONStage: ~Copyable {
 
     /// Appends a quoted, escaped string.
     mutating func write(string: String) {
+        // The usual string, with nothing to escape, copied and checked in the buffer.
+        let written = string.utf8.withContiguousStorageIfAvailable { appendQuotedIfPlain(UnsafeRawBufferPointer($0)) }
+        if written == true { return }
         append(UInt8(ascii: "\""))
         // A native or small string is read where it is; any other is made native first.
         if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
@@ -140,6 +143,33 @@ struct JSONStage: ~Copyable {
             string.withUTF8 { appendEscaped($0) }
         }
         append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `utf8` quoted and returns true when no byte of it needs an escape; else appends
+    /// nothing and returns false. The bytes are copied first and checked in the buffer, eight
+    /// at a time with spaces after them (nothing to escape) for the last eight: no byte by
+    /// byte tail, which was most of the cost of the short strings a row is made of.
+    @inline(__always)
+    private mutating func appendQuotedIfPlain(_ utf8: UnsafeRawBufferPointer) -> Bool {
+        // Room for the quotes and the padding word.
+        let needed = utf8.count &+ 10
+        if needed > capacity &- count {
+            guard needed <= capacity else { return false }
+            flush()
+        }
+        let start = base + (count &+ 1)
+        base.storeBytes(of: UInt8(ascii: "\""), toByteOffset: count, as: UInt8.self)
+        if let source = utf8.baseAddress { start.copyMemory(from: source, byteCount: utf8.count) }
+        start.storeBytes(of: 0x2020_2020_2020_2020 as UInt64, toByteOffset: utf8.count, as: UInt64.self)
+        var offset = 0
+        while offset < utf8.count {
+            let word = start.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            if JSONStringScan.specialBits(word, stopsAtNonASCII: false) != 0 { return false }
+            offset &+= 8
+        }
+        start.storeBytes(of: UInt8(ascii: "\""), toByteOffset: utf8.count, as: UInt8.self)
+        count &+= utf8.count &+ 2
+        return true
     }
 
     /// Appends a string's UTF-8 as it is (text that is already valid JSON).

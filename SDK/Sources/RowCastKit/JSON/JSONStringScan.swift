@@ -26,18 +26,11 @@ public enum JSONStringScan {
     /// so its sums are made without overflow checks.
     @inlinable @inline(__always)
     static func specialByteOffset(_ bytes: UnsafeRawBufferPointer, from start: Int, stopsAtNonASCII: Bool) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        let quotes = ones &* UInt64(UInt8(ascii: "\""))
-        let backslashes = ones &* UInt64(UInt8(ascii: "\\"))
-        let nonASCIIMask: UInt64 = stopsAtNonASCII ? ~0 : 0
         var offset = start
         let count = bytes.count
         while offset &+ 8 <= count {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            let quote = word ^ quotes
-            let backslash = word ^ backslashes
-            let special = (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | (word & nonASCIIMask)) & highBits
+            let special = specialBits(word, stopsAtNonASCII: stopsAtNonASCII)
             if special != 0 { return offset &+ special.trailingZeroBitCount >> 3 }
             offset &+= 8
         }
@@ -47,5 +40,18 @@ public enum JSONStringScan {
             offset &+= 1
         }
         return offset
+    }
+
+    /// The high bit of each byte of `word` that a scan stops at, as described above (and
+    /// some of the bytes after the first, which only a search for the first may ignore):
+    /// zero exactly when the eight bytes hold none.
+    @inlinable @inline(__always)
+    static func specialBits(_ word: UInt64, stopsAtNonASCII: Bool) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let nonASCIIMask: UInt64 = stopsAtNonASCII ? ~0 : 0
+        return (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | (word & nonASCIIMask)) & highBits
     }
 }
