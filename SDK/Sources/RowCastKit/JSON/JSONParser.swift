@@ -90,6 +90,9 @@ public struct JSONParser: ~Copyable {
 
     // MARK: - Containers
     //
+    // The small steps between members are inlined: called, they cost more than their work
+    // (about forty instructions each, three of them per member).
+    //
     // The grammar of objects and arrays, once, for the three ways of going through them:
     // building values (`parseObject`, `parseArray`), validating without building (`skip`) and
     // pulling members one by one (`beginObject`, `nextKey`, `beginArray`, `nextElement`).
@@ -107,6 +110,7 @@ public struct JSONParser: ~Copyable {
 
     /// After a member or an element: consumes `,` and returns true, or consumes `close` and
     /// returns false (the container ended).
+    @inline(__always)
     mutating func continueContainer(closedBy close: UInt8) throws(JSONParseError) -> Bool {
         skipWhitespace()
         switch peek() {
@@ -122,12 +126,14 @@ public struct JSONParser: ~Copyable {
     }
 
     /// Positions at the opening quote of an object key; throws if the next byte is not one.
+    @inline(__always)
     mutating func expectKey() throws(JSONParseError) {
         skipWhitespace()
         guard peek() == UInt8(ascii: "\"") else { throw fail("expected a string key") }
     }
 
     /// Consumes the `:` after an object key and the whitespace before the value.
+    @inline(__always)
     mutating func expectColon() throws(JSONParseError) {
         skipWhitespace()
         guard peek() == UInt8(ascii: ":") else { throw fail("expected ':' after an object key") }
@@ -136,6 +142,7 @@ public struct JSONParser: ~Copyable {
     }
 
     /// Consumes the `}` or `]` that closes the current container.
+    @inline(__always)
     mutating func leaveContainer() {
         index += 1
         depth -= 1
@@ -349,6 +356,7 @@ public struct JSONParser: ~Copyable {
         index += count
     }
 
+    @inline(__always)
     mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
@@ -358,6 +366,7 @@ public struct JSONParser: ~Copyable {
         }
     }
 
+    @inline(__always)
     func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
