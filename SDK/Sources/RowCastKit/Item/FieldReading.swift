@@ -10,20 +10,26 @@ public protocol FieldReading {
     var fields: JSONObject { get }
 }
 
+// The accessors are inlinable: a plugin calls them from its own module, where, opaque, each
+// was an unspecialized generic call reaching `fields` through the witness table, retaining and
+// releasing the object, then the typed check; inlined, they are specialized for `Item`.
 extension FieldReading {
     /// The field's value; throws when it is absent.
+    @inlinable
     public func value(_ name: String) throws(ItemError) -> JSONValue {
         guard let value = fields[name] else { throw .missingField(name) }
         return value
     }
 
     /// The field's value, or `nil` when it is absent or `null`.
+    @inlinable
     public func optionalValue(_ name: String) -> JSONValue? {
         guard let value = fields[name], !value.isNull else { return nil }
         return value
     }
 
     /// A required string field.
+    @inlinable
     public func string(_ name: String) throws(ItemError) -> String {
         let value = try value(name)
         guard let string = value.stringValue else { throw .invalidField(name, mustBe: "a string", got: value) }
@@ -31,6 +37,7 @@ extension FieldReading {
     }
 
     /// An optional string field: `nil` when absent or `null`.
+    @inlinable
     public func optionalString(_ name: String) throws(ItemError) -> String? {
         guard let value = optionalValue(name) else { return nil }
         guard let string = value.stringValue else { throw .invalidField(name, mustBe: "a string", got: value) }
@@ -38,6 +45,7 @@ extension FieldReading {
     }
 
     /// A required number field.
+    @inlinable
     public func number(_ name: String) throws(ItemError) -> Double {
         let value = try value(name)
         guard let number = value.numberValue else { throw .invalidField(name, mustBe: "a number", got: value) }
@@ -45,6 +53,7 @@ extension FieldReading {
     }
 
     /// An optional number field: `nil` when absent or `null`.
+    @inlinable
     public func optionalNumber(_ name: String) throws(ItemError) -> Double? {
         guard let value = optionalValue(name) else { return nil }
         guard let number = value.numberValue else { throw .invalidField(name, mustBe: "a number", got: value) }
@@ -52,6 +61,7 @@ extension FieldReading {
     }
 
     /// A required integer field: a number without a fraction that fits in `Int`.
+    @inlinable
     public func integer(_ name: String) throws(ItemError) -> Int {
         let number = try number(name)
         guard let integer = Int(exactly: number) else { throw .invalidField(name, "must be an integer, got \(number)") }
@@ -59,12 +69,14 @@ extension FieldReading {
     }
 
     /// An optional integer field: `nil` when absent or `null`.
+    @inlinable
     public func optionalInteger(_ name: String) throws(ItemError) -> Int? {
         guard optionalValue(name) != nil else { return nil }
         return try integer(name)
     }
 
     /// A required Boolean field.
+    @inlinable
     public func bool(_ name: String) throws(ItemError) -> Bool {
         let value = try value(name)
         guard let flag = value.boolValue else { throw .invalidField(name, mustBe: "a boolean", got: value) }
@@ -72,6 +84,7 @@ extension FieldReading {
     }
 
     /// An optional Boolean field: `nil` when absent or `null`.
+    @inlinable
     public func optionalBool(_ name: String) throws(ItemError) -> Bool? {
         guard let value = optionalValue(name) else { return nil }
         guard let flag = value.boolValue else { throw .invalidField(name, mustBe: "a boolean", got: value) }
@@ -79,6 +92,7 @@ extension FieldReading {
     }
 
     /// A required URL field: a string with a scheme (`https://...`, `myapp:detail`), no spaces.
+    @inlinable
     public func url(_ name: String) throws(ItemError) -> String {
         let string = try string(name)
         guard Self.looksLikeURL(string) else {
@@ -88,12 +102,14 @@ extension FieldReading {
     }
 
     /// An optional URL field: `nil` when absent or `null`.
+    @inlinable
     public func optionalURL(_ name: String) throws(ItemError) -> String? {
         guard optionalValue(name) != nil else { return nil }
         return try url(name)
     }
 
     /// A required object field.
+    @inlinable
     public func object(_ name: String) throws(ItemError) -> JSONObject {
         let value = try value(name)
         guard let object = value.objectValue else { throw .invalidField(name, mustBe: "an object", got: value) }
@@ -101,6 +117,7 @@ extension FieldReading {
     }
 
     /// A required array field.
+    @inlinable
     public func array(_ name: String) throws(ItemError) -> [JSONValue] {
         let value = try value(name)
         guard let array = value.arrayValue else { throw .invalidField(name, mustBe: "an array", got: value) }
