@@ -195,6 +195,7 @@ struct JSONStage: ~Copyable {
         append(UnsafeRawBufferPointer(rebasing: raw[runStart..<utf8.count]))
     }
 
+    /// Appends the escape of `byte`: a quote, a backslash or a control character.
     private mutating func appendEscape(_ byte: UInt8) {
         append(UInt8(ascii: "\\"))
         switch byte {
