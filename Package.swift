@@ -45,7 +45,8 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
-        .target(name: "CRowCastHost"),
+        // Links the system SQLite for its process-wide settings (rowcast_sqlite_setup.c).
+        .target(name: "CRowCastHost", linkerSettings: [.linkedLibrary("sqlite3")]),
         // What rowcastd and rowcast share that is not plugin SDK (endpoint syntax, version, lock).
         .target(name: "RowCastSupport", dependencies: [kit]),
         // The wire model both ends share: the delta and the index path that RowCastCore encodes

@@ -59,6 +59,10 @@ public final class SQLiteFeedStore: FeedStore {
         self.directory = directory
         self.synchronous = synchronous
         self.logger = logger
+        // Before any SQLite use in the process (StateLossCheck below opens the database).
+        if let failure = SQLiteProcessSetup.failure {
+            logger.notice("SQLite memory statistics stay on; commits take a few more instructions", metadata: ["reason": "\(failure)"])
+        }
         stateDirectory = try StateDirectory(path: directory)
         databasePath = directory + "/" + Self.databaseFileName
         marker = CommitMarker(path: directory + "/" + Self.markerFileName)
