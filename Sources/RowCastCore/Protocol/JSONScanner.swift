@@ -208,12 +208,6 @@ struct JSONScanner {
         }
     }
 
-    /// The next value (after whitespace) as a string, when it is a string without escapes.
-    mutating func plainStringValue() -> String? {
-        guard consume(UInt8(ascii: "\"")), let range = plainStringContent() else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-    }
-
     /// At a string's opening quote: its content's bytes when it has no escape and is valid
     /// UTF-8 (consumed); nil otherwise.
     @inline(__always)

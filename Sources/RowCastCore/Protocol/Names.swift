@@ -45,6 +45,32 @@ public enum Names {
         } ?? text.utf8.contains(0)
     }
 
+    /// `isValidFeed` of the string whose UTF-8 is `utf8`, read where it lies (the upsert fast
+    /// lane checks a name before it makes the `String`, and makes none for a name it refuses).
+    static func isValidFeed(utf8: UnsafeRawBufferPointer) -> Bool {
+        isToken(utf8: utf8, maximumLength: maximumFeedLength)
+    }
+
+    /// `isValidType` of the string whose UTF-8 is `utf8`.
+    static func isValidType(utf8: UnsafeRawBufferPointer) -> Bool {
+        isToken(utf8: utf8, maximumLength: maximumTypeLength)
+    }
+
+    /// `isValidID` of the string whose UTF-8 is `utf8`.
+    static func isValidID(utf8: UnsafeRawBufferPointer) -> Bool {
+        !utf8.isEmpty && utf8.count <= maximumIDLength && memchr(utf8.baseAddress!, 0, utf8.count) == nil
+    }
+
+    /// `isValidClient` of the string whose UTF-8 is `utf8`.
+    static func isValidClient(utf8: UnsafeRawBufferPointer) -> Bool {
+        utf8.isEmpty || memchr(utf8.baseAddress!, 0, utf8.count) == nil
+    }
+
+    /// `isToken` of the string whose UTF-8 is `utf8`.
+    private static func isToken(utf8: UnsafeRawBufferPointer, maximumLength: Int) -> Bool {
+        !utf8.isEmpty && utf8.count <= maximumLength && utf8.allSatisfy(isTokenByte)
+    }
+
     private static func isToken(_ text: String, maximumLength: Int) -> Bool {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count <= maximumLength else { return false }

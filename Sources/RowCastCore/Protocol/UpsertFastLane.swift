@@ -47,7 +47,7 @@ enum UpsertFastLane {
                 guard seen.first(.item), let read = readItem(message, &scanner, &seen) else { return false }
                 item = read
             } else if scanner.bytes(key, are: "feed") {
-                guard seen.first(.feed), let name = scanner.plainStringValue(), Names.isValidFeed(name) else { return false }
+                guard seen.first(.feed), let name = plainName(&scanner, Names.isValidFeed(utf8:)) else { return false }
                 feed = name
             } else if scanner.bytes(key, are: "op") {
                 guard seen.first(.op), scanner.peek() == UInt8(ascii: "\""), let range = scanner.plainString(),
@@ -59,7 +59,7 @@ enum UpsertFastLane {
                 guard scanner.skipValue(), let id = RequestID(message, range: start..<scanner.index), id.isValid else { return false }
                 req = id
             } else if scanner.bytes(key, are: "client") {
-                guard seen.first(.client), let name = scanner.plainStringValue(), Names.isValidClient(name) else { return false }
+                guard seen.first(.client), let name = plainName(&scanner, Names.isValidClient(utf8:)) else { return false }
                 client = name
             } else {
                 return false
@@ -83,13 +83,13 @@ enum UpsertFastLane {
                 guard seen.first(.data), let first = scanner.peek(), first == UInt8(ascii: "{") || first == UInt8(ascii: "n") else { return false }
                 return scanner.skipValue()
             } else if scanner.bytes(key, are: "id") {
-                guard seen.first(.id), let name = scanner.plainStringValue(), Names.isValidID(name) else { return false }
+                guard seen.first(.id), let name = plainName(&scanner, Names.isValidID(utf8:)) else { return false }
                 id = name
             } else if scanner.bytes(key, are: "type") {
-                guard seen.first(.type), let name = scanner.plainStringValue(), Names.isValidType(name) else { return false }
+                guard seen.first(.type), let name = plainName(&scanner, Names.isValidType(utf8:)) else { return false }
                 type = name
             } else if scanner.bytes(key, are: "section") {
-                guard seen.first(.section), let name = scanner.plainStringValue(), Names.isValidID(name) else { return false }
+                guard seen.first(.section), let name = plainName(&scanner, Names.isValidID(utf8:)) else { return false }
                 section = name
             } else if scanner.bytes(key, are: "sort") {
                 guard seen.first(.sort), let number = scanner.number() else { return false }
@@ -101,5 +101,15 @@ enum UpsertFastLane {
         }
         guard read, let id, let type else { return nil }
         return ItemInput(id: id, type: type, section: section ?? ItemInput.defaultSection, sort: sort, json: Array(message[start..<scanner.index]))
+    }
+
+    /// The next value as a name: a string without escapes whose UTF-8 `isValid` accepts, checked
+    /// where it lies, so that the `String` is made only for a name the lane keeps.
+    @inline(__always)
+    private static func plainName(_ scanner: inout JSONScanner, _ isValid: (UnsafeRawBufferPointer) -> Bool) -> String? {
+        guard scanner.consume(UInt8(ascii: "\"")), let range = scanner.plainStringContent() else { return nil }
+        let utf8 = UnsafeRawBufferPointer(rebasing: scanner.bytes[range])
+        guard isValid(utf8) else { return nil }
+        return String(decoding: utf8, as: UTF8.self)
     }
 }
