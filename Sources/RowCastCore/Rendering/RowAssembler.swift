@@ -28,16 +28,57 @@ public enum RowAssembler {
         } else {
             cell = cells.name(try check(output))
         }
+        // Everything after the plugin object's opening brace (validated above).
+        let brace = output.firstIndex(of: UInt8(ascii: "{"))!
+        if let bytes = plainRowBytes(id: id, type: type, output: output, from: brace + 1) {
+            return RenderedRow(cell: cell, bytes: bytes)
+        }
         var writer = JSONWriter(capacity: output.count + id.utf8.count + type.utf8.count + 24)
         writer.writeRaw("{\"id\":")
         writer.write(string: id)
         writer.writeRaw(",\"type\":")
         writer.write(string: type)
         writer.writeRaw(",")
-        // Everything after the plugin object's opening brace (validated above).
-        let brace = output.firstIndex(of: UInt8(ascii: "{"))!
         writer.writeRaw(output[(brace + 1)...])
         return RenderedRow(cell: cell, bytes: writer.bytes)
+    }
+
+    /// The row's bytes, `{"id":"…","type":"…",` and `output` from `start`, copied into one array
+    /// of the exact size, when neither `id` nor `type` has a byte that `JSONWriter` escapes (the
+    /// usual row: a type is a token, and an id seldom holds a quote, a backslash or a control
+    /// character); nil otherwise, and `JSONWriter` writes the escapes. The same bytes as the
+    /// writer's, for fewer instructions: the writer appends piece by piece, each append checking
+    /// the array's capacity and uniqueness.
+    private static func plainRowBytes(id: String, type: String, output: [UInt8], from start: Int) -> [UInt8]? {
+        id.utf8.withContiguousStorageIfAvailable { id in
+            type.utf8.withContiguousStorageIfAvailable { type in
+                guard JSONStringScan.escapeFreeEnd(UnsafeRawBufferPointer(id), from: 0) == id.count,
+                      JSONStringScan.escapeFreeEnd(UnsafeRawBufferPointer(type), from: 0) == type.count else { return nil }
+                let idPrefix: StaticString = "{\"id\":\""
+                let typePrefix: StaticString = "\",\"type\":\""
+                let typeSuffix: StaticString = "\","
+                let total = idPrefix.utf8CodeUnitCount + id.count + typePrefix.utf8CodeUnitCount + type.count
+                    + typeSuffix.utf8CodeUnitCount + output.count - start
+                // Assembled in a scratch buffer (on the stack for a usual row) and copied into
+                // the array once: the array's own ways to be filled in place, `reserveCapacity`
+                // and appends or `init(unsafeUninitializedCapacity:)`, cost more than that copy
+                // (about 100 instructions an append; an unspecialized allocation of about 650).
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: total) { scratch in
+                    var at = scratch.baseAddress!
+                    func append(_ piece: UnsafeBufferPointer<UInt8>) {
+                        if let from = piece.baseAddress { at.initialize(from: from, count: piece.count) }
+                        at += piece.count
+                    }
+                    append(UnsafeBufferPointer(start: idPrefix.utf8Start, count: idPrefix.utf8CodeUnitCount))
+                    append(id)
+                    append(UnsafeBufferPointer(start: typePrefix.utf8Start, count: typePrefix.utf8CodeUnitCount))
+                    append(type)
+                    append(UnsafeBufferPointer(start: typeSuffix.utf8Start, count: typeSuffix.utf8CodeUnitCount))
+                    output.withUnsafeBufferPointer { append(UnsafeBufferPointer(rebasing: $0[start...])) }
+                    return Array(UnsafeBufferPointer(scratch))
+                }
+            } ?? nil
+        } ?? nil
     }
 
     /// The header row bytes from a plugin's header output, validated like a row.
