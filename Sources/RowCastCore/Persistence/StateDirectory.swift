@@ -68,6 +68,11 @@ final class StateDirectory {
     /// Releases the lock.
     func unlock() {
         guard lockDescriptor >= 0 else { return }
+        // Unlocked before the close: the lock belongs to the open file, which a child forked
+        // by another thread (a plugin host, a test's process) shares until its exec closes it,
+        // so a close alone could leave the directory locked for that moment; a start right
+        // after it then found it "in use by another rowcastd" with this process's own pid.
+        _ = flock(lockDescriptor, LOCK_UN)
         Glibc.close(lockDescriptor)
         lockDescriptor = -1
     }

@@ -183,6 +183,37 @@ struct SQLiteFeedStoreTests {
         try SQLiteFeedStore(directory: nested, synchronous: .normal).close()
     }
 
+    @Test("a closed store's directory can be opened again at once, even while a child process still holds the lock file")
+    func relockWhileChildHoldsLockFile() throws {
+        let directory = try ScratchDirectory()
+        let store = try open(directory)
+        // A child that shares the lock's open file, as one forked by another thread does
+        // until its exec: here for as long as it sleeps (the descriptor dup'd to 3).
+        let lockPath = URL(fileURLWithPath: directory.file("rowcast.lock")).resolvingSymlinksInPath().path
+        let descriptors = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+        let lock = try #require(descriptors.first { descriptor in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) == lockPath
+        })
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, lock, 3)
+        let words: [String] = ["sleep", "30"]
+        let argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        try #require(posix_spawnp(&child, "sleep", &actions, nil, argv, environ) == 0)
+        defer {
+            _ = kill(child, SIGKILL)
+            var status: Int32 = 0
+            _ = waitpid(child, &status, 0)
+        }
+        store.close()
+        // Refused as "in use by another rowcastd" with this process's pid when the close left
+        // the lock to the child.
+        try open(directory).close()
+    }
+
     @Test("an empty (0-byte), missing or foreign database under a marker that reached commits is refused untouched; accepted, it starts fresh")
     func lostDatabase() throws {
         for loss in ["empty", "missing", "foreign", "no store"] {
