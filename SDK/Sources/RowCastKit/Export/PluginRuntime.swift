@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One exported plugin's controllers, dispatched by type: the object behind the descriptor's
 /// `context` pointer.
 ///
@@ -45,8 +37,8 @@ final class PluginRuntime {
     /// so rendering a row allocates no output array of its own.
     /// Held from the row's writing to ``sendOutput(_:)``, on the calling thread.
     private var output = JSONWriter(capacity: PluginRuntime.outputCapacity)
-    /// Who holds ``output``: taken with `trylock` by a render, given back by `sendOutput`.
-    private let outputLock: UnsafeMutablePointer<pthread_mutex_t>
+    /// Who holds ``output``: taken with `tryLock` by a render, given back by `sendOutput`.
+    private let outputLock = PthreadMutex()
 
     /// The room ``output`` starts with (and gets again after a huge row).
     static let outputCapacity = 16 * 1024
@@ -103,14 +95,6 @@ final class PluginRuntime {
         self.cells = cells
         cellList = itemTypes.count <= Self.cellListLimit ? itemTypes.compactMap { type in cells[type].map { (type: type, entry: $0) } } : []
         self.headers = headers
-        outputLock = .allocate(capacity: 1)
-        outputLock.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(outputLock, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(outputLock)
-        outputLock.deallocate()
     }
 
     // MARK: - Calls
@@ -187,7 +171,7 @@ final class PluginRuntime {
     /// Writes `row` into ``output`` when no other thread holds it (`.inOutput`: the caller then
     /// owes a ``sendOutput(_:)``), else into an array of its own (`.ok`).
     private func written(_ row: Row) -> CallOutcome {
-        guard pthread_mutex_trylock(outputLock) == 0 else { return .ok(row.serialized()) }
+        guard outputLock.tryLock() else { return .ok(row.serialized()) }
         row.write(to: &output)
         return .inOutput
     }
@@ -197,7 +181,7 @@ final class PluginRuntime {
     /// once after each `.inOutput`, on the thread that made it.
     func sendOutput(_ send: (UnsafeBufferPointer<UInt8>) -> Void) {
         Self.drain(&output.bytes, into: send)
-        pthread_mutex_unlock(outputLock)
+        outputLock.unlock()
     }
 
     /// `sendOutput` on the buffer itself, reached in place (no copy of the array in between).
