@@ -1,4 +1,4 @@
-#include "rowcast_sqlite_setup.h"
+#include "rowcast_host_sys.h"
 
 #include <sqlite3.h>
 
