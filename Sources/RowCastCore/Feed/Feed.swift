@@ -500,8 +500,9 @@ public final class Feed {
             })
         }
         let changes = FeedChanges(feed: name, seq: seq, epoch: epoch, nextArrival: nextArrival, replacedAll: replacedAll, items: changedItems, sections: changedSections)
-        // Their tables are kept for the next commit's changes unless a big batch grew them:
-        // emptied to nothing, they grew again through every size, rehashing what they held.
+        // The list and the table are kept for the next commit's changes unless a big batch grew
+        // them: emptied to nothing, they grew again through every size (the table rehashing
+        // what it held).
         dirtyItems.removeAll(keepingCapacity: dirtyItems.count <= Self.keptDirtyCapacity)
         changesNumber += 1
         dirtySections.removeAll(keepingCapacity: dirtySections.count <= Self.keptDirtyCapacity)
@@ -509,7 +510,8 @@ public final class Feed {
         return changes
     }
 
-    /// The most changed ids whose table `takeChanges` keeps for the next commit.
+    /// The most entries whose room the per-batch lists (`before`, `removedInBatch`) and the
+    /// changes for the store (`dirtyItems`, `dirtySections`) keep once emptied.
     static let keptDirtyCapacity = 4096
 
     /// Puts back a section exactly as stored (rank and declaration included).
