@@ -361,28 +361,49 @@ public final class Feed {
     private func incrementalDiff() -> FeedDelta {
         var oldSectionIndex: [String: Int] = Dictionary(minimumCapacity: visibleSections.count)
         for (index, section) in visibleSections.enumerated() { oldSectionIndex[section.id] = index }
+        // The sections the touched rows were shown in, each looked up once: its place in the
+        // view and its index's position in `rowIndexes` (which stays valid until a section is
+        // added or removed there).
+        var oldSlots = SectionSlots()
+        var oldSlotOf: [Int] = []
+        oldSlotOf.reserveCapacity(before.count)
+        for touched in before { oldSlotOf.append(touched.shownBefore.map { oldSlots.slot(of: $0.section) } ?? -1) }
+        let oldPositions = oldSlots.ids.map { rowIndexes.index(forKey: $0)! }
+        let oldSectionNumbers = oldSlots.ids.map { oldSectionIndex[$0]! }
         // Old paths, from the untouched view, by the touched item's place in `before`.
         var oldPaths: [IndexPath?] = []
         oldPaths.reserveCapacity(before.count)
-        for touched in before {
-            oldPaths.append(touched.shownBefore.map { shown in
-                IndexPath(section: oldSectionIndex[shown.section]!, row: rowIndexes[shown.section]!.rank(of: shown.key))
+        for offset in before.indices {
+            let slot = oldSlotOf[offset]
+            oldPaths.append(before[offset].shownBefore.map { shown in
+                IndexPath(section: oldSectionNumbers[slot], row: rowIndexes.values[oldPositions[slot]].rank(of: shown.key))
             })
         }
-        // Move the touched rows in the view.
-        for case let shown? in before.lazy.map(\.shownBefore) {
-            rowIndexes[shown.section]!.remove(shown.key)
-            if rowIndexes[shown.section]!.isEmpty { rowIndexes[shown.section] = nil }
+        // Move the touched rows in the view: out of their old places, then the sections that
+        // emptied out dropped (after, so that the positions above hold while rows go).
+        for offset in before.indices where oldSlotOf[offset] >= 0 {
+            rowIndexes.values[oldPositions[oldSlotOf[offset]]].remove(before[offset].shownBefore!.key)
         }
+        let emptied = oldSlots.ids.indices.filter { rowIndexes.values[oldPositions[$0]].isEmpty }
+        for slot in emptied { rowIndexes[oldSlots.ids[slot]] = nil }
         // Where each touched item is shown now, from the item the batch left (no lookup):
-        // it serves the index here and the delta below.
+        // it serves the index here and the delta below. Its section, by slot, is added to the
+        // view first if it is new, so that each section's position is found once.
         var currents: [ShownRow?] = []
         currents.reserveCapacity(before.count)
+        var newSlots = SectionSlots()
+        var newSlotOf: [Int] = []
+        newSlotOf.reserveCapacity(before.count)
         for touched in before {
             let current = touched.item.flatMap(ShownRow.of)
             currents.append(current)
-            guard let current else { continue }
-            rowIndexes[current.section, default: OrderedRowIndex()].insert(current.key, id: touched.id, row: current.row.bytes)
+            newSlotOf.append(current.map { newSlots.slot(of: $0.section) } ?? -1)
+        }
+        for id in newSlots.ids where rowIndexes[id] == nil { rowIndexes[id] = OrderedRowIndex() }
+        let newPositions = newSlots.ids.map { rowIndexes.index(forKey: $0)! }
+        for offset in before.indices {
+            guard let current = currents[offset] else { continue }
+            rowIndexes.values[newPositions[newSlotOf[offset]]].insert(current.key, id: before[offset].id, row: current.row.bytes)
         }
         let newSections = computeVisibleSections()
         var delta = FeedDelta()
@@ -396,6 +417,7 @@ public final class Feed {
         }
         var newSectionIndex: [String: Int] = Dictionary(minimumCapacity: newSections.count)
         for (index, section) in newSections.enumerated() { newSectionIndex[section.id] = index }
+        let newSectionNumbers = newSlots.ids.map { newSectionIndex[$0]! }
 
         for offset in before.indices {
             let id = before[offset].id
@@ -407,12 +429,12 @@ public final class Feed {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
                 continue
             }
-            let sectionIndex = newSectionIndex[current.section]!
+            let sectionIndex = newSectionNumbers[newSlotOf[offset]]
             if match.newInserted[sectionIndex] {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
                 continue
             }
-            let newPath = IndexPath(section: sectionIndex, row: rowIndexes[current.section]!.rank(of: current.key))
+            let newPath = IndexPath(section: sectionIndex, row: rowIndexes.values[newPositions[newSlotOf[offset]]].rank(of: current.key))
             guard let shown, let oldPath, !oldGone else {
                 delta.insertedRows.append(.init(id: id, at: newPath, row: current.row.bytes))
                 continue

@@ -6,11 +6,11 @@ import Testing
 /// The incremental path against the full diff: random op sequences, each batch's delta must
 /// pass UIKit's rules and apply exactly, whichever path computed it.
 struct IncrementalDiffTests {
-    static func randomBatch(_ random: inout SplitMix64, ids: Int) -> [JSONValue] {
+    static func randomBatch(_ random: inout SplitMix64, ids: Int, sections: Int = 5) -> [JSONValue] {
         var batch: [JSONValue] = []
         for _ in 0..<Int.random(in: 1...8, using: &random) {
             let id = "i\(Int.random(in: 0..<ids, using: &random))"
-            let section = "s\(Int.random(in: 0..<5, using: &random))"
+            let section = "s\(Int.random(in: 0..<sections, using: &random))"
             switch Int.random(in: 0..<20, using: &random) {
             case 0..<11:
                 let data: JSONObject = ["name": .number(Double(Int.random(in: 0..<3, using: &random))), "cell": Bool.random(using: &random) ? "A" : "B"]
@@ -79,6 +79,27 @@ struct IncrementalDiffTests {
             }
         }
         #expect(checked > 300)
+    }
+
+    @Test("batches that touch more sections than the diff compares by id (its table of sections) apply exactly")
+    func manySectionsPerBatch() throws {
+        let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"]))
+        var random = SplitMix64(state: 31337)
+        _ = harness.control(upsert("f", item("seed")))
+        harness.engine.feeds["f"]!.diffMode = .incremental
+        var replica = ReferenceReplica(snapshot: harness.snapshot("f"))
+        var widest = 0
+        for round in 0..<300 {
+            // Three batches' worth in one, over 24 sections: many distinct sections per batch.
+            var batch: [JSONValue] = []
+            for _ in 0..<3 { batch += Self.randomBatch(&random, ids: 60, sections: 24) }
+            let sectionsNamed = Set(batch.compactMap { $0["item"]?["section"]?.stringValue })
+            widest = max(widest, sectionsNamed.count)
+            let result = harness.control(batch)
+            for delta in result.deltas { try replica.apply(delta) }
+            #expect(replica == ReferenceReplica(snapshot: harness.snapshot("f")), "round \(round)")
+        }
+        #expect(widest > SectionSlots.linearLimit)
     }
 
     /// The index paths of a published delta (row and section bytes are not needed to validate).
