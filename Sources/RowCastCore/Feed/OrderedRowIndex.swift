@@ -43,6 +43,9 @@ struct OrderedRowIndex {
         rebuildSizes()
     }
 
+    /// How many blocks hold the rows.
+    var blockCount: Int { blocks.count }
+
     /// Whether the section has no rows.
     var isEmpty: Bool { count == 0 }
 
@@ -57,8 +60,19 @@ struct OrderedRowIndex {
         }
         let blockIndex = block(for: key)
         let position = Self.lowerBound(of: key, in: blocks[blockIndex])
-        blocks[blockIndex].insert(entry, at: position)
         count += 1
+        if position == blocks[blockIndex].count, blockIndex == blocks.count - 1, position == Self.maximumBlockSize {
+            // After every row (as rows arriving in order go) and the last block full: a new
+            // block, made with room for a whole block. Split in half, a block filled in order
+            // would stay half full with its array's room for twice as many entries.
+            var block: [Entry] = []
+            block.reserveCapacity(Self.maximumBlockSize)
+            block.append(entry)
+            blocks.append(block)
+            rebuildSizes()
+            return
+        }
+        blocks[blockIndex].insert(entry, at: position)
         if blocks[blockIndex].count > Self.maximumBlockSize {
             let half = blocks[blockIndex].count / 2
             let tail = Array(blocks[blockIndex][half...])
@@ -153,10 +167,14 @@ struct OrderedRowIndex {
         }
     }
 
-    /// The block that holds `key`, or should: the first whose last key is not below it.
+    /// The block that holds `key`, or should: the first whose last key is not below it. The
+    /// last block is tried first (rows arriving in order go there, and are looked for there
+    /// next): it is the one when the block before it ends below `key`.
     private func block(for key: OrderKey) -> Int {
+        let last = blocks.count - 1
+        if last == 0 || blocks[last - 1][blocks[last - 1].count - 1].key < key { return last }
         var low = 0
-        var high = blocks.count - 1
+        var high = last - 1
         while low < high {
             let middle = (low + high) / 2
             if blocks[middle][blocks[middle].count - 1].key < key { low = middle + 1 } else { high = middle }
@@ -164,7 +182,16 @@ struct OrderedRowIndex {
         return low
     }
 
+    /// The offset of the first entry of `block` whose key is not below `key` (the block's count
+    /// when there is none). The block's end is tried first, for rows arriving in order; keys
+    /// are unique, so an end entry with `key` is the one.
     private static func lowerBound(of key: OrderKey, in block: [Entry]) -> Int {
+        let end = block.count - 1
+        if end >= 0 {
+            let endKey = block[end].key
+            if endKey < key { return block.count }
+            if endKey == key { return end }
+        }
         var low = 0
         var high = block.count
         while low < high {

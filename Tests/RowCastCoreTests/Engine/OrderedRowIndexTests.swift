@@ -41,6 +41,56 @@ struct OrderedRowIndexTests {
         #expect(!missing)
     }
 
+    @Test("rows arriving in order fill whole blocks, and rows placed anywhere after them still rank right")
+    func inOrderThenAnywhere() {
+        var random = SplitMix64(state: 7)
+        var index = OrderedRowIndex()
+        var reference: [OrderKey] = []
+        var arrival: UInt64 = 0
+        func check(_ label: String) {
+            #expect(index.count == reference.count, "\(label)")
+            var position = 0
+            var ordered = true
+            index.forEach { entry in
+                if reference[position] != entry.key { ordered = false }
+                position += 1
+            }
+            #expect(ordered, "\(label)")
+            for target in stride(from: 0, to: reference.count, by: max(1, reference.count / 97)) + [reference.count - 1] {
+                #expect(index.rank(of: reference[target]) == target, "\(label) rank \(target)")
+                #expect(index.position(of: reference[target]) == target, "\(label) position \(target)")
+            }
+        }
+        for _ in 0..<5_000 {
+            arrival += 1
+            let key = OrderKey(primary: 0, arrival: arrival)
+            index.insert(key, id: "r\(arrival)")
+            reference.append(key)
+            #expect(index.rank(of: key) == reference.count - 1)
+        }
+        #expect(index.blockCount == (5_000 + OrderedRowIndex.maximumBlockSize - 1) / OrderedRowIndex.maximumBlockSize)
+        check("in order")
+        for step in 0..<6_000 {
+            arrival += 1
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0:
+                let victim = reference.remove(at: Int.random(in: 0..<reference.count, using: &random))
+                let removed = index.remove(victim)
+                #expect(removed)
+            case 1:
+                let key = OrderKey(primary: -1 + Double(Int.random(in: 0..<3, using: &random)), arrival: arrival)
+                index.insert(key, id: "r\(arrival)")
+                reference.insert(key, at: reference.firstIndex { key < $0 } ?? reference.count)
+            default:
+                let key = OrderKey(primary: 1, arrival: arrival)
+                index.insert(key, id: "r\(arrival)")
+                reference.append(key)
+            }
+            if step % 1_499 == 0 { check("step \(step)") }
+        }
+        check("end")
+    }
+
     @Test("bulk load keeps order and ranks")
     func bulkLoad() {
         let entries = (0..<5000).map { OrderedRowIndex.Entry(key: OrderKey(primary: 0, arrival: UInt64($0)), id: "\($0)") }
