@@ -30,8 +30,10 @@ public struct RequestDecoder: Sendable {
     public enum Outcome: Sendable {
         /// A valid request.
         case request(Request)
-        /// An invalid one.
-        case failure(RowCastError, op: String?, req: RequestID?, client: String?)
+        /// An invalid one. Boxed (`indirect`), so that an outcome is one reference wide: the
+        /// engine copies each message's outcome a few times, and a copy of the error's many
+        /// fields inline cost every request, valid ones included, a copy of that size.
+        indirect case failure(RowCastError, op: String?, req: RequestID?, client: String?)
     }
 
     /// Decodes one message body received on `channel`. `size` is the body's full size when
