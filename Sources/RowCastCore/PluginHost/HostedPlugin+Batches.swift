@@ -92,7 +92,10 @@ extension HostedPlugin {
             if active === batch { active = nil }
             return
         }
-        if let fault = host.send(pending.map { batch.calls[$0] }[...]) {
+        // `pending` lists calls of the batch in order, each once: as many as the batch has is
+        // all of them, sent from the batch's own array (the usual first send) instead of a copy.
+        let calls = pending.count == batch.calls.count ? batch.calls[...] : pending.map { batch.calls[$0] }[...]
+        if let fault = host.send(calls) {
             batch.inFlight = pending
             batch.answered = 0
             recordFault(fault, at: nil, of: batch)
