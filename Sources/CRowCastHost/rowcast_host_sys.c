@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/eventfd.h>
@@ -83,4 +84,8 @@ int rowcast_spawn(const char *path, char *const argv[], char *const envp[], cons
     posix_spawnattr_destroy(&attributes);
     if (result != 0) { errno = result; return -1; }
     return 0;
+}
+
+int rowcast_heap_set_top_pad(int bytes) {
+    return mallopt(M_TOP_PAD, bytes);
 }

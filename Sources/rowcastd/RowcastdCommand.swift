@@ -230,6 +230,9 @@ struct RowcastdCommand: AsyncParsableCommand {
             return
         }
 
+        // Before the daemon's threads make their heaps: see HeapGrowth.
+        HeapGrowth.apply(environment: environment)
+
         // Trap the signals first: from here on none of them kills the process by default.
         let signals = await UnixSignalsSequence(trapping: SignalService.trapped)
         let levelSwitch = LogLevelSwitch(configuration.logLevel)

@@ -61,6 +61,13 @@ int rowcast_spawn(const char *path, char *const argv[], char *const envp[], cons
  */
 int rowcast_sqlite_disable_memory_statistics(void);
 
+/*
+ * glibc's heap padding (mallopt M_TOP_PAD: what each heap grows by beyond an allocation's
+ * need, and keeps when it shrinks); returns mallopt's 1 on success. malloc.h is not part of
+ * Swift's Glibc module, hence this shim.
+ */
+int rowcast_heap_set_top_pad(int bytes);
+
 #ifdef __cplusplus
 }
 #endif
