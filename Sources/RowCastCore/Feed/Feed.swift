@@ -48,7 +48,8 @@ public final class Feed {
     /// The feed's recent deltas, for `since` (the engine bounds it).
     var history = DeltaHistory()
 
-    private(set) var items = ShardedDictionary<StoredItem>()
+    /// The stored items by id.
+    let items = ItemTable()
     private(set) var sections: [String: StoredSection] = [:]
     private var nextArrival: UInt64 = 0
     /// Item types already reported as unknown on the error topic (reported once each).
@@ -133,7 +134,7 @@ public final class Feed {
     func item(_ id: String) -> StoredItem? { items[id] }
 
     /// Every stored item (any order).
-    var allItems: some Sequence<StoredItem> { items.values }
+    var allItems: some Sequence<StoredItem> { items }
 
     /// Every stored section (any order).
     var allSections: Dictionary<String, StoredSection>.Values { sections.values }
@@ -240,7 +241,7 @@ public final class Feed {
         dirtySections.insert(id)
         sectionBytes[id] = nil
         guard removed.memberCount > 0 else { return true }
-        let members = items.compactMap { $0.value.input.section == id ? $0.key : nil }
+        let members = items.compactMap { $0.input.section == id ? $0.input.id : nil }
         for member in members {
             if let removed = items.removeValue(forKey: member) {
                 touchRemoved(removed, id: member)
@@ -255,7 +256,7 @@ public final class Feed {
     /// Replaces the whole contents: sections are declared in list order, then items are added
     /// in list order, each taking a new first-arrival rank. Ids must be unique.
     func reset(sections newSections: [(SectionInput, [UInt8]?)], items newItems: [(ItemInput, RenderedRow?)]) {
-        items.forEachEntry { id, item in touchRemoved(item, id: id) }
+        for item in items { touchRemoved(item, id: item.input.id) }
         items.removeAll(keepingCapacity: true)
         account(-storedBytes)
         pendingCount = 0
@@ -492,8 +493,8 @@ public final class Feed {
     /// Builds every section's index from the items (bulk load, O(n log n)).
     private func rebuildIndexes() {
         var entries: [String: [OrderedRowIndex.Entry]] = [:]
-        items.forEachEntry { id, item in
-            if let row = item.row { entries[item.input.section, default: []].append(.init(key: item.orderKey, id: id, row: row.bytes)) }
+        for item in items {
+            if let row = item.row { entries[item.input.section, default: []].append(.init(key: item.orderKey, id: item.input.id, row: row.bytes)) }
         }
         rowIndexes = entries.mapValues { list in OrderedRowIndex(sorted: list.sorted { $0.key < $1.key }) }
     }
@@ -505,7 +506,7 @@ public final class Feed {
         guard replacedAll || !dirtyItems.isEmpty || !dirtySections.isEmpty else { return nil }
         let changedItems: [(id: String, item: PersistedItem?)]
         if replacedAll {
-            changedItems = items.keys.sorted().map { id in (id: id, item: items[id].map { PersistedItem(id: id, of: $0) }) }
+            changedItems = items.map(\.input.id).sorted().map { id in (id: id, item: items[id].map { PersistedItem(id: id, of: $0) }) }
         } else {
             // In id order (the sort is stable), each id once, with its last entry: the item now.
             let sorted = dirtyItems.sorted { $0.id < $1.id }
@@ -559,14 +560,14 @@ public final class Feed {
         sections[input.section]?.memberCount += 1
         account(Self.bytes(of: input, row: row))
         countPending(from: nil, to: row, existed: false)
-        items.updateValue(StoredItem(input: input, arrival: arrival, row: row), forKey: input.id)
+        items.updateValue(StoredItem(input: input, arrival: arrival, row: row))
     }
 
     /// Sets the counters of a restored feed and builds its view; nothing is dirty after.
     func finishRestore(seq: UInt64, nextArrival: UInt64) {
         self.seq = seq
         var highest = sections.values.map(\.arrival).max() ?? 0
-        items.forEachEntry { _, item in highest = max(highest, item.arrival) }
+        for item in items { highest = max(highest, item.arrival) }
         self.nextArrival = max(nextArrival, highest + 1)
         rebuildIndexes()
         visibleSections = computeVisibleSections()
