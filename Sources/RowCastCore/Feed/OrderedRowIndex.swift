@@ -64,7 +64,7 @@ struct OrderedRowIndex {
         if position == blocks[blockIndex].count, blockIndex == blocks.count - 1, position == Self.maximumBlockSize {
             // After every row (as rows arriving in order go) and the last block full: a new
             // block, made with room for a whole block. Split in half, a block filled in order
-            // would stay half full with its array's room for twice as many entries.
+            // stayed half full (512 rows) in an array grown to room for 2,048.
             var block: [Entry] = []
             block.reserveCapacity(Self.maximumBlockSize)
             block.append(entry)
