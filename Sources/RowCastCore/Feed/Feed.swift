@@ -402,9 +402,20 @@ public final class Feed {
         }
         for id in newSlots.ids where rowIndexes[id] == nil { rowIndexes[id] = OrderedRowIndex() }
         let newPositions = newSlots.ids.map { rowIndexes.index(forKey: $0)! }
+        // A row placed after every other row of its section (as rows arriving in order are)
+        // knows its rank from the insert, and keeps it unless a row goes before it later in
+        // the batch: each section counts the rows placed before others, and a rank taken at a
+        // count that changed since is looked up again below.
+        var placedBefore = [Int](repeating: 0, count: newSlots.ids.count)
+        var rankAtInsert = [(rank: Int, placedBefore: Int)?](repeating: nil, count: before.count)
         for offset in before.indices {
             guard let current = currents[offset] else { continue }
-            rowIndexes.values[newPositions[newSlotOf[offset]]].insert(current.key, id: before[offset].id, row: current.row.bytes)
+            let slot = newSlotOf[offset]
+            if let rank = rowIndexes.values[newPositions[slot]].insert(current.key, id: before[offset].id, row: current.row.bytes) {
+                rankAtInsert[offset] = (rank, placedBefore[slot])
+            } else {
+                placedBefore[slot] += 1
+            }
         }
         let newSections = computeVisibleSections()
         var delta = FeedDelta()
@@ -435,7 +446,13 @@ public final class Feed {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
                 continue
             }
-            let newPath = IndexPath(section: sectionIndex, row: rowIndexes.values[newPositions[newSlotOf[offset]]].rank(of: current.key))
+            let rank: Int
+            if let known = rankAtInsert[offset], known.placedBefore == placedBefore[newSlotOf[offset]] {
+                rank = known.rank
+            } else {
+                rank = rowIndexes.values[newPositions[newSlotOf[offset]]].rank(of: current.key)
+            }
+            let newPath = IndexPath(section: sectionIndex, row: rank)
             guard let shown, let oldPath, !oldGone else {
                 delta.insertedRows.append(.init(id: id, at: newPath, row: current.row.bytes))
                 continue

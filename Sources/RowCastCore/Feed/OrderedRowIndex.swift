@@ -49,19 +49,23 @@ struct OrderedRowIndex {
     /// Whether the section has no rows.
     var isEmpty: Bool { count == 0 }
 
-    /// Adds an entry; its key must not be present already.
-    mutating func insert(_ key: OrderKey, id: String, row: [UInt8] = []) {
+    /// Adds an entry; its key must not be present already. Returns its position when it went
+    /// after every other row (as rows arriving in order do), nil when it went before some: the
+    /// position stays right as long as only rows after it are added.
+    @discardableResult
+    mutating func insert(_ key: OrderKey, id: String, row: [UInt8] = []) -> Int? {
         let entry = Entry(key: key, id: id, row: row)
         guard !blocks.isEmpty else {
             blocks = [[entry]]
             count = 1
             rebuildSizes()
-            return
+            return 0
         }
         let blockIndex = block(for: key)
         let position = Self.lowerBound(of: key, in: blocks[blockIndex])
         count += 1
-        if position == blocks[blockIndex].count, blockIndex == blocks.count - 1, position == Self.maximumBlockSize {
+        let isLast = position == blocks[blockIndex].count && blockIndex == blocks.count - 1
+        if isLast, position == Self.maximumBlockSize {
             // After every row (as rows arriving in order go) and the last block full: a new
             // block, made with room for a whole block. Split in half, a block filled in order
             // stayed half full (512 rows) in an array grown to room for 2,048.
@@ -70,7 +74,7 @@ struct OrderedRowIndex {
             block.append(entry)
             blocks.append(block)
             rebuildSizes()
-            return
+            return count - 1
         }
         blocks[blockIndex].insert(entry, at: position)
         if blocks[blockIndex].count > Self.maximumBlockSize {
@@ -82,6 +86,7 @@ struct OrderedRowIndex {
         } else {
             addSize(1, toBlock: blockIndex)
         }
+        return isLast ? count - 1 : nil
     }
 
     /// Removes the entry with `key`; false when there is none.

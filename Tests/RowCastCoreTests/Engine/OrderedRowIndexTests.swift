@@ -64,8 +64,9 @@ struct OrderedRowIndexTests {
         for _ in 0..<5_000 {
             arrival += 1
             let key = OrderKey(primary: 0, arrival: arrival)
-            index.insert(key, id: "r\(arrival)")
+            let placed = index.insert(key, id: "r\(arrival)")
             reference.append(key)
+            #expect(placed == reference.count - 1)
             #expect(index.rank(of: key) == reference.count - 1)
         }
         #expect(index.blockCount == (5_000 + OrderedRowIndex.maximumBlockSize - 1) / OrderedRowIndex.maximumBlockSize)
@@ -79,12 +80,16 @@ struct OrderedRowIndexTests {
                 #expect(removed)
             case 1:
                 let key = OrderKey(primary: -1 + Double(Int.random(in: 0..<3, using: &random)), arrival: arrival)
-                index.insert(key, id: "r\(arrival)")
-                reference.insert(key, at: reference.firstIndex { key < $0 } ?? reference.count)
+                let placed = index.insert(key, id: "r\(arrival)")
+                let at = reference.firstIndex { key < $0 } ?? reference.count
+                reference.insert(key, at: at)
+                // A position only for a row placed after every other.
+                #expect(placed == (at == reference.count - 1 ? at : nil))
             default:
                 let key = OrderKey(primary: 1, arrival: arrival)
-                index.insert(key, id: "r\(arrival)")
+                let placed = index.insert(key, id: "r\(arrival)")
                 reference.append(key)
+                #expect(placed == reference.count - 1)
             }
             if step % 1_499 == 0 { check("step \(step)") }
         }
