@@ -523,7 +523,7 @@ public final class Feed {
         guard replacedAll || !dirtyItems.isEmpty || !dirtySections.isEmpty else { return nil }
         let changedItems: [(id: String, item: PersistedItem?)]
         if replacedAll {
-            changedItems = items.map(\.input.id).sorted().map { id in (id: id, item: items[id].map { PersistedItem(id: id, of: $0) }) }
+            changedItems = items.map { (id: $0.input.id, item: PersistedItem(id: $0.input.id, of: $0)) }.sorted { $0.id < $1.id }
         } else {
             // In id order (the sort is stable), each id once, with its last entry: the item now.
             let sorted = dirtyItems.sorted { $0.id < $1.id }

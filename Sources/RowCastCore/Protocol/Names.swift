@@ -15,34 +15,33 @@ public enum Names {
 
     /// Whether `name` is a valid feed name: 1 to 128 bytes of `A-Z a-z 0-9 . _ -`.
     public static func isValidFeed(_ name: String) -> Bool {
-        isToken(name, maximumLength: maximumFeedLength)
+        check(name, isValidFeed(utf8:))
     }
 
     /// Whether `type` is a valid item or section type: 1 to 64 bytes of `A-Z a-z 0-9 . _ -`.
     public static func isValidType(_ type: String) -> Bool {
-        isToken(type, maximumLength: maximumTypeLength)
+        check(type, isValidType(utf8:))
     }
 
     /// Whether `id` is a valid item or section id: a non-empty string of at most 256 bytes,
     /// without U+0000. (SQLite's text binding through GRDB ends a string at its first NUL, so
     /// `a\u0000b` and `a\u0000c` were one row of the store: one of them was lost at restart.)
     public static func isValidID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= maximumIDLength && !containsNUL(id)
+        check(id, isValidID(utf8:))
     }
 
     /// Whether `client` is a valid client name: any string without U+0000 (the store keys
     /// remembered answers by it, and would end it at the NUL).
     public static func isValidClient(_ client: String) -> Bool {
-        !containsNUL(client)
+        check(client, isValidClient(utf8:))
     }
 
-    /// Whether `text` holds U+0000. Over the contiguous UTF-8 a native or small string has
-    /// (every string decoded here), with `memchr`: going through `UTF8View`'s iterator cost
-    /// about 700 instructions per upsert for the id and the section.
-    private static func containsNUL(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.count > 0 && memchr(bytes.baseAddress!, 0, bytes.count) != nil
-        } ?? text.utf8.contains(0)
+    /// `rule` applied to `text`'s contiguous UTF-8 (a native or small string's own bytes, every
+    /// string decoded here; going through `UTF8View`'s iterator cost about 700 instructions per
+    /// upsert for the id and the section).
+    private static func check(_ text: String, _ rule: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { rule(UnsafeRawBufferPointer($0)) }
     }
 
     /// `isValidFeed` of the string whose UTF-8 is `utf8`, read where it lies (the upsert fast
@@ -66,15 +65,9 @@ public enum Names {
         utf8.isEmpty || memchr(utf8.baseAddress!, 0, utf8.count) == nil
     }
 
-    /// `isToken` of the string whose UTF-8 is `utf8`.
+    /// Whether `utf8` is 1 to `maximumLength` bytes of `A-Z a-z 0-9 . _ -`.
     private static func isToken(utf8: UnsafeRawBufferPointer, maximumLength: Int) -> Bool {
         !utf8.isEmpty && utf8.count <= maximumLength && utf8.allSatisfy(isTokenByte)
-    }
-
-    private static func isToken(_ text: String, maximumLength: Int) -> Bool {
-        let utf8 = text.utf8
-        guard !utf8.isEmpty, utf8.count <= maximumLength else { return false }
-        return utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isTokenByte) } ?? utf8.allSatisfy(isTokenByte)
     }
 
     /// Whether `byte` may stand in a feed name or a type: `A-Z a-z 0-9 . _ -`.
