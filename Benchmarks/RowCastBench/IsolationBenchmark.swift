@@ -43,6 +43,7 @@ struct IsolationBenchmark {
             for mode in round % 2 == 1 ? modes : modes.reversed() {
                 var latency = LatencyBenchmark()
                 latency.seconds = latencySeconds
+                latency.measuresFloor = false
                 latency.daemonArguments = ["--plugin-isolation", mode]
                 _ = try latency.run()
                 figures[mode, default: Figures()].p99s.append(latency.results["p99Milliseconds"]?.numberValue ?? 0)

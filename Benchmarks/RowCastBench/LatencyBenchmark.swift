@@ -7,27 +7,96 @@ import ZeroMQ
 /// the time from each item's scheduled send to its row arriving at a subscriber, as an
 /// HdrHistogram. Measuring from the schedule (not from when the producer got round to it)
 /// keeps a stalled producer from hiding latency (no coordinated omission).
+///
+/// Then the floor: the same producer and subscriber through the C relay
+/// (`rowcast-zmq-baseline relay`, PULL → PUB and nothing else), which is what the machine, the
+/// sockets and the benchmark's own threads cost at that load without rowcastd.
 struct LatencyBenchmark {
     var rate = 10_000
     var seconds = 5
     var results = JSONObject()
+    /// Whether to measure the floor through the C relay too (the isolation workload does not).
+    var measuresFloor = true
     /// Extra rowcastd arguments: the isolation workload sets them; for a lone `latency` run,
     /// `ROWCAST_BENCH_DAEMON_ARGS` (split at spaces), e.g. `--plugin-isolation in_process`.
     var daemonArguments = (ProcessInfo.processInfo.environment["ROWCAST_BENCH_DAEMON_ARGS"] ?? "").split(separator: " ").map(String.init)
 
+    /// The topic the rows (and the relay's copies) are published on.
+    static let topic = Array("rows.lat".utf8) + [0]
+
     mutating func run() throws -> String {
+        let daemonHistogram = try measureDaemon()
+        var table = BenchTable(title: "Latency: publish to row at a subscriber, \(rate.formatted) items/s offered for \(seconds) s (\((rate * seconds).formatted) items)",
+                               header: ["path", "p50", "p99", "p99.9", "max"])
+        table.add(["rowcastd"] + Self.columns(daemonHistogram))
+        results = Self.figures(daemonHistogram)
+        results["rate"] = .number(Double(rate))
+        results["items"] = .number(Double(rate * seconds))
+        if measuresFloor {
+            let floor = try measureRelay()
+            table.add(["C relay (floor)"] + Self.columns(floor))
+            results["floor"] = .object(Self.figures(floor))
+        }
+        return table.render()
+    }
+
+    /// The latency through a real rowcastd (its rows' inserted ids).
+    private func measureDaemon() throws -> Histogram<UInt64> {
         let daemon = try BenchDaemon(extraArguments: ["--heartbeat-ms", "50"] + daemonArguments)
         defer { daemon.stop() }
         let context = try Context()
-        let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.lat".utf8) + [0]], timeoutMilliseconds: 10_000)
+        let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Self.topic], timeoutMilliseconds: 10_000)
+        return try measure(context: context, ingest: daemon.ingest, subscriber: subscriber, ids: Self.insertedIDs)
+    }
 
+    /// The latency through the C relay (the forwarded upserts' item ids).
+    private func measureRelay() throws -> Histogram<UInt64> {
+        let relay = Process()
+        relay.executableURL = URL(fileURLWithPath: BenchDaemon.productsDirectory + "/rowcast-zmq-baseline")
+        relay.arguments = ["relay", "rows.lat"]
+        let output = Pipe()
+        relay.standardOutput = output
+        try relay.run()
+        defer {
+            relay.terminate()
+            relay.waitUntilExit()
+        }
+        let line = String(decoding: output.fileHandleForReading.availableLine(), as: UTF8.self)
+        let endpoints = line.split(separator: " ").map(String.init)
+        guard endpoints.count == 2 else { throw BenchFailure("rowcast-zmq-baseline relay printed \"\(line)\", not two endpoints") }
+        let context = try Context()
+        let subscriber = try Socket(context: context, type: .sub)
+        try subscriber.setOption(.linger, 0)
+        try subscriber.setOption(.receiveHighWaterMark, 0)
+        try subscriber.setOption(.receiveTimeout, 10_000)
+        try subscriber.subscribe(Self.topic)
+        try subscriber.connect(endpoints[1])
+        // The slow joiner: warm-ups through the relay until one arrives, then the rest drained.
+        let warm = try Socket(context: context, type: .push)
+        try warm.setOption(.linger, 0)
+        try warm.connect(endpoints[0])
+        try subscriber.setOption(.receiveTimeout, 10)
+        var joined = false
+        for _ in 0..<1000 where !joined {
+            _ = try warm.send(Array(#"{"item":{"id":"warm-up"}}"#.utf8))
+            joined = try subscriber.receiveMultipart() != nil
+        }
+        guard joined else { throw BenchFailure("the C relay forwarded nothing in 10 s") }
+        while try subscriber.receiveMultipart() != nil {}
+        warm.close()
+        try subscriber.setOption(.receiveTimeout, 10_000)
+        return try measure(context: context, ingest: endpoints[0], subscriber: subscriber, ids: Self.forwardedIDs)
+    }
+
+    /// Sends `rate * seconds` upserts to `ingest`, each at its due time, and records for each
+    /// id `ids` finds in what `subscriber` receives the time since that item was due.
+    private func measure(context: Context, ingest endpoint: String, subscriber: Socket, ids: @escaping ([UInt8]) throws -> [String]) throws -> Histogram<UInt64> {
         let total = rate * seconds
         let interval = 1.0 / Double(rate)
         let messages = (0..<total).map { index in
             Array(#"{"op":"upsert","feed":"lat","item":{"id":"L\#(index)","type":"product","section":"s\#(index % 3)","data":{"name":"Tesla Model 3 Long Range \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000),"image":"https://img.example/cars/\#(index % 997).png"}}}"#.utf8)
         }
         let start = ContinuousClock.now.advanced(by: .milliseconds(100))
-        let endpoint = daemon.ingest
         Thread {
             do {
                 let producer = try Socket(context: context, type: .push)
@@ -56,9 +125,9 @@ struct LatencyBenchmark {
         var received = 0
         while received < total {
             guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("latency: stalled at \(received) of \(total)") }
-            guard frames[0].first == UInt8(ascii: "r") else { continue }
+            guard frames.count == 2, frames[0] == Self.topic else { continue }
             let arrived = ContinuousClock.now
-            for id in try Self.insertedIDs(frames[1]) {
+            for id in try ids(frames[1]) {
                 guard id.hasPrefix("L"), let index = Int(id.dropFirst()) else { continue }
                 let scheduled = start.advanced(by: .nanoseconds(Int64(Double(index) * interval * 1e9)))
                 let micros = max(0, (arrived - scheduled).seconds * 1e6)
@@ -66,14 +135,20 @@ struct LatencyBenchmark {
                 received += 1
             }
         }
-        func percentile(_ value: Double) -> Double { Double(histogram.valueAtPercentile(value)) / 1000 }
-        var table = BenchTable(title: "Latency: publish to row at a subscriber, \(rate.formatted) items/s offered for \(seconds) s (\(total.formatted) items)",
-                               header: ["p50", "p99", "p99.9", "max"])
-        table.add([format3(percentile(50)) + " ms", format3(percentile(99)) + " ms", format3(percentile(99.9)) + " ms", format3(Double(histogram.max) / 1000) + " ms"])
-        results = ["rate": .number(Double(rate)), "items": .number(Double(total)),
-                   "p50Milliseconds": .number(percentile(50)), "p99Milliseconds": .number(percentile(99)),
-                   "p999Milliseconds": .number(percentile(99.9)), "maxMilliseconds": .number(Double(histogram.max) / 1000)]
-        return table.render()
+        return histogram
+    }
+
+    /// p50, p99, p99.9 and the maximum of `histogram` (microseconds) in milliseconds, as table cells.
+    private static func columns(_ histogram: Histogram<UInt64>) -> [String] {
+        [50.0, 99.0, 99.9].map { format3(Double(histogram.valueAtPercentile($0)) / 1000) + " ms" } + [format3(Double(histogram.max) / 1000) + " ms"]
+    }
+
+    /// The same figures for bench-results.json.
+    private static func figures(_ histogram: Histogram<UInt64>) -> JSONObject {
+        ["p50Milliseconds": .number(Double(histogram.valueAtPercentile(50)) / 1000),
+         "p99Milliseconds": .number(Double(histogram.valueAtPercentile(99)) / 1000),
+         "p999Milliseconds": .number(Double(histogram.valueAtPercentile(99.9)) / 1000),
+         "maxMilliseconds": .number(Double(histogram.max) / 1000)]
     }
 
     /// The ids of the rows a delta inserts (directly or inside inserted sections).
@@ -85,5 +160,19 @@ struct LatencyBenchmark {
             for row in section["rows"]?.arrayValue ?? [] { if let id = row["id"]?.stringValue { ids.append(id) } }
         }
         return ids
+    }
+
+    /// The item id of an upsert the relay forwarded as it was sent.
+    static func forwardedIDs(_ body: [UInt8]) throws -> [String] {
+        try JSONParser.parse(body)["item"]?["id"]?.stringValue.map { [$0] } ?? []
+    }
+}
+
+extension FileHandle {
+    /// The bytes up to the first newline (without it), or to the end of the stream.
+    func availableLine() -> [UInt8] {
+        var line: [UInt8] = []
+        while let byte = try? read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") { line.append(first) }
+        return line
     }
 }

@@ -4,10 +4,16 @@
  *
  *   rowcast-zmq-baseline one-hop ITEMS    PUSH -> PULL
  *   rowcast-zmq-baseline forward ITEMS    PUSH -> PULL -> PUB (topic frame) -> SUB
+ *   rowcast-zmq-baseline relay TOPIC      PULL -> PUB (TOPIC and a NUL as the topic frame)
  *
  * The messages are car-feed upserts of the same shape and size as rowcast-bench's (about 250
  * bytes). Prints one line: "<seconds> <items>", the time from the first send to the last
  * message received (after a warm-up that waits out the slow joiner).
+ *
+ * `relay` is the latency benchmark's floor: it binds a PULL and a PUB socket on loopback,
+ * prints "<pull endpoint> <pub endpoint>", and forwards each message as [TOPIC NUL, message]
+ * until it is killed, so the benchmark's own producer and subscriber can be timed through a
+ * forwarder that does nothing else.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -21,6 +27,7 @@ static void *context;
 static char pull_endpoint[256], pub_endpoint[256];
 static int items;
 static volatile int stop;
+static char topic[256] = "rows.cars";
 
 static void die(const char *what) {
     fprintf(stderr, "rowcast-zmq-baseline: %s: %s\n", what, zmq_strerror(zmq_errno()));
@@ -59,12 +66,12 @@ static void *forwarder(void *unused) {
     zmq_setsockopt(input, ZMQ_RCVTIMEO, &timeout, sizeof timeout);
     bind_any(input, pull_endpoint);
     bind_any(output, pub_endpoint);
-    char buffer[1024];
-    static const char topic[] = "rows.cars";
+    char buffer[65536];
+    size_t topic_size = strlen(topic) + 1;  /* with its NUL, as rowcastd's topics */
     while (!stop) {
         int length = zmq_recv(input, buffer, sizeof buffer, 0);
-        if (length < 0) continue;
-        zmq_send(output, topic, sizeof topic, ZMQ_SNDMORE);
+        if (length < 0 || length > (int)sizeof buffer) continue;
+        zmq_send(output, topic, topic_size, ZMQ_SNDMORE);
         zmq_send(output, buffer, (size_t)length, 0);
     }
     zmq_close(input);
@@ -94,9 +101,25 @@ static double now(void) {
     return (double)time.tv_sec + (double)time.tv_nsec / 1e9;
 }
 
+/* The relay mode: forwards until killed. */
+static int relay(void) {
+    pthread_t forwarding;
+    pthread_create(&forwarding, NULL, forwarder, NULL);
+    while (!pub_endpoint[0]) { struct timespec pause = {0, 1000000}; nanosleep(&pause, NULL); }
+    printf("%s %s\n", pull_endpoint, pub_endpoint);
+    fflush(stdout);
+    pthread_join(forwarding, NULL);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "relay") == 0 && strlen(argv[2]) < sizeof topic) {
+        strcpy(topic, argv[2]);
+        context = zmq_ctx_new();
+        return relay();
+    }
     if (argc != 3 || (strcmp(argv[1], "one-hop") != 0 && strcmp(argv[1], "forward") != 0) || (items = atoi(argv[2])) <= 0) {
-        fprintf(stderr, "usage: rowcast-zmq-baseline one-hop|forward ITEMS\n");
+        fprintf(stderr, "usage: rowcast-zmq-baseline one-hop|forward ITEMS\n       rowcast-zmq-baseline relay TOPIC\n");
         return 64;
     }
     context = zmq_ctx_new();
