@@ -11,6 +11,11 @@ import ZeroMQ
 /// Then the floor: the same producer and subscriber through the C relay
 /// (`rowcast-zmq-baseline relay`, PULL → PUB and nothing else), which is what the machine, the
 /// sockets and the benchmark's own threads cost at that load without rowcastd.
+///
+/// Beside rowcastd's percentiles, its CPU per item at that rate (all its threads and its
+/// plugin hosts, and its loop thread): at 10,000 items/s a batch holds one or two items, so
+/// this is the cost of a trickle (wake-ups, system calls, a commit per few items), which the
+/// `throughput` figure, of full batches, does not show.
 struct LatencyBenchmark {
     var rate = 10_000
     var seconds = 5
@@ -25,28 +30,39 @@ struct LatencyBenchmark {
     static let topic = Array("rows.lat".utf8) + [0]
 
     mutating func run() throws -> String {
-        let daemonHistogram = try measureDaemon()
+        let (daemonHistogram, cpu) = try measureDaemon()
         var table = BenchTable(title: "Latency: publish to row at a subscriber, \(rate.formatted) items/s offered for \(seconds) s (\((rate * seconds).formatted) items)",
-                               header: ["path", "p50", "p99", "p99.9", "max"])
-        table.add(["rowcastd"] + Self.columns(daemonHistogram))
+                               header: ["path", "p50", "p99", "p99.9", "max", "CPU per item (loop)"])
+        let items = Double(rate * seconds)
+        table.add(["rowcastd"] + Self.columns(daemonHistogram) + [format3(cpu.all / items * 1e6) + " µs (" + format3(cpu.loop / items * 1e6) + ")"])
         results = Self.figures(daemonHistogram)
         results["rate"] = .number(Double(rate))
-        results["items"] = .number(Double(rate * seconds))
+        results["items"] = .number(items)
+        results["cpuMicrosecondsPerItem"] = .number(cpu.all / items * 1e6)
+        results["loopMicrosecondsPerItem"] = .number(cpu.loop / items * 1e6)
         if measuresFloor {
             let floor = try measureRelay()
-            table.add(["C relay (floor)"] + Self.columns(floor))
+            table.add(["C relay (floor)"] + Self.columns(floor) + [""])
             results["floor"] = .object(Self.figures(floor))
         }
         return table.render()
     }
 
-    /// The latency through a real rowcastd (its rows' inserted ids).
-    private func measureDaemon() throws -> Histogram<UInt64> {
+    /// The latency through a real rowcastd (its rows' inserted ids), and the CPU seconds
+    /// rowcastd and its hosts used meanwhile (`all`), and its loop thread.
+    private func measureDaemon() throws -> (Histogram<UInt64>, cpu: (all: Double, loop: Double)) {
         let daemon = try BenchDaemon(extraArguments: ["--heartbeat-ms", "50"] + daemonArguments)
         defer { daemon.stop() }
         let context = try Context()
         let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Self.topic], timeoutMilliseconds: 10_000)
-        return try measure(context: context, ingest: daemon.ingest, subscriber: subscriber, ids: Self.insertedIDs)
+        let pid = daemon.process.processIdentifier
+        let before = ProcessCPU.sample(pid: pid)
+        let hostsBefore = ProcessCPU.childrenSeconds(pid: pid)
+        let histogram = try measure(context: context, ingest: daemon.ingest, subscriber: subscriber, ids: Self.insertedIDs)
+        let after = ProcessCPU.sample(pid: pid)
+        let hosts = ProcessCPU.childrenSeconds(pid: pid).reduce(0.0) { $0 + $1.value - (hostsBefore[$1.key] ?? 0) }
+        let loop = after.byThreadName(since: before).first { $0.name == "rowcastd-loop" }?.seconds ?? 0
+        return (histogram, (after.since(before).process + hosts, loop))
     }
 
     /// The latency through the C relay (the forwarded upserts' item ids).
