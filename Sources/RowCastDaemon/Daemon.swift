@@ -200,8 +200,6 @@ public final class Daemon {
         while !signal.isStopRequested {
             messages.removeAll(keepingCapacity: true)
             envelopes = []
-            try serveZAP(engine: engine)
-            try serveSubscriptions(on: publish, engine: engine)
             // Snapshots are written in the order they were asked for: while a pass's worth
             // waits to be written, no more control requests are read (they wait in the
             // socket), so a client that pipelines thousands cannot queue others behind them.
@@ -209,10 +207,19 @@ public final class Daemon {
                 snapshotWriter.waitForProgress(timeout: .milliseconds(5))
                 sendWrittenSnapshots(control: control, engine: engine)
             }
+            // With a commit in flight the loop reads whatever is there without waiting;
+            // otherwise it waits for a socket, and tries only the sockets the wait found ready.
+            let ready: PassReadiness
             if durable.isCommitting {
-                try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
-            } else if try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: durable.commitDue)) > 0 {
-                try read(ingest: ingest, control: control, into: &messages, envelopes: &envelopes)
+                ready = .all
+            } else {
+                ready = try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: durable.commitDue)) > 0 ? .polled(poller) : .none
+            }
+            if let zap, ready.includes(zap.socket) { try serveZAP(engine: engine) }
+            if ready.includes(publish) { try serveSubscriptions(on: publish, engine: engine) }
+            if ready.includes(ingest) || ready.includes(control) {
+                try read(ingest: ready.includes(ingest) ? ingest : nil, control: ready.includes(control) ? control : nil,
+                         into: &messages, envelopes: &envelopes)
             }
             // A full batch means more is waiting: its commit waits for the next batch to join it
             // (`DurableEngine.holdsForBacklog`); a short or empty read ends the hold.
@@ -288,14 +295,15 @@ public final class Daemon {
     /// A socket found empty is not tried again in the same pass: libzmq answers a receive
     /// that finds nothing with two system calls (`getpid`, and a `poll` of its mailbox), and
     /// trying the idle control socket after every ingest message cost two system calls per item
-    /// under load. What arrives meanwhile is read in the next pass.
-    private func read(ingest: Socket, control: Socket, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
+    /// under load. What arrives meanwhile is read in the next pass. A nil socket is not tried
+    /// at all (the pass's wait found nothing on it).
+    private func read(ingest: Socket?, control: Socket?, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
         var budget = configuration.batchLimit
-        var controlBudget = max(0, Self.controlRequestsPerPass - snapshotWriter.inFlight)
+        var controlBudget = control == nil ? 0 : max(0, Self.controlRequestsPerPass - snapshotWriter.inFlight)
         let keep = max(configuration.maximumMessageBytes + 1, 4096)
-        var ingestDrained = false
+        var ingestDrained = ingest == nil
         while budget > 0 && !(ingestDrained && controlBudget == 0) {
-            if !ingestDrained {
+            if !ingestDrained, let ingest {
                 if let frame = try ingest.receiveFirstFrame(dontWait: true, keepingAtMost: keep, property: principalProperty) {
                     messages.append(IncomingMessage(origin: .ingest, body: frame.bytes, frameCount: frame.frameCount, size: frame.size,
                                                     principal: Self.principal(frame.property)))
@@ -304,7 +312,7 @@ public final class Daemon {
                     ingestDrained = true
                 }
             }
-            if budget > 0, controlBudget > 0 {
+            if budget > 0, controlBudget > 0, let control {
                 if let received = try receive(control, keepingAtMost: keep) {
                     controlBudget -= 1
                     let envelope = ControlEnvelope(received.message)
