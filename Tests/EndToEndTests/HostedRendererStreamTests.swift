@@ -55,6 +55,34 @@ struct HostedRendererStreamTests {
         #expect(renderer.render([Self.job("after")]).map(Self.summary) == ["ok"])
     }
 
+    @Test("one batch across two plugins' hosts, one item hanging in the first: only that item times out, the other host is neither faulted nor restarted",
+          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    func hangInOneHostCostsNothingInAnother() throws {
+        let plugins = try FaultPlugin.directory()
+        try FaultPlugin.compile(to: plugins.url.appendingPathComponent("librowcast-calm.so").path,
+                                defines: [#"FAULT_NAME="calm""#, #"FAULT_TYPE="calm""#])
+        let timeout = SanitizerRuntime.isActive ? 2500 : 1000
+        let settings = PluginHostSettings(executable: try BuildProducts.path("rowcast-plugin-host"), callTimeoutMilliseconds: timeout, memoryMegabytes: 256)
+        let renderer = HostedRenderer.load(directories: [plugins.path], settings: settings, logger: .init(label: "test"))
+        defer { renderer.stopHosts() }
+        #expect(renderer.pluginCount == 2, "\(renderer.refusals)")
+        func calm(_ id: String) -> RenderJob {
+            RenderJob(kind: .renderItem, type: "calm", input: Array(#"{"id":"\#(id)","type":"calm"}"#.utf8))
+        }
+        // The calm host's items on both sides of the hanging one, and after it in the batch.
+        let jobs = [calm("c0"), Self.job("f0"), calm("c1"), Self.job("hang"), calm("c2"), Self.job("f1")] + (3..<40).map { calm("c\($0)") }
+        let stream = renderer.startRendering(jobs)
+        let summaries = jobs.indices.map { Self.summary(stream.outcome(at: $0)) }
+        stream.finish()
+        #expect(summaries[3] == "plugin_timeout")
+        #expect(summaries.enumerated().allSatisfy { $0.offset == 3 || $0.element == "ok" }, "\(summaries)")
+        let hosts = Dictionary(uniqueKeysWithValues: renderer.hostsDescription().compactMap { host in host["plugin"]?.stringValue.map { ($0, host) } })
+        #expect(hosts["fault"]?["faults"]?.numberValue == 1)
+        #expect(hosts["calm"]?["faults"]?.numberValue == 0)
+        #expect(hosts["calm"]?["restarts"]?.numberValue == 0, "the calm host was not killed for the other's hang")
+        #expect(hosts["calm"]?["rendered"]?.numberValue == 40)
+    }
+
     @Test("a second batch for the same plugin, started before the first was read: both come back complete and in order",
           .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func overlappingBatches() throws {
