@@ -47,15 +47,29 @@ final class CommitWriter: @unchecked Sendable {
             NamedThread.start("rowcast-commit") { [self] in run() }
         }
         job = commits
-        condition.broadcast()
         condition.unlock()
+        // Woken after the unlock, the commit thread finds the lock free (woken under it, it
+        // would run only to block on the lock and be woken a second time).
+        condition.broadcast()
     }
 
     /// Waits for the job started last and returns how it went.
     func wait() -> Result<Void, StoreError> {
         precondition(isBusy, "CommitWriter.wait with no commit being written")
         condition.lock()
-        while outcome == nil { condition.wait() }
+        if finishedDescriptor >= 0 {
+            // The outcome comes with a write to the descriptor (under the lock), which stays
+            // readable until it is taken: sleeping in `poll` misses no outcome, and the writer
+            // thread need not wake anyone through the condition.
+            var entry = pollfd(fd: finishedDescriptor, events: Int16(POLLIN), revents: 0)
+            while outcome == nil {
+                condition.unlock()
+                _ = poll(&entry, 1, -1)  // EINTR: look again
+                condition.lock()
+            }
+        } else {
+            while outcome == nil { condition.wait() }
+        }
         let result = outcome!
         outcome = nil
         lastDuration = duration
@@ -127,9 +141,12 @@ final class CommitWriter: @unchecked Sendable {
             condition.lock()
             outcome = result
             duration = took
-            var one: UInt64 = 1
-            _ = write(finishedDescriptor, &one, 8)
-            condition.broadcast()
+            if finishedDescriptor >= 0 {
+                var one: UInt64 = 1
+                _ = write(finishedDescriptor, &one, 8)  // wakes `wait()` as well
+            } else {
+                condition.broadcast()
+            }
         }
         running = false
         condition.broadcast()
