@@ -17,7 +17,8 @@ import ZeroMQ
 /// this is the cost of a trickle (wake-ups, system calls, a commit per few items), which the
 /// `throughput` figure, of full batches, does not show.
 struct LatencyBenchmark {
-    var rate = 10_000
+    /// Items per second offered: 10,000, or `ROWCAST_BENCH_LATENCY_RATE` for a lone run.
+    var rate = ProcessInfo.processInfo.environment["ROWCAST_BENCH_LATENCY_RATE"].flatMap { Int($0) }.map { max(1, $0) } ?? 10_000
     var seconds = 5
     var results = JSONObject()
     /// Whether to measure the floor through the C relay too (the isolation workload does not).

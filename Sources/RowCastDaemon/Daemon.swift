@@ -152,6 +152,7 @@ public final class Daemon {
         poller.register(ingest, for: .readable)
         poller.register(control, for: .readable)
         poller.register(publish, for: .readable)
+        poller.register(fileDescriptor: durable.pacingDescriptor, for: .readable)
         if let zap {
             poller.register(zap.socket, for: .readable)
             engine.accessCheck = KeyringAccess(keyring: zap.keyring)
@@ -214,6 +215,7 @@ public final class Daemon {
                 ready = .all
             } else {
                 ready = try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: durable.commitDue)) > 0 ? .polled(poller) : .none
+                if poller.events(ofFileDescriptor: durable.pacingDescriptor).contains(.readable) { durable.takePacingExpiry() }
             }
             if let zap, ready.includes(zap.socket) { try serveZAP(engine: engine) }
             if ready.includes(publish) { try serveSubscriptions(on: publish, engine: engine) }

@@ -158,6 +158,17 @@ extension DurableEngine {
     /// to be committed (see `advanceWhileWaiting`).
     public var waitDescriptors: [Int32] { [writer.finishedDescriptor, pacingTimer.descriptor] }
 
+    /// Readable once held-back batches are due to be committed (`commitDue`), until
+    /// `takePacingExpiry()`: the loop's own wait watches it, so a trickle's commit starts when
+    /// it is due rather than when a wait counted in whole milliseconds ends.
+    public var pacingDescriptor: Int32 { pacingTimer.descriptor }
+
+    /// Makes `pacingDescriptor` unreadable until the next held-back commit is due (the commit
+    /// itself starts in the next `collectCommitted`).
+    public func takePacingExpiry() {
+        pacingTimer.clear()
+    }
+
     /// Without waiting: takes the commit being written if it finished and succeeded, starts
     /// the next one if it is due, and returns the outputs released since the last call, in
     /// order (often none). A failed commit is left for `collectCommitted`, which rolls back.

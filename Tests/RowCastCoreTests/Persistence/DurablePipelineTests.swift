@@ -150,6 +150,30 @@ struct DurablePipelineTests {
         durable.close()
     }
 
+    @Test("the loop's own wait: the pacing descriptor turns readable when a held commit is due, stays so until its expiry is taken, and the next collectCommitted starts the commit")
+    func pacingDescriptorInTheLoopsWait() throws {
+        let directory = try ScratchDirectory()
+        let (_, store, durable) = try pipeline(in: directory) { $0.ingestCommitInterval = .milliseconds(50) }
+        let ingest = { (id: String) in [IncomingMessage(origin: .ingest, body: upsert("f", item(id)).serialized())] }
+        _ = durable.submit(ingest("1"))
+        #expect(try durable.flush().count == 1)
+        _ = durable.submit(ingest("2"))
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.commitDue != nil, "held back")
+        #expect(!Self.readable(durable.pacingDescriptor, within: 0), "not due yet")
+        durable.takePacingExpiry()  // before the expiry: nothing to take, the timer stays armed
+        #expect(Self.readable(durable.pacingDescriptor, within: 10_000), "readable when the commit is due")
+        #expect(Self.readable(durable.pacingDescriptor, within: 0), "and stays readable")
+        durable.takePacingExpiry()
+        #expect(!Self.readable(durable.pacingDescriptor, within: 0), "until its expiry is taken")
+        #expect(durable.commitDue == nil, "due now")
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.isCommitting, "the held batch is being committed")
+        #expect(try durable.flush().count == 1)
+        #expect(store.transactions == [1, 1, 1], "the start's, then one per batch")
+        durable.close()
+    }
+
     @Test("ingest-only batches wait for the commit interval and then share one commit; a control request is committed at once")
     func pacedIngest() throws {
         let directory = try ScratchDirectory()
