@@ -128,9 +128,9 @@ struct DurablePipelineTests {
         durable.close()
     }
 
-    @Test("a commit held back by the interval is started by advanceWhileWaiting once its timer descriptor is readable")
-    func pacedCommitStartedWhileWaiting() throws {
-        let directory = try ScratchDirectory()
+    /// A pipeline with a commit interval of 50 ms, one ingest batch committed, and a second
+    /// one submitted within the interval, so held back.
+    func heldBackIngest(in directory: ScratchDirectory) throws -> (FlakyStore, DurableEngine) {
         let (_, store, durable) = try pipeline(in: directory) { $0.ingestCommitInterval = .milliseconds(50) }
         let ingest = { (id: String) in [IncomingMessage(origin: .ingest, body: upsert("f", item(id)).serialized())] }
         _ = durable.submit(ingest("1"))
@@ -138,6 +138,13 @@ struct DurablePipelineTests {
         _ = durable.submit(ingest("2"))
         #expect(try durable.collectCommitted().isEmpty)
         #expect(durable.commitDue != nil, "held back")
+        return (store, durable)
+    }
+
+    @Test("a commit held back by the interval is started by advanceWhileWaiting once its timer descriptor is readable")
+    func pacedCommitStartedWhileWaiting() throws {
+        let directory = try ScratchDirectory()
+        let (store, durable) = try heldBackIngest(in: directory)
         #expect(!durable.isCommitting)
         #expect(Self.readable(durable.waitDescriptors[1], within: 10_000), "the timer fires when the commit is due")
         #expect(durable.advanceWhileWaiting().isEmpty)
@@ -153,13 +160,7 @@ struct DurablePipelineTests {
     @Test("the loop's own wait: the pacing descriptor turns readable when a held commit is due, stays so until its expiry is taken, and the next collectCommitted starts the commit")
     func pacingDescriptorInTheLoopsWait() throws {
         let directory = try ScratchDirectory()
-        let (_, store, durable) = try pipeline(in: directory) { $0.ingestCommitInterval = .milliseconds(50) }
-        let ingest = { (id: String) in [IncomingMessage(origin: .ingest, body: upsert("f", item(id)).serialized())] }
-        _ = durable.submit(ingest("1"))
-        #expect(try durable.flush().count == 1)
-        _ = durable.submit(ingest("2"))
-        #expect(try durable.collectCommitted().isEmpty)
-        #expect(durable.commitDue != nil, "held back")
+        let (store, durable) = try heldBackIngest(in: directory)
         #expect(!Self.readable(durable.pacingDescriptor, within: 0), "not due yet")
         durable.takePacingExpiry()  // before the expiry: nothing to take, the timer stays armed
         #expect(Self.readable(durable.pacingDescriptor, within: 10_000), "readable when the commit is due")
