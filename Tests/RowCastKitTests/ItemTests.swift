@@ -119,6 +119,71 @@ struct ItemTests {
         #expect(failure { () throws(ItemError) in try Item(json: value) } == expected)
     }
 
+    @Test("no other text equals an envelope field name, so a key of another length is never one")
+    func envelopeNamesHaveOneSpelling() {
+        // A text canonically equivalent to a name has the name's letters as its decomposition, so
+        // it could differ from the name only by a scalar equivalent to one of those letters, as
+        // the Kelvin sign is to "K" (which shows the check below would catch one).
+        #expect(Set(["K"]).contains("\u{212A}"))
+        let letters = Set("idtypesectiondatasort".map { String($0) })
+        var equivalents: [UInt32] = []
+        for value in UInt32(0x80)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            if letters.contains(String(Character(scalar))) { equivalents.append(value) }
+        }
+        #expect(equivalents.isEmpty)
+    }
+
+    /// What `Item(object:)` gives for `object` when each envelope field is looked up by name
+    /// (the last member of that name), in the order the item checks them.
+    private static func lookedUp(_ object: JSONObject) -> Result<[JSONValue?], ItemError> {
+        guard let id = object["id"] else { return .failure(.missingField("id")) }
+        guard case .string = id else { return .failure(.invalidField("id", mustBe: "a string", got: id)) }
+        guard let type = object["type"] else { return .failure(.missingField("type")) }
+        guard case .string = type else { return .failure(.invalidField("type", mustBe: "a string", got: type)) }
+        var section = JSONValue.string("default")
+        if let value = object["section"], !value.isNull {
+            guard case .string = value else { return .failure(.invalidField("section", mustBe: "a string", got: value)) }
+            section = value
+        }
+        var sort: JSONValue? = nil
+        if let value = object["sort"], !value.isNull {
+            guard case .number = value else { return .failure(.invalidField("sort", mustBe: "a number", got: value)) }
+            sort = value
+        }
+        var data = JSONValue.object(JSONObject())
+        if let value = object["data"], !value.isNull {
+            guard case .object = value else { return .failure(.invalidField("data", mustBe: "an object", got: value)) }
+            data = value
+        }
+        return .success([id, type, section, sort, data])
+    }
+
+    @Test("the envelope is what lookups by name find, over 20,000 objects of random keys")
+    func envelopeMatchesLookups() {
+        // Names, near misses of every length, and texts that are not ASCII or equal a name only
+        // canonically ("é" both ways).
+        let keys = ["id", "type", "section", "sort", "data", "ID", "i", "idd", "typ", "types", "Type", "sectio", "sections",
+                    "date", "dat", "sorts", "name", "\u{212A}", "i\u{301}d", "d\u{0}", "t\u{443}pe", "\u{E9}", "e\u{301}", "  ", ""]
+        let values: [JSONValue] = [.string("a"), .string("b"), 1, 2.5, .null, ["x": 1], [], true]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for round in 0..<20_000 {
+            var members: [(key: String, value: JSONValue)] = []
+            for _ in 0..<next(9) { members.append((key: keys[next(keys.count)], value: values[next(values.count)])) }
+            // Most rounds get a valid id and type somewhere, so the later checks are reached too.
+            if next(4) > 0 { members.insert((key: "id", value: "i"), at: next(members.count + 1)) }
+            if next(4) > 0 { members.insert((key: "type", value: "t"), at: next(members.count + 1)) }
+            let object = JSONObject(members)
+            let made = Result { () throws(ItemError) in try Item(object: object) }
+                .map { item -> [JSONValue?] in [.string(item.id), .string(item.type), .string(item.section), item.sort.map { .number($0) }, .object(item.data)] }
+            #expect(made == Self.lookedUp(object), "round \(round): \(JSONValue.object(object))")
+        }
+    }
+
     @Test("invalid JSON bytes are an item error")
     func invalidBytes() {
         let bytes = Array(#"{"id":"#.utf8)

@@ -120,6 +120,22 @@ struct JSONWriterTests {
         }
     }
 
+    @Test("plain strings of 0 to 40 bytes, as keys and values, are written and parsed back byte for byte")
+    func plainStringsOfEveryLength() throws {
+        // Every byte differs from the others, so a byte copied to the wrong place shows.
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        for count in 0...40 {
+            let string = String(alphabet[0..<count])
+            let value: JSONValue = [string: .string(string), "k": .string(string + "é")]
+            let written = text(value)
+            #expect(written == "{\"\(string)\":\"\(string)\",\"k\":\"\(string)é\"}")
+            let parsed = try JSONParser.parse(written)
+            #expect(parsed.objectValue?.entries.first?.key == string)
+            #expect(parsed[string] == .string(string))
+            #expect(parsed["k"] == .string(string + "é"))
+        }
+    }
+
     @Test("integers of every length print as Swift prints them")
     func integersOfEveryLength() {
         var value: Int64 = 1

@@ -35,16 +35,30 @@ public struct Item: FieldReading, Sendable {
         // One pass over the members finds the last occurrence of each envelope field (as a
         // lookup from the end would); they are then checked in the same order as before, so
         // the first error is the same.
+        //
+        // A key is compared only with the names of its length (a failed `==` is a call, and
+        // the names were tried in turn): a key equal to one has its length, as the names are
+        // lowercase ASCII letters and no other text is canonically equivalent to those
+        // (ItemTests checks every scalar).
         var idIndex = -1, typeIndex = -1, sectionIndex = -1, sortIndex = -1, dataIndex = -1
         let entries = object.entries
         for index in entries.indices {
-            switch entries[index].key {
-            case "id": idIndex = index
-            case "type": typeIndex = index
-            case "section": sectionIndex = index
-            case "data": dataIndex = index
-            case "sort": sortIndex = index
-            default: break
+            let key = entries[index].key
+            switch key.utf8.count {
+            case 2:
+                if key == "id" { idIndex = index }
+            case 4:
+                if key == "type" {
+                    typeIndex = index
+                } else if key == "data" {
+                    dataIndex = index
+                } else if key == "sort" {
+                    sortIndex = index
+                }
+            case 7:
+                if key == "section" { sectionIndex = index }
+            default:
+                break
             }
         }
         guard idIndex >= 0 else { throw .missingField("id") }

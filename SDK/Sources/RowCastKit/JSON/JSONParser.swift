@@ -175,7 +175,9 @@ public struct JSONParser: ~Copyable {
                 guard isASCII else { return try makeString(slice, at: start) }
                 if isKey, let known = Self.envelopeKey(slice) { return known }
                 return String(unsafeUninitializedCapacity: slice.count) { buffer in
-                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: slice)
+                    if let destination = buffer.baseAddress, let source = slice.baseAddress {
+                        ByteCopy.copy(to: destination, from: source, count: slice.count)
+                    }
                     return slice.count
                 }
             }

@@ -50,7 +50,7 @@ struct JSONStage: ~Copyable {
                 return
             }
         }
-        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        ByteCopy.copy(to: base + count, from: source, count: bytes.count)
         count &+= bytes.count
     }
 
@@ -159,7 +159,7 @@ struct JSONStage: ~Copyable {
         }
         let start = base + (count &+ 1)
         base.storeBytes(of: UInt8(ascii: "\""), toByteOffset: count, as: UInt8.self)
-        if let source = utf8.baseAddress { start.copyMemory(from: source, byteCount: utf8.count) }
+        if let source = utf8.baseAddress { ByteCopy.copy(to: start, from: source, count: utf8.count) }
         start.storeBytes(of: 0x2020_2020_2020_2020 as UInt64, toByteOffset: utf8.count, as: UInt64.self)
         var offset = 0
         while offset < utf8.count {
