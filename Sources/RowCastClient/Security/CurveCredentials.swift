@@ -36,9 +36,13 @@ public struct CurveCredentials: Sendable, Equatable {
     /// Credentials from the command line: `serverKey` is a Z85 key or a file holding a
     /// `public-key = "..."` line (the daemon's server.pub); `keyFile` is the file `rowcast
     /// keygen` wrote (with `secret-key = "..."`).
+    ///
+    /// A file that exists wins: a path of exactly 40 characters, all of them Z85 (letters,
+    /// digits, `/`, `.`, `-`, ...; `/tmp/rowcast-state/curve/server.pub` is 34), is also a
+    /// well-formed key, and taking it for one failed the handshake with no word of the file.
     public static func load(serverKey: String, keyFile: String) throws(RowCastClientError) -> CurveCredentials {
         let server: String
-        if Curve.isKey(serverKey) {
+        if Curve.isKey(serverKey) && access(serverKey, F_OK) != 0 {
             server = serverKey
         } else {
             let text = try readFile(serverKey, what: "server key (a file with a public-key line, or the key itself)")
