@@ -5,7 +5,7 @@ import RowCastClient
 /// The keys can also come from the environment (ROWCAST_SERVER_KEY, ROWCAST_KEY); a flag wins
 /// over its variable.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("server-key"), help: ArgumentHelp("Connect with CURVE to a daemon with this public key: 40 characters of Z85, or a file with a public-key line (the daemon's server.pub). Needs --key. [env: ROWCAST_SERVER_KEY]", valueName: "key-or-file"))
+    @Option(name: .customLong("server-key"), help: ArgumentHelp("Connect with CURVE to a daemon with this public key: 40 characters of Z85, or a file with a public-key line (the daemon's server.pub; a file that exists is read as one). Needs --key. [env: ROWCAST_SERVER_KEY]", valueName: "key-or-file"))
     var serverKeyFlag: String?
 
     @Option(name: .customLong("key"), help: ArgumentHelp("This client's CURVE key pair: the NAME.key file rowcast keygen wrote. Needs --server-key. [env: ROWCAST_KEY]", valueName: "file"))

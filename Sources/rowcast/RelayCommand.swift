@@ -56,7 +56,7 @@ struct RelayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The endpoint to bind for replicas' requests (ROUTER).", valueName: "endpoint"))
     var control: String
 
-    @Option(name: .customLong("server-key"), help: ArgumentHelp("Connect upstream with CURVE to a rowcastd with this public key: 40 characters of Z85, or its server.pub. Needs --key. [env: ROWCAST_SERVER_KEY]", valueName: "key-or-file"))
+    @Option(name: .customLong("server-key"), help: ArgumentHelp("Connect upstream with CURVE to a rowcastd with this public key: 40 characters of Z85, or its server.pub (a file that exists is read as one). Needs --key. [env: ROWCAST_SERVER_KEY]", valueName: "key-or-file"))
     var serverKeyFlag: String?
 
     @Option(name: .customLong("key"), help: ArgumentHelp("This relay's CURVE key pair: the NAME.key file rowcast keygen wrote. Needs --server-key. [env: ROWCAST_KEY]", valueName: "file"))
