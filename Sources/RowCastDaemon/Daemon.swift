@@ -37,6 +37,10 @@ public final class Daemon {
     private var heldEnvelopes: [[ControlEnvelope]] = []
     /// When each held batch's first message was read, in the same order (publish latency).
     private var heldReceipts: [ContinuousClock.Instant] = []
+    /// Whether the ingest socket was found readable while ingest is held
+    /// (`DurableEngine.ingestHeldUntil`): the loop then stops watching it and reads it when the
+    /// hold ends. Until then it watches it, so an idle socket costs no wake-up at that instant.
+    private var ingestWaiting = false
     /// The metrics, when the environment gives a factory.
     let metrics: DaemonMetrics?
     /// Connection events of the publish socket, for `rowcast_subscribers`.
@@ -210,18 +214,34 @@ public final class Daemon {
             }
             // With a commit in flight the loop reads whatever is there without waiting;
             // otherwise it waits for a socket, and tries only the sockets the wait found ready.
+            // After a paced commit of ingest, ingest found waiting is left unread until shortly
+            // before the next commit is due, then read as one batch (`ingestHeldUntil`).
             let ready: PassReadiness
+            var readsIngest: Bool
             if durable.isCommitting {
                 ready = .all
+                readsIngest = true
             } else {
-                ready = try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: durable.commitDue)) > 0 ? .polled(poller) : .none
+                let heldUntil = durable.ingestHeldUntil
+                let holding = heldUntil != nil && ingestWaiting
+                if holding, let heldUntil { durable.holdIngest(until: heldUntil) }
+                poller.register(ingest, for: holding ? [] : .readable)
+                ready = try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: holding ? heldUntil : durable.commitDue)) > 0 ? .polled(poller) : .none
                 if poller.events(ofFileDescriptor: durable.pacingDescriptor).contains(.readable) { durable.takePacingExpiry() }
+                readsIngest = ready.includes(ingest)
+                if let heldUntil, ContinuousClock.now < heldUntil {
+                    ingestWaiting = ingestWaiting || readsIngest
+                    readsIngest = false
+                } else {
+                    readsIngest = readsIngest || ingestWaiting
+                }
             }
             if let zap, ready.includes(zap.socket) { try serveZAP(engine: engine) }
             if ready.includes(publish) { try serveSubscriptions(on: publish, engine: engine) }
-            if ready.includes(ingest) || ready.includes(control) {
-                try read(ingest: ready.includes(ingest) ? ingest : nil, control: ready.includes(control) ? control : nil,
+            if readsIngest || ready.includes(control) {
+                try read(ingest: readsIngest ? ingest : nil, control: ready.includes(control) ? control : nil,
                          into: &messages, envelopes: &envelopes)
+                if readsIngest { ingestWaiting = false }
             }
             // A full batch means more is waiting: its commit waits for the next batch to join it
             // (`DurableEngine.holdsForBacklog`); a short or empty read ends the hold.
@@ -385,7 +405,8 @@ public final class Daemon {
     }
 
     /// Wakes up in time for the next heartbeat and watchdog ping, when held-back ingest is due
-    /// to be committed (`commitDue`), every millisecond while snapshot replies are being
+    /// to be committed or held ingest to be read (`commitDue`; the pacing timer ends the wait
+    /// on time, this rounds up to whole milliseconds), every millisecond while snapshot replies are being
     /// written, and at least every 100 ms to see a stop request.
     private func pollTimeout(commitDue: ContinuousClock.Instant?) -> Int {
         // Batches held for the next one (a flood): look for it without waiting, and commit

@@ -44,6 +44,10 @@ public final class DurableEngine {
     public var commitObserver: ((_ duration: Duration, _ messages: Int) -> Void)?
     /// When the last commit started.
     var lastCommitStart: ContinuousClock.Instant?
+    /// Whether the last commit carried only fire-and-forget ingest (no batch a client waits
+    /// on): only then does the loop leave ingest unread until the next one is due
+    /// (`holdIngest`).
+    var lastCommitOnlyIngest = false
     /// Expires when held-back batches are due (`commitDue`), so a wait elsewhere can start
     /// their commit on time (see `advanceWhileWaiting`).
     let pacingTimer = OneShotTimer()

@@ -175,6 +175,48 @@ struct DurablePipelineTests {
         durable.close()
     }
 
+    @Test("after a commit of ingest alone, ingest waits unread until a fifth of the interval before the next commit is due; not while a commit is written, after a request's commit, or without pacing")
+    func ingestHeldBetweenPacedCommits() throws {
+        let directory = try ScratchDirectory()
+        let (_, _, durable) = try pipeline(in: directory) { $0.ingestCommitInterval = .milliseconds(100) }
+        let ingest = { (id: String) in [IncomingMessage(origin: .ingest, body: upsert("f", item(id)).serialized())] }
+        #expect(durable.ingestHeldUntil == nil, "nothing committed yet: read at once")
+
+        _ = durable.submit(ingest("1"))
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.isCommitting)
+        #expect(durable.ingestHeldUntil == nil, "not while a commit is written: the loop reads on")
+        #expect(try durable.collectCommitted().count == 1)
+        let started = try #require(durable.lastCommitStart)
+        if ContinuousClock.now < started + .milliseconds(80) {
+            #expect(durable.ingestHeldUntil == started + .milliseconds(80))
+        }
+
+        // The wake-up: the pacing descriptor turns readable at that instant.
+        let readAt = ContinuousClock.now + .milliseconds(30)
+        durable.holdIngest(until: readAt)
+        #expect(Self.readable(durable.pacingDescriptor, within: 10_000))
+        #expect(ContinuousClock.now >= readAt)
+        durable.takePacingExpiry()
+        #expect(!Self.readable(durable.pacingDescriptor, within: 0))
+        while ContinuousClock.now < started + .milliseconds(80) { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(durable.ingestHeldUntil == nil, "read at once from then on")
+
+        // A commit that carried a request (its client waited) holds nothing back.
+        _ = durable.submit([message(upsert("f", item("2")), req: 2)])
+        #expect(try durable.flush().count == 1)
+        #expect(durable.ingestHeldUntil == nil)
+
+        // Nor does one of ingest without pacing.
+        durable.ingestCommitInterval = .zero
+        _ = durable.submit(ingest("3"))
+        #expect(try durable.flush().count == 1)
+        #expect(durable.ingestHeldUntil == nil)
+        durable.ingestCommitInterval = .seconds(10)
+        #expect(durable.ingestHeldUntil != nil, "the same commit, paced")
+        durable.close()
+    }
+
     @Test("ingest-only batches wait for the commit interval and then share one commit; a control request is committed at once")
     func pacedIngest() throws {
         let directory = try ScratchDirectory()
