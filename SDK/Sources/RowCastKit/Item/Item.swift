@@ -69,33 +69,47 @@ public struct Item: FieldReading, Sendable {
         guard case .string(let type) = entries[typeIndex].value else {
             throw .invalidField("type", mustBe: "a string", got: entries[typeIndex].value)
         }
-        self.id = id
-        self.type = type
+        // The fields go into locals and `self` is made at once: assigned one by one, the
+        // optimized init built the item in a temporary and copied it out (a retain and a
+        // release of every field).
+        let section: String
         if sectionIndex >= 0, !entries[sectionIndex].value.isNull {
-            guard case .string(let section) = entries[sectionIndex].value else {
+            guard case .string(let value) = entries[sectionIndex].value else {
                 throw .invalidField("section", mustBe: "a string", got: entries[sectionIndex].value)
             }
-            self.section = section
+            section = value
         } else {
             section = "default"
         }
+        let sort: Double?
         if sortIndex >= 0, !entries[sortIndex].value.isNull {
-            guard let sort = entries[sortIndex].value.numberValue else {
+            guard let value = entries[sortIndex].value.numberValue else {
                 throw .invalidField("sort", mustBe: "a number", got: entries[sortIndex].value)
             }
-            self.sort = sort
+            sort = value
         } else {
             sort = nil
         }
+        let data: JSONObject
         if dataIndex >= 0, !entries[dataIndex].value.isNull {
             guard case .object(let dataObject) = entries[dataIndex].value else {
                 throw .invalidField("data", mustBe: "an object", got: entries[dataIndex].value)
             }
-            self.data = dataObject
+            data = dataObject
         } else {
-            self.data = JSONObject()
+            data = JSONObject()
         }
-        json = object
+        self.init(id: id, type: type, section: section, sort: sort, data: data, json: object)
+    }
+
+    /// An item of these fields, as they are.
+    private init(id: String, type: String, section: String, sort: Double?, data: JSONObject, json: JSONObject) {
+        self.id = id
+        self.type = type
+        self.section = section
+        self.sort = sort
+        self.data = data
+        self.json = json
     }
 
     /// An item parsed from UTF-8 JSON bytes; invalid JSON is an ``ItemError`` too.
