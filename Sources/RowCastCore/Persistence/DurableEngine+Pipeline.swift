@@ -97,10 +97,12 @@ extension DurableEngine {
     /// one batch; `holdIngest(until:)` arms the wake-up.
     ///
     /// Nil (ingest is read at once) when pacing is off, a commit is being written, the last
-    /// one carried a request (a client was waiting; what follows is not a paced trickle), or
-    /// that instant has passed. Control requests are never held.
+    /// one carried a request (a client was waiting; what follows is not a paced trickle) or
+    /// fewer than three messages (a trickle that slow gathers one or two, and the hold would
+    /// mostly add a wake-up: held after commits of two, the loop spent about 5% more CPU per
+    /// item at 3,000 items/s), or that instant has passed. Control requests are never held.
     public var ingestHeldUntil: ContinuousClock.Instant? {
-        guard ingestCommitInterval > .zero, lastCommitOnlyIngest, !writer.isBusy, let lastCommitStart else { return nil }
+        guard ingestCommitInterval > .zero, lastIngestCommitMessages >= 3, !writer.isBusy, let lastCommitStart else { return nil }
         let readAt = lastCommitStart + ingestCommitInterval - ingestCommitInterval / 5
         return readAt > .now ? readAt : nil
     }
@@ -132,7 +134,7 @@ extension DurableEngine {
         committing = submitted
         submitted = []
         lastCommitStart = .now
-        lastCommitOnlyIngest = !committing.contains { Self.waitsForClient($0.output) }
+        lastIngestCommitMessages = committing.contains { Self.waitsForClient($0.output) } ? 0 : committing.messageCount
         writer.start(commits)
     }
 

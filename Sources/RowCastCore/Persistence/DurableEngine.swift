@@ -44,10 +44,10 @@ public final class DurableEngine {
     public var commitObserver: ((_ duration: Duration, _ messages: Int) -> Void)?
     /// When the last commit started.
     var lastCommitStart: ContinuousClock.Instant?
-    /// Whether the last commit carried only fire-and-forget ingest (no batch a client waits
-    /// on): only then does the loop leave ingest unread until the next one is due
-    /// (`holdIngest`).
-    var lastCommitOnlyIngest = false
+    /// How many messages the last commit carried when they were all fire-and-forget ingest (no
+    /// batch a client waits on); 0 when it carried a request. From 3 on, the loop leaves
+    /// ingest unread until shortly before the next commit is due (`ingestHeldUntil`).
+    var lastIngestCommitMessages = 0
     /// Expires when held-back batches are due (`commitDue`), so a wait elsewhere can start
     /// their commit on time (see `advanceWhileWaiting`).
     let pacingTimer = OneShotTimer()

@@ -175,15 +175,19 @@ struct DurablePipelineTests {
         durable.close()
     }
 
-    @Test("after a commit of ingest alone, ingest waits unread until a fifth of the interval before the next commit is due; not while a commit is written, after a request's commit, or without pacing")
+    @Test("after a commit of three ingest messages or more, ingest waits unread until a fifth of the interval before the next commit is due; not while a commit is written, after a commit of fewer or of a request, or without pacing")
     func ingestHeldBetweenPacedCommits() throws {
         let directory = try ScratchDirectory()
         let (_, _, durable) = try pipeline(in: directory) { $0.ingestCommitInterval = .milliseconds(100) }
         let ingest = { (id: String) in [IncomingMessage(origin: .ingest, body: upsert("f", item(id)).serialized())] }
         #expect(durable.ingestHeldUntil == nil, "nothing committed yet: read at once")
 
-        _ = durable.submit(ingest("1"))
-        #expect(try durable.collectCommitted().isEmpty)
+        _ = durable.submit(ingest("0") + ingest("0b"))
+        #expect(try durable.flush().count == 1)
+        #expect(durable.ingestHeldUntil == nil, "a commit of two messages: a trickle too slow to gather")
+
+        _ = durable.submit(ingest("1") + ingest("1b") + ingest("1c"))
+        #expect(try durable.collectCommitted(force: true).isEmpty)
         #expect(durable.isCommitting)
         #expect(durable.ingestHeldUntil == nil, "not while a commit is written: the loop reads on")
         #expect(try durable.collectCommitted().count == 1)
@@ -209,7 +213,7 @@ struct DurablePipelineTests {
 
         // Nor does one of ingest without pacing.
         durable.ingestCommitInterval = .zero
-        _ = durable.submit(ingest("3"))
+        _ = durable.submit(ingest("3") + ingest("3b") + ingest("3c"))
         #expect(try durable.flush().count == 1)
         #expect(durable.ingestHeldUntil == nil)
         durable.ingestCommitInterval = .seconds(10)
