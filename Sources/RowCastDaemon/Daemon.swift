@@ -406,8 +406,8 @@ public final class Daemon {
 
     /// Wakes up in time for the next heartbeat and watchdog ping, when held-back ingest is due
     /// to be committed or held ingest to be read (`commitDue`; the pacing timer ends the wait
-    /// on time, this rounds up to whole milliseconds), every millisecond while snapshot replies are being
-    /// written, and at least every 100 ms to see a stop request.
+    /// on time, this rounds up to whole milliseconds), every millisecond while snapshot
+    /// replies are being written, and at least every 100 ms to see a stop request.
     private func pollTimeout(commitDue: ContinuousClock.Instant?) -> Int {
         // Batches held for the next one (a flood): look for it without waiting, and commit
         // them at once if it is not there.
