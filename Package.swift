@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Release builds of the engine's modules skip the dynamic exclusivity checks.
+let uncheckedExclusivityInRelease: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 /// The plugin SDK's products, from the package in SDK/.
 let kit = Target.Dependency.product(name: "RowCastKit", package: "sdk")
 let abi = Target.Dependency.product(name: "CRowCastPlugin", package: "sdk")
@@ -45,24 +48,57 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        // The Linux calls Swift cannot import (variadic prctl, memfd, timerfd, posix_spawn).
+        .target(name: "CRowCastHost"),
         // Links the system SQLite for its process-wide settings (rowcast_sqlite_setup.c).
-        .target(name: "CRowCastHost", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "CRowCastSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         // What rowcastd and rowcast share that is not plugin SDK (endpoint syntax, version, lock).
         .target(name: "RowCastSupport", dependencies: [kit]),
-        // The wire model both ends share: the delta and the index path that RowCastCore encodes
+        // The wire model both ends share: the delta and the index path that RowCastEngine encodes
         // and RowCastClient decodes (no daemon dependencies, so the client stays light).
         .target(name: "RowCastWire", dependencies: [kit]),
         .target(
             name: "RowCastCells",
             dependencies: [
-                "RowCastCore",
+                "RowCastPluginHosting",
                 kit,
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // The feeds, the diff, request decoding, the ledger and the commit pipeline over the
+        // store protocol (`FeedStore`): no sockets, no SQLite, no processes.
         .target(
-            name: "RowCastCore",
+            name: "RowCastEngine",
+            dependencies: [
+                kit,
+                "RowCastSupport",
+                "RowCastWire",
+                "RowCastPluginHosting",
+                "CRowCastHost",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Collections", package: "swift-collections"),
+            ],
+            swiftSettings: uncheckedExclusivityInRelease
+        ),
+        // The SQLite store behind the engine's store protocol.
+        .target(
+            name: "RowCastStore",
+            dependencies: [
+                kit,
+                "RowCastEngine",
+                "RowCastSupport",
+                "CRowCastSQLite",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: uncheckedExclusivityInRelease
+        ),
+        // Plugins: loading over the C ABI, the host protocol, supervision of the host
+        // processes, and the host's own main. No engine, no store.
+        .target(
+            name: "RowCastPluginHosting",
             dependencies: [
                 kit,
                 abi,
@@ -70,20 +106,21 @@ let package = Package(
                 "RowCastWire",
                 "CRowCastHost",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Collections", package: "swift-collections"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+            swiftSettings: uncheckedExclusivityInRelease
         ),
         .target(
             name: "RowCastDaemon",
             dependencies: [
                 "ZeroMQ",
-                "RowCastCore",
+                "RowCastEngine",
+                "RowCastStore",
+                "RowCastPluginHosting",
+                "RowCastWire",
                 kit,
                 "RowCastSupport",
                 "RowCastCells",
+                "CRowCastHost",
                 "RowCastHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -136,7 +173,7 @@ let package = Package(
             dependencies: [
                 "RowCastDaemon",
                 "RowCastGateway",
-                "RowCastCore",
+                "RowCastEngine",
                 "RowCastHTTP",
                 kit,
                 "RowCastSupport",
@@ -148,13 +185,15 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .executableTarget(name: "rowcast-plugin-host", dependencies: ["RowCastCore", "CRowCastHost"]),
+        .executableTarget(name: "rowcast-plugin-host", dependencies: ["RowCastPluginHosting"]),
         .executableTarget(
             name: "rowcast",
             dependencies: [
                 "RowCastClient",
                 // Loads plugins for `rowcast plugin check` and `render` as rowcastd does.
-                "RowCastCore",
+                "RowCastPluginHosting",
+                "RowCastEngine",
+                "RowCastWire",
                 kit,
                 "RowCastSupport",
                 "RowCastWatch",
@@ -171,7 +210,7 @@ let package = Package(
         .executableTarget(
             name: "RowCastBench",
             dependencies: [
-                "RowCastCore", "RowCastDaemon", kit, "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting", "ProductCell", abi,
+                "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastDaemon", kit, "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting", "ProductCell", abi,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -182,7 +221,7 @@ let package = Package(
         .target(name: "RowCastTesting"),
         .target(name: "CRowCastFuzz"),
         // libFuzzer harnesses over the parsers; `make fuzz` builds this with -sanitize=fuzzer.
-        .executableTarget(name: "rowcast-fuzz", dependencies: ["CRowCastFuzz", "RowCastCore", "RowCastCells", kit, "RowCastClient"], path: "Fuzz/RowCastFuzz"),
+        .executableTarget(name: "rowcast-fuzz", dependencies: ["CRowCastFuzz", "RowCastEngine", "RowCastPluginHosting", "RowCastWire", "RowCastCells", kit, "RowCastClient"], path: "Fuzz/RowCastFuzz"),
         // Each plugin is its controllers (tested by PluginCellTests) plus an entry target that
         // exports them: every plugin's entry defines the same C symbol, rowcast_plugin_entry,
         // so the one test executable links the controllers only.
@@ -193,18 +232,18 @@ let package = Package(
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "RowCastKitTests", dependencies: [kit]),
         .testTarget(name: "RowCastSupportTests", dependencies: ["RowCastSupport"]),
-        .testTarget(name: "RowCastCellsTests", dependencies: ["RowCastCells", "RowCastCore", kit]),
+        .testTarget(name: "RowCastCellsTests", dependencies: ["RowCastCells", "RowCastEngine", "RowCastPluginHosting", "RowCastStore", "RowCastWire", kit]),
         .testTarget(name: "PluginCellTests", dependencies: ["ProductCell", "AdvertisingCell", "RowCastCells", kit, .product(name: "RowCastKitTesting", package: "sdk")]),
-        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastCore", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RowCastWireTests", dependencies: ["RowCastWire", "RowCastCore", "RowCastClient", kit]),
+        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastSupport", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "RowCastWireTests", dependencies: ["RowCastWire", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastClient", kit]),
         .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", kit, "ZeroMQ"]),
         .testTarget(name: "RowCastGatewayTests", dependencies: ["RowCastGateway", "RowCastClient", kit]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),
-        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", kit, "RowCastCore", "ZeroMQ", "RowCastTesting"]),
+        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", kit, "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "ZeroMQ", "RowCastTesting"]),
         .testTarget(
             name: "RowCastDaemonTests",
             dependencies: [
-                "RowCastDaemon", "RowCastCore", kit, "ZeroMQ", "RowCastTesting", "RowCastHTTP",
+                "RowCastDaemon", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", kit, "ZeroMQ", "RowCastTesting", "RowCastHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -212,6 +251,6 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastCore", kit, "RowCastDaemon", "RowCastSupport", "ZeroMQ", "RowCastTesting"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", kit, "RowCastDaemon", "RowCastSupport", "ZeroMQ", "RowCastTesting"]),
     ]
 )

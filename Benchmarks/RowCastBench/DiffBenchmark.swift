@@ -1,4 +1,6 @@
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastWire
 import RowCastKit
 import RowCastTesting
 

@@ -1,5 +1,6 @@
 import Logging
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
 import RowCastKit
 
 #if canImport(Glibc)

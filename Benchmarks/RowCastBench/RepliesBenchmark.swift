@@ -1,6 +1,7 @@
 import Foundation
 import Logging
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
 import RowCastKit
 
 /// What a big reply costs: a chunked snapshot (all of it, and the part rowcastd's loop

@@ -1,5 +1,6 @@
 import Foundation
-import RowCastCore
+import RowCastEngine
+import RowCastStore
 
 /// `rowcast-bench --store-only N`: N car items written to a fresh SQLite store (WAL,
 /// `synchronous=NORMAL`, in the temporary directory) in commits of ``itemsPerCommit``, ids

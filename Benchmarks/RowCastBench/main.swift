@@ -1,5 +1,5 @@
 import Foundation
-import RowCastCore
+import RowCastEngine
 import RowCastTesting
 import RowCastKit
 

@@ -1,6 +1,6 @@
 import RowCastCells
 import RowCastClient
-import RowCastCore
+import RowCastEngine
 import RowCastKit
 
 /// The parsers rowcastd and its clients run on bytes from the network, each as a libFuzzer

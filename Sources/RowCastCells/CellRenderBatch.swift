@@ -1,5 +1,5 @@
 import Foundation
-import RowCastCore
+import RowCastPluginHosting
 
 /// The outcomes of a batch of cell rows, delivered in order by the thread that renders them
 /// and read by the loop as it needs them: reading one not yet rendered waits for it.

@@ -1,5 +1,5 @@
 import Dispatch
-import RowCastCore
+import RowCastPluginHosting
 import RowCastKit
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastPluginHosting
 
 /// The outcomes of a batch split three ways: answered at once (a select on a cell), rendered
 /// by the cells (a ``CellRenderBatch``), or by the plugins (their own stream).

@@ -1,6 +1,6 @@
 import Foundation
 import RowCastCells
-import RowCastCore
+import RowCastPluginHosting
 
 /// Declarative cells beside the plugins: the renderer is the plugins' renderer, wrapped in a
 /// ``DeclarativeRenderer`` when the cell directories hold any cell file.

@@ -1,5 +1,5 @@
 import Logging
-import RowCastCore
+import RowCastEngine
 import RowCastKit
 import ZeroMQ
 

@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastPluginHosting
 
 /// What the loop does while a plugin host renders a batch: send the output of the commit that
 /// finished meanwhile, and start the held-back commit that fell due meanwhile.

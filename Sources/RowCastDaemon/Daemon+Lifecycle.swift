@@ -1,5 +1,5 @@
 import Logging
-import RowCastCore
+import RowCastEngine
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastEngine
 import RowCastKit
 import ZeroMQ
 

@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastPluginHosting
 
 /// Wiring the metrics to what reports them.
 extension Daemon {

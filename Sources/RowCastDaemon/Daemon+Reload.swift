@@ -1,5 +1,7 @@
 import Logging
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastWire
 import RowCastKit
 import ZeroMQ
 

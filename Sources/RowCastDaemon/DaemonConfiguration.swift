@@ -1,5 +1,5 @@
 import Logging
-import RowCastCore
+import RowCastEngine
 
 /// Everything rowcastd needs to start, with the embedded defaults of docs/OPERATIONS.md.
 public struct DaemonConfiguration: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import RowCastHTTP
+import RowCastEngine
 
 /// The name, HELP text and buckets of every metric rowcastd exports at `GET /metrics`
 /// (docs/OPERATIONS.md, "Metrics", lists the same). Counters end in `_total`, durations are

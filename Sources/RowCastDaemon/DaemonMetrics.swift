@@ -1,5 +1,6 @@
 import CoreMetrics
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
 import ZeroMQ
 
 /// rowcastd's metrics, kept cheap for a loop that applies ~100k items/s: nothing is recorded

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Prometheus
-import RowCastCore
+import RowCastSupport
 import RowCastHTTP
 import ServiceLifecycle
 

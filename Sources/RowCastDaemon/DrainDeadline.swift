@@ -1,5 +1,5 @@
 import Logging
-import RowCastCore
+import RowCastSupport
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastStore
 
 extension Durability {
     /// The store's `synchronous` setting for this durability level.

@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastEngine
 
 /// Decides when each feed's `position` event goes out (docs/PROTOCOL.md, "Positions"): at most
 /// once per heartbeat interval for each feed that published deltas since its last one, so a

@@ -1,5 +1,5 @@
 import Dispatch
-import RowCastCore
+import RowCastEngine
 import RowCastKit
 import RowCastSupport
 

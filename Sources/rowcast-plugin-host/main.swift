@@ -1,2 +1,2 @@
-import RowCastCore
+import RowCastPluginHosting
 PluginHostMain.run()

@@ -3,7 +3,7 @@ import CoreMetrics
 import Foundation
 import Logging
 import Prometheus
-import RowCastCore
+import RowCastEngine
 import RowCastDaemon
 import RowCastHTTP
 import RowCastKit

@@ -1,5 +1,7 @@
 import Foundation
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import RowCastKit
 import Testing
 

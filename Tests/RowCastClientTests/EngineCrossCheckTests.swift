@@ -1,5 +1,7 @@
 import RowCastClient
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import RowCastKit
 import RowCastTesting
 import Testing

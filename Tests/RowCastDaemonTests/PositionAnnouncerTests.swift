@@ -1,4 +1,6 @@
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import RowCastKit
 @testable import RowCastDaemon
 import Testing

@@ -1,5 +1,7 @@
 import RowCastClient
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import RowCastKit
 import RowCastWire
 import Testing
@@ -10,8 +12,8 @@ import Testing
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     /// A delta that uses every list.
-    static var encoded: RowCastCore.FeedDelta {
-        var delta = RowCastCore.FeedDelta()
+    static var encoded: RowCastEngine.FeedDelta {
+        var delta = RowCastEngine.FeedDelta()
         let section = bytes(#"{"id":"deals","order":1,"type":null,"header":null,"headerRow":null}"#)
         delta.deletedSections = [.init(id: "old", at: 2)]
         delta.insertedSections = [.init(id: "deals", at: 0, section: section, rows: [bytes(#"{"id":"r0","cell":"C"}"#)])]
@@ -36,10 +38,10 @@ import Testing
         expected.epoch = "7d0c"
         expected.seq = 13
         // The client keeps a section without `rows`; rows as parsed values.
-        let back: RowCastCore.FeedDelta = try decoded.mapPayload(
+        let back: RowCastEngine.FeedDelta = try decoded.mapPayload(
             section: { JSONValue.object($0).serialized() },
             row: { $0.serialized() })
-        let reparsed: RowCastCore.FeedDelta = try expected.mapPayload(
+        let reparsed: RowCastEngine.FeedDelta = try expected.mapPayload(
             section: { try JSONParser.parse($0).serialized() }, row: { try JSONParser.parse($0).serialized() })
         #expect(back == reparsed)
     }
@@ -47,8 +49,8 @@ import Testing
     @Test("both ends name one type: the client's and the engine's deltas are specialisations of RowCastWire.FeedDelta")
     func oneType() {
         #expect(RowCastClient.FeedDelta.self == RowCastWire.FeedDelta<ParsedPayload>.self)
-        #expect(RowCastCore.FeedDelta.self == RowCastWire.FeedDelta<EncodedPayload>.self)
-        #expect(RowCastClient.RowIndexPath.self == RowCastCore.IndexPath.self)
+        #expect(RowCastEngine.FeedDelta.self == RowCastWire.FeedDelta<EncodedPayload>.self)
+        #expect(RowCastClient.RowIndexPath.self == RowCastEngine.IndexPath.self)
         #expect(RowIndexPath(section: 1, row: 2) < RowIndexPath(section: 2, row: 0))
         #expect(RowIndexPath(section: 1, row: 2).description == "[1,2]")
     }

@@ -2,8 +2,6 @@
  * rowcast_host_sys.h: the few Linux calls the plugin host machinery needs that Swift cannot
  * import (variadic prctl, memfd_create and sealing behind _GNU_SOURCE, eventfd, timerfd, posix_spawn with a
  * descriptor map). Each returns 0 or a descriptor on success, -1 with errno set on failure.
- * Also the store's one process-wide SQLite setting (sqlite3_config is variadic too), which
- * returns SQLite's result code instead.
  */
 #ifndef ROWCAST_HOST_SYS_H
 #define ROWCAST_HOST_SYS_H
@@ -50,16 +48,6 @@ void rowcast_close_from(int first);
  * Every fds[i] must be >= fd_count. On success *pid is the child's pid.
  */
 int rowcast_spawn(const char *path, char *const argv[], char *const envp[], const int *fds, int fd_count, pid_t *pid);
-
-/*
- * Turns off SQLite's memory statistics (SQLITE_CONFIG_MEMSTATUS = 0), so its allocations and
- * frees no longer take the global memory mutex to count bytes. Effective only before SQLite
- * initializes (the first connection opened in the process); afterwards it returns
- * SQLITE_MISUSE and changes nothing. Returns SQLite's result code (0, SQLITE_OK, when it took
- * effect). Declared here rather than in a header of its own: a new header in this module is
- * not seen by an incremental build until its module cache is dropped.
- */
-int rowcast_sqlite_disable_memory_statistics(void);
 
 /*
  * glibc's heap padding (mallopt M_TOP_PAD: what each heap grows by beyond an allocation's

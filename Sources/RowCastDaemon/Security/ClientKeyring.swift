@@ -1,4 +1,5 @@
-import RowCastCore
+import RowCastEngine
+import RowCastSupport
 import ZeroMQ
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastEngine
 
 /// One `allow` line of a client key file: permissions on feed-name patterns.
 public struct FeedGrant: Sendable, Equatable {

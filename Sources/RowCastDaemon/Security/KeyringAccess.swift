@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastEngine
 
 /// The access check of a keyring: a client may do what the `allow` lines of its key file
 /// grant; a client whose key file is gone (removed, then reloaded) may do nothing.

@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastSupport
 
 #if canImport(Glibc)
 import Glibc

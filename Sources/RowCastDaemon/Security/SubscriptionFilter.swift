@@ -1,4 +1,4 @@
-import RowCastCore
+import RowCastEngine
 
 /// Which subscriptions on the publish socket an authenticated client may make: `read` on the
 /// feed for `rows.<feed>\0`, `errors.<feed>\0` and `actions.<feed>\0`; heartbeats for anyone;

@@ -1,6 +1,6 @@
 import ArgumentParser
 import RowCastClient
-import RowCastCore
+import RowCastEngine
 import RowCastKit
 
 /// `rowcast plugin check FILE`: what rowcastd's loader would say of a plugin file.

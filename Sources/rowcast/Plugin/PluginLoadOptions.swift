@@ -1,7 +1,8 @@
 import ArgumentParser
 import Logging
 import RowCastClient
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
 import RowCastSupport
 
 /// How `rowcast plugin check` and `rowcast plugin render` load a plugin file: in a plugin host

@@ -1,6 +1,6 @@
 import ArgumentParser
 import RowCastClient
-import RowCastCore
+import RowCastWire
 import RowCastKit
 
 /// `rowcast plugin render FILE`: render items with a plugin file, without a daemon.

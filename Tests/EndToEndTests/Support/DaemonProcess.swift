@@ -1,5 +1,7 @@
 import Foundation
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import RowCastTesting
 
 /// A real `rowcastd` process on wildcard loopback ports (or given ones), with its own plugin

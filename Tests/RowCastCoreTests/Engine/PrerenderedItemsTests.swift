@@ -1,4 +1,6 @@
-@testable import RowCastCore
+@testable import RowCastEngine
+@testable import RowCastPluginHosting
+@testable import RowCastStore
 import Testing
 
 /// The prerendered item jobs of a batch: found in sending order without a table, out of order

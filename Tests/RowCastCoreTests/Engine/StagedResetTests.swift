@@ -1,4 +1,6 @@
-@testable import RowCastCore
+@testable import RowCastEngine
+@testable import RowCastPluginHosting
+@testable import RowCastStore
 import RowCastKit
 import Testing
 

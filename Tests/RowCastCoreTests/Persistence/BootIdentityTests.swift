@@ -1,4 +1,6 @@
-@testable import RowCastCore
+@testable import RowCastEngine
+@testable import RowCastPluginHosting
+@testable import RowCastStore
 import Testing
 
 /// Telling a restart of the process from a reboot of the machine, with and without the boot id.

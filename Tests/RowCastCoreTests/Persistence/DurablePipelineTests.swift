@@ -1,5 +1,7 @@
 import Foundation
-@testable import RowCastCore
+@testable import RowCastEngine
+@testable import RowCastPluginHosting
+@testable import RowCastStore
 import RowCastKit
 import Testing
 

@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
-@testable import RowCastCore
+@testable import RowCastEngine
+@testable import RowCastPluginHosting
+@testable import RowCastStore
 import RowCastKit
 import RowCastTesting
 import Testing

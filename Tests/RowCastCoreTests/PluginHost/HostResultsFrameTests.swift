@@ -1,4 +1,6 @@
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import Testing
 
 /// The frames a plugin host builds in place: a results frame written one result at a time is

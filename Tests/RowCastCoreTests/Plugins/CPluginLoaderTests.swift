@@ -1,5 +1,7 @@
 import Foundation
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import Testing
 
 /// A plugin written in plain C, built at test time, loaded and called through the ABI.

@@ -1,6 +1,8 @@
 import CRowCastPlugin
 import Foundation
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import Testing
 
 #if canImport(Glibc)

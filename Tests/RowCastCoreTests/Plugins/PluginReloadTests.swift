@@ -1,5 +1,7 @@
 import Foundation
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import Testing
 
 /// Reloading: unchanged files are reused, changed ones loaded anew although glibc would hand

@@ -1,7 +1,9 @@
 import Foundation
 import RowCastTesting
 import Logging
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import RowCastKit
 import Synchronization
 import Testing

@@ -1,5 +1,7 @@
 import Foundation
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import Testing
 
 /// The two real Swift plugins, `librowcast-product.so` and `librowcast-advertising.so`, as

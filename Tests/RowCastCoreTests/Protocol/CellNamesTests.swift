@@ -1,4 +1,6 @@
-@testable import RowCastCore
+@testable import RowCastEngine
+@testable import RowCastPluginHosting
+@testable import RowCastStore
 import Testing
 
 /// Cell names are shared between rows and found from the output's bytes: the same name gives

@@ -1,4 +1,6 @@
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import Testing
 
 /// The naming rules of docs/PROTOCOL.md, on small strings (stored inline) and long ones

@@ -1,4 +1,7 @@
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
+import RowCastWire
 import RowCastKit
 import Testing
 

@@ -1,4 +1,6 @@
-@testable import RowCastCore
+@testable import RowCastEngine
+@testable import RowCastPluginHosting
+@testable import RowCastStore
 import Testing
 
 /// The plugin-output check's fast lane (`JSONScanner`) against the full check (`JSONParser`):

@@ -1,4 +1,6 @@
-@testable import RowCastCore
+@testable import RowCastEngine
+@testable import RowCastPluginHosting
+@testable import RowCastStore
 
 /// The rules UIKit enforces on a batch update (`performBatchUpdates`), checked against the old
 /// and new snapshots: a delta that passes cannot crash a table view.

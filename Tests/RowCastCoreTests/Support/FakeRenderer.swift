@@ -1,4 +1,6 @@
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import RowCastKit
 
 /// A renderer for engine tests: renders every type in `itemTypes` into a row whose content

@@ -1,4 +1,6 @@
-import RowCastCore
+import RowCastEngine
+import RowCastPluginHosting
+import RowCastStore
 import RowCastKit
 
 /// Writes a `FeedSnapshot`'s sections as the JSON array of docs/PROTOCOL.md, for tests that

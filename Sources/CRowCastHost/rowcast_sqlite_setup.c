@@ -1,7 +1,0 @@
-#include "rowcast_host_sys.h"
-
-#include <sqlite3.h>
-
-int rowcast_sqlite_disable_memory_statistics(void) {
-    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-}

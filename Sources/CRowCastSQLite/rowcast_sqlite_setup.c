@@ -1,0 +1,7 @@
+#include "rowcast_sqlite.h"
+
+#include <sqlite3.h>
+
+int rowcast_sqlite_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}

@@ -1,0 +1,273 @@
+import Logging
+import RowCastKit
+import RowCastPluginHosting
+import RowCastWire
+
+/// The engine behind a durable store: group commit and restart recovery.
+///
+/// Each batch goes through `Engine.process`, then everything it changed (items, sections,
+/// seq and epoch, remembered answers) is written to the store in one transaction, and only
+/// then are its deltas and replies handed back to be sent. When the commit fails, the engine
+/// is rolled back to the committed state, nothing of the batch is published, and every reply
+/// of the batch becomes a `storage_error`.
+///
+/// At start, every stored feed is rendered again and continues its seq in its epoch, unless
+/// its history cannot be shown to continue (see `StoreContinuity`, and renderer changes): then
+/// it gets a new epoch, so subscribers resync instead of diverging.
+///
+/// Not `Sendable`: it, its engine and its store belong to the daemon's loop thread.
+public final class DurableEngine {
+    /// The engine.
+    public let engine: Engine
+    private let store: any FeedStore
+    let logger: Logger
+    private let makeEpoch: () -> String
+    private let ledgerLimits: RequestLedger.Limits
+    /// Renderer identities the store has recorded, by kind and type.
+    private var recordedRenderers: [RendererKey: String?] = [:]
+    /// Writes the pipeline's commits on a thread of its own (see `DurableEngine+Pipeline.swift`).
+    let writer: CommitWriter
+    /// Batches applied to the engine whose commit has not started, oldest first.
+    var submitted: [UncommittedBatch] = []
+    /// Batches the writer is committing, oldest first.
+    var committing: [UncommittedBatch] = []
+    /// Outputs of committed batches not yet handed back.
+    var released: [EngineOutput] = []
+    /// The shortest time from one commit's start to the next one's, for batches that only
+    /// carry ingest (see `commitDue`); zero commits each batch as soon as the writer is free.
+    public var ingestCommitInterval: Duration = .zero
+    /// Set by the daemon after each read: whether its last read filled a batch, so that more
+    /// ingest is waiting in the socket. While so, batches that only carry ingest wait for the
+    /// next batch to join their commit, up to `groupedMessageLimit` messages (see
+    /// `holdsForBacklog`).
+    public var ingestBacklog = false
+    /// Told of every successful commit (the daemon's metrics): how long the store took to write
+    /// it and how many messages its batches carried. Called on the loop thread, once per commit.
+    public var commitObserver: ((_ duration: Duration, _ messages: Int) -> Void)?
+    /// When the last commit started.
+    var lastCommitStart: ContinuousClock.Instant?
+    /// How many messages the last commit carried when they were all fire-and-forget ingest (no
+    /// batch a client waits on); 0 when it carried a request. From 3 on, the loop leaves
+    /// ingest unread until shortly before the next commit is due (`ingestHeldUntil`).
+    var lastIngestCommitMessages = 0
+    /// Expires when held-back batches are due (`commitDue`), so a wait elsewhere can start
+    /// their commit on time (see `advanceWhileWaiting`).
+    let pacingTimer = OneShotTimer()
+
+    /// Item or header type, as a dictionary key.
+    struct RendererKey: Hashable {
+        var kind: RendererRecord.Kind
+        var type: String
+
+        /// The identity `renderer` gives this type now (nil when nothing renders it).
+        func identity(in renderer: any RowRendering) -> String? {
+            kind == .item ? renderer.rendererIdentity(forItemType: type) : renderer.rendererIdentity(forHeaderType: type)
+        }
+    }
+
+    /// A durable engine over `engine` and `store`; call `start()` before the first batch.
+    /// - Parameter makeEpoch: names the new epochs of feeds whose history cannot continue.
+    public init(engine: Engine, store: any FeedStore, ledgerLimits: RequestLedger.Limits = RequestLedger.Limits(), logger: Logger = Logger(label: "rowcast.durable"), makeEpoch: @escaping () -> String = Engine.randomEpoch) {
+        self.engine = engine
+        self.store = store
+        self.ledgerLimits = ledgerLimits
+        self.logger = logger
+        self.makeEpoch = makeEpoch
+        writer = CommitWriter(store: store)
+    }
+
+    /// Loads the store into the engine (re-rendering every item), gives a new epoch to every
+    /// feed whose history cannot continue, and records that. Returns the error events of
+    /// items that no longer render, to publish once subscribers can connect.
+    public func start() throws(StoreError) -> [Publication] {
+        let state = try store.load()
+        for record in state.renderers { recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity }
+        var feeds = state.feeds
+        var commit = StoreCommit()
+        for index in feeds.indices {
+            let reason: String?
+            if case .broken(let why) = state.continuity {
+                reason = why
+            } else {
+                reason = changedRenderer(in: feeds[index])
+            }
+            guard let reason else { continue }
+            let epoch = makeEpoch()
+            logger.notice("feed starts a new epoch; subscribers will resync", metadata: [
+                "feed": "\(feeds[index].name)", "seq": "\(feeds[index].seq)", "old_epoch": "\(feeds[index].epoch)", "epoch": "\(epoch)", "reason": "\(reason)",
+            ])
+            feeds[index].epoch = epoch
+            commit.counters.append(FeedCounters(feed: feeds[index].name, seq: feeds[index].seq, epoch: epoch))
+        }
+        engine.ledger = RequestLedger(limits: ledgerLimits, entries: state.ledger)
+        engine.actionEvents.restore(state.events)
+        let reports = engine.restore(feeds)
+        var noted: Set<RendererKey> = []
+        for feed in feeds {
+            for item in feed.items { noteRenderer(.item, item.type, into: &commit, noted: &noted) }
+            for section in feed.sections { if let type = section.type { noteRenderer(.header, type, into: &commit, noted: &noted) } }
+        }
+        commit.ledger = engine.ledger.takeChanges()
+        try store.commit(commit)
+        logger.info("state loaded", metadata: ["feeds": "\(feeds.count)", "items": "\(feeds.reduce(0) { $0 + $1.items.count })", "answers": "\(engine.ledger.count)"])
+        return reports
+    }
+
+    /// Processes one batch and commits it, waiting for the commit: the pipeline (`submit`,
+    /// then `flush`) with one batch. On success returns the engine's output; on a failed
+    /// commit, the engine is back at the committed state and the output is one `storage_error`
+    /// reply per control request, with nothing to publish. Throws only when the engine cannot
+    /// be brought back in line with the store (the daemon must stop).
+    /// Must not be mixed with batches submitted to the pipeline (`submit`) still uncommitted.
+    public func process(_ messages: [IncomingMessage]) throws(StoreError) -> EngineOutput {
+        precondition(!hasHeldOutputs, "DurableEngine.process while pipelined batches are held")
+        _ = submit(messages)
+        return try flush()[0]
+    }
+
+    /// Switches to a new renderer (a plugin reload) and commits the feeds' new seqs and the
+    /// new renderer identities before the resulting deltas are handed back. When that commit
+    /// fails, the deltas are dropped and the feeds they concerned start new epochs in memory
+    /// (subscribers resync), since their rows changed without a durable seq.
+    /// Only with nothing held in the pipeline (`flush` first).
+    public func replaceRenderer(_ renderer: any RowRendering) -> [Publication] {
+        precondition(!hasHeldOutputs, "DurableEngine.replaceRenderer while pipelined batches are held")
+        let before = engine.feeds.mapValues(\.seq)
+        var publications = engine.replaceRenderer(renderer)
+        var commit = StoreCommit()
+        commit.feeds = engine.takeChanges()
+        let written = Set(commit.feeds.map(\.feed))
+        for (name, feed) in engine.feeds.sorted(by: { $0.key < $1.key }) where before[name] != feed.seq && !written.contains(name) {
+            commit.counters.append(FeedCounters(feed: name, seq: feed.seq, epoch: feed.epoch))
+        }
+        for key in recordedRenderers.keys.sorted(by: { ($0.kind.rawValue, $0.type) < ($1.kind.rawValue, $1.type) }) {
+            let identity = key.identity(in: renderer)
+            if recordedRenderers[key]! != identity {
+                commit.renderers.append(RendererRecord(kind: key.kind, type: key.type, identity: identity))
+            }
+        }
+        guard !commit.isEmpty else { return publications }
+        do {
+            try store.commit(commit)
+            for record in commit.renderers { recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity }
+        } catch {
+            let changed = Set(commit.counters.map(\.feed)).union(written)
+            logger.error("commit after plugin reload failed; changed feeds start new epochs", metadata: ["error": "\(error.message)", "feeds": "\(changed.sorted())"])
+            for name in changed { engine.feeds[name]?.epoch = makeEpoch() }
+            publications.removeAll { publication in changed.contains { Topic.rows($0) == publication.topic } }
+        }
+        return publications
+    }
+
+    /// Records a clean stop and closes the store (flush pipelined batches first: what is still
+    /// uncommitted is not written). Returns why the clean stop could not be recorded, if so.
+    @discardableResult
+    public func close() -> StoreError? {
+        writer.stop()
+        store.close()
+        return store.closeFailure
+    }
+
+    deinit {
+        writer.stop()
+    }
+
+    // MARK: - Helpers
+
+    /// Everything the engine changed since the last call, with the renderer identities the
+    /// store has not recorded yet.
+    func takeCommit() -> StoreCommit {
+        var commit = StoreCommit()
+        commit.feeds = engine.takeChanges()
+        commit.ledger = engine.ledger.takeChanges()
+        commit.events = engine.actionEvents.takeChanges()
+        commit.eventRetention = engine.actionEvents.retention
+        var noted: Set<RendererKey> = []
+        for change in commit.feeds {
+            // A commit's items come in runs of one type: the set is asked once per run.
+            var previousType: String?
+            for (_, item) in change.items {
+                guard let item, item.type != previousType else { continue }
+                previousType = item.type
+                noteRenderer(.item, item.type, into: &commit, noted: &noted)
+            }
+            for (_, section) in change.sections { if let type = section?.type { noteRenderer(.header, type, into: &commit, noted: &noted) } }
+        }
+        return commit
+    }
+
+    /// Adds the current renderer identity of a type to the commit when the store has not
+    /// recorded it (or recorded another one). Each type is looked at once per commit (`noted`):
+    /// building an identity costs a string of a dozen parts, and a commit has many items of
+    /// few types.
+    private func noteRenderer(_ kind: RendererRecord.Kind, _ type: String, into commit: inout StoreCommit, noted: inout Set<RendererKey>) {
+        let key = RendererKey(kind: kind, type: type)
+        guard noted.insert(key).inserted else { return }
+        let identity = key.identity(in: engine.renderer)
+        if let recorded = recordedRenderers[key], recorded == identity { return }
+        recordedRenderers[key] = identity
+        commit.renderers.append(RendererRecord(kind: kind, type: type, identity: identity))
+    }
+
+    /// Why a stored feed's rows would not be those its subscribers saw: a type whose renderer
+    /// differs from the one recorded (nil when none does).
+    private func changedRenderer(in feed: RestoredFeed) -> String? {
+        var checked: Set<RendererKey> = []
+        func differs(_ kind: RendererRecord.Kind, _ type: String) -> Bool {
+            let key = RendererKey(kind: kind, type: type)
+            guard checked.insert(key).inserted else { return false }
+            guard let recorded = recordedRenderers[key] else { return true }
+            return recorded != key.identity(in: engine.renderer)
+        }
+        for item in feed.items where differs(.item, item.type) {
+            return "the renderer of item type \(item.type) changed since its rows were published"
+        }
+        for section in feed.sections {
+            if let type = section.type, differs(.header, type) {
+                return "the renderer of section type \(type) changed since its header was published"
+            }
+        }
+        return nil
+    }
+
+    /// Puts the engine back at the committed state of `feeds` and reloads the ledger.
+    func rollBack(feeds names: [String], renderers: [RendererRecord]) throws(StoreError) {
+        for record in renderers { recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = nil }
+        do {
+            let committed = try store.feeds(named: names)
+            let present = Set(committed.map(\.name))
+            for name in names where !present.contains(name) { engine.discardFeed(named: name) }
+            _ = engine.restore(committed)
+            _ = engine.takeChanges()
+            engine.ledger = RequestLedger(limits: ledgerLimits, entries: try store.ledgerEntries())
+        } catch {
+            logger.critical("cannot read the committed state back after a failed commit; stopping", metadata: ["error": "\(error.message)"])
+            throw error
+        }
+    }
+
+    /// The output of a batch whose commit failed: nothing published, every reply a
+    /// `storage_error` that keeps the request's `op`, `req` and `client`.
+    static func refusal(of output: EngineOutput, error: StoreError) -> EngineOutput {
+        var refused = EngineOutput()
+        let storageError = RowCastError(.storageError, "could not commit the batch this request came in: \(error.message) Nothing of the request was applied; send it again later.")
+        for reply in output.replies {
+            let original = (try? JSONParser.parse(reply.body))?.objectValue
+            let body = ReplyBuilder.failure(storageError, op: original?["op"]?.stringValue, req: RequestID.member(of: reply.body), client: original?["client"]?.stringValue)
+            refused.replies.append(Reply(token: reply.token, body: body))
+        }
+        // A snapshot taken in the batch saw what is now rolled back: refused as well.
+        for job in output.snapshots {
+            refused.replies.append(Reply(token: job.token, body: ReplyBuilder.failure(storageError, op: job.op, req: job.req, client: job.client)))
+        }
+        // A deferred request (reload) of the batch is not carried out; it is answered too.
+        for deferred in output.deferred {
+            let request = deferred.request
+            refused.replies.append(Reply(token: deferred.token, body: ReplyBuilder.failure(storageError, op: request.op, req: request.req, client: request.client)))
+        }
+        return refused
+    }
+}
+
+@available(*, unavailable)
+extension DurableEngine: Sendable {}

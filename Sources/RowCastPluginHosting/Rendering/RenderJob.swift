@@ -1,0 +1,39 @@
+import RowCastKit
+import RowCastWire
+
+/// One call a renderer makes: render an item, render a section header, or run an action.
+public struct RenderJob: Sendable {
+    /// Which plugin callback.
+    public var kind: PluginCallKind
+    /// The item or section type that picks the plugin.
+    public var type: String
+    /// The input JSON.
+    public var input: [UInt8]
+
+    /// A job of `kind` for `type` with `input`.
+    public init(kind: PluginCallKind, type: String, input: [UInt8]) {
+        self.kind = kind
+        self.type = type
+        self.input = input
+    }
+}
+
+/// Why a plugin could not answer for one item: its host crashed or hung on it.
+public struct PluginFaultReport: Sendable, Equatable {
+    /// `plugin_crashed` or `plugin_timeout`.
+    public var code: ErrorCode
+    /// What happened, e.g. `killed by signal 11 (Segmentation fault)`.
+    public var reason: String
+    /// The plugin's name.
+    public var plugin: String
+    /// The plugin's file.
+    public var file: String
+
+    /// A report from its parts.
+    public init(code: ErrorCode, reason: String, plugin: String, file: String) {
+        self.code = code
+        self.reason = reason
+        self.plugin = plugin
+        self.file = file
+    }
+}
