@@ -39,7 +39,7 @@ struct PrerenderedJob {
 /// An item job's input as a dictionary key by identity: where its bytes are stored and how
 /// many there are. An item's JSON is one array from decoding to rendering (the decoded request
 /// and the job share it), so its lookup hashes two words instead of every byte of the item;
-/// hashing the bytes twice per item was about a tenth of the loop thread with plugin hosts.
+/// hashing the bytes twice per item was a notable share of the loop thread with plugin hosts.
 /// The ``PrerenderedJob`` holds the array, so the address is not reused while it is a key.
 struct JobInputIdentity: Hashable {
     /// The address of the first byte.
@@ -57,7 +57,7 @@ struct JobInputIdentity: Hashable {
 
 /// A job's input bytes as a dictionary key by content (section headers, whose input is
 /// written afresh for each call), hashed in one pass over the bytes: `[UInt8]`'s own
-/// hashing feeds the hasher a byte at a time, which cost about a tenth of the loop thread's time
+/// hashing feeds the hasher a byte at a time, which cost a notable share of the loop's time
 /// with plugin hosts (two hashes per item of every batch).
 struct JobInputKey: Hashable {
     /// The input bytes.
