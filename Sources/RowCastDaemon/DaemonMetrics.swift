@@ -3,7 +3,7 @@ import RowCastEngine
 import RowCastPluginHosting
 import ZeroMQ
 
-/// rowcastd's metrics, kept cheap for a loop that applies ~100k items/s: nothing is recorded
+/// rowcastd's metrics, kept cheap for a loop that applies a flood of items: nothing is recorded
 /// per item. The engine's own counters are read once per pass and their growth added to the
 /// metric counters (`flush`); histograms get one value per commit, batch or plugin round
 /// trip; the feed and row gauges are refreshed at most once a second.

@@ -6,9 +6,9 @@ import CRowCastHost
 /// The loop thread's memory grows by about a kilobyte per new item (the item, its row and
 /// their index entries), and glibc grows a thread's heap by exactly what the allocation in
 /// hand needs, with an `mprotect` of the new pages each time: under a flood of new items about
-/// one call per eight items, each a change of the process's memory map under its lock (0.13
-/// calls and about 0.3 µs of the loop's kernel time per item). With the padding a thread's
-/// heap is mapped read-write whole when glibc makes it, and the calls are gone.
+/// one call per eight items, each a change of the process's memory map under its lock, paid
+/// in the loop's kernel time. With the padding a thread's heap is mapped read-write whole
+/// when glibc makes it, and the calls are gone.
 ///
 /// What it costs: glibc keeps up to the padding of freed memory at the top of each heap
 /// instead of handing it back, and setting it turns off glibc's adaptive mmap threshold (blocks

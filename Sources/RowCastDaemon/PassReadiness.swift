@@ -3,9 +3,9 @@ import ZeroMQ
 /// Which of the daemon's sockets one pass of its loop tries to read.
 ///
 /// libzmq answers a receive that finds nothing with two system calls (`getpid`, and a `poll`
-/// of the socket's mailbox). At a trickle of ingest (10,000 items/s is one or two items per
-/// pass) the loop used to try the publish socket for subscriptions, the control socket and
-/// the ZAP socket in every pass, after a wait that had already told it which were ready.
+/// of the socket's mailbox). At a trickle of ingest (one or two items per pass) the loop
+/// used to try the publish socket for subscriptions, the control socket and the ZAP socket
+/// in every pass, after a wait that had already told it which were ready.
 enum PassReadiness {
     /// The pass did not wait (a commit is in flight): every socket is tried.
     case all

@@ -5,8 +5,8 @@ import RowCastSupport
 
 /// Writes snapshot replies on a thread of its own, so that a snapshot of a big feed costs the
 /// loop thread only the taking of the feed's view (O(sections)), not the writing of its rows
-/// (about a second for a million). The loop hands each job over with its caller's envelope and
-/// sends the finished replies on a later pass: ZeroMQ sockets stay on the loop thread.
+/// (O(rows)). The loop hands each job over with its caller's envelope and sends the finished
+/// replies on a later pass: ZeroMQ sockets stay on the loop thread.
 final class SnapshotWriter: Sendable {
     /// Replies written and not yet taken, with the envelope each must be sent in.
     private let finished = LockedValue<(replies: [(ControlEnvelope, [[UInt8]])], inFlight: Int)>(([], 0))

@@ -2,10 +2,10 @@
 /// chosen by bits of the id's hash, so that growth never moves every item at once.
 ///
 /// A table doubles its slots when it fills up and moves every entry in that one insert. For a
-/// feed's items that pause grew with the feed: the latency benchmark measured the loop thread
-/// busy for 13 ms at 24,000 items and 27 ms at 49,000, long enough to set the p99 of a
-/// 50,000-item run. Split 64 ways, each growth moves 1/64 of the entries, and the shards grow at
-/// different moments because their sizes differ by chance.
+/// feed's items that pause grew with the feed: the latency benchmark found the loop thread
+/// busy for milliseconds at a time in a big feed, long enough to set the p99 of a run. Split
+/// 64 ways, each growth moves 1/64 of the entries, and the shards grow at different moments
+/// because their sizes differ by chance.
 ///
 /// The key is the item's own id, so it is not stored a second time. An item's `input.id` must
 /// not change while the table holds it (``Feed`` replaces an item's input only with one of the

@@ -3,8 +3,8 @@
 ///
 /// A class, so that the feed's item table holds one reference per item rather than the
 /// item's dozen fields: growing a table then moves a sixth of the bytes. Growth faults in
-/// fresh pages, and on the benchmark VM a table of 770 items took 5 ms to grow, the longest
-/// stall of the loop thread at 10,000 items/s. Only the owning `Feed` changes an item.
+/// fresh pages, and a table's growth was the loop thread's longest stall under a steady
+/// trickle. Only the owning `Feed` changes an item.
 final class StoredItem {
     /// The item as last upserted (its JSON is what the plugin gets, again on a re-render).
     var input: ItemInput

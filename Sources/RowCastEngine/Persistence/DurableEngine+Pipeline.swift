@@ -25,7 +25,7 @@ extension DurableEngine {
     /// Batches that add up to this many messages are committed without pacing: the
     /// interval is for a trickle. Under a flood, what arrived during one commit is already a
     /// large batch, and holding it back only had the loop read the next messages in small
-    /// batches (each with its own deltas), which cost up to a quarter of the throughput.
+    /// batches (each with its own deltas), which cost throughput.
     static let pacedMessageLimit = 32
 
     /// The most messages a commit waits to gather while more ingest is waiting (see
@@ -33,9 +33,9 @@ extension DurableEngine {
     ///
     /// Under a flood the loop reads batches of `batch_limit` messages (1,024 by default: a
     /// batch of 4,096 items no longer fits the caches between the engine's passes over it,
-    /// and the loop thread spent 5.0 µs per item instead of 4.55), but a commit per batch of
-    /// 1,024 wrote the same B-tree pages into the log up to four times as often (the commit
-    /// thread 1.78 µs per item instead of 1.55). So commits still gather about this many.
+    /// and the loop thread spent more per item), but a commit per batch of 1,024 wrote the
+    /// same B-tree pages into the log up to four times as often (more CPU per item on the
+    /// commit thread). So commits still gather about this many.
     public static let groupedMessageLimit = 4096
 
     /// Whether the submitted batches wait for the next one before their commit starts: more
@@ -74,10 +74,10 @@ extension DurableEngine {
     /// less than `ingestCommitInterval` ago. Nil when they are committed at the next
     /// `collectCommitted` (or there are none).
     ///
-    /// Pacing trades a little latency for far less I/O: at 10,000 items/s, a commit per batch
-    /// meant 6,000 commits a second, each writing the feed's and the commit counter's pages
-    /// again (4 pages of WAL for under 2 items). A batch with a control request, whose client
-    /// waits for the reply, is never held back.
+    /// Pacing trades a little latency for far less I/O: under a steady trickle, a commit per
+    /// batch meant a commit for every one or two items, each writing the feed's and the commit
+    /// counter's pages again. A batch with a control request, whose client waits for the
+    /// reply, is never held back.
     public var commitDue: ContinuousClock.Instant? {
         guard !writer.isBusy, !submitted.isEmpty, let lastCommitStart else { return nil }
         let due = lastCommitStart + ingestCommitInterval
@@ -92,15 +92,15 @@ extension DurableEngine {
     /// After a commit of ingest alone, the next one starts `ingestCommitInterval` later at the
     /// earliest (`commitDue`). Ingest read meanwhile would only wait for that commit, but each
     /// message of a trickle was read in a pass of its own, with its own round trip to a plugin
-    /// host: at 10,000 items/s the loop woke about twice per item. So once ingest waits, the
+    /// host: at a trickle the loop woke about twice per item. So once ingest waits, the
     /// loop reads it a fifth of the interval before that commit is due (time to render it), as
     /// one batch; `holdIngest(until:)` arms the wake-up.
     ///
     /// Nil (ingest is read at once) when pacing is off, a commit is being written, the last
     /// one carried a request (a client was waiting; what follows is not a paced trickle) or
     /// fewer than three messages (a trickle that slow gathers one or two, and the hold would
-    /// mostly add a wake-up: held after commits of two, the loop spent about 5% more CPU per
-    /// item at 3,000 items/s), or that instant has passed. Control requests are never held.
+    /// mostly add a wake-up: held after commits of two, the loop spent more CPU per item), or
+    /// that instant has passed. Control requests are never held.
     public var ingestHeldUntil: ContinuousClock.Instant? {
         guard ingestCommitInterval > .zero, lastIngestCommitMessages >= 3, !writer.isBusy, let lastCommitStart else { return nil }
         let readAt = lastCommitStart + ingestCommitInterval - ingestCommitInterval / 5

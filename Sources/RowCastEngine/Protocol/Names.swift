@@ -37,8 +37,8 @@ public enum Names {
     }
 
     /// `rule` applied to `text`'s contiguous UTF-8 (a native or small string's own bytes, every
-    /// string decoded here; going through `UTF8View`'s iterator cost about 700 instructions per
-    /// upsert for the id and the section).
+    /// string decoded here; going through `UTF8View`'s iterator cost far more per upsert, for
+    /// the id and the section).
     private static func check(_ text: String, _ rule: (UnsafeRawBufferPointer) -> Bool) -> Bool {
         var text = text
         return text.withUTF8 { rule(UnsafeRawBufferPointer($0)) }

@@ -1,7 +1,7 @@
 /// An item job's input as a dictionary key by identity: where its bytes are stored and how
 /// many there are. An item's JSON is one array from decoding to rendering (the decoded request
 /// and the job share it), so its lookup hashes two words instead of every byte of the item;
-/// hashing the bytes twice per item was about a tenth of the loop thread with plugin hosts.
+/// hashing the bytes twice per item was a notable share of the loop thread with plugin hosts.
 /// The ``PrerenderedJob`` holds the array, so the address is not reused while it is a key.
 struct JobInputIdentity: Hashable {
     /// The address of the first byte.

@@ -62,7 +62,7 @@ public enum RowAssembler {
                 // Assembled in a scratch buffer (on the stack for a usual row) and copied into
                 // the array once: the array's own ways to be filled in place, `reserveCapacity`
                 // and appends or `init(unsafeUninitializedCapacity:)`, cost more than that copy
-                // (about 100 instructions an append; an unspecialized allocation of about 650).
+                // (a capacity and uniqueness check per append; an unspecialized allocation).
                 return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: total) { scratch in
                     var at = scratch.baseAddress!
                     func append(_ piece: UnsafeBufferPointer<UInt8>) {

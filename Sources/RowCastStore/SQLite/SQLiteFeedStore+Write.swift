@@ -66,7 +66,7 @@ extension SQLiteFeedStore {
         // Prepared only for a commit that deletes an item (GRDB's cache lookup costs too).
         var deleteItem: Statement?
         // The element is copied once per item through the tuple's runtime value witnesses
-        // (about 425 instructions with its destroy), as `for (id, item) in` did. Reading
+        // (a generic copy and destroy), as `for (id, item) in` did. Reading
         // `items[i].item` and `items[i].id` copied it once per access, and a pointer or a
         // second case binding the id did no better in this build; in a small test a switch
         // with one binding case and a non-inlined delete copied nothing, but not here.

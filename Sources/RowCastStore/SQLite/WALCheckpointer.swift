@@ -7,14 +7,14 @@ import RowCastSupport
 /// thread never waits for a checkpoint, and restarts the log before it grows long.
 ///
 /// SQLite's automatic checkpoint runs inside the commit that crosses its threshold: that
-/// commit copies the pages and syncs both files, 3 to 7 ms on this machine, and every item of
-/// the batch waits for it. So the checkpointer, on its own connection, runs a PASSIVE
-/// checkpoint (it never blocks the writer) at most every `interval` while commits arrive.
+/// commit copies the pages and syncs both files, and every item of the batch waits for it.
+/// So the checkpointer, on its own connection, runs a PASSIVE checkpoint (it never blocks the
+/// writer) at most every `interval` while commits arrive.
 ///
 /// A passive checkpoint never finds the log entirely copied under steady writes (commits land
 /// while it copies), and only an entirely copied log starts again from its beginning. Left
-/// alone, the log grew to the store's backstop (`walBackstopPages`) within 3 s at 10,000
-/// items/s, and from then every commit ran a checkpoint with two syncs. So once the log holds
+/// alone, the log grew to the store's backstop (`walBackstopPages`) within seconds of steady
+/// load, and from then every commit ran a checkpoint with two syncs. So once the log holds
 /// `restartFrames`, the passive checkpoint is followed by a RESTART one: it takes the write
 /// lock (a commit in progress finishes first; commits wait meanwhile), copies the few frames
 /// written during the passive one, syncs, and leaves the log to be reused from its start.
@@ -28,7 +28,7 @@ final class WALCheckpointer: @unchecked Sendable {
     /// The longest the checkpointer waits between checkpoints while commits arrive.
     static let interval = 0.1
     /// The log length (frames of a page each) from which a checkpoint also restarts the log:
-    /// about 10 MB, 1 to 2 s of writes at 10,000 items/s.
+    /// about 10 MB.
     static let restartFrames = 2_500
     /// The checkpointer thread's nice value.
     static let niceness: Int32 = 10

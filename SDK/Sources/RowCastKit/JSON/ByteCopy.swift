@@ -1,6 +1,6 @@
 /// Copies of a few bytes, as most JSON strings, keys and punctuation are, without calling
-/// `memcpy` (its call and its dispatch on the length were about twenty instructions for a
-/// copy of a few bytes, and a row and its item make some thirty such copies).
+/// `memcpy` (its call and its dispatch on the length cost more than a copy of a few bytes,
+/// and a row and its item make some thirty such copies).
 enum ByteCopy {
     /// Copies `count` bytes from `source` to `destination`, which do not overlap. Up to 16
     /// bytes take two loads and two stores of the widest word that fits, the second ending at

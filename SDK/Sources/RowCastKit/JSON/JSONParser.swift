@@ -91,7 +91,7 @@ public struct JSONParser: ~Copyable {
     // MARK: - Containers
     //
     // The small steps between members are inlined: called, they cost more than their work
-    // (about forty instructions each, three of them per member).
+    // (three of them per member).
     //
     // The grammar of objects and arrays, once, for the three ways of going through them:
     // building values (`parseObject`, `parseArray`), validating without building (`skip`) and

@@ -1,8 +1,8 @@
 /// The JSON serializer under ``JSONWriter``: it writes into a buffer on the stack and moves
 /// the bytes to the writer's array in one copy when the buffer fills or the write ends.
 ///
-/// Appending to an `Array` costs its uniqueness and capacity checks on every call, about 90
-/// instructions for a few bytes; a row is some thirty pieces (quotes, keys, punctuation,
+/// Appending to an `Array` costs its uniqueness and capacity checks on every call, more than
+/// the copy of a few bytes; a row is some thirty pieces (quotes, keys, punctuation,
 /// values), and appending them one by one was most of the cost of writing it. Here a piece is
 /// a bounds check and a copy. Made only by ``JSONWriter/withStage(_:)``, which flushes it.
 struct JSONStage: ~Copyable {
