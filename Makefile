@@ -40,7 +40,7 @@ TOOLS_DIR    := .build/tools
 MAN_BUILD    := .build/man
 MAN_DATE     ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
-.PHONY: all deps build examples test check-linkage test-swift test-python test-asan test-tsan test-systemd fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs install-sdk uninstall-sdk
+.PHONY: all deps build examples test check-linkage check-docs test-swift test-python test-asan test-tsan test-systemd fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs install-sdk uninstall-sdk
 
 all: build
 
@@ -89,20 +89,25 @@ $(BUILD_DIR)/librowcast-%.so: Examples/*/plugin/%.c SDK/Sources/CRowCastPlugin/i
 ## test: every Swift test (unit and end-to-end), then the Python tests: the pyzmq protocol
 ## test, the gateway's WebSocket/SSE stream test and its page in headless Chromium (which
 ## leaves screenshots in .build/artifacts/).
-test: build check-linkage test-swift test-python
+test: build check-linkage check-docs test-swift test-python
 
-## check-linkage: the module seams hold in the built executables: rowcast-plugin-host and
-## rowcast link neither GRDB nor SQLite (plugin hosting and the CLI stay free of the store),
-## while rowcastd does (so a check that looks at the wrong files fails).
-LINKAGE_FREE := rowcast-plugin-host rowcast
+## check-docs: every path docs/ARCHITECTURE.md names exists.
+check-docs:
+	@Tests/docs/check-architecture-paths.sh
+
+## check-linkage: the module seams hold in the built executables (docs/ARCHITECTURE.md):
+## rowcast links neither GRDB nor SQLite, and rowcast-plugin-host links nothing of the engine,
+## the store, ZeroMQ, GRDB or SQLite; rowcastd must show all of them, so a check that looks at
+## the wrong files fails too. Symbols are matched by their Swift-mangled module names.
+LINKAGE_STORE := GRDB|sqlite3|12RowCastStore
+LINKAGE_HOST  := $(LINKAGE_STORE)|13RowCastEngine|6ZeroMQ|zmq_
 check-linkage:
-	@for tool in $(LINKAGE_FREE) rowcastd; do test -x $(BUILD_DIR)/$$tool || { echo "check-linkage: $(BUILD_DIR)/$$tool is not built"; exit 1; }; done
-	@nm $(BUILD_DIR)/rowcastd | grep -qE 'GRDB|sqlite3_' || { echo "check-linkage: no GRDB or SQLite symbol found in rowcastd: the check is blind"; exit 1; }
-	@for tool in $(LINKAGE_FREE); do \
-		found=$$( { nm $(BUILD_DIR)/$$tool; ldd $(BUILD_DIR)/$$tool; } 2>/dev/null | grep -cE 'GRDB|sqlite3' ); \
-		if [ "$$found" != 0 ]; then echo "check-linkage: $$tool links GRDB or SQLite ($$found symbols or libraries); it must not"; exit 1; fi; \
-		echo "check-linkage: $$tool links neither GRDB nor SQLite"; \
+	@for tool in rowcast rowcast-plugin-host rowcastd; do test -x $(BUILD_DIR)/$$tool || { echo "check-linkage: $(BUILD_DIR)/$$tool is not built"; exit 1; }; done
+	@for pattern in GRDB sqlite3_ 12RowCastStore 13RowCastEngine 6ZeroMQ zmq_; do \
+		nm $(BUILD_DIR)/rowcastd | grep -q "$$pattern" || { echo "check-linkage: rowcastd shows no $$pattern symbol: the check is blind"; exit 1; }; \
 	done
+	@Tests/linkage/check-linkage.sh $(BUILD_DIR)/rowcast '$(LINKAGE_STORE)'
+	@Tests/linkage/check-linkage.sh $(BUILD_DIR)/rowcast-plugin-host '$(LINKAGE_HOST)'
 
 test-swift:
 	$(SWIFT) test
