@@ -1,3 +1,4 @@
+import RowCastEngine
 import ZeroMQ
 
 /// Splits a message received on the ROUTER socket into its routing envelope and its request,
@@ -33,4 +34,7 @@ struct ControlEnvelope {
     func replyFrames(_ reply: [UInt8]) -> [[UInt8]] {
         routing + [reply]
     }
+
+    /// Where the reply goes, to travel with the request's batch (`BatchReceipt`).
+    var route: ReplyRoute { ReplyRoute(frames: routing) }
 }

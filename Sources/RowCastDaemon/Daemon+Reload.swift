@@ -39,7 +39,7 @@ extension Daemon {
     }
 
     /// Answers a `reload` request that the engine deferred.
-    func answerReload(_ deferred: DeferredRequest, envelope: ControlEnvelope, engine: Engine, control: Socket, publish: Socket) throws {
+    func answerReload(_ deferred: DeferredRequest, route: ReplyRoute, engine: Engine, control: Socket, publish: Socket) throws {
         let request = deferred.request
         let body: [UInt8]
         switch try reload(engine: engine, publish: publish) {
@@ -48,7 +48,7 @@ extension Daemon {
         case .failure(let error):
             body = ReplyBuilder.failure(error, op: request.op, req: request.req, client: request.client)
         }
-        sendReply(envelope.replyFrames(body), on: control, engine: engine)
+        sendReply(route.replyFrames(body), on: control, engine: engine)
     }
 
     private func prepareAndApplyReload(engine: Engine, publish: Socket) throws -> Result<JSONObject, RowCastError> {
@@ -123,6 +123,7 @@ extension Daemon {
         environment.logLevel?.level = next.logLevel
         environment.health?.setStall(.milliseconds(next.healthStallMilliseconds))
         configuration = next
+        loop.settings = LoopStateMachine.Settings(next)
     }
 
     private static func monotonicMicroseconds() -> UInt64 {

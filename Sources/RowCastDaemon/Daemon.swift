@@ -35,14 +35,8 @@ public final class Daemon {
     var engine: Engine?
     var durable: DurableEngine?
     private var restoreReports: [Publication] = []
-    /// The control envelopes of each batch whose output the pipeline holds, oldest first.
-    private var heldEnvelopes: [[ControlEnvelope]] = []
-    /// When each held batch's first message was read, in the same order (publish latency).
-    private var heldReceipts: [ContinuousClock.Instant] = []
-    /// Whether the ingest socket was found readable while ingest is held
-    /// (`DurableEngine.ingestHeldUntil`): the loop then stops watching it and reads it when the
-    /// hold ends. Until then it watches it, so an idle socket costs no wake-up at that instant.
-    private var ingestWaiting = false
+    /// The loop's decisions: how each pass waits and what it reads (`LoopStateMachine`).
+    var loop: LoopStateMachine
     /// The metrics, when the environment gives a factory.
     let metrics: DaemonMetrics?
     /// Connection events of the publish socket, for `rowcast_subscribers`.
@@ -51,7 +45,6 @@ public final class Daemon {
     private let snapshotWriter = SnapshotWriter()
     /// Decides when `position` events go out.
     let positions = PositionAnnouncer()
-    private var lastPublication = ContinuousClock.now
     var watchdog: WatchdogSchedule?
     var statusSummary = StatusSummary()
     /// The server's CURVE key pair, when CURVE is on.
@@ -96,6 +89,7 @@ public final class Daemon {
         self.loadRenderer = loadRenderer
         watchdog = environment.watchdog
         metrics = environment.metrics.map(DaemonMetrics.init(factory:))
+        loop = LoopStateMachine(settings: LoopStateMachine.Settings(configuration), now: .now)
         context = try Context()
     }
 
@@ -198,7 +192,7 @@ public final class Daemon {
         let engine = durable.engine
         announceReady(engine: engine)
         positions.reset(to: engine.allPositions)
-        lastPublication = .now
+        loop.published(at: .now)
         try publishAll(restoreReports, on: publish)
         restoreReports = []
         var messages: [IncomingMessage] = []
@@ -207,53 +201,37 @@ public final class Daemon {
         while !signal.isStopRequested {
             messages.removeAll(keepingCapacity: true)
             envelopes = []
-            // Snapshots are written in the order they were asked for: while a pass's worth
-            // waits to be written, no more control requests are read (they wait in the
-            // socket), so a client that pipelines thousands cannot queue others behind them.
-            if snapshotWriter.inFlight >= Self.controlRequestsPerPass {
+            if loop.waitsForSnapshots(inFlight: snapshotWriter.inFlight) {
                 snapshotWriter.waitForProgress(timeout: .milliseconds(5))
                 sendWrittenSnapshots(control: control, engine: engine)
             }
-            // With a commit in flight the loop reads whatever is there without waiting;
-            // otherwise it waits for a socket, and tries only the sockets the wait found ready.
-            // After a paced commit of ingest, ingest found waiting is left unread until shortly
-            // before the next commit is due, then read as one batch (`ingestHeldUntil`).
             let ready: PassReadiness
-            var readsIngest: Bool
-            if durable.isCommitting {
+            let reads: LoopStateMachine.Reads
+            switch loop.passBegan(at: .now, pipeline: pipelineState(durable), deadlines: deadlines()) {
+            case .none:
                 ready = .all
-                readsIngest = true
-            } else {
-                let heldUntil = durable.ingestHeldUntil
-                let holding = heldUntil != nil && ingestWaiting
-                if holding, let heldUntil { durable.holdIngest(until: heldUntil) }
-                poller.register(ingest, for: holding ? [] : .readable)
-                ready = try poller.poll(timeoutMilliseconds: pollTimeout(commitDue: holding ? heldUntil : durable.commitDue)) > 0 ? .polled(poller) : .none
+                reads = loop.waitEnded(at: .now, ingestReadable: true, controlReadable: true)
+            case .poll(let milliseconds, let watchesIngest, let holdUntil):
+                if let holdUntil { durable.holdIngest(until: holdUntil) }
+                poller.register(ingest, for: watchesIngest ? .readable : [])
+                ready = try poller.poll(timeoutMilliseconds: milliseconds) > 0 ? .polled(poller) : .none
                 if poller.events(ofFileDescriptor: durable.pacingDescriptor).contains(.readable) { durable.takePacingExpiry() }
-                readsIngest = ready.includes(ingest)
-                if let heldUntil, ContinuousClock.now < heldUntil {
-                    ingestWaiting = ingestWaiting || readsIngest
-                    readsIngest = false
-                } else {
-                    readsIngest = readsIngest || ingestWaiting
-                }
+                reads = loop.waitEnded(at: .now, ingestReadable: ready.includes(ingest), controlReadable: ready.includes(control))
             }
             if let zap, ready.includes(zap.socket) { try serveZAP(engine: engine) }
             if ready.includes(publish) { try serveSubscriptions(on: publish, engine: engine) }
-            if readsIngest || ready.includes(control) {
-                try read(ingest: readsIngest ? ingest : nil, control: ready.includes(control) ? control : nil,
+            if reads.ingest || reads.control {
+                try read(ingest: reads.ingest ? ingest : nil, control: reads.control ? control : nil,
                          into: &messages, envelopes: &envelopes)
-                if readsIngest { ingestWaiting = false }
             }
             // A full batch means more is waiting: its commit waits for the next batch to join it
             // (`DurableEngine.holdsForBacklog`); a short or empty read ends the hold.
-            durable.ingestBacklog = messages.count >= configuration.batchLimit
+            durable.ingestBacklog = loop.batchRead(messages: messages.count, readIngest: reads.ingest)
             if !messages.isEmpty {
                 // One clock read per batch, not per message: the batch's messages were read
-                // back to back, just before.
-                heldReceipts.append(.now)
-                heldEnvelopes.append(envelopes)
-                let deferring = durable.submit(messages)
+                // back to back, just before. The receipt travels with the batch.
+                let receipt = BatchReceipt(receivedAt: .now, replyRoutes: envelopes.map(\.route))
+                let deferring = durable.submit(messages, receipt: receipt)
                 if let failure = earlySendFailure { throw failure }
                 if deferring {
                     // A reload must see exactly the batches before it: commit and answer them first.
@@ -261,9 +239,10 @@ public final class Daemon {
                 }
             }
             if durable.hasHeldOutputs {
-                // Under a backlog the next batch is already waiting: apply it rather than wait
-                // for the commit in flight (its outputs go out in a later pass, in order).
-                let outputs = durable.ingestBacklog ? try durable.collectFinished() : try durable.collectCommitted()
+                let outputs = switch loop.collect(backlog: durable.ingestBacklog) {
+                case .finished: try durable.collectFinished()
+                case .committed: try durable.collectCommitted()
+                }
                 try send(outputs, control: control, publish: publish, engine: engine)
             }
             if signal.takeReloadRequest() {
@@ -364,25 +343,25 @@ public final class Daemon {
         let outputs = earlyOutputs + outputs
         earlyOutputs = []
         for output in outputs {
-            let envelopes = heldEnvelopes.removeFirst()
-            let receivedAt = heldReceipts.removeFirst()
+            guard let receipt = output.receipt else { preconditionFailure("Daemon.send: a batch submitted without its receipt") }
+            let routes = receipt.replyRoutes
             try publishAll(output.publications, on: publish)
-            if let metrics, !output.positions.isEmpty { metrics.recordPublishLatency(.now - receivedAt) }
+            if let metrics, !output.positions.isEmpty { metrics.recordPublishLatency(.now - receipt.receivedAt) }
             positions.record(output.positions)
             for reply in output.replies {
-                sendReply(envelopes[reply.token].replyFrames(reply.body), on: control, engine: engine)
+                sendReply(routes[reply.token].replyFrames(reply.body), on: control, engine: engine)
             }
             for deferred in output.deferred {
-                try answerReload(deferred, envelope: envelopes[deferred.token], engine: engine, control: control, publish: publish)
+                try answerReload(deferred, route: routes[deferred.token], engine: engine, control: control, publish: publish)
             }
-            for job in output.snapshots { snapshotWriter.submit(job, envelope: envelopes[job.token]) }
+            for job in output.snapshots { snapshotWriter.submit(job, route: routes[job.token]) }
         }
     }
 
     /// Sends the snapshot replies the snapshot writer has finished.
     private func sendWrittenSnapshots(control: Socket, engine: Engine) {
-        for (envelope, replies) in snapshotWriter.takeFinished() {
-            for body in replies { sendReply(envelope.replyFrames(body), on: control, engine: engine) }
+        for (route, replies) in snapshotWriter.takeFinished() {
+            for body in replies { sendReply(route.replyFrames(body), on: control, engine: engine) }
         }
     }
 
@@ -394,11 +373,11 @@ public final class Daemon {
             bytes &+= publication.topic.count &+ publication.body.count
         }
         metrics?.countPublished(bytes: bytes)
-        lastPublication = .now
+        loop.published(at: .now)
     }
 
     private func heartbeatIfIdle(engine: Engine, publish: Socket) throws {
-        guard ContinuousClock.now - lastPublication >= .milliseconds(configuration.heartbeatMilliseconds) else { return }
+        guard loop.heartbeatDue(at: .now) else { return }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
@@ -406,23 +385,26 @@ public final class Daemon {
         try publishAll([Publication(topic: Topic.heartbeat, body: body.serialized())], on: publish)
     }
 
-    /// Wakes up in time for the next heartbeat and watchdog ping, when held-back ingest is due
-    /// to be committed or held ingest to be read (`commitDue`; the pacing timer ends the wait
-    /// on time, this rounds up to whole milliseconds), every millisecond while snapshot
-    /// replies are being written, and at least every 100 ms to see a stop request.
-    private func pollTimeout(commitDue: ContinuousClock.Instant?) -> Int {
-        // Batches held for the next one (a flood): look for it without waiting, and commit
-        // them at once if it is not there.
-        if durable?.holdsForBacklog == true { return 0 }
-        let now = ContinuousClock.now
-        var wait = Duration.milliseconds(configuration.heartbeatMilliseconds) - (now - lastPublication)
-        if let watchdog { wait = min(wait, watchdog.timeUntilDue(at: now)) }
-        if let commitDue { wait = min(wait, commitDue - now) }
-        // Snapshot replies being written are sent within a millisecond of being done.
-        if snapshotWriter.isBusy { wait = min(wait, .milliseconds(1)) }
-        if let tick = positions.nextTick(interval: .milliseconds(configuration.heartbeatMilliseconds)) { wait = min(wait, tick - now) }
-        // Rounded up: waking before a held-back commit is due would only poll again.
-        let milliseconds = Int(wait.components.seconds * 1000 + (wait.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
-        return max(0, min(100, milliseconds))
+    /// What the pipeline says at the start of a pass, for the loop's decisions.
+    private func pipelineState(_ durable: DurableEngine) -> LoopStateMachine.Pipeline {
+        let isCommitting = durable.isCommitting
+        guard !isCommitting else { return LoopStateMachine.Pipeline(isCommitting: true, holdsForBacklog: false, commitDue: nil, ingestHeldUntil: nil) }
+        return LoopStateMachine.Pipeline(isCommitting: false, holdsForBacklog: durable.holdsForBacklog, commitDue: durable.commitDue,
+                                         ingestHeldUntil: durable.ingestHeldUntil)
+    }
+
+    /// The pass's other deadlines, for the loop's decisions.
+    private func deadlines() -> LoopStateMachine.Deadlines {
+        LoopStateMachine.Deadlines(watchdog: watchdog?.timeUntilDue(at: .now),
+                                   positionTick: positions.nextTick(interval: .milliseconds(configuration.heartbeatMilliseconds)),
+                                   snapshotsBusy: snapshotWriter.isBusy)
+    }
+}
+
+extension LoopStateMachine.Settings {
+    /// The loop settings of `configuration`.
+    init(_ configuration: DaemonConfiguration) {
+        self.init(batchLimit: configuration.batchLimit, heartbeat: .milliseconds(configuration.heartbeatMilliseconds),
+                  controlRequestsPerPass: Daemon.controlRequestsPerPass)
     }
 }

@@ -41,6 +41,9 @@ public struct EngineOutput: Sendable {
     /// Where each feed that published a delta in this batch stands after it, for the
     /// `position` events the daemon publishes once the batch's deltas are out.
     public var positions: [FeedPosition] = []
+    /// What its sender needs to send it (when it was read, where its replies go), when the
+    /// batch was submitted with one (`DurableEngine.submit(_:receipt:)`).
+    public var receipt: BatchReceipt?
 
     /// An empty output.
     public init() {}

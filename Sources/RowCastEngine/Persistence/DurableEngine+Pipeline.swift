@@ -22,30 +22,19 @@ extension DurableEngine {
         var messageCount: Int
     }
 
-    /// Batches that add up to this many messages are committed without pacing: the
-    /// interval is for a trickle. Under a flood, what arrived during one commit is already a
-    /// large batch, and holding it back only had the loop read the next messages in small
-    /// batches (each with its own deltas), which cost throughput.
-    static let pacedMessageLimit = 32
+    /// Batches that add up to this many messages are committed without pacing
+    /// (`CommitSchedule.pacedMessageLimit`).
+    static let pacedMessageLimit = CommitSchedule.pacedMessageLimit
 
-    /// The most messages a commit waits to gather while more ingest is waiting (see
-    /// `holdsForBacklog`).
-    ///
-    /// Under a flood the loop reads batches of `batch_limit` messages (1,024 by default: a
-    /// batch of 4,096 items no longer fits the caches between the engine's passes over it,
-    /// and the loop thread spent more per item), but a commit per batch of 1,024 wrote the
-    /// same B-tree pages into the log up to four times as often (more CPU per item on the
-    /// commit thread). So commits still gather about this many.
-    public static let groupedMessageLimit = 4096
+    /// The most messages a commit waits to gather while more ingest is waiting
+    /// (`CommitSchedule.groupedMessageLimit`).
+    public static let groupedMessageLimit = CommitSchedule.groupedMessageLimit
 
-    /// Whether the submitted batches wait for the next one before their commit starts: more
-    /// ingest is waiting (`ingestBacklog`), they carry fewer than `groupedMessageLimit`
-    /// messages, and no client waits for a reply from them. Holding them costs no latency a
-    /// client could see apart from the flood's own queue: the next batch is already there.
+    /// Whether the submitted batches wait for the next one before their commit starts
+    /// (`CommitSchedule.holdsForBacklog`, with `ingestBacklog`).
     public var holdsForBacklog: Bool {
         guard ingestBacklog, !writer.isBusy, !submitted.isEmpty else { return false }
-        let messages = submitted.messageCount
-        return messages < Self.groupedMessageLimit && !submitted.contains { Self.waitsForClient($0.output) }
+        return CommitSchedule.holdsForBacklog(submitted.pending, backlog: ingestBacklog)
     }
 
     /// Whether a client waits for something of `output`: a reply, a deferred request or a snapshot.
@@ -54,10 +43,12 @@ extension DurableEngine {
     }
 
     /// Applies `messages` to the engine now; their output comes back from `collectCommitted`
-    /// (or `flush`) once committed. Returns whether the batch deferred requests to the caller
-    /// (a `reload`): then `flush` before anything else, so the reload happens in order.
-    public func submit(_ messages: [IncomingMessage]) -> Bool {
-        let output = engine.process(messages)
+    /// (or `flush`) once committed, with `receipt`. Returns whether the batch deferred
+    /// requests to the caller (a `reload`): then `flush` before anything else, so the reload
+    /// happens in order.
+    public func submit(_ messages: [IncomingMessage], receipt: BatchReceipt? = nil) -> Bool {
+        var output = engine.process(messages)
+        output.receipt = receipt
         submitted.append(UncommittedBatch(output: output, commit: takeCommit(), messageCount: messages.count))
         return !output.deferred.isEmpty
     }
@@ -69,42 +60,20 @@ extension DurableEngine {
     /// taken by `collectCommitted`.
     public var hasHeldOutputs: Bool { !submitted.isEmpty || !committing.isEmpty || !released.isEmpty }
 
-    /// When the submitted batches are due to be committed, if that is later than now: they
-    /// only carry ingest, fewer than `pacedMessageLimit` messages, and the last commit started
-    /// less than `ingestCommitInterval` ago. Nil when they are committed at the next
-    /// `collectCommitted` (or there are none).
-    ///
-    /// Pacing trades a little latency for far less I/O: under a steady trickle, a commit per
-    /// batch meant a commit for every one or two items, each writing the feed's and the commit
-    /// counter's pages again. A batch with a control request, whose client waits for the
-    /// reply, is never held back.
+    /// When the submitted batches are due to be committed, if that is later than now
+    /// (`CommitSchedule.commitDue`). Nil when they are committed at the next
+    /// `collectCommitted` (or there are none, or a commit is being written).
     public var commitDue: ContinuousClock.Instant? {
-        guard !writer.isBusy, !submitted.isEmpty, let lastCommitStart else { return nil }
-        let due = lastCommitStart + ingestCommitInterval
-        guard due > .now else { return nil }
-        let waited = submitted.contains { Self.waitsForClient($0.output) }
-        let messages = submitted.messageCount
-        return waited || messages >= Self.pacedMessageLimit ? nil : due
+        guard !writer.isBusy, !submitted.isEmpty else { return nil }
+        return schedule.commitDue(submitted.pending, now: .now)
     }
 
-    /// Until when fire-and-forget ingest that arrives now waits unread, if it should.
-    ///
-    /// After a commit of ingest alone, the next one starts `ingestCommitInterval` later at the
-    /// earliest (`commitDue`). Ingest read meanwhile would only wait for that commit, but each
-    /// message of a trickle was read in a pass of its own, with its own round trip to a plugin
-    /// host: at a trickle the loop woke about twice per item. So once ingest waits, the
-    /// loop reads it a fifth of the interval before that commit is due (time to render it), as
-    /// one batch; `holdIngest(until:)` arms the wake-up.
-    ///
-    /// Nil (ingest is read at once) when pacing is off, a commit is being written, the last
-    /// one carried a request (a client was waiting; what follows is not a paced trickle) or
-    /// fewer than three messages (a trickle that slow gathers one or two, and the hold would
-    /// mostly add a wake-up: held after commits of two, the loop spent more CPU per item), or
-    /// that instant has passed. Control requests are never held.
+    /// Until when fire-and-forget ingest that arrives now waits unread, if it should
+    /// (`CommitSchedule.ingestHeldUntil`; nil while a commit is being written).
+    /// `holdIngest(until:)` arms the wake-up.
     public var ingestHeldUntil: ContinuousClock.Instant? {
-        guard ingestCommitInterval > .zero, lastIngestCommitMessages >= 3, !writer.isBusy, let lastCommitStart else { return nil }
-        let readAt = lastCommitStart + ingestCommitInterval - ingestCommitInterval / 5
-        return readAt > .now ? readAt : nil
+        guard !writer.isBusy else { return nil }
+        return schedule.ingestHeldUntil(now: .now)
     }
 
     /// Has `pacingDescriptor` turn readable at `instant` (an `ingestHeldUntil`), so the loop's
@@ -133,8 +102,7 @@ extension DurableEngine {
         }
         committing = submitted
         submitted = []
-        lastCommitStart = .now
-        lastIngestCommitMessages = committing.contains { Self.waitsForClient($0.output) } ? 0 : committing.messageCount
+        schedule.commitStarted(at: .now, carrying: committing.pending)
         writer.start(commits)
     }
 
@@ -229,4 +197,9 @@ extension DurableEngine {
 extension Array where Element == DurableEngine.UncommittedBatch {
     /// How many messages the batches carry together.
     var messageCount: Int { reduce(0) { $0 + $1.messageCount } }
+
+    /// The batches as the commit schedule sees them.
+    var pending: CommitSchedule.Pending {
+        CommitSchedule.Pending(messages: messageCount, waitedOn: contains { DurableEngine.waitsForClient($0.output) })
+    }
 }

@@ -33,9 +33,14 @@ public final class DurableEngine {
     var committing: [UncommittedBatch] = []
     /// Outputs of committed batches not yet handed back.
     var released: [EngineOutput] = []
+    /// When commits start and ingest is held (grouping and pacing, see `CommitSchedule`).
+    var schedule = CommitSchedule()
     /// The shortest time from one commit's start to the next one's, for batches that only
     /// carry ingest (see `commitDue`); zero commits each batch as soon as the writer is free.
-    public var ingestCommitInterval: Duration = .zero
+    public var ingestCommitInterval: Duration {
+        get { schedule.interval }
+        set { schedule.interval = newValue }
+    }
     /// Set by the daemon after each read: whether its last read filled a batch, so that more
     /// ingest is waiting in the socket. While so, batches that only carry ingest wait for the
     /// next batch to join their commit, up to `groupedMessageLimit` messages (see
@@ -45,11 +50,7 @@ public final class DurableEngine {
     /// it and how many messages its batches carried. Called on the loop thread, once per commit.
     public var commitObserver: ((_ duration: Duration, _ messages: Int) -> Void)?
     /// When the last commit started.
-    var lastCommitStart: ContinuousClock.Instant?
-    /// How many messages the last commit carried when they were all fire-and-forget ingest (no
-    /// batch a client waits on); 0 when it carried a request. From 3 on, the loop leaves
-    /// ingest unread until shortly before the next commit is due (`ingestHeldUntil`).
-    var lastIngestCommitMessages = 0
+    var lastCommitStart: ContinuousClock.Instant? { schedule.lastCommitStart }
     /// Expires when held-back batches are due (`commitDue`), so a wait elsewhere can start
     /// their commit on time (see `advanceWhileWaiting`).
     let pacingTimer = OneShotTimer()
@@ -250,6 +251,7 @@ public final class DurableEngine {
     /// `storage_error` that keeps the request's `op`, `req` and `client`.
     static func refusal(of output: EngineOutput, error: StoreError) -> EngineOutput {
         var refused = EngineOutput()
+        refused.receipt = output.receipt
         let storageError = RowCastError(.storageError, "could not commit the batch this request came in: \(error.message) Nothing of the request was applied; send it again later.")
         for reply in output.replies {
             let original = (try? JSONParser.parse(reply.body))?.objectValue
