@@ -40,7 +40,7 @@ TOOLS_DIR    := .build/tools
 MAN_BUILD    := .build/man
 MAN_DATE     ?= $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
-.PHONY: all deps build examples test check-linkage check-docs test-swift test-python test-asan test-tsan test-systemd fuzz run bench clean help install uninstall install-cli-docs uninstall-cli-docs install-sdk uninstall-sdk
+.PHONY: all deps build examples test check-linkage check-docs test-swift test-python test-asan test-tsan test-systemd fuzz run bench bench-guard clean help install uninstall install-cli-docs uninstall-cli-docs install-sdk uninstall-sdk format format-check
 
 all: build
 
@@ -50,6 +50,8 @@ help:
 	@echo "make build  install what is missing and build (debug)"
 	@echo "make bench  build in release mode and run the benchmarks"
 	@echo "make fuzz   build the libFuzzer harnesses and run each for FUZZ_SECONDS (default 60)"
+	@echo "make format-check  swift format lint --strict with .swift-format (120 columns); builds nothing"
+	@echo "make format        reformat every Swift file in place with .swift-format"
 	@echo "make test-asan / make test-tsan  every Swift test under AddressSanitizer / ThreadSanitizer"
 	@echo "make test-systemd  install into a staging tree and run the unit under a real systemd"
 	@echo "             (a throwaway systemd-nspawn container; as root; SKIP when it cannot boot)"
@@ -167,6 +169,18 @@ test-systemd:
 	rm -rf $(SYSTEMD_STAGE)
 	$(MAKE) install DESTDIR=$(SYSTEMD_STAGE) PREFIX=/usr/local CONFIGURATION=$(CONFIGURATION)
 	$(SUDO) Tests/systemd/nspawn-test.sh $(SYSTEMD_STAGE)
+
+## format-check: every Swift file (the manifests, the sources, the SDK, the tests, the benchmarks,
+## the plugins, the examples and the fuzz harnesses) checked against .swift-format by swift format
+## lint --strict: 120 columns and the lint rules it enables; any finding fails. Builds nothing.
+## format: the same files reformatted in place (lines over 120 columns wrapped). swift-format
+## neither breaks nor reports string literals and comments, so lines of those may stay longer.
+FORMAT_PATHS := Package.swift Sources SDK Tests Benchmarks Plugins Examples Fuzz
+format:
+	$(SWIFT) format format --in-place --configuration .swift-format --recursive --parallel $(FORMAT_PATHS)
+
+format-check:
+	$(SWIFT) format lint --strict --configuration .swift-format --recursive --parallel $(FORMAT_PATHS)
 
 ## run: rowcastd on its embedded defaults, with the plugins built next to it (the examples' C
 ## plugins among them) and the examples' cell files.
