@@ -87,6 +87,7 @@ let package = Package(
             dependencies: [
                 kit,
                 "RowCastEngine",
+                "RowCastWire",
                 "RowCastSupport",
                 "CRowCastSQLite",
                 .product(name: "Logging", package: "swift-log"),

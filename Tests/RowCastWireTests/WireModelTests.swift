@@ -6,7 +6,7 @@ import RowCastKit
 import RowCastWire
 import Testing
 
-/// One wire model: what rowcastd encodes (RowCastCore's `FeedDelta`, bytes) is what a client
+/// One wire model: what rowcastd encodes (RowCastEngine's `FeedDelta`, bytes) is what a client
 /// decodes (RowCastClient's `FeedDelta`, parsed), because both are RowCastWire's `FeedDelta`.
 @Suite struct WireModelTests {
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

@@ -1,3 +1,5 @@
+import RowCastWire
+
 /// Where feeds live durably. The daemon's loop commits every batch through it before any
 /// ack or delta of the batch goes out, and rebuilds the engine from it at start.
 ///
@@ -14,6 +16,9 @@ public protocol FeedStore: AnyObject {
     /// The named feeds as last committed (names the store never had are left out), to roll the
     /// engine back after a failed commit.
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed]
+    /// Every feed of `partitions` as last committed (`Partition(feed:)` of its name), in order
+    /// of name: what an engine that takes those partitions over starts from.
+    func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed]
     /// The remembered answers as last committed.
     func ledgerEntries() throws(StoreError) -> [LedgerEntry]
     /// Records a clean stop and closes; the store is not used after.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import RowCastEngine
+import RowCastWire
 
 /// The durable store: one SQLite database (`rowcast.db`) in the state directory, through
 /// GRDB, in WAL mode. Every batch is one transaction; `synchronous` decides whether a commit
@@ -145,6 +146,20 @@ public final class SQLiteFeedStore: FeedStore {
         let queue = try openQueue()
         do {
             return try queue.read { db in try Self.readFeeds(db, names: Set(names), logger: logger) }
+        } catch {
+            throw Self.storeError(error, path: databasePath, during: "reading")
+        }
+    }
+
+    /// The feeds of `partitions` as committed: the names are read first, and the feeds whose
+    /// name hashes into one of them are read whole.
+    public func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] {
+        let queue = try openQueue()
+        do {
+            return try queue.read { db in
+                let names = try String.fetchAll(db, sql: "SELECT name FROM feeds").filter { partitions.contains(Partition(feed: $0)) }
+                return try Self.readFeeds(db, names: Set(names), logger: logger)
+            }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")
         }

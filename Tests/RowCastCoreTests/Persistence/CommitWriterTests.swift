@@ -2,6 +2,7 @@ import Foundation
 @testable import RowCastEngine
 @testable import RowCastPluginHosting
 @testable import RowCastStore
+import RowCastWire
 import Testing
 
 #if canImport(Glibc)
@@ -38,6 +39,7 @@ final class CountingStore: FeedStore, @unchecked Sendable {
     }
 
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] { [] }
+    func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] { [] }
     func ledgerEntries() throws(StoreError) -> [LedgerEntry] { [] }
     func close() {}
 }

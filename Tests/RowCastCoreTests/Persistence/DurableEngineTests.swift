@@ -3,6 +3,7 @@ import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
 import RowCastKit
+import RowCastWire
 import Testing
 
 /// A store that fails its next commits on demand, over a real SQLite store.
@@ -27,6 +28,7 @@ final class FlakyStore: FeedStore {
         transactions.append(commits.count)
     }
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] { try base.feeds(named: names) }
+    func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] { try base.feeds(inPartitions: partitions) }
     func ledgerEntries() throws(StoreError) -> [LedgerEntry] { try base.ledgerEntries() }
     func close() { base.close() }
 }

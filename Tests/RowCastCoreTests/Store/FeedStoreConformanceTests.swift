@@ -1,5 +1,6 @@
 import RowCastEngine
 import RowCastKit
+import RowCastWire
 import Testing
 
 /// Every promise the engine relies on from a `FeedStore`, run against each implementation
@@ -172,6 +173,25 @@ struct FeedStoreConformanceTests {
         let events = try reloaded(place).events
         #expect(events.filter { $0.feed == "f" } == [event("f", 3), event("f", 4), event("f", 5)])
         #expect(events.filter { $0.feed == "g" } == [event("g", 1)])
+    }
+
+    @Test("the feeds of some partitions are exactly those whose names hash into them, whole", arguments: StoreKind.allCases)
+    func feedsByPartition(kind: StoreKind) throws {
+        let place = try kind.makePlace()
+        let store = try place.open()
+        _ = try store.load()
+        let names = (0..<40).map { "feed-\($0)" }
+        var all = StoreCommit()
+        all.feeds = names.map { changes($0, seq: 1, nextArrival: 2, items: [("i", storedItem("i", arrival: 1, json: "{\"feed\":\"\($0)\"}"))]) }
+        try store.commit(all)
+        let wanted: Set<Partition> = [Partition(feed: "feed-3"), Partition(feed: "feed-17"), Partition(feed: "feed-31")]
+        let expected = names.filter { wanted.contains(Partition(feed: $0)) }.sorted()
+        let feeds = try store.feeds(inPartitions: wanted)
+        #expect(feeds.map(\.name) == expected)
+        #expect(feeds.allSatisfy { $0.items.map(\.json) == [Array("{\"feed\":\"\($0.name)\"}".utf8)] })
+        #expect(try store.feeds(inPartitions: []).isEmpty)
+        #expect(try store.feeds(inPartitions: Set(Partition.all)).map(\.name) == names.sorted())
+        store.close()
     }
 
     @Test("an empty commit changes nothing", arguments: StoreKind.allCases)
