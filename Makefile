@@ -49,6 +49,7 @@ help:
 	@echo "make test   install what is missing, build, and run every test"
 	@echo "make build  install what is missing and build (debug)"
 	@echo "make bench  build in release mode and run the benchmarks"
+	@echo "make bench-guard  instructions per item (callgrind, release build) against Benchmarks/Thresholds"
 	@echo "make fuzz   build the libFuzzer harnesses and run each for FUZZ_SECONDS (default 60)"
 	@echo "make format-check  swift format lint --strict with .swift-format (120 columns); builds nothing"
 	@echo "make format        reformat every Swift file in place with .swift-format"
@@ -186,6 +187,21 @@ format-check:
 ## plugins among them) and the examples' cell files.
 run: build
 	$(BUILD_DIR)/rowcastd $(foreach cells,$(EXAMPLE_CELLS),--cells $(cells))
+
+## bench-guard: instructions per item of the paths whose counts repeat exactly (the engine
+## path, the SDK's render, the store's commit), counted by callgrind on a release build and
+## checked against Benchmarks/Thresholds/instructions.json; fails on a path that grew by more
+## than the tolerance there (Benchmarks/README.md, "Guarded figures").
+GUARDED_PATHS := engine,sdkRender,storeCommit
+GUARD_PRODUCTS := rowcast-bench rowcastd rowcast-plugin-host rowcast-product rowcast-advertising
+bench-guard: deps
+	@command -v valgrind >/dev/null || { echo "installing valgrind"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null 2>&1 || { \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null; }; }
+	for product in $(GUARD_PRODUCTS); do $(SWIFT) build -c release --product $$product || exit 1; done
+	ROWCAST_BENCH_INSTRUCTION_PATHS=$(GUARDED_PATHS) $(RELEASE_DIR)/rowcast-bench instructions
+	$(PYTHON) Benchmarks/scripts/check-instructions.py --results bench-results.json
 
 ## bench: release build, then the benchmark table (valgrind counts instructions per item).
 bench: deps

@@ -27,26 +27,28 @@ struct InstructionsBenchmark {
         let smallItems = largeItems / 3
         var table = BenchTable(title: "Instructions per item (valgrind --tool=callgrind, Ir; the difference between \(smallItems.formatted) and \(largeItems.formatted) car items)",
                                header: ["path", "at \(smallItems.formatted) items", "at \(largeItems.formatted) items", "instructions per item"])
-        let engine = try (small: Self.engine(items: smallItems, launcher: launcher, binaries: binaries),
-                          large: Self.engine(items: largeItems, launcher: launcher, binaries: binaries))
-        let sdk = try (small: Self.engine(items: smallItems, launcher: launcher, binaries: binaries, mode: "--sdk-only"),
-                       large: Self.engine(items: largeItems, launcher: launcher, binaries: binaries, mode: "--sdk-only"))
+        let paths = try Self.selectedPaths()
+        func counts(_ key: String, _ count: (Int) throws -> Double) throws -> (small: Double, large: Double)? {
+            guard paths.contains(key) else { return nil }
+            return try (small: count(smallItems), large: count(largeItems))
+        }
         // Only inside the commit: the items' making is left out.
         let commitsOnly = launcher + ["--collect-atstart=no", "--toggle-collect=*StoreCommitOnly*commitForCount*"]
-        let store = try (small: Self.engine(items: smallItems, launcher: commitsOnly, binaries: binaries, mode: "--store-only"),
-                         large: Self.engine(items: largeItems, launcher: commitsOnly, binaries: binaries, mode: "--store-only"))
-        let daemon = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries, hosted: false),
-                          large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries, hosted: false))
-        let hosted = try (small: Self.daemon(items: smallItems, launcher: launcher, binaries: binaries, hosted: true),
-                          large: Self.daemon(items: largeItems, launcher: launcher, binaries: binaries, hosted: true))
-        let hosts = try (small: Self.hosts(items: smallItems, launcher: launcher, binaries: binaries),
-                         large: Self.hosts(items: largeItems, launcher: launcher, binaries: binaries))
-        for (name, key, counts) in [("Engine.process, plugins in process", "engine", engine),
-                                    ("rowcastd end to end, plugins in process, store on", "daemon", daemon),
-                                    ("rowcastd end to end, plugins in their hosts (not counted), store on", "daemonHosted", hosted),
-                                    ("the plugin hosts of that run (both plugins)", "hosts", hosts),
-                                    ("the product plugin's render_item alone (the SDK: item in, row out)", "sdkRender", sdk),
-                                    ("SQLiteFeedStore.commit alone, 64 items per commit (the commit thread's part)", "storeCommit", store)] {
+        let measured: [(String, String, (small: Double, large: Double)?)] = [
+            ("Engine.process, plugins in process", "engine",
+             try counts("engine") { try Self.engine(items: $0, launcher: launcher, binaries: binaries) }),
+            ("rowcastd end to end, plugins in process, store on", "daemon",
+             try counts("daemon") { try Self.daemon(items: $0, launcher: launcher, binaries: binaries, hosted: false) }),
+            ("rowcastd end to end, plugins in their hosts (not counted), store on", "daemonHosted",
+             try counts("daemonHosted") { try Self.daemon(items: $0, launcher: launcher, binaries: binaries, hosted: true) }),
+            ("the plugin hosts of that run (both plugins)", "hosts",
+             try counts("hosts") { try Self.hosts(items: $0, launcher: launcher, binaries: binaries) }),
+            ("the product plugin's render_item alone (the SDK: item in, row out)", "sdkRender",
+             try counts("sdkRender") { try Self.engine(items: $0, launcher: launcher, binaries: binaries, mode: "--sdk-only") }),
+            ("SQLiteFeedStore.commit alone, 64 items per commit (the commit thread's part)", "storeCommit",
+             try counts("storeCommit") { try Self.engine(items: $0, launcher: commitsOnly, binaries: binaries, mode: "--store-only") }),
+        ]
+        for case (let name, let key, let counts?) in measured {
             let perItem = (counts.large - counts.small) / Double(largeItems - smallItems)
             table.add([name, Int(counts.small).formatted, Int(counts.large).formatted, Int(perItem).formatted])
             results[key] = ["smallItems": .number(Double(smallItems)), "largeItems": .number(Double(largeItems)),
@@ -54,6 +56,21 @@ struct InstructionsBenchmark {
         }
         table.footnotes.append("the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth runs the hosts of the same workload under callgrind of their own (rows three and four together are the whole cost with isolation); the fifth calls the product plugin's exported render_item in this process, as a host does, without the channel; the last counts only SQLiteFeedStore.commit (--toggle-collect), with items in commits of 64")
         return table.render()
+    }
+
+    /// Every path the workload can count, by its key in bench-results.json.
+    static let allPaths = ["engine", "daemon", "daemonHosted", "hosts", "sdkRender", "storeCommit"]
+
+    /// The paths `ROWCAST_BENCH_INSTRUCTION_PATHS` names (comma-separated keys), or every path.
+    /// The CI guard (`make bench-guard`) counts only the paths whose counts repeat exactly.
+    static func selectedPaths() throws -> Set<String> {
+        guard let list = ProcessInfo.processInfo.environment["ROWCAST_BENCH_INSTRUCTION_PATHS"], !list.isEmpty else { return Set(allPaths) }
+        let paths = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        let unknown = paths.subtracting(allPaths)
+        guard unknown.isEmpty else {
+            throw BenchFailure("instructions: ROWCAST_BENCH_INSTRUCTION_PATHS names unknown paths \(unknown.sorted()); known: \(allPaths.joined(separator: ", "))")
+        }
+        return paths
     }
 
     /// Copies rowcast-bench, rowcastd and the plugins into `directory` without debug information.
