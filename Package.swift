@@ -2,7 +2,9 @@
 import PackageDescription
 
 /// Release builds of the engine's modules skip the dynamic exclusivity checks.
-let uncheckedExclusivityInRelease: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+let uncheckedExclusivityInRelease: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
+]
 
 /// The plugin SDK's products, from the package in SDK/.
 let kit = Target.Dependency.product(name: "RowCastKit", package: "sdk")
@@ -211,40 +213,71 @@ let package = Package(
         .executableTarget(
             name: "RowCastBench",
             dependencies: [
-                "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastDaemon", kit, "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting", "ProductCell", abi,
+                "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastDaemon", kit,
+                "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting", "ProductCell", abi,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks/RowCastBench"
         ),
         // The raw ZeroMQ ceiling of rowcast-bench, in C against libzmq (no Swift wrapper).
-        .executableTarget(name: "rowcast-zmq-baseline", path: "Benchmarks/ZMQBaseline", linkerSettings: [.linkedLibrary("zmq"), .linkedLibrary("pthread")]),
+        .executableTarget(
+            name: "rowcast-zmq-baseline", path: "Benchmarks/ZMQBaseline",
+            linkerSettings: [.linkedLibrary("zmq"), .linkedLibrary("pthread")]),
         .target(name: "RowCastTesting"),
         .target(name: "CRowCastFuzz"),
         // libFuzzer harnesses over the parsers; `make fuzz` builds this with -sanitize=fuzzer.
-        .executableTarget(name: "rowcast-fuzz", dependencies: ["CRowCastFuzz", "RowCastEngine", "RowCastPluginHosting", "RowCastWire", "RowCastCells", kit, "RowCastClient"], path: "Fuzz/RowCastFuzz"),
+        .executableTarget(
+            name: "rowcast-fuzz",
+            dependencies: [
+                "CRowCastFuzz", "RowCastEngine", "RowCastPluginHosting", "RowCastWire", "RowCastCells", kit,
+                "RowCastClient",
+            ], path: "Fuzz/RowCastFuzz"),
         // Each plugin is its controllers (tested by PluginCellTests) plus an entry target that
         // exports them: every plugin's entry defines the same C symbol, rowcast_plugin_entry,
         // so the one test executable links the controllers only.
         .target(name: "ProductCell", dependencies: [kit], path: "Plugins/ProductCell"),
         .target(name: "ProductCellEntry", dependencies: ["ProductCell", kit], path: "Plugins/ProductCellEntry"),
         .target(name: "AdvertisingCell", dependencies: [kit], path: "Plugins/AdvertisingCell"),
-        .target(name: "AdvertisingCellEntry", dependencies: ["AdvertisingCell", kit], path: "Plugins/AdvertisingCellEntry"),
+        .target(
+            name: "AdvertisingCellEntry", dependencies: ["AdvertisingCell", kit], path: "Plugins/AdvertisingCellEntry"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
         .testTarget(name: "RowCastKitTests", dependencies: [kit]),
         .testTarget(name: "RowCastSupportTests", dependencies: ["RowCastSupport"]),
-        .testTarget(name: "RowCastCellsTests", dependencies: ["RowCastCells", "RowCastEngine", "RowCastPluginHosting", "RowCastStore", "RowCastWire", kit]),
-        .testTarget(name: "PluginCellTests", dependencies: ["ProductCell", "AdvertisingCell", "RowCastCells", kit, .product(name: "RowCastKitTesting", package: "sdk")]),
-        .testTarget(name: "RowCastCoreTests", dependencies: ["RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastSupport", kit, "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "RowCastWireTests", dependencies: ["RowCastWire", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastClient", kit]),
+        .testTarget(
+            name: "RowCastCellsTests",
+            dependencies: ["RowCastCells", "RowCastEngine", "RowCastPluginHosting", "RowCastStore", "RowCastWire", kit]),
+        .testTarget(
+            name: "PluginCellTests",
+            dependencies: [
+                "ProductCell", "AdvertisingCell", "RowCastCells", kit,
+                .product(name: "RowCastKitTesting", package: "sdk"),
+            ]),
+        .testTarget(
+            name: "RowCastCoreTests",
+            dependencies: [
+                "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastSupport", kit,
+                "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "RowCastWireTests",
+            dependencies: [
+                "RowCastWire", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastClient", kit,
+            ]),
         .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", kit, "ZeroMQ"]),
         .testTarget(name: "RowCastGatewayTests", dependencies: ["RowCastGateway", "RowCastClient", kit]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),
-        .testTarget(name: "RowCastClientTests", dependencies: ["RowCastClient", kit, "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "ZeroMQ", "RowCastTesting"]),
+        .testTarget(
+            name: "RowCastClientTests",
+            dependencies: [
+                "RowCastClient", kit, "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "ZeroMQ",
+                "RowCastTesting",
+            ]),
         .testTarget(
             name: "RowCastDaemonTests",
             dependencies: [
-                "RowCastDaemon", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", kit, "ZeroMQ", "RowCastTesting", "RowCastHTTP",
+                "RowCastDaemon", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", kit, "ZeroMQ",
+                "RowCastTesting", "RowCastHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -252,6 +285,11 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["RowCastClient", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", kit, "RowCastDaemon", "RowCastSupport", "ZeroMQ", "RowCastTesting"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "RowCastClient", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", kit,
+                "RowCastDaemon", "RowCastSupport", "ZeroMQ", "RowCastTesting",
+            ]),
     ]
 )

@@ -16,19 +16,32 @@ struct AckedBenchmark {
     var results = JSONObject()
 
     mutating func run() throws -> String {
-        var table = BenchTable(title: "Acked vs unacked ingest: car feed items (~250 bytes), tcp loopback, store on (SQLite WAL)",
-                               header: ["durability", "path", "items", "seconds", "items/s"])
+        var table = BenchTable(
+            title: "Acked vs unacked ingest: car feed items (~250 bytes), tcp loopback, store on (SQLite WAL)",
+            header: ["durability", "path", "items", "seconds", "items/s"])
         for durability in durabilities {
             var figures = JSONObject()
             for window in items.keys.sorted() {
                 let count = durability == "full" && window == 1 ? min(items[window]!, 1_000) : items[window]!
                 let seconds = try Self.acked(items: count, window: window, durability: durability)
-                table.add([durability, "acked, window \(window)", count.formatted, format3(seconds), Int(Double(count) / seconds).formatted])
-                figures["window\(window)"] = ["items": .number(Double(count)), "seconds": .number(seconds), "itemsPerSecond": .number(Double(count) / seconds)]
+                table.add([
+                    durability, "acked, window \(window)", count.formatted, format3(seconds),
+                    Int(Double(count) / seconds).formatted,
+                ])
+                figures["window\(window)"] = [
+                    "items": .number(Double(count)), "seconds": .number(seconds),
+                    "itemsPerSecond": .number(Double(count) / seconds),
+                ]
             }
             let seconds = try Self.pushed(items: pushedItems, durability: durability)
-            table.add([durability, "unacked PUSH (at most once)", pushedItems.formatted, format3(seconds), Int(Double(pushedItems) / seconds).formatted])
-            figures["push"] = ["items": .number(Double(pushedItems)), "seconds": .number(seconds), "itemsPerSecond": .number(Double(pushedItems) / seconds)]
+            table.add([
+                durability, "unacked PUSH (at most once)", pushedItems.formatted, format3(seconds),
+                Int(Double(pushedItems) / seconds).formatted,
+            ])
+            figures["push"] = [
+                "items": .number(Double(pushedItems)), "seconds": .number(seconds),
+                "itemsPerSecond": .number(Double(pushedItems) / seconds),
+            ]
             results[durability] = .object(figures)
         }
         return table.render() + """
@@ -44,7 +57,9 @@ struct AckedBenchmark {
         let daemon = try BenchDaemon(durability: durability)
         defer { daemon.stop() }
         let requests = (0..<items).map { try! JSONParser.parse(CarFeed.upsert($0, run: "acked")) }
-        let publisher = try AckedPublisher(endpoint: daemon.control, options: AckedPublisherOptions(window: window, retryTimeout: .seconds(30), timeout: .seconds(120)))
+        let publisher = try AckedPublisher(
+            endpoint: daemon.control,
+            options: AckedPublisherOptions(window: window, retryTimeout: .seconds(30), timeout: .seconds(120)))
         defer { publisher.close() }
         // One warm-up request: the connection is made and the feeds exist.
         _ = publisher.publish([try JSONParser.parse(CarFeed.upsert(0, run: "warm-up"))])
@@ -57,7 +72,9 @@ struct AckedBenchmark {
         try publisher.flush()
         failures += publisher.takeResults().filter { if case .failure = $0.result { true } else { false } }.count
         let elapsed = ContinuousClock.now - start
-        guard failures == 0 else { throw BenchFailure("acked, window \(window): \(failures) of \(items) requests failed") }
+        guard failures == 0 else {
+            throw BenchFailure("acked, window \(window): \(failures) of \(items) requests failed")
+        }
         return elapsed.seconds
     }
 

@@ -15,10 +15,13 @@ struct BenchCurve {
 
     /// A keys directory with a fresh client key pair in it.
     init() throws {
-        clients = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-clients-\(UUID().uuidString)").path
+        clients =
+            FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-clients-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: clients, withIntermediateDirectories: true)
         (publicKey, secretKey) = try Curve.keyPair()
-        try "public-key = \"\(publicKey)\"\nallow = \"all *\"\n".write(toFile: clients + "/bench.key", atomically: true, encoding: .utf8)
+        try "public-key = \"\(publicKey)\"\nallow = \"all *\"\n".write(
+            toFile: clients + "/bench.key", atomically: true, encoding: .utf8)
     }
 
     /// rowcastd's options for CURVE with this keys directory.

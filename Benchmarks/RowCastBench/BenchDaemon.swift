@@ -32,19 +32,27 @@ final class BenchDaemon {
     /// with the plugins of `pluginDirectory` (default: the release build's); run by `launcher`
     /// (e.g. valgrind and its options) when given, with its standard error to `standardError`,
     /// from `binaries` (a directory with rowcastd and the plugins) when given.
-    init(durability: String = "normal", stateDirectory given: String? = nil, pluginDirectory: String? = nil, extraArguments: [String] = [],
-         launcher: [String] = [], standardError: Pipe? = nil, binaries: String? = nil) throws {
+    init(
+        durability: String = "normal", stateDirectory given: String? = nil, pluginDirectory: String? = nil,
+        extraArguments: [String] = [],
+        launcher: [String] = [], standardError: Pipe? = nil, binaries: String? = nil
+    ) throws {
         let directory = binaries ?? Self.productsDirectory
         self.durability = durability
         ownsState = given == nil
-        stateDirectory = given ?? FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-\(UUID().uuidString)").path
+        stateDirectory =
+            given
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-\(UUID().uuidString)").path
         stopTimeout = launcher.isEmpty ? 10 : 120
         process.executableURL = URL(fileURLWithPath: launcher.first ?? directory + "/rowcastd")
-        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [directory + "/rowcastd"]) + ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
-                             // The HTTP endpoint (and with it the metrics) is on unless ROWCAST_BENCH_HTTP="" turns it off.
-                             "--http", ProcessInfo.processInfo.environment["ROWCAST_BENCH_HTTP"] ?? "tcp://127.0.0.1:0",
-                             "--plugins", pluginDirectory ?? directory, "--log-level", "warning",
-                             "--state-dir", stateDirectory, "--durability", durability] + extraArguments
+        process.arguments =
+            launcher.dropFirst() + (launcher.isEmpty ? [] : [directory + "/rowcastd"]) + [
+                "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
+                // The HTTP endpoint (and with it the metrics) is on unless ROWCAST_BENCH_HTTP="" turns it off.
+                "--http", ProcessInfo.processInfo.environment["ROWCAST_BENCH_HTTP"] ?? "tcp://127.0.0.1:0",
+                "--plugins", pluginDirectory ?? directory, "--log-level", "warning",
+                "--state-dir", stateDirectory, "--durability", durability,
+            ] + extraArguments
         process.standardOutput = output
         process.standardError = standardError ?? FileHandle.standardError
         // The previous workload's writes would otherwise be flushed during this one.
@@ -76,7 +84,8 @@ final class BenchDaemon {
     var residentBytes: Int { memoryField("VmRSS:") }
 
     private func memoryField(_ name: String) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return 0 }
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix(name) {
             let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
             return kilobytes * 1024

@@ -20,9 +20,12 @@ enum BenchEnvironment {
         var now = time(nil)
         var parts = tm()
         gmtime_r(&now, &parts)
-        let date = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min))Z"
+        let date =
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min))Z"
         return [
-            "machine": .string("\(field(name.sysname)) \(field(name.release)) \(field(name.machine)), \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores"),
+            "machine": .string(
+                "\(field(name.sysname)) \(field(name.release)) \(field(name.machine)), \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores"
+            ),
             "build": .string(build),
             "date": .string(date),
         ]

@@ -12,8 +12,10 @@ final class BenchGateway {
     /// Starts `rowcast serve` for `daemon` with a connection buffer of `buffer` messages.
     init(daemon: BenchDaemon, buffer: Int) throws {
         process.executableURL = URL(fileURLWithPath: BenchDaemon.productsDirectory + "/rowcast")
-        process.arguments = ["serve", "--http", "127.0.0.1:0", "--control", daemon.control, "--publish", daemon.publish,
-                             "--connection-buffer", "\(buffer)"]
+        process.arguments = [
+            "serve", "--http", "127.0.0.1:0", "--control", daemon.control, "--publish", daemon.publish,
+            "--connection-buffer", "\(buffer)",
+        ]
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         try process.run()
@@ -25,8 +27,9 @@ final class BenchGateway {
             if data.isEmpty { break }
             text += String(decoding: data, as: UTF8.self)
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("rowcast serve ready ") }),
-               let http = line.split(separator: " ").first(where: { $0.hasPrefix("http=") }),
-               let port = Int(http.split(separator: ":").last ?? "") {
+                let http = line.split(separator: " ").first(where: { $0.hasPrefix("http=") }),
+                let port = Int(http.split(separator: ":").last ?? "")
+            {
                 self.port = port
                 return
             }
@@ -37,7 +40,8 @@ final class BenchGateway {
 
     /// Resident memory of the gateway now, in bytes (VmRSS).
     var residentBytes: Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return 0 }
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+        else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
         }

@@ -3,7 +3,10 @@ import ZeroMQ
 /// The benchmark's subscriber: a SUB socket on a daemon's publish endpoint, returned once a
 /// heartbeat proved the subscription live (ZeroMQ's slow joiner would drop early messages).
 enum BenchSubscriber {
-    static func live(context: Context, publish endpoint: String, topics: [[UInt8]], timeoutMilliseconds: Int, curve: BenchCurve? = nil) throws -> Socket {
+    static func live(
+        context: Context, publish endpoint: String, topics: [[UInt8]], timeoutMilliseconds: Int,
+        curve: BenchCurve? = nil
+    ) throws -> Socket {
         let subscriber = try Socket(context: context, type: .sub)
         try curve?.apply(to: subscriber)
         try subscriber.setOption(.linger, 0)

@@ -29,13 +29,16 @@ final class BenchWebSocket {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             close(descriptor)
             throw BenchFailure("connect to 127.0.0.1:\(port): errno \(errno)")
         }
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let request =
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         _ = Array(request.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
         // The response head, read byte by byte up to its blank line (frames may follow it).
@@ -89,7 +92,9 @@ final class BenchWebSocket {
             guard pending.count - start >= header + length else { break }
             let payload = start + header
             if opcode == 8 { closed = true }
-            if opcode == 1, length >= prefix.count, pending[payload..<(payload + prefix.count)].elementsEqual(prefix) { counted += 1 }
+            if opcode == 1, length >= prefix.count, pending[payload..<(payload + prefix.count)].elementsEqual(prefix) {
+                counted += 1
+            }
             start = payload + length
         }
         if start > 0 { pending.removeFirst(start) }
@@ -100,5 +105,7 @@ final class BenchWebSocket {
 
 extension Array where Element == UInt8 {
     /// Whether the array ends with `suffix`.
-    func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix) }
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
 }

@@ -21,8 +21,10 @@ enum CBaseline {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0, let seconds = text.split(separator: " ").first.flatMap({ Double($0) }) else {
-            throw BenchFailure("rowcast-zmq-baseline \(shape.rawValue) failed (status \(process.terminationStatus)): \(text)")
+        guard process.terminationStatus == 0, let seconds = text.split(separator: " ").first.flatMap({ Double($0) })
+        else {
+            throw BenchFailure(
+                "rowcast-zmq-baseline \(shape.rawValue) failed (status \(process.terminationStatus)): \(text)")
         }
         return seconds
     }

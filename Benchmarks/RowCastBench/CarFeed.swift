@@ -10,9 +10,13 @@ enum CarFeed {
         let feed = "cars\(index % feeds)"
         let section = "s\(index / feeds % sections)"
         if index % 10 == 9 {
-            return Array(#"{"op":"upsert","feed":"\#(feed)","item":{"id":"\#(run)-\#(index)","type":"advertising","section":"\#(section)","data":{"name":"Garage sale \#(index)","operatedBy":"Bob's Cars","price":\#(1000 + index % 9000 + priceChange),"image":"https://img.example/ad/\#(index % 997).png","url":"https://ads.example/\#(index)"}}}"#.utf8)
+            return Array(
+                #"{"op":"upsert","feed":"\#(feed)","item":{"id":"\#(run)-\#(index)","type":"advertising","section":"\#(section)","data":{"name":"Garage sale \#(index)","operatedBy":"Bob's Cars","price":\#(1000 + index % 9000 + priceChange),"image":"https://img.example/ad/\#(index % 997).png","url":"https://ads.example/\#(index)"}}}"#
+                    .utf8)
         }
-        return Array(#"{"op":"upsert","feed":"\#(feed)","item":{"id":"\#(run)-\#(index)","type":"product","section":"\#(section)","data":{"name":"Tesla Model 3 Long Range \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000 + priceChange),"image":"https://img.example/cars/\#(index % 997).png"}}}"#.utf8)
+        return Array(
+            #"{"op":"upsert","feed":"\#(feed)","item":{"id":"\#(run)-\#(index)","type":"product","section":"\#(section)","data":{"name":"Tesla Model 3 Long Range \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000 + priceChange),"image":"https://img.example/cars/\#(index % 997).png"}}}"#
+                .utf8)
     }
 
     /// How many rows a publication carries: every row object has exactly one "cell" member.
@@ -24,7 +28,8 @@ enum CarFeed {
         while index <= last {
             if body[index] == pattern[0] && body[index + 1] == pattern[1] && body[index + 2] == pattern[2]
                 && body[index + 3] == pattern[3] && body[index + 4] == pattern[4] && body[index + 5] == pattern[5]
-                && body[index + 6] == pattern[6] {
+                && body[index + 6] == pattern[6]
+            {
                 count += 1
                 index += pattern.count
             } else {

@@ -9,8 +9,10 @@ struct CurveBenchmark {
     var results = JSONObject()
 
     mutating func run() throws -> String {
-        var table = BenchTable(title: "CURVE: car feed items (~250 bytes), PUSH into rowcastd over tcp loopback, one subscriber, \(rounds) rounds alternating",
-                               header: ["transport", "items", "best seconds", "items/s", "vs plain", "CPU/item (rowcastd)"])
+        var table = BenchTable(
+            title:
+                "CURVE: car feed items (~250 bytes), PUSH into rowcastd over tcp loopback, one subscriber, \(rounds) rounds alternating",
+            header: ["transport", "items", "best seconds", "items/s", "vs plain", "CPU/item (rowcastd)"])
         let curve = try BenchCurve()
         defer { curve.remove() }
         var plain: [EndToEndRun] = []
@@ -25,12 +27,24 @@ struct CurveBenchmark {
         let curveRate = Double(items) / bestCurve.seconds
         let count = Double(items)
         let perItem = { (run: EndToEndRun) in format3(run.daemonCPUSeconds / count * 1e6) + " µs" }
-        table.add(["plain tcp", items.formatted, format3(bestPlain.seconds), Int(plainRate).formatted, "1.00", perItem(bestPlain)])
-        table.add(["CURVE + ZAP + permissions", items.formatted, format3(bestCurve.seconds), Int(curveRate).formatted, format3(curveRate / plainRate), perItem(bestCurve)])
-        results["plain"] = ["items": .number(Double(items)), "seconds": .number(bestPlain.seconds), "itemsPerSecond": .number(plainRate),
-                            "daemonCPUSeconds": .number(bestPlain.daemonCPUSeconds)]
-        results["curve"] = ["items": .number(Double(items)), "seconds": .number(bestCurve.seconds), "itemsPerSecond": .number(curveRate),
-                            "daemonCPUSeconds": .number(bestCurve.daemonCPUSeconds), "ratioToPlain": .number(curveRate / plainRate)]
+        table.add([
+            "plain tcp", items.formatted, format3(bestPlain.seconds), Int(plainRate).formatted, "1.00",
+            perItem(bestPlain),
+        ])
+        table.add([
+            "CURVE + ZAP + permissions", items.formatted, format3(bestCurve.seconds), Int(curveRate).formatted,
+            format3(curveRate / plainRate), perItem(bestCurve),
+        ])
+        results["plain"] = [
+            "items": .number(Double(items)), "seconds": .number(bestPlain.seconds),
+            "itemsPerSecond": .number(plainRate),
+            "daemonCPUSeconds": .number(bestPlain.daemonCPUSeconds),
+        ]
+        results["curve"] = [
+            "items": .number(Double(items)), "seconds": .number(bestCurve.seconds),
+            "itemsPerSecond": .number(curveRate),
+            "daemonCPUSeconds": .number(bestCurve.daemonCPUSeconds), "ratioToPlain": .number(curveRate / plainRate),
+        ]
         return table.render()
     }
 }

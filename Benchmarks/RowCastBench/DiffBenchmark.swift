@@ -38,8 +38,9 @@ struct DiffBenchmark {
 
     mutating func run() -> String {
         var report = ""
-        var diffTable = BenchTable(title: "Diff: DifferenceKit's workloads (one section; median of runs)",
-                                   header: ["workload", "RowCast diff", "CollectionDifference", "ratio"])
+        var diffTable = BenchTable(
+            title: "Diff: DifferenceKit's workloads (one section; median of runs)",
+            header: ["workload", "RowCast diff", "CollectionDifference", "ratio"])
         var diffResults: [JSONValue] = []
         for workload in Self.workloads {
             var random = SplitMix64(state: UInt64(workload.rows))
@@ -60,19 +61,31 @@ struct DiffBenchmark {
                 let difference = target.difference(from: source).inferringMoves()
                 precondition(!difference.isEmpty)
             }
-            diffTable.add([workload.name, formatDuration(ours), formatDuration(theirs), format3(theirs / ours) + "x faster"])
-            diffResults.append(["workload": .string(workload.name), "rowcastSeconds": .number(ours), "collectionDifferenceSeconds": .number(theirs)])
+            diffTable.add([
+                workload.name, formatDuration(ours), formatDuration(theirs), format3(theirs / ours) + "x faster",
+            ])
+            diffResults.append([
+                "workload": .string(workload.name), "rowcastSeconds": .number(ours),
+                "collectionDifferenceSeconds": .number(theirs),
+            ])
         }
         report += diffTable.render()
 
-        var singleTable = BenchTable(title: "Single-row change through Engine.process (decode, render, incremental delta, encode; median of 201)",
-                                     header: ["feed rows", "upsert (insert)", "delete", "move"])
+        var singleTable = BenchTable(
+            title:
+                "Single-row change through Engine.process (decode, render, incremental delta, encode; median of 201)",
+            header: ["feed rows", "upsert (insert)", "delete", "move"])
         var singleResults: [JSONValue] = []
         for size in Self.feedSizes {
             let timings = Self.singleRowChanges(feedSize: size)
-            singleTable.add([size.formatted, formatDuration(timings.insert), formatDuration(timings.delete), formatDuration(timings.move)])
-            singleResults.append(["rows": .number(Double(size)), "insertSeconds": .number(timings.insert),
-                                  "deleteSeconds": .number(timings.delete), "moveSeconds": .number(timings.move)])
+            singleTable.add([
+                size.formatted, formatDuration(timings.insert), formatDuration(timings.delete),
+                formatDuration(timings.move),
+            ])
+            singleResults.append([
+                "rows": .number(Double(size)), "insertSeconds": .number(timings.insert),
+                "deleteSeconds": .number(timings.delete), "moveSeconds": .number(timings.move),
+            ])
         }
         report += singleTable.render()
         results["diff"] = .array(diffResults)
@@ -93,7 +106,9 @@ struct DiffBenchmark {
         let source = (0..<workload.rows).map { "row-\($0)" }
         var target = source
         for _ in 0..<workload.deletes { target.remove(at: Int.random(in: 0..<target.count, using: &random)) }
-        for index in 0..<workload.inserts { target.insert("new-\(index)", at: Int.random(in: 0...target.count, using: &random)) }
+        for index in 0..<workload.inserts {
+            target.insert("new-\(index)", at: Int.random(in: 0...target.count, using: &random))
+        }
         for _ in 0..<workload.moves {
             let element = target.remove(at: Int.random(in: 0..<target.count, using: &random))
             target.insert(element, at: Int.random(in: 0...target.count, using: &random))
@@ -121,16 +136,23 @@ struct DiffBenchmark {
     static func singleRowChanges(feedSize: Int) -> (insert: Double, delete: Double, move: Double) {
         let engine = Engine(renderer: BenchRenderer())
         let items = (0..<feedSize).map { index in
-            PersistedItem(id: "r\(index)", type: "bench", section: "default", sort: Double(index), arrival: UInt64(index),
-                          json: Array(#"{"id":"r\#(index)","type":"bench","section":"default","sort":\#(index),"data":{"v":1}}"#.utf8))
+            PersistedItem(
+                id: "r\(index)", type: "bench", section: "default", sort: Double(index), arrival: UInt64(index),
+                json: Array(
+                    #"{"id":"r\#(index)","type":"bench","section":"default","sort":\#(index),"data":{"v":1}}"#.utf8))
         }
-        engine.restore([RestoredFeed(name: "f", seq: 1, epoch: "bench", nextArrival: UInt64(feedSize), items: items, sections: [])])
+        engine.restore([
+            RestoredFeed(name: "f", seq: 1, epoch: "bench", nextArrival: UInt64(feedSize), items: items, sections: [])
+        ])
         var random = SplitMix64(state: UInt64(feedSize))
         func message(_ json: String) -> [IncomingMessage] { [IncomingMessage(origin: .ingest, body: Array(json.utf8))] }
         var serial = 0
         let insert = BenchClock.median(runs: 201) {
             serial += 1
-            let output = engine.process(message(#"{"op":"upsert","feed":"f","item":{"id":"new\#(serial)","type":"bench","sort":\#(Double(feedSize) / 2 + 0.5),"data":{"v":1}}}"#))
+            let output = engine.process(
+                message(
+                    #"{"op":"upsert","feed":"f","item":{"id":"new\#(serial)","type":"bench","sort":\#(Double(feedSize) / 2 + 0.5),"data":{"v":1}}}"#
+                ))
             precondition(output.publications.count == 1)
         }
         var victims = Array(Set((0..<300).map { _ in Int.random(in: 0..<feedSize, using: &random) })).makeIterator()
@@ -138,10 +160,14 @@ struct DiffBenchmark {
             let output = engine.process(message(#"{"op":"delete","feed":"f","id":"r\#(victims.next()!)"}"#))
             precondition(output.publications.count == 1)
         }
-        var movers = Array(Set((0..<300).map { _ in Int.random(in: 0..<feedSize, using: &random) })).filter { _ in true }.makeIterator()
+        var movers = Array(Set((0..<300).map { _ in Int.random(in: 0..<feedSize, using: &random) })).filter { _ in true
+        }.makeIterator()
         let move = BenchClock.median(runs: 201) {
             let id = movers.next()!
-            let output = engine.process(message(#"{"op":"upsert","feed":"f","item":{"id":"r\#(id)","type":"bench","sort":\#(Double(feedSize) - Double(id)),"data":{"v":1}}}"#))
+            let output = engine.process(
+                message(
+                    #"{"op":"upsert","feed":"f","item":{"id":"r\#(id)","type":"bench","sort":\#(Double(feedSize) - Double(id)),"data":{"v":1}}}"#
+                ))
             precondition(output.publications.count == 1)
         }
         return (insert, delete, move)

@@ -31,10 +31,16 @@ struct EngineBenchmark {
         precondition(published > 0)
         let rows = engine.feeds.values.reduce(0) { $0 + $1.rowCount }
         precondition(rows == items, "engine rendered \(rows) rows of \(items)")
-        var table = BenchTable(title: "Engine alone: Engine.process, real plugins, batches of \(batch) (thread CPU time)",
-                               header: ["items", "CPU seconds", "items per CPU-second", "µs per item"])
-        table.add([items.formatted, format3(cpu), Int(Double(items) / cpu).formatted, format3(cpu / Double(items) * 1e6)])
-        results = ["items": .number(Double(items)), "cpuSeconds": .number(cpu), "itemsPerCPUSecond": .number(Double(items) / cpu)]
+        var table = BenchTable(
+            title: "Engine alone: Engine.process, real plugins, batches of \(batch) (thread CPU time)",
+            header: ["items", "CPU seconds", "items per CPU-second", "µs per item"])
+        table.add([
+            items.formatted, format3(cpu), Int(Double(items) / cpu).formatted, format3(cpu / Double(items) * 1e6),
+        ])
+        results = [
+            "items": .number(Double(items)), "cpuSeconds": .number(cpu),
+            "itemsPerCPUSecond": .number(Double(items) / cpu),
+        ]
         return table.render()
     }
 

@@ -22,8 +22,12 @@ struct GatewayBenchmark {
     var results = JSONObject()
 
     mutating func run() throws -> String {
-        var table = BenchTable(title: "Gateway: \(Self.deltas.formatted) deltas fanned out over WebSocket (rowcast serve)",
-                               header: ["connections", "deltas/s to each", "messages/s in all", "seconds", "RSS per connection", "closed as slow"])
+        var table = BenchTable(
+            title: "Gateway: \(Self.deltas.formatted) deltas fanned out over WebSocket (rowcast serve)",
+            header: [
+                "connections", "deltas/s to each", "messages/s in all", "seconds", "RSS per connection",
+                "closed as slow",
+            ])
         let daemon = try BenchDaemon()
         defer { daemon.stop() }
         let control = try ControlClient(endpoint: daemon.control, timeout: .seconds(30))
@@ -38,7 +42,9 @@ struct GatewayBenchmark {
             let before = gateway.residentBytes
             var sockets: [BenchWebSocket] = []
             for _ in 0..<count {
-                sockets.append(try BenchWebSocket(port: gateway.port, path: "/feeds/\(Self.feed)/stream", counting: #"{"event":"delta""#))
+                sockets.append(
+                    try BenchWebSocket(
+                        port: gateway.port, path: "/feeds/\(Self.feed)/stream", counting: #"{"event":"delta""#))
             }
             // The openings (snapshot, position) are read before measuring memory.
             Self.pump(sockets, seconds: 1.0) { false }
@@ -57,24 +63,32 @@ struct GatewayBenchmark {
                 }
             }
             producer.start()
-            let finished = Self.pump(sockets, seconds: 300) { sockets.allSatisfy { $0.counted >= Self.deltas || $0.closed } }
+            let finished = Self.pump(sockets, seconds: 300) {
+                sockets.allSatisfy { $0.counted >= Self.deltas || $0.closed }
+            }
             let seconds = (ContinuousClock.now - start).seconds
             published.wait()
             let closed = sockets.filter(\.closed).count
             let perSecond = Double(Self.deltas) / seconds
             let perConnection = count > 0 ? Double(after - before) / Double(count) : 0
-            table.add([count.formatted, format3(perSecond), format3(perSecond * Double(count - closed)), format3(seconds),
-                       "\(format3(perConnection / 1024)) KiB", "\(closed)" + (finished ? "" : " (timed out)")])
-            figures.append(["connections": .number(Double(count)), "deltasPerSecond": .number(perSecond),
-                            "seconds": .number(seconds), "rssBytesPerConnection": .number(perConnection),
-                            "closedAsSlow": .number(Double(closed)), "rssBytes": .number(Double(after))])
+            table.add([
+                count.formatted, format3(perSecond), format3(perSecond * Double(count - closed)), format3(seconds),
+                "\(format3(perConnection / 1024)) KiB", "\(closed)" + (finished ? "" : " (timed out)"),
+            ])
+            figures.append([
+                "connections": .number(Double(count)), "deltasPerSecond": .number(perSecond),
+                "seconds": .number(seconds), "rssBytesPerConnection": .number(perConnection),
+                "closedAsSlow": .number(Double(closed)), "rssBytes": .number(Double(after)),
+            ])
             sockets.removeAll()
             Thread.sleep(forTimeInterval: 1)
         }
         results["fanOut"] = .array(figures)
-        table.footnotes = ["one feed of 10 rows; each delta reconfigures one row (about 500 bytes); the producer waits for each ack;",
-                           "RSS per connection: the gateway's VmRSS with the connections open, less before, over their number;",
-                           "closed as slow: connections the gateway closed because \((Self.deltas * 2 + 64).formatted) messages waited (none expected)."]
+        table.footnotes = [
+            "one feed of 10 rows; each delta reconfigures one row (about 500 bytes); the producer waits for each ack;",
+            "RSS per connection: the gateway's VmRSS with the connections open, less before, over their number;",
+            "closed as slow: connections the gateway closed because \((Self.deltas * 2 + 64).formatted) messages waited (none expected).",
+        ]
         return table.render()
     }
 
@@ -97,8 +111,13 @@ struct GatewayBenchmark {
 
     /// Product item `index` of the bench feed at `price`.
     static func item(_ index: Int, price: Int) -> JSONValue {
-        ["id": .string("car-\(index)"), "type": "product",
-         "data": ["name": .string("Tesla Model 3 Long Range \(index)"), "operatedBy": "Tesla Inc.", "price": .number(Double(price)),
-                  "image": .string("https://img.example/cars/\(index).png")]]
+        [
+            "id": .string("car-\(index)"), "type": "product",
+            "data": [
+                "name": .string("Tesla Model 3 Long Range \(index)"), "operatedBy": "Tesla Inc.",
+                "price": .number(Double(price)),
+                "image": .string("https://img.example/cars/\(index).png"),
+            ],
+        ]
     }
 }

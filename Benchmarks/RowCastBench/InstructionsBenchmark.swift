@@ -15,18 +15,29 @@ struct InstructionsBenchmark {
     var results = JSONObject()
 
     mutating func run() throws -> String {
-        guard let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw BenchFailure("instructions: valgrind is not installed (`make bench` installs it; apt-get install valgrind)")
+        guard
+            let valgrind = ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            throw BenchFailure(
+                "instructions: valgrind is not installed (`make bench` installs it; apt-get install valgrind)")
         }
         let launcher = [valgrind, "--tool=callgrind", "--callgrind-out-file=" + Self.profileFile]
         // valgrind 3.19 cannot read the DWARF 5 of this toolchain's builds and gives up: it runs
         // copies without their debug information (the instructions are the same).
-        let binaries = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-ir-\(UUID().uuidString)").path
+        let binaries = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rowcast-bench-ir-\(UUID().uuidString)"
+        ).path
         try Self.strippedCopies(into: binaries)
         defer { try? FileManager.default.removeItem(atPath: binaries) }
         let smallItems = largeItems / 3
-        var table = BenchTable(title: "Instructions per item (valgrind --tool=callgrind, Ir; the difference between \(smallItems.formatted) and \(largeItems.formatted) car items)",
-                               header: ["path", "at \(smallItems.formatted) items", "at \(largeItems.formatted) items", "instructions per item"])
+        var table = BenchTable(
+            title:
+                "Instructions per item (valgrind --tool=callgrind, Ir; the difference between \(smallItems.formatted) and \(largeItems.formatted) car items)",
+            header: [
+                "path", "at \(smallItems.formatted) items", "at \(largeItems.formatted) items", "instructions per item",
+            ])
         let paths = try Self.selectedPaths()
         func counts(_ key: String, _ count: (Int) throws -> Double) throws -> (small: Double, large: Double)? {
             guard paths.contains(key) else { return nil }
@@ -35,26 +46,51 @@ struct InstructionsBenchmark {
         // Only inside the commit: the items' making is left out.
         let commitsOnly = launcher + ["--collect-atstart=no", "--toggle-collect=*StoreCommitOnly*commitForCount*"]
         let measured: [(String, String, (small: Double, large: Double)?)] = [
-            ("Engine.process, plugins in process", "engine",
-             try counts("engine") { try Self.engine(items: $0, launcher: launcher, binaries: binaries) }),
-            ("rowcastd end to end, plugins in process, store on", "daemon",
-             try counts("daemon") { try Self.daemon(items: $0, launcher: launcher, binaries: binaries, hosted: false) }),
-            ("rowcastd end to end, plugins in their hosts (not counted), store on", "daemonHosted",
-             try counts("daemonHosted") { try Self.daemon(items: $0, launcher: launcher, binaries: binaries, hosted: true) }),
-            ("the plugin hosts of that run (both plugins)", "hosts",
-             try counts("hosts") { try Self.hosts(items: $0, launcher: launcher, binaries: binaries) }),
-            ("the product plugin's render_item alone (the SDK: item in, row out)", "sdkRender",
-             try counts("sdkRender") { try Self.engine(items: $0, launcher: launcher, binaries: binaries, mode: "--sdk-only") }),
-            ("SQLiteFeedStore.commit alone, 64 items per commit (the commit thread's part)", "storeCommit",
-             try counts("storeCommit") { try Self.engine(items: $0, launcher: commitsOnly, binaries: binaries, mode: "--store-only") }),
+            (
+                "Engine.process, plugins in process", "engine",
+                try counts("engine") { try Self.engine(items: $0, launcher: launcher, binaries: binaries) }
+            ),
+            (
+                "rowcastd end to end, plugins in process, store on", "daemon",
+                try counts("daemon") {
+                    try Self.daemon(items: $0, launcher: launcher, binaries: binaries, hosted: false)
+                }
+            ),
+            (
+                "rowcastd end to end, plugins in their hosts (not counted), store on", "daemonHosted",
+                try counts("daemonHosted") {
+                    try Self.daemon(items: $0, launcher: launcher, binaries: binaries, hosted: true)
+                }
+            ),
+            (
+                "the plugin hosts of that run (both plugins)", "hosts",
+                try counts("hosts") { try Self.hosts(items: $0, launcher: launcher, binaries: binaries) }
+            ),
+            (
+                "the product plugin's render_item alone (the SDK: item in, row out)", "sdkRender",
+                try counts("sdkRender") {
+                    try Self.engine(items: $0, launcher: launcher, binaries: binaries, mode: "--sdk-only")
+                }
+            ),
+            (
+                "SQLiteFeedStore.commit alone, 64 items per commit (the commit thread's part)", "storeCommit",
+                try counts("storeCommit") {
+                    try Self.engine(items: $0, launcher: commitsOnly, binaries: binaries, mode: "--store-only")
+                }
+            ),
         ]
         for case (let name, let key, let counts?) in measured {
             let perItem = (counts.large - counts.small) / Double(largeItems - smallItems)
             table.add([name, Int(counts.small).formatted, Int(counts.large).formatted, Int(perItem).formatted])
-            results[key] = ["smallItems": .number(Double(smallItems)), "largeItems": .number(Double(largeItems)),
-                            "smallInstructions": .number(counts.small), "largeInstructions": .number(counts.large), "instructionsPerItem": .number(perItem)]
+            results[key] = [
+                "smallItems": .number(Double(smallItems)), "largeItems": .number(Double(largeItems)),
+                "smallInstructions": .number(counts.small), "largeInstructions": .number(counts.large),
+                "instructionsPerItem": .number(perItem),
+            ]
         }
-        table.footnotes.append("the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth runs the hosts of the same workload under callgrind of their own (rows three and four together are the whole cost with isolation); the fifth calls the product plugin's exported render_item in this process, as a host does, without the channel; the last counts only SQLiteFeedStore.commit (--toggle-collect), with items in commits of 64")
+        table.footnotes.append(
+            "the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth runs the hosts of the same workload under callgrind of their own (rows three and four together are the whole cost with isolation); the fifth calls the product plugin's exported render_item in this process, as a host does, without the channel; the last counts only SQLiteFeedStore.commit (--toggle-collect), with items in commits of 64"
+        )
         return table.render()
     }
 
@@ -64,11 +100,15 @@ struct InstructionsBenchmark {
     /// The paths `ROWCAST_BENCH_INSTRUCTION_PATHS` names (comma-separated keys), or every path.
     /// The CI guard (`make bench-guard`) counts only the paths whose counts repeat exactly.
     static func selectedPaths() throws -> Set<String> {
-        guard let list = ProcessInfo.processInfo.environment["ROWCAST_BENCH_INSTRUCTION_PATHS"], !list.isEmpty else { return Set(allPaths) }
+        guard let list = ProcessInfo.processInfo.environment["ROWCAST_BENCH_INSTRUCTION_PATHS"], !list.isEmpty else {
+            return Set(allPaths)
+        }
         let paths = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         let unknown = paths.subtracting(allPaths)
         guard unknown.isEmpty else {
-            throw BenchFailure("instructions: ROWCAST_BENCH_INSTRUCTION_PATHS names unknown paths \(unknown.sorted()); known: \(allPaths.joined(separator: ", "))")
+            throw BenchFailure(
+                "instructions: ROWCAST_BENCH_INSTRUCTION_PATHS names unknown paths \(unknown.sorted()); known: \(allPaths.joined(separator: ", "))"
+            )
         }
         return paths
     }
@@ -77,20 +117,26 @@ struct InstructionsBenchmark {
     static func strippedCopies(into directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let source = BenchDaemon.productsDirectory
-        let names = ["rowcast-bench", "rowcastd", "rowcast-plugin-host", "librowcast-product.so", "librowcast-advertising.so"]
+        let names = [
+            "rowcast-bench", "rowcastd", "rowcast-plugin-host", "librowcast-product.so", "librowcast-advertising.so",
+        ]
         for name in names {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/objcopy")
             process.arguments = ["--strip-debug", source + "/" + name, directory + "/" + name]
             try process.run()
             process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw BenchFailure("instructions: objcopy --strip-debug \(name) failed") }
+            guard process.terminationStatus == 0 else {
+                throw BenchFailure("instructions: objcopy --strip-debug \(name) failed")
+            }
         }
     }
 
     /// Instructions of `rowcast-bench --engine-only items` (or another `mode`, `--sdk-only`)
     /// under callgrind.
-    static func engine(items: Int, launcher: [String], binaries: String, mode: String = "--engine-only") throws -> Double {
+    static func engine(
+        items: Int, launcher: [String], binaries: String, mode: String = "--engine-only"
+    ) throws -> Double {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher[0])
         process.arguments = Array(launcher.dropFirst()) + [binaries + "/rowcast-bench", mode, String(items)]
@@ -102,7 +148,9 @@ struct InstructionsBenchmark {
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0, let count = collected(in: text) else {
-            throw BenchFailure("instructions: the engine run under callgrind failed (status \(process.terminationStatus)): \(text.suffix(2000))")
+            throw BenchFailure(
+                "instructions: the engine run under callgrind failed (status \(process.terminationStatus)): \(text.suffix(2000))"
+            )
         }
         return count
     }
@@ -110,15 +158,22 @@ struct InstructionsBenchmark {
     /// Instructions of rowcastd's daemon (`rowcast-bench --daemon-only` under callgrind) that
     /// takes `items` upserts and publishes their rows, from its start to its clean stop; with
     /// its plugins in their hosts (`hosted`, which callgrind does not follow) or in process.
-    static func daemon(items: Int, launcher: [String], binaries: String, hosted: Bool, hostLauncher: String? = nil,
-                       beforeStop: (Int32) throws -> Void = { _ in }) throws -> Double {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-ir-state-\(UUID().uuidString)").path
+    static func daemon(
+        items: Int, launcher: [String], binaries: String, hosted: Bool, hostLauncher: String? = nil,
+        beforeStop: (Int32) throws -> Void = { _ in }
+    ) throws -> Double {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rowcast-bench-ir-state-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: state) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher[0])
-        process.arguments = Array(launcher.dropFirst()) + [binaries + "/rowcast-bench", "--daemon-only", binaries, state]
-        process.environment = deterministic.merging(["ROWCAST_BENCH_DAEMON_ISOLATION": hosted ? "process" : "in_process",
-                                                     "ROWCAST_BENCH_HOST_LAUNCHER": hostLauncher ?? ""]) { $1 }
+        process.arguments =
+            Array(launcher.dropFirst()) + [binaries + "/rowcast-bench", "--daemon-only", binaries, state]
+        process.environment = deterministic.merging([
+            "ROWCAST_BENCH_DAEMON_ISOLATION": hosted ? "process" : "in_process",
+            "ROWCAST_BENCH_HOST_LAUNCHER": hostLauncher ?? "",
+        ]) { $1 }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -133,17 +188,24 @@ struct InstructionsBenchmark {
         var ready: ReadyLine?
         while ready == nil {
             let data = output.fileHandleForReading.availableData
-            if data.isEmpty { throw BenchFailure("instructions: the daemon under callgrind did not start: \(collector.text().suffix(2000))") }
+            if data.isEmpty {
+                throw BenchFailure(
+                    "instructions: the daemon under callgrind did not start: \(collector.text().suffix(2000))")
+            }
             text += String(decoding: data, as: UTF8.self)
             ready = ReadyLine(in: text)
         }
         let context = try Context()
-        let subscriber = try BenchSubscriber.live(context: context, publish: ready!.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 120_000)
+        let subscriber = try BenchSubscriber.live(
+            context: context, publish: ready!.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 120_000)
         Thread.sleep(forTimeInterval: 1)  // the subscription reaches the daemon
-        ThroughputBenchmark.startProducer(context: context, endpoint: ready!.ingest, messages: (0..<items).map { CarFeed.upsert($0, run: "ir") })
+        ThroughputBenchmark.startProducer(
+            context: context, endpoint: ready!.ingest, messages: (0..<items).map { CarFeed.upsert($0, run: "ir") })
         var rows = 0
         while rows < items {
-            guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("instructions: the daemon stalled at \(rows) of \(items) rows") }
+            guard let frames = try subscriber.receiveMultipart() else {
+                throw BenchFailure("instructions: the daemon stalled at \(rows) of \(items) rows")
+            }
             if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
         }
         subscriber.close()
@@ -151,7 +213,9 @@ struct InstructionsBenchmark {
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         let summary = collector.text()
-        guard let count = collected(in: summary) else { throw BenchFailure("instructions: no callgrind total from the daemon: \(summary.suffix(2000))") }
+        guard let count = collected(in: summary) else {
+            throw BenchFailure("instructions: no callgrind total from the daemon: \(summary.suffix(2000))")
+        }
         return count
     }
 
@@ -159,36 +223,47 @@ struct InstructionsBenchmark {
     /// started through a script that runs it under callgrind, and its total is read from its
     /// profile (the hosts' standard error goes to the daemon's log).
     static func hosts(items: Int, launcher: [String], binaries: String) throws -> Double {
-        let profiles = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-ir-hosts-\(UUID().uuidString)").path
+        let profiles = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rowcast-bench-ir-hosts-\(UUID().uuidString)"
+        ).path
         // Writable by everyone: a host started by root runs as the unprivileged plugin user.
-        try FileManager.default.createDirectory(atPath: profiles, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o1777])
+        try FileManager.default.createDirectory(
+            atPath: profiles, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o1777])
         defer { try? FileManager.default.removeItem(atPath: profiles) }
         let script = profiles + "/host-under-callgrind"
         // valgrind creates the profile as it starts, as root; the host then writes it as the
         // plugin user: the file is made writable for everyone first ($$ is the host's pid).
         let profile = profiles + "/host.$$"
-        let text = "#!/bin/sh\n: > \(profile) && chmod 666 \(profile)\nexec \(launcher[0]) --tool=callgrind --callgrind-out-file=\(profile) \(binaries)/rowcast-plugin-host \"$@\"\n"
+        let text =
+            "#!/bin/sh\n: > \(profile) && chmod 666 \(profile)\nexec \(launcher[0]) --tool=callgrind --callgrind-out-file=\(profile) \(binaries)/rowcast-plugin-host \"$@\"\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: script))
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
         var total = 0.0
         // rowcastd gives a stopping host a second before it kills it, too little for callgrind
         // to write its profile: the hosts are stopped first (SIGTERM; valgrind writes the
         // profile of a process a signal ends) and their profiles awaited.
-        _ = try daemon(items: items, launcher: launcher, binaries: binaries, hosted: true, hostLauncher: script) { daemon in
+        _ = try daemon(items: items, launcher: launcher, binaries: binaries, hosted: true, hostLauncher: script) {
+            daemon in
             let hosts = ProcessCPU.childrenSeconds(pid: daemon).keys
             for host in hosts { kill(pid_t(host), SIGTERM) }
             let deadline = ContinuousClock.now + .seconds(60)
             for host in hosts {
-                while (try? String(contentsOfFile: profiles + "/host.\(host)", encoding: .utf8))?.contains("\ntotals:") != true {
-                    guard ContinuousClock.now < deadline else { throw BenchFailure("instructions: plugin host \(host) wrote no profile within 60 s") }
+                while (try? String(contentsOfFile: profiles + "/host.\(host)", encoding: .utf8))?.contains("\ntotals:")
+                    != true
+                {
+                    guard ContinuousClock.now < deadline else {
+                        throw BenchFailure("instructions: plugin host \(host) wrote no profile within 60 s")
+                    }
                     Thread.sleep(forTimeInterval: 0.1)
                 }
                 let profile = try String(contentsOfFile: profiles + "/host.\(host)", encoding: .utf8)
                 guard let line = profile.split(separator: "\n").first(where: { $0.hasPrefix("totals:") }),
-                      let count = Double(line.split(separator: " ").last ?? "") else { throw BenchFailure("instructions: no total in the profile of plugin host \(host)") }
+                    let count = Double(line.split(separator: " ").last ?? "")
+                else { throw BenchFailure("instructions: no total in the profile of plugin host \(host)") }
                 total += count
                 if let kept = ProcessInfo.processInfo.environment["ROWCAST_BENCH_CALLGRIND_DIR"], !kept.isEmpty {
-                    try? FileManager.default.copyItem(atPath: profiles + "/host.\(host)", toPath: kept + "/callgrind.out.host.\(host)")
+                    try? FileManager.default.copyItem(
+                        atPath: profiles + "/host.\(host)", toPath: kept + "/callgrind.out.host.\(host)")
                 }
             }
         }
@@ -199,7 +274,8 @@ struct InstructionsBenchmark {
     /// Where callgrind writes its profile: `ROWCAST_BENCH_CALLGRIND_DIR`, when set, keeps one file
     /// per run there (`callgrind.out.PID`, for `callgrind_annotate --inclusive=yes`); otherwise none is kept.
     static var profileFile: String {
-        guard let directory = ProcessInfo.processInfo.environment["ROWCAST_BENCH_CALLGRIND_DIR"], !directory.isEmpty else { return "/dev/null" }
+        guard let directory = ProcessInfo.processInfo.environment["ROWCAST_BENCH_CALLGRIND_DIR"], !directory.isEmpty
+        else { return "/dev/null" }
         return directory + "/callgrind.out.%p"
     }
 

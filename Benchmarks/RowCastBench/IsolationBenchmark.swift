@@ -31,9 +31,11 @@ struct IsolationBenchmark {
         var figures: [String: Figures] = [:]
         for round in 1...rounds {
             for mode in round % 2 == 1 ? modes : modes.reversed() {
-                let run = try ThroughputBenchmark.endToEnd(items: items, run: "iso\(round)\(mode)", extraArguments: ["--plugin-isolation", mode])
+                let run = try ThroughputBenchmark.endToEnd(
+                    items: items, run: "iso\(round)\(mode)", extraArguments: ["--plugin-isolation", mode])
                 figures[mode, default: Figures()].rates.append(Double(items) / run.seconds)
-                figures[mode, default: Figures()].cpuPerItem.append((run.daemonCPUSeconds + run.hostCPUSeconds) / Double(items))
+                figures[mode, default: Figures()].cpuPerItem.append(
+                    (run.daemonCPUSeconds + run.hostCPUSeconds) / Double(items))
                 figures[mode, default: Figures()].hostCPUPerItem.append(run.hostCPUSeconds / Double(items))
             }
         }
@@ -49,20 +51,30 @@ struct IsolationBenchmark {
                 figures[mode, default: Figures()].p99s.append(latency.results["p99Milliseconds"]?.numberValue ?? 0)
             }
         }
-        var table = BenchTable(title: "Plugin isolation: \(items.formatted) car items end to end (best of \(rounds), modes alternating) and p99 at 10,000 items/s (median of \(rounds))",
-                               header: ["plugin_isolation", "items/s", "CPU/item, all processes", "of which hosts", "p99"])
+        var table = BenchTable(
+            title:
+                "Plugin isolation: \(items.formatted) car items end to end (best of \(rounds), modes alternating) and p99 at 10,000 items/s (median of \(rounds))",
+            header: ["plugin_isolation", "items/s", "CPU/item, all processes", "of which hosts", "p99"])
         for mode in modes {
             let figure = figures[mode]!
-            table.add([mode, Int(figure.bestRate).formatted, format3(figure.medianCPU * 1e6) + " µs", format3(figure.medianHostCPU * 1e6) + " µs", format3(figure.p99Milliseconds) + " ms"])
+            table.add([
+                mode, Int(figure.bestRate).formatted, format3(figure.medianCPU * 1e6) + " µs",
+                format3(figure.medianHostCPU * 1e6) + " µs", format3(figure.p99Milliseconds) + " ms",
+            ])
             results[mode] = [
-                "itemsPerSecond": .array(figure.rates.map(JSONValue.number)), "cpuSecondsPerItem": .array(figure.cpuPerItem.map(JSONValue.number)),
-                "hostCPUSecondsPerItem": .array(figure.hostCPUPerItem.map(JSONValue.number)), "p99Milliseconds": .array(figure.p99s.map(JSONValue.number)),
+                "itemsPerSecond": .array(figure.rates.map(JSONValue.number)),
+                "cpuSecondsPerItem": .array(figure.cpuPerItem.map(JSONValue.number)),
+                "hostCPUSecondsPerItem": .array(figure.hostCPUPerItem.map(JSONValue.number)),
+                "p99Milliseconds": .array(figure.p99s.map(JSONValue.number)),
             ]
         }
         let process = figures["process"]!, inProcess = figures["in_process"]!
         let throughputRatio = process.bestRate / inProcess.bestRate
         let latencyRatio = process.p99Milliseconds / max(inProcess.p99Milliseconds, 1e-9)
-        table.add(["process / in_process", format3(throughputRatio), format3(process.medianCPU / inProcess.medianCPU), "", format3(latencyRatio)])
+        table.add([
+            "process / in_process", format3(throughputRatio), format3(process.medianCPU / inProcess.medianCPU), "",
+            format3(latencyRatio),
+        ])
         table.footnotes.append("targets: throughput ratio at least 0.9, p99 ratio at most 1.2")
         results["throughputRatio"] = .number(throughputRatio)
         results["p99Ratio"] = .number(latencyRatio)

@@ -18,24 +18,32 @@ import ZeroMQ
 /// `throughput` figure, of full batches, does not show.
 struct LatencyBenchmark {
     /// Items per second offered: 10,000, or `ROWCAST_BENCH_LATENCY_RATE` for a lone run.
-    var rate = ProcessInfo.processInfo.environment["ROWCAST_BENCH_LATENCY_RATE"].flatMap { Int($0) }.map { max(1, $0) } ?? 10_000
+    var rate =
+        ProcessInfo.processInfo.environment["ROWCAST_BENCH_LATENCY_RATE"].flatMap { Int($0) }.map { max(1, $0) }
+        ?? 10_000
     var seconds = 5
     var results = JSONObject()
     /// Whether to measure the floor through the C relay too (the isolation workload does not).
     var measuresFloor = true
     /// Extra rowcastd arguments: the isolation workload sets them; for a lone `latency` run,
     /// `ROWCAST_BENCH_DAEMON_ARGS` (split at spaces), e.g. `--plugin-isolation in_process`.
-    var daemonArguments = (ProcessInfo.processInfo.environment["ROWCAST_BENCH_DAEMON_ARGS"] ?? "").split(separator: " ").map(String.init)
+    var daemonArguments = (ProcessInfo.processInfo.environment["ROWCAST_BENCH_DAEMON_ARGS"] ?? "").split(separator: " ")
+        .map(String.init)
 
     /// The topic the rows (and the relay's copies) are published on.
     static let topic = Array("rows.lat".utf8) + [0]
 
     mutating func run() throws -> String {
         let (daemonHistogram, cpu) = try measureDaemon()
-        var table = BenchTable(title: "Latency: publish to row at a subscriber, \(rate.formatted) items/s offered for \(seconds) s (\((rate * seconds).formatted) items)",
-                               header: ["path", "p50", "p99", "p99.9", "max", "CPU per item (loop)"])
+        var table = BenchTable(
+            title:
+                "Latency: publish to row at a subscriber, \(rate.formatted) items/s offered for \(seconds) s (\((rate * seconds).formatted) items)",
+            header: ["path", "p50", "p99", "p99.9", "max", "CPU per item (loop)"])
         let items = Double(rate * seconds)
-        table.add(["rowcastd"] + Self.columns(daemonHistogram) + [format3(cpu.all / items * 1e6) + " µs (" + format3(cpu.loop / items * 1e6) + ")"])
+        table.add(
+            ["rowcastd"] + Self.columns(daemonHistogram) + [
+                format3(cpu.all / items * 1e6) + " µs (" + format3(cpu.loop / items * 1e6) + ")"
+            ])
         results = Self.figures(daemonHistogram)
         results["rate"] = .number(Double(rate))
         results["items"] = .number(items)
@@ -55,11 +63,13 @@ struct LatencyBenchmark {
         let daemon = try BenchDaemon(extraArguments: ["--heartbeat-ms", "50"] + daemonArguments)
         defer { daemon.stop() }
         let context = try Context()
-        let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Self.topic], timeoutMilliseconds: 10_000)
+        let subscriber = try BenchSubscriber.live(
+            context: context, publish: daemon.publish, topics: [Self.topic], timeoutMilliseconds: 10_000)
         let pid = daemon.process.processIdentifier
         let before = ProcessCPU.sample(pid: pid)
         let hostsBefore = ProcessCPU.childrenSeconds(pid: pid)
-        let histogram = try measure(context: context, ingest: daemon.ingest, subscriber: subscriber, ids: Self.insertedIDs)
+        let histogram = try measure(
+            context: context, ingest: daemon.ingest, subscriber: subscriber, ids: Self.insertedIDs)
         let after = ProcessCPU.sample(pid: pid)
         let hosts = ProcessCPU.childrenSeconds(pid: pid).reduce(0.0) { $0 + $1.value - (hostsBefore[$1.key] ?? 0) }
         let loop = after.byThreadName(since: before).first { $0.name == "rowcastd-loop" }?.seconds ?? 0
@@ -80,7 +90,9 @@ struct LatencyBenchmark {
         }
         let line = String(decoding: output.fileHandleForReading.availableLine(), as: UTF8.self)
         let endpoints = line.split(separator: " ").map(String.init)
-        guard endpoints.count == 2 else { throw BenchFailure("rowcast-zmq-baseline relay printed \"\(line)\", not two endpoints") }
+        guard endpoints.count == 2 else {
+            throw BenchFailure("rowcast-zmq-baseline relay printed \"\(line)\", not two endpoints")
+        }
         let context = try Context()
         let subscriber = try Socket(context: context, type: .sub)
         try subscriber.setOption(.linger, 0)
@@ -107,11 +119,15 @@ struct LatencyBenchmark {
 
     /// Sends `rate * seconds` upserts to `ingest`, each at its due time, and records for each
     /// id `ids` finds in what `subscriber` receives the time since that item was due.
-    private func measure(context: Context, ingest endpoint: String, subscriber: Socket, ids: @escaping ([UInt8]) throws -> [String]) throws -> Histogram<UInt64> {
+    private func measure(
+        context: Context, ingest endpoint: String, subscriber: Socket, ids: @escaping ([UInt8]) throws -> [String]
+    ) throws -> Histogram<UInt64> {
         let total = rate * seconds
         let interval = 1.0 / Double(rate)
         let messages = (0..<total).map { index in
-            Array(#"{"op":"upsert","feed":"lat","item":{"id":"L\#(index)","type":"product","section":"s\#(index % 3)","data":{"name":"Tesla Model 3 Long Range \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000),"image":"https://img.example/cars/\#(index % 997).png"}}}"#.utf8)
+            Array(
+                #"{"op":"upsert","feed":"lat","item":{"id":"L\#(index)","type":"product","section":"s\#(index % 3)","data":{"name":"Tesla Model 3 Long Range \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000),"image":"https://img.example/cars/\#(index % 997).png"}}}"#
+                    .utf8)
         }
         let start = ContinuousClock.now.advanced(by: .milliseconds(100))
         Thread {
@@ -141,7 +157,9 @@ struct LatencyBenchmark {
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         var received = 0
         while received < total {
-            guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("latency: stalled at \(received) of \(total)") }
+            guard let frames = try subscriber.receiveMultipart() else {
+                throw BenchFailure("latency: stalled at \(received) of \(total)")
+            }
             guard frames.count == 2, frames[0] == Self.topic else { continue }
             let arrived = ContinuousClock.now
             for id in try ids(frames[1]) {
@@ -157,22 +175,28 @@ struct LatencyBenchmark {
 
     /// p50, p99, p99.9 and the maximum of `histogram` (microseconds) in milliseconds, as table cells.
     private static func columns(_ histogram: Histogram<UInt64>) -> [String] {
-        [50.0, 99.0, 99.9].map { format3(Double(histogram.valueAtPercentile($0)) / 1000) + " ms" } + [format3(Double(histogram.max) / 1000) + " ms"]
+        [50.0, 99.0, 99.9].map { format3(Double(histogram.valueAtPercentile($0)) / 1000) + " ms" } + [
+            format3(Double(histogram.max) / 1000) + " ms"
+        ]
     }
 
     /// The same figures for bench-results.json.
     private static func figures(_ histogram: Histogram<UInt64>) -> JSONObject {
-        ["p50Milliseconds": .number(Double(histogram.valueAtPercentile(50)) / 1000),
-         "p99Milliseconds": .number(Double(histogram.valueAtPercentile(99)) / 1000),
-         "p999Milliseconds": .number(Double(histogram.valueAtPercentile(99.9)) / 1000),
-         "maxMilliseconds": .number(Double(histogram.max) / 1000)]
+        [
+            "p50Milliseconds": .number(Double(histogram.valueAtPercentile(50)) / 1000),
+            "p99Milliseconds": .number(Double(histogram.valueAtPercentile(99)) / 1000),
+            "p999Milliseconds": .number(Double(histogram.valueAtPercentile(99.9)) / 1000),
+            "maxMilliseconds": .number(Double(histogram.max) / 1000),
+        ]
     }
 
     /// The ids of the rows a delta inserts (directly or inside inserted sections).
     static func insertedIDs(_ body: [UInt8]) throws -> [String] {
         let delta = try JSONParser.parse(body)
         var ids: [String] = []
-        for entry in delta["rows"]?["inserted"]?.arrayValue ?? [] { if let id = entry["id"]?.stringValue { ids.append(id) } }
+        for entry in delta["rows"]?["inserted"]?.arrayValue ?? [] {
+            if let id = entry["id"]?.stringValue { ids.append(id) }
+        }
         for section in delta["sections"]?["inserted"]?.arrayValue ?? [] {
             for row in section["rows"]?.arrayValue ?? [] { if let id = row["id"]?.stringValue { ids.append(id) } }
         }

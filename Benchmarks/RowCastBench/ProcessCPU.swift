@@ -44,7 +44,8 @@ struct ProcessCPU {
         for (tid, seconds) in threadSeconds {
             let name = threadNames[tid] ?? "?"
             sums[name, default: ThreadCPU(name: name)].seconds += seconds - (earlier.threadSeconds[tid] ?? 0)
-            sums[name, default: ThreadCPU(name: name)].systemSeconds += (threadSystemSeconds[tid] ?? 0) - (earlier.threadSystemSeconds[tid] ?? 0)
+            sums[name, default: ThreadCPU(name: name)].systemSeconds +=
+                (threadSystemSeconds[tid] ?? 0) - (earlier.threadSystemSeconds[tid] ?? 0)
         }
         return sums.values.sorted { $0.seconds > $1.seconds }
     }
@@ -69,7 +70,9 @@ struct ProcessCPU {
 
     /// What the children in `after` used since `before`, summed by thread name with `prefix`
     /// before each name, busiest first (a child that was not there before counts from zero).
-    static func byThreadName(of after: [Int: ProcessCPU], since before: [Int: ProcessCPU], prefix: String) -> [ThreadCPU] {
+    static func byThreadName(
+        of after: [Int: ProcessCPU], since before: [Int: ProcessCPU], prefix: String
+    ) -> [ThreadCPU] {
         var sums: [String: ThreadCPU] = [:]
         for (pid, sample) in after {
             for thread in sample.byThreadName(since: before[pid] ?? ProcessCPU()) {
@@ -99,7 +102,8 @@ struct ProcessCPU {
     /// utime and stime (fields 14 and 15 of a stat file) in seconds (zeros when unreadable).
     private static func userAndSystemSeconds(inStatFile path: String) -> (user: Double, system: Double) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return (0, 0) }
+            let close = text.lastIndex(of: ")")
+        else { return (0, 0) }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // fields[0] is the state (field 3); utime is field 14, stime field 15.
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return (0, 0) }

@@ -9,8 +9,10 @@ import RowCastKit
 /// does not show.
 enum SDKRenderOnly {
     static func run(items: Int) {
-        let descriptor = RowCastPluginExport.descriptor(name: "product", version: "bench", controllers: [ProductController.self])
-            .assumingMemoryBound(to: rowcast_plugin.self).pointee
+        let descriptor = RowCastPluginExport.descriptor(
+            name: "product", version: "bench", controllers: [ProductController.self]
+        )
+        .assumingMemoryBound(to: rowcast_plugin.self).pointee
         final class Output { var bytes = 0 }
         let output = Output()
         var sink = rowcast_sink(opaque: Unmanaged.passUnretained(output).toOpaque()) { opaque, _, length in
@@ -18,7 +20,9 @@ enum SDKRenderOnly {
         }
         // One car item (the end-to-end workload's shape), rendered `items` times: building a
         // different one each time would count the bench's own string work.
-        let item = Array(#"{"id":"sdk-12345","type":"product","section":"s1","data":{"name":"Tesla Model 3 Long Range 12345","operatedBy":"Tesla Inc.","price":42345,"image":"https://img.example/cars/381.png"}}"#.utf8)
+        let item = Array(
+            #"{"id":"sdk-12345","type":"product","section":"s1","data":{"name":"Tesla Model 3 Long Range 12345","operatedBy":"Tesla Inc.","price":42345,"image":"https://img.example/cars/381.png"}}"#
+                .utf8)
         item.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { input in
                 for _ in 0..<items {

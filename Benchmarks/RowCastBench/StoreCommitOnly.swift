@@ -19,7 +19,9 @@ enum StoreCommitOnly {
     static let itemsPerCommit = 64
 
     static func run(items: Int) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-bench-store-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rowcast-bench-store-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -30,12 +32,23 @@ enum StoreCommitOnly {
                 let end = min(start + itemsPerCommit, items)
                 let changed = (start..<end).map { index -> (id: String, item: PersistedItem?) in
                     let id = "store-\(index)"
-                    let json = Array(#"{"id":"\#(id)","type":"product","section":"s\#(index % 3)","data":{"name":"Tesla Model 3 Long Range \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000),"image":"https://img.example/cars/\#(index % 997).png"}}"#.utf8)
-                    return (id, PersistedItem(id: id, type: "product", section: "s\(index % 3)", sort: nil, arrival: UInt64(index), json: json))
+                    let json = Array(
+                        #"{"id":"\#(id)","type":"product","section":"s\#(index % 3)","data":{"name":"Tesla Model 3 Long Range \#(index)","operatedBy":"Tesla Inc.","price":\#(30000 + index % 20000),"image":"https://img.example/cars/\#(index % 997).png"}}"#
+                            .utf8)
+                    return (
+                        id,
+                        PersistedItem(
+                            id: id, type: "product", section: "s\(index % 3)", sort: nil, arrival: UInt64(index),
+                            json: json)
+                    )
                 }.sorted { $0.id < $1.id }
                 seq += 1
                 var commit = StoreCommit()
-                commit.feeds = [FeedChanges(feed: "cars", seq: seq, epoch: "0123456789abcdef", nextArrival: UInt64(end), replacedAll: false, items: changed, sections: [])]
+                commit.feeds = [
+                    FeedChanges(
+                        feed: "cars", seq: seq, epoch: "0123456789abcdef", nextArrival: UInt64(end), replacedAll: false,
+                        items: changed, sections: [])
+                ]
                 // Only the commit is counted (callgrind's --toggle-collect on this function).
                 try commitForCount(store, commit)
                 start = end

@@ -15,8 +15,9 @@ struct ThroughputBenchmark {
     var results = JSONObject()
 
     mutating func run() throws -> String {
-        var table = BenchTable(title: "Throughput: car feed items (~250 bytes), PUSH over tcp loopback, one subscriber",
-                               header: ["path", "items", "seconds", "items/s", "vs C forward"])
+        var table = BenchTable(
+            title: "Throughput: car feed items (~250 bytes), PUSH over tcp loopback, one subscriber",
+            header: ["path", "items", "seconds", "items/s", "vs C forward"])
         var cOneHop = Double.infinity, cForward = Double.infinity, baseline = Double.infinity
         for _ in 0..<2 {
             cOneHop = min(cOneHop, try CBaseline.seconds(.oneHop, items: baselineItems))
@@ -24,36 +25,78 @@ struct ThroughputBenchmark {
             baseline = min(baseline, try Self.baseline(items: baselineItems))
         }
         let cForwardRate = Double(baselineItems) / cForward, cOneHopRate = Double(baselineItems) / cOneHop
-        table.add(["raw ZeroMQ in C, PUSH→PULL", baselineItems.formatted, format3(cOneHop), Int(cOneHopRate).formatted, format3(cOneHopRate / cForwardRate)])
-        table.add(["raw ZeroMQ in C, PUSH→PULL→PUB→SUB", baselineItems.formatted, format3(cForward), Int(cForwardRate).formatted, "1.00"])
+        table.add([
+            "raw ZeroMQ in C, PUSH→PULL", baselineItems.formatted, format3(cOneHop), Int(cOneHopRate).formatted,
+            format3(cOneHopRate / cForwardRate),
+        ])
+        table.add([
+            "raw ZeroMQ in C, PUSH→PULL→PUB→SUB", baselineItems.formatted, format3(cForward),
+            Int(cForwardRate).formatted, "1.00",
+        ])
         let baselineRate = Double(baselineItems) / baseline
-        table.add(["the same through our Swift wrapper", baselineItems.formatted, format3(baseline), Int(baselineRate).formatted, format3(baselineRate / cForwardRate)])
+        table.add([
+            "the same through our Swift wrapper", baselineItems.formatted, format3(baseline),
+            Int(baselineRate).formatted, format3(baselineRate / cForwardRate),
+        ])
         let endToEnd = try Self.endToEnd(items: endToEndItems)
         let rate = Double(endToEndItems) / endToEnd.seconds
-        table.add(["rowcastd end to end (" + endToEnd.note + ")", endToEndItems.formatted, format3(endToEnd.seconds), Int(rate).formatted, format3(rate / cForwardRate)])
-        table.footnotes.append("rowcastd end to end against the C one-hop PUSH→PULL: \(format3(rate / cOneHopRate)); against the Swift-wrapper forwarding: \(format3(rate / baselineRate))")
+        table.add([
+            "rowcastd end to end (" + endToEnd.note + ")", endToEndItems.formatted, format3(endToEnd.seconds),
+            Int(rate).formatted, format3(rate / cForwardRate),
+        ])
+        table.footnotes.append(
+            "rowcastd end to end against the C one-hop PUSH→PULL: \(format3(rate / cOneHopRate)); against the Swift-wrapper forwarding: \(format3(rate / baselineRate))"
+        )
         let items = Double(endToEndItems)
         let perItem = { (seconds: Double) in format3(seconds / items * 1e6) + " µs" }
-        table.footnotes.append("rowcastd CPU per item: \(perItem(endToEnd.daemonCPUSeconds + endToEnd.hostCPUSeconds)) over all its threads and its plugin hosts (\(perItem(endToEnd.daemonCPUSeconds)) in rowcastd, \(perItem(endToEnd.hostCPUSeconds)) in the hosts), \(perItem(endToEnd.busiestThreadCPUSeconds)) in its busiest thread (the loop)")
-        let shares = endToEnd.threads.filter { $0.seconds / items >= 0.05e-6 }.map { "\($0.name) \(perItem($0.seconds)) (\(perItem($0.systemSeconds)) of it in the kernel)" }
-        table.footnotes.append("rowcastd CPU per item by thread (its hosts' threads summed by name): " + shares.joined(separator: ", "))
+        table.footnotes.append(
+            "rowcastd CPU per item: \(perItem(endToEnd.daemonCPUSeconds + endToEnd.hostCPUSeconds)) over all its threads and its plugin hosts (\(perItem(endToEnd.daemonCPUSeconds)) in rowcastd, \(perItem(endToEnd.hostCPUSeconds)) in the hosts), \(perItem(endToEnd.busiestThreadCPUSeconds)) in its busiest thread (the loop)"
+        )
+        let shares = endToEnd.threads.filter { $0.seconds / items >= 0.05e-6 }.map {
+            "\($0.name) \(perItem($0.seconds)) (\(perItem($0.systemSeconds)) of it in the kernel)"
+        }
+        table.footnotes.append(
+            "rowcastd CPU per item by thread (its hosts' threads summed by name): " + shares.joined(separator: ", "))
         // The same items published again with another price: the feed no longer grows.
         let updates = try Self.endToEnd(items: endToEndItems, run: "upd", updates: true)
         let updateRate = items / updates.seconds
-        table.add(["rowcastd end to end, the same items updated (" + updates.note + ")", endToEndItems.formatted, format3(updates.seconds), Int(updateRate).formatted, format3(updateRate / cForwardRate)])
-        table.footnotes.append("rowcastd CPU per item, updates of existing items: \(perItem(updates.daemonCPUSeconds + updates.hostCPUSeconds)) over all its threads and its plugin hosts, \(perItem(updates.busiestThreadCPUSeconds)) in its busiest thread; by thread: "
-            + updates.threads.filter { $0.seconds / items >= 0.05e-6 }.map { "\($0.name) \(perItem($0.seconds)) (\(perItem($0.systemSeconds)) in the kernel)" }.joined(separator: ", "))
-        results["baseline"] = ["items": .number(Double(baselineItems)), "seconds": .number(baseline), "itemsPerSecond": .number(baselineRate)]
-        results["cOneHop"] = ["items": .number(Double(baselineItems)), "seconds": .number(cOneHop), "itemsPerSecond": .number(cOneHopRate)]
-        results["cForward"] = ["items": .number(Double(baselineItems)), "seconds": .number(cForward), "itemsPerSecond": .number(cForwardRate)]
-        results["endToEnd"] = ["items": .number(Double(endToEndItems)), "seconds": .number(endToEnd.seconds), "itemsPerSecond": .number(rate),
-                               "ratioToBaseline": .number(rate / baselineRate), "ratioToCForward": .number(rate / cForwardRate),
-                               "ratioToCOneHop": .number(rate / cOneHopRate), "peakResidentBytes": .number(Double(endToEnd.peakResident)),
-                               "setup": .string(endToEnd.note), "daemonCPUSeconds": .number(endToEnd.daemonCPUSeconds),
-                               "loopThreadCPUSeconds": .number(endToEnd.busiestThreadCPUSeconds), "hostCPUSeconds": .number(endToEnd.hostCPUSeconds)]
-        results["updates"] = ["items": .number(Double(endToEndItems)), "seconds": .number(updates.seconds), "itemsPerSecond": .number(updateRate),
-                              "daemonCPUSeconds": .number(updates.daemonCPUSeconds), "loopThreadCPUSeconds": .number(updates.busiestThreadCPUSeconds),
-                              "hostCPUSeconds": .number(updates.hostCPUSeconds)]
+        table.add([
+            "rowcastd end to end, the same items updated (" + updates.note + ")", endToEndItems.formatted,
+            format3(updates.seconds), Int(updateRate).formatted, format3(updateRate / cForwardRate),
+        ])
+        table.footnotes.append(
+            "rowcastd CPU per item, updates of existing items: \(perItem(updates.daemonCPUSeconds + updates.hostCPUSeconds)) over all its threads and its plugin hosts, \(perItem(updates.busiestThreadCPUSeconds)) in its busiest thread; by thread: "
+                + updates.threads.filter { $0.seconds / items >= 0.05e-6 }.map {
+                    "\($0.name) \(perItem($0.seconds)) (\(perItem($0.systemSeconds)) in the kernel)"
+                }.joined(separator: ", "))
+        results["baseline"] = [
+            "items": .number(Double(baselineItems)), "seconds": .number(baseline),
+            "itemsPerSecond": .number(baselineRate),
+        ]
+        results["cOneHop"] = [
+            "items": .number(Double(baselineItems)), "seconds": .number(cOneHop),
+            "itemsPerSecond": .number(cOneHopRate),
+        ]
+        results["cForward"] = [
+            "items": .number(Double(baselineItems)), "seconds": .number(cForward),
+            "itemsPerSecond": .number(cForwardRate),
+        ]
+        results["endToEnd"] = [
+            "items": .number(Double(endToEndItems)), "seconds": .number(endToEnd.seconds),
+            "itemsPerSecond": .number(rate),
+            "ratioToBaseline": .number(rate / baselineRate), "ratioToCForward": .number(rate / cForwardRate),
+            "ratioToCOneHop": .number(rate / cOneHopRate), "peakResidentBytes": .number(Double(endToEnd.peakResident)),
+            "setup": .string(endToEnd.note), "daemonCPUSeconds": .number(endToEnd.daemonCPUSeconds),
+            "loopThreadCPUSeconds": .number(endToEnd.busiestThreadCPUSeconds),
+            "hostCPUSeconds": .number(endToEnd.hostCPUSeconds),
+        ]
+        results["updates"] = [
+            "items": .number(Double(endToEndItems)), "seconds": .number(updates.seconds),
+            "itemsPerSecond": .number(updateRate),
+            "daemonCPUSeconds": .number(updates.daemonCPUSeconds),
+            "loopThreadCPUSeconds": .number(updates.busiestThreadCPUSeconds),
+            "hostCPUSeconds": .number(updates.hostCPUSeconds),
+        ]
         return table.render()
     }
 
@@ -100,7 +143,9 @@ struct ThroughputBenchmark {
         let warmUp = try Socket(context: context, type: .push)
         try warmUp.setOption(.linger, 0)
         try warmUp.connect(pullEndpoint)
-        repeat { _ = try warmUp.send(Array("warm-up".utf8)) } while try subscriber.receiveMultipart(dontWait: true) == nil && sleepBriefly()
+        repeat {
+            _ = try warmUp.send(Array("warm-up".utf8))
+        } while try subscriber.receiveMultipart(dontWait: true) == nil && sleepBriefly()
         Thread.sleep(forTimeInterval: 0.2)
         while try subscriber.receiveMultipart(dontWait: true) != nil {}
         warmUp.close()
@@ -110,7 +155,9 @@ struct ThroughputBenchmark {
         startProducer(context: context, endpoint: pullEndpoint, messages: messages)
         var received = 0
         while received < items {
-            guard try subscriber.receiveMultipart() != nil else { throw BenchFailure("baseline: stalled at \(received) of \(items)") }
+            guard try subscriber.receiveMultipart() != nil else {
+                throw BenchFailure("baseline: stalled at \(received) of \(items)")
+            }
             received += 1
         }
         let elapsed = ContinuousClock.now - start
@@ -141,7 +188,9 @@ struct ThroughputBenchmark {
     private static func receiveRows(_ count: Int, from subscriber: Socket, what: String) throws {
         var rows = 0
         while rows < count {
-            guard let frames = try subscriber.receiveMultipart() else { throw BenchFailure("\(what): stalled at \(rows) of \(count) rows") }
+            guard let frames = try subscriber.receiveMultipart() else {
+                throw BenchFailure("\(what): stalled at \(rows) of \(count) rows")
+            }
             if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
         }
     }
@@ -152,22 +201,31 @@ struct ThroughputBenchmark {
     /// With `updates`, the items are first published once, unmeasured, and the run measures
     /// publishing each of them again with another price: a feed that no longer grows, every
     /// item a reconfigured row.
-    static func endToEnd(items: Int, durability: String = "normal", run: String = "e2e", pluginDirectory: String? = nil, extraArguments: [String] = [],
-                         curve: BenchCurve? = nil, updates: Bool = false) throws -> EndToEndRun {
-        let daemon = try BenchDaemon(durability: durability, pluginDirectory: pluginDirectory, extraArguments: ["--heartbeat-ms", "50"] + (curve?.daemonArguments ?? []) + extraArguments)
+    static func endToEnd(
+        items: Int, durability: String = "normal", run: String = "e2e", pluginDirectory: String? = nil,
+        extraArguments: [String] = [],
+        curve: BenchCurve? = nil, updates: Bool = false
+    ) throws -> EndToEndRun {
+        let daemon = try BenchDaemon(
+            durability: durability, pluginDirectory: pluginDirectory,
+            extraArguments: ["--heartbeat-ms", "50"] + (curve?.daemonArguments ?? []) + extraArguments)
         defer { daemon.stop() }
         let context = try Context()
-        let subscriber = try BenchSubscriber.live(context: context, publish: daemon.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 30_000,
-                                                  curve: try curve?.connected(to: daemon))
+        let subscriber = try BenchSubscriber.live(
+            context: context, publish: daemon.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 30_000,
+            curve: try curve?.connected(to: daemon))
         if updates {
-            startProducer(context: context, endpoint: daemon.ingest, messages: (0..<items).map { CarFeed.upsert($0, run: run) }, curve: try curve?.connected(to: daemon))
+            startProducer(
+                context: context, endpoint: daemon.ingest, messages: (0..<items).map { CarFeed.upsert($0, run: run) },
+                curve: try curve?.connected(to: daemon))
             try receiveRows(items, from: subscriber, what: "updates, first pass")
         }
         let messages = (0..<items).map { CarFeed.upsert($0, run: run, priceChange: updates ? 1 : 0) }
         let cpuBefore = ProcessCPU.sample(pid: daemon.process.processIdentifier)
         let hostsBefore = ProcessCPU.childrenSamples(pid: daemon.process.processIdentifier)
         let start = ContinuousClock.now
-        startProducer(context: context, endpoint: daemon.ingest, messages: messages, curve: try curve?.connected(to: daemon))
+        startProducer(
+            context: context, endpoint: daemon.ingest, messages: messages, curve: try curve?.connected(to: daemon))
         try receiveRows(items, from: subscriber, what: "end to end")
         let elapsed = ContinuousClock.now - start
         let cpuAfter = ProcessCPU.sample(pid: daemon.process.processIdentifier)
@@ -175,10 +233,12 @@ struct ThroughputBenchmark {
         let hostsAfter = ProcessCPU.childrenSamples(pid: daemon.process.processIdentifier)
         let hostCPU = hostsAfter.reduce(0) { $0 + $1.value.processSeconds - (hostsBefore[$1.key]?.processSeconds ?? 0) }
         subscriber.close()
-        return EndToEndRun(seconds: elapsed.seconds, peakResident: daemon.peakResidentBytes, note: "store on, durability \(durability), real plugins",
-                           daemonCPUSeconds: cpu.process, busiestThreadCPUSeconds: cpu.busiestThread, hostCPUSeconds: hostCPU,
-                           threads: cpuAfter.byThreadName(since: cpuBefore)
-                               + ProcessCPU.byThreadName(of: hostsAfter, since: hostsBefore, prefix: "host "))
+        return EndToEndRun(
+            seconds: elapsed.seconds, peakResident: daemon.peakResidentBytes,
+            note: "store on, durability \(durability), real plugins",
+            daemonCPUSeconds: cpu.process, busiestThreadCPUSeconds: cpu.busiestThread, hostCPUSeconds: hostCPU,
+            threads: cpuAfter.byThreadName(since: cpuBefore)
+                + ProcessCPU.byThreadName(of: hostsAfter, since: hostsBefore, prefix: "host "))
     }
 }
 

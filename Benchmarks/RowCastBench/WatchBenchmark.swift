@@ -14,16 +14,21 @@ struct WatchBenchmark {
     var results = JSONObject()
 
     mutating func run() throws -> String {
-        var table = BenchTable(title: "Watch: a replica of 1,000,000 rows (median of runs)",
-                               header: ["layout", "operation", "time", "per second"])
+        var table = BenchTable(
+            title: "Watch: a replica of 1,000,000 rows (median of runs)",
+            header: ["layout", "operation", "time", "per second"])
         var figures: [JSONValue] = []
         for (sectionCount, rowsPerSection) in Self.layouts {
             let layout = "\(sectionCount.formatted) × \(rowsPerSection.formatted)"
             var replica = FeedReplica(feed: "bench")
-            let loadSeconds = try BenchClock.seconds { replica = try Self.replica(sections: sectionCount, rows: rowsPerSection) }
+            let loadSeconds = try BenchClock.seconds {
+                replica = try Self.replica(sections: sectionCount, rows: rowsPerSection)
+            }
             func add(_ operation: String, _ seconds: Double) {
                 table.add([layout, operation, formatDuration(seconds), format3(1 / seconds)])
-                figures.append(["layout": .string(layout), "operation": .string(operation), "seconds": .number(seconds)])
+                figures.append([
+                    "layout": .string(layout), "operation": .string(operation), "seconds": .number(seconds),
+                ])
             }
             add("load the snapshot", loadSeconds)
 
@@ -33,20 +38,28 @@ struct WatchBenchmark {
             var highlights = Highlights()
             let section = sectionCount - 1
             let middle = rowsPerSection / 2
-            let cases = ["reconfigure", "insert", "delete", "move"].map { ($0, false) } + [("reconfigure", true), ("insert", true)]
+            let cases =
+                ["reconfigure", "insert", "delete", "move"].map { ($0, false) } + [
+                    ("reconfigure", true), ("insert", true),
+                ]
             for (kind, copyKept) in cases {
                 var deltas: [JSONValue] = []
                 var kept: FeedReplica?
-                let seconds = try BenchClock.median(runs: 21, setup: {
-                    deltas = [Self.delta(kind, seq: replica.seq + 1, section: section, row: middle, replica: replica)]
-                    kept = copyKept ? replica : nil
-                }) {
-                    var updated = replica
-                    replica = FeedReplica(feed: "bench")  // the session lets go of it while applying
-                    try updated.apply(delta: deltas[0])
-                    highlights.record(try FeedDelta(json: deltas[0]), now: .now)
-                    replica = updated
-                }
+                let seconds = try BenchClock.median(
+                    runs: 21,
+                    setup: {
+                        deltas = [
+                            Self.delta(kind, seq: replica.seq + 1, section: section, row: middle, replica: replica)
+                        ]
+                        kept = copyKept ? replica : nil
+                    },
+                    {
+                        var updated = replica
+                        replica = FeedReplica(feed: "bench")  // the session lets go of it while applying
+                        try updated.apply(delta: deltas[0])
+                        highlights.record(try FeedDelta(json: deltas[0]), now: .now)
+                        replica = updated
+                    })
                 precondition(kept.map { $0.seq + 1 == replica.seq } ?? true)
                 add("apply one \(kind) delta" + (copyKept ? " (copy kept)" : ""), seconds)
             }
@@ -58,8 +71,9 @@ struct WatchBenchmark {
                     let feedLines = FeedLines(replica)
                     var viewport = Viewport(top: Int(Double(feedLines.count) * fraction), height: screen.bodyHeight)
                     viewport.clamp(lineCount: feedLines.count)
-                    lines = screen.render(replica, lines: feedLines, viewport: viewport, highlights: highlights,
-                                          status: WatchStatus(), now: .now)
+                    lines = screen.render(
+                        replica, lines: feedLines, viewport: viewport, highlights: highlights,
+                        status: WatchStatus(), now: .now)
                 }
                 precondition(lines.count == 50)
                 add("redraw 100 × 50 at the \(place)", seconds)
@@ -70,9 +84,11 @@ struct WatchBenchmark {
             add("find the last row (/)", findSeconds)
         }
         results["operations"] = .array(figures)
-        table.footnotes = ["apply: FeedReplica.apply(delta:) as ReplicaSession applies it, plus the highlight record; (copy kept): another",
-                           "copy of the replica is alive meanwhile, so the rows changed are copied first;",
-                           "redraw: FeedLines and WatchScreen.render of the visible window, without writing to a terminal."]
+        table.footnotes = [
+            "apply: FeedReplica.apply(delta:) as ReplicaSession applies it, plus the highlight record; (copy kept): another",
+            "copy of the replica is alive meanwhile, so the rows changed are copied first;",
+            "redraw: FeedLines and WatchScreen.render of the visible window, without writing to a terminal.",
+        ]
         return table.render()
     }
 
@@ -83,18 +99,27 @@ struct WatchBenchmark {
         for sectionIndex in 0..<sections {
             var rowValues: [JSONValue] = []
             rowValues.reserveCapacity(rows)
-            for rowIndex in 0..<rows { rowValues.append(row("s\(sectionIndex)-r\(rowIndex)", title: "Car \(rowIndex)")) }
-            sectionValues.append(["id": .string("s\(sectionIndex)"), "order": nil, "type": nil, "header": nil,
-                                  "headerRow": nil, "rows": .array(rowValues)])
+            for rowIndex in 0..<rows {
+                rowValues.append(row("s\(sectionIndex)-r\(rowIndex)", title: "Car \(rowIndex)"))
+            }
+            sectionValues.append([
+                "id": .string("s\(sectionIndex)"), "order": nil, "type": nil, "header": nil,
+                "headerRow": nil, "rows": .array(rowValues),
+            ])
         }
         return try FeedReplica(snapshot: ["feed": "bench", "seq": 1, "epoch": "e", "sections": .array(sectionValues)])
     }
 
     /// A rendered row as the product plugin makes them.
     static func row(_ id: String, title: String) -> JSONValue {
-        ["id": .string(id), "type": "product", "cell": "ProductImageCell", "height": 120,
-         "content": ["title": .string(title), "subtitle": "Operated by Tesla", "price": "$39,999", "image": "https://img/1.png"],
-         "actions": []]
+        [
+            "id": .string(id), "type": "product", "cell": "ProductImageCell", "height": 120,
+            "content": [
+                "title": .string(title), "subtitle": "Operated by Tesla", "price": "$39,999",
+                "image": "https://img/1.png",
+            ],
+            "actions": [],
+        ]
     }
 
     /// One delta of `kind` at row `row` of section `section`, the next after `replica`.
@@ -103,14 +128,17 @@ struct WatchBenchmark {
         func path(_ index: Int) -> JSONValue { [.number(Double(section)), .number(Double(index))] }
         var rows: JSONObject = ["deleted": [], "inserted": [], "moved": [], "reconfigured": [], "reloaded": []]
         switch kind {
-        case "reconfigure": rows["reconfigured"] = [["id": .string(id), "at": path(row), "row": Self.row(id, title: "Changed \(seq)")]]
+        case "reconfigure":
+            rows["reconfigured"] = [["id": .string(id), "at": path(row), "row": Self.row(id, title: "Changed \(seq)")]]
         case "insert":
             let newID = "new-\(seq)"
             rows["inserted"] = [["id": .string(newID), "at": path(row), "row": Self.row(newID, title: "New")]]
         case "delete": rows["deleted"] = [["id": .string(id), "at": path(row)]]
         default: rows["moved"] = [["id": .string(id), "from": path(row), "to": path(0)]]
         }
-        return ["event": "delta", "feed": "bench", "epoch": "e", "seq": .number(Double(seq)),
-                "sections": ["deleted": [], "inserted": [], "moved": [], "updated": []], "rows": .object(rows)]
+        return [
+            "event": "delta", "feed": "bench", "epoch": "e", "seq": .number(Double(seq)),
+            "sections": ["deleted": [], "inserted": [], "moved": [], "updated": []], "rows": .object(rows),
+        ]
     }
 }

@@ -13,7 +13,8 @@ import Glibc
 /// Every workload, by the name that selects it, in the order they run.
 let workloadTypes: [(name: String, type: any BenchWorkload.Type)] = [
     ("diff", DiffBenchmark.self), ("engine", EngineBenchmark.self), ("throughput", ThroughputBenchmark.self),
-    ("latency", LatencyBenchmark.self), ("acked", AckedBenchmark.self), ("isolation", IsolationBenchmark.self), ("scale", ScaleBenchmark.self),
+    ("latency", LatencyBenchmark.self), ("acked", AckedBenchmark.self), ("isolation", IsolationBenchmark.self),
+    ("scale", ScaleBenchmark.self),
     ("curve", CurveBenchmark.self), ("replies", RepliesBenchmark.self), ("watch", WatchBenchmark.self),
     ("cells", CellsBenchmark.self), ("instructions", InstructionsBenchmark.self), ("gateway", GatewayBenchmark.self),
 ]
@@ -50,7 +51,8 @@ if arguments.first == "--daemon-only", arguments.count == 3 {
     DaemonOnly.run(binaries: arguments[1], state: arguments[2])
 }
 if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
-    print("""
+    print(
+        """
         usage: rowcast-bench [workload ...]
 
         Runs the named workloads (all of them when none is named), prints a table per workload
@@ -61,7 +63,10 @@ if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
     exit(0)
 }
 if let unknown = arguments.first(where: { !workloads.contains($0) }) {
-    FileHandle.standardError.write(Data("rowcast-bench: unknown workload \"\(unknown)\" (workloads: \(workloads.joined(separator: ", ")); --help for usage)\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "rowcast-bench: unknown workload \"\(unknown)\" (workloads: \(workloads.joined(separator: ", ")); --help for usage)\n"
+                .utf8))
     exit(64)
 }
 let selected = Set(arguments)

@@ -42,7 +42,9 @@ enum FuzzHarness: String, CaseIterable {
         switch (fast, full) {
         case (.success(let a), .success(let b)) where a == b: return
         case (.failure(let a), .failure(let b)) where a.reason == b.reason: return
-        default: fatalError("the output check's fast lane and full check disagree on: \(String(decoding: bytes, as: UTF8.self))")
+        default:
+            fatalError(
+                "the output check's fast lane and full check disagree on: \(String(decoding: bytes, as: UTF8.self))")
         }
     }
 
@@ -50,7 +52,8 @@ enum FuzzHarness: String, CaseIterable {
         guard let value = try? JSONParser.parse(bytes) else { return }
         let text = value.serialized()
         guard let again = try? JSONParser.parse(text) else {
-            fatalError("the serialization of an accepted value does not parse: \(String(decoding: text, as: UTF8.self))")
+            fatalError(
+                "the serialization of an accepted value does not parse: \(String(decoding: text, as: UTF8.self))")
         }
         guard again == value, again.serialized() == text else {
             fatalError("a value changed through serialization: \(String(decoding: text, as: UTF8.self))")
@@ -59,11 +62,15 @@ enum FuzzHarness: String, CaseIterable {
 
     private static func utf8(_ bytes: [UInt8]) {
         // Only the bytes that mean something inside a JSON string are replaced.
-        let body = bytes.map { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 ? UInt8(ascii: "a") : $0 }
+        let body = bytes.map {
+            $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 ? UInt8(ascii: "a") : $0
+        }
         let accepted = (try? JSONParser.parse([UInt8(ascii: "\"")] + body + [UInt8(ascii: "\"")])) != nil
         let valid = String(validating: body, as: UTF8.self) != nil
         guard accepted == valid else {
-            fatalError("the parser \(accepted ? "accepted" : "refused") a string the standard library finds \(valid ? "valid" : "invalid") UTF-8: \(body)")
+            fatalError(
+                "the parser \(accepted ? "accepted" : "refused") a string the standard library finds \(valid ? "valid" : "invalid") UTF-8: \(body)"
+            )
         }
     }
 
@@ -77,13 +84,15 @@ enum FuzzHarness: String, CaseIterable {
         _ = decoder.decode(bytes, from: .control)
         guard case .request(let fast) = ingest, fast.op == "upsert" else { return }
         guard case .request(let general) = generalDecoder.decode(bytes, from: .ingest), general == fast else {
-            fatalError("the upsert fast lane and the general decoder disagree on: \(String(decoding: bytes, as: UTF8.self))")
+            fatalError(
+                "the upsert fast lane and the general decoder disagree on: \(String(decoding: bytes, as: UTF8.self))")
         }
     }
 
     /// A replica of three sections, the middle one empty, that deltas are applied to.
     private static let replica: FeedReplica = {
-        let snapshot = #"{"feed":"f","epoch":"e","seq":1,"sections":[{"id":"a","rows":[{"id":"1"},{"id":"2"},{"id":"3"}]},{"id":"b","rows":[]},{"id":"c","rows":[{"id":"4"},{"id":"5"}]}]}"#
+        let snapshot =
+            #"{"feed":"f","epoch":"e","seq":1,"sections":[{"id":"a","rows":[{"id":"1"},{"id":"2"},{"id":"3"}]},{"id":"b","rows":[]},{"id":"c","rows":[{"id":"4"},{"id":"5"}]}]}"#
         return try! FeedReplica(snapshot: try! JSONParser.parse(snapshot))
     }()
 
@@ -96,46 +105,59 @@ enum FuzzHarness: String, CaseIterable {
         }
         // What the applier built must load back as a snapshot: unique ids, well-formed rows.
         guard (try? FeedReplica(snapshot: copy.snapshotJSON)) != nil else {
-            fatalError("an applied delta left a replica that is not a valid snapshot: \(String(decoding: bytes, as: UTF8.self))")
+            fatalError(
+                "an applied delta left a replica that is not a valid snapshot: \(String(decoding: bytes, as: UTF8.self))"
+            )
         }
     }
 
     /// A cell with every field type, transform and a Mustache section.
     private static let cellDefinition: CellDefinition = {
         var catalog = CellCatalog()
-        catalog.add(text: """
-            cells:
-              - types: [t]
-                cell: C
-                height: 10
-                fields: {s: string, n: number?, i: integer?, b: bool?, u: url?, d: date?}
-                content:
-                  plain: "{{s}} {{n}} {{i}} {{b}} {{u}} {{d}} {{item.id}}"
-                  formatted: "{{money(n)}} {{count(i)}} {{date(d)}} {{datetime(d)}} {{relative_date(d)}} {{uppercased(s)}} {{reversed(s)}}"
-                  section: "{{#b}}yes{{/b}}{{^u}}no url{{/u}}"
-                actions:
-                  - {name: edit, role: edit, field: s, params: {v: "{{s}}"}}
-                  - {name: flip, role: toggle, field: b}
-            """, file: "fuzz.yaml")
+        catalog.add(
+            text: """
+                cells:
+                  - types: [t]
+                    cell: C
+                    height: 10
+                    fields: {s: string, n: number?, i: integer?, b: bool?, u: url?, d: date?}
+                    content:
+                      plain: "{{s}} {{n}} {{i}} {{b}} {{u}} {{d}} {{item.id}}"
+                      formatted: "{{money(n)}} {{count(i)}} {{date(d)}} {{datetime(d)}} {{relative_date(d)}} {{uppercased(s)}} {{reversed(s)}}"
+                      section: "{{#b}}yes{{/b}}{{^u}}no url{{/u}}"
+                    actions:
+                      - {name: edit, role: edit, field: s, params: {v: "{{s}}"}}
+                      - {name: flip, role: toggle, field: b}
+                """, file: "fuzz.yaml")
         return catalog.definitions[0]
     }()
 
     private static func cells(_ bytes: [UInt8]) {
         guard let value = try? JSONParser.parse(bytes), let item = try? Item(json: value) else { return }
         let now = 1_795_400_000.0
-        guard let output = try? cellDefinition.rowBytes(fields: item.data, id: item.id, type: item.type, section: item.section, now: now) else {
-            precondition((try? cellDefinition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: now)) == nil,
-                         "rowBytes refused an item that row accepts")
+        guard
+            let output = try? cellDefinition.rowBytes(
+                fields: item.data, id: item.id, type: item.type, section: item.section, now: now)
+        else {
+            precondition(
+                (try? cellDefinition.row(
+                    fields: item.data, id: item.id, type: item.type, section: item.section, now: now)) == nil,
+                "rowBytes refused an item that row accepts")
             return
         }
-        guard let row = try? cellDefinition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: now),
-              row.serialized() == output else {
+        guard
+            let row = try? cellDefinition.row(
+                fields: item.data, id: item.id, type: item.type, section: item.section, now: now),
+            row.serialized() == output
+        else {
             fatalError("rowBytes and row disagree on: \(String(decoding: bytes, as: UTF8.self))")
         }
         do {
             _ = try RowAssembler.row(id: item.id, type: item.type, output: output)
         } catch {
-            fatalError("a declarative row is not a row the engine accepts (\(error)): \(String(decoding: output, as: UTF8.self))")
+            fatalError(
+                "a declarative row is not a row the engine accepts (\(error)): \(String(decoding: output, as: UTF8.self))"
+            )
         }
     }
 }

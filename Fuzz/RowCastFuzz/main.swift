@@ -16,7 +16,8 @@ func complain(_ message: String) {
     _ = message.withCString { write(2, $0, strlen($0)) }
 }
 
-let usage = "usage: rowcast-fuzz \(FuzzHarness.allCases.map(\.rawValue).joined(separator: "|")) [libFuzzer flags] [corpus directories]\n"
+let usage =
+    "usage: rowcast-fuzz \(FuzzHarness.allCases.map(\.rawValue).joined(separator: "|")) [libFuzzer flags] [corpus directories]\n"
 guard CommandLine.arguments.count >= 2, let chosen = FuzzHarness(rawValue: CommandLine.arguments[1]) else {
     complain(usage)
     exit(64)
@@ -24,7 +25,8 @@ guard CommandLine.arguments.count >= 2, let chosen = FuzzHarness(rawValue: Comma
 harness = chosen
 
 // libFuzzer sees the program name and everything after the harness.
-var arguments: [UnsafeMutablePointer<CChar>?] = ([CommandLine.arguments[0]] + CommandLine.arguments.dropFirst(2)).map { strdup($0) } + [nil]
+var arguments: [UnsafeMutablePointer<CChar>?] =
+    ([CommandLine.arguments[0]] + CommandLine.arguments.dropFirst(2)).map { strdup($0) } + [nil]
 var count = Int32(arguments.count - 1)
 let status = arguments.withUnsafeMutableBufferPointer { buffer -> Int32 in
     var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = buffer.baseAddress

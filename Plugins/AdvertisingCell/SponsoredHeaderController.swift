@@ -24,6 +24,8 @@ package struct SponsoredHeaderController: HeaderController {
 
     /// A 44-point `SponsoredHeaderCell`.
     package func row(for model: Model, header: SectionHeader) -> Row {
-        Row(cell: "SponsoredHeaderCell", height: 44, content: ["title": .string(model.title), "subtitle": .string(model.disclosure)], actions: [])
+        Row(
+            cell: "SponsoredHeaderCell", height: 44,
+            content: ["title": .string(model.title), "subtitle": .string(model.disclosure)], actions: [])
     }
 }

@@ -12,13 +12,16 @@ struct CellActionHandler {
 
     /// The result for `value` (checked by rowcastd against the role) on `item` (its JSON).
     func result(value: JSONValue?, item: JSONValue?) throws(ItemError) -> ActionResult {
-        guard let itemObject = item?.objectValue else { throw ItemError(code: .invalidInput, message: "the select request has no item object") }
+        guard let itemObject = item?.objectValue else {
+            throw ItemError(code: .invalidInput, message: "the select request has no item object")
+        }
         let parsed = try Item(object: itemObject)
         var event: JSONObject = ["kind": .string(action.kind), "action": .string(action.name)]
         if let value { event.append(key: "value", value: value) }
         if !action.params.isEmpty {
             // The params as the row shows them, for the producer: rendered over the item as it is.
-            let shown = try definition.params(of: action, fields: parsed.data, id: parsed.id, type: parsed.type, section: parsed.section, now: now)
+            let shown = try definition.params(
+                of: action, fields: parsed.data, id: parsed.id, type: parsed.type, section: parsed.section, now: now)
             for (key, member) in shown.entries where event[key] == nil { event.append(key: key, value: member) }
         }
         switch action.role {

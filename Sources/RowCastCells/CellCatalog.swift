@@ -35,13 +35,18 @@ public struct CellCatalog: Sendable {
     private mutating func addFiles(of directory: String) {
         guard let dir = opendir(directory) else {
             if errno != ENOENT {
-                refusals.append(CellFileError(file: directory, line: nil, key: "", problem: "cannot read the cells directory: \(String(cString: strerror(errno)))"))
+                refusals.append(
+                    CellFileError(
+                        file: directory, line: nil, key: "",
+                        problem: "cannot read the cells directory: \(String(cString: strerror(errno)))"))
             }
             return
         }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
             if !name.hasPrefix("."), name.hasSuffix(".yaml") || name.hasSuffix(".yml") { names.append(name) }
         }
         closedir(dir)
@@ -71,15 +76,29 @@ public struct CellCatalog: Sendable {
         var claimedItems: Set<String> = [], claimedSections: Set<String> = []
         for definition in parsed {
             for type in definition.itemTypes {
-                if let owner = byItemType[type].map({ definitions[$0] }) ?? (claimedItems.contains(type) ? definition : nil) {
-                    refusals.append(CellFileError(file: file, line: definition.line, key: "types", problem: "item type \"\(type)\" is already claimed by \(owner.file):\(owner.line); one type has one cell"))
+                if let owner = byItemType[type].map({ definitions[$0] })
+                    ?? (claimedItems.contains(type) ? definition : nil)
+                {
+                    refusals.append(
+                        CellFileError(
+                            file: file, line: definition.line, key: "types",
+                            problem:
+                                "item type \"\(type)\" is already claimed by \(owner.file):\(owner.line); one type has one cell"
+                        ))
                     return
                 }
                 claimedItems.insert(type)
             }
             for type in definition.sectionTypes {
-                if let owner = bySectionType[type].map({ definitions[$0] }) ?? (claimedSections.contains(type) ? definition : nil) {
-                    refusals.append(CellFileError(file: file, line: definition.line, key: "section_types", problem: "section type \"\(type)\" is already claimed by \(owner.file):\(owner.line); one type has one header cell"))
+                if let owner = bySectionType[type].map({ definitions[$0] })
+                    ?? (claimedSections.contains(type) ? definition : nil)
+                {
+                    refusals.append(
+                        CellFileError(
+                            file: file, line: definition.line, key: "section_types",
+                            problem:
+                                "section type \"\(type)\" is already claimed by \(owner.file):\(owner.line); one type has one header cell"
+                        ))
                     return
                 }
                 claimedSections.insert(type)
@@ -97,7 +116,9 @@ public struct CellCatalog: Sendable {
     public func definition(forItemType type: String) -> CellDefinition? { byItemType[type].map { definitions[$0] } }
 
     /// The definition that renders the headers of sections of `type`.
-    public func definition(forSectionType type: String) -> CellDefinition? { bySectionType[type].map { definitions[$0] } }
+    public func definition(forSectionType type: String) -> CellDefinition? {
+        bySectionType[type].map { definitions[$0] }
+    }
 
     /// Every item type the catalog renders.
     public var itemTypes: [String] { byItemType.keys.sorted() }
@@ -109,7 +130,10 @@ public struct CellCatalog: Sendable {
     public mutating func yield(itemType type: String, to owner: String) {
         guard let index = byItemType.removeValue(forKey: type) else { return }
         let definition = definitions[index]
-        refusals.append(CellFileError(file: definition.file, line: definition.line, key: "types", problem: "item type \"\(type)\" is rendered by the plugin \(owner); this cell is not used for it"))
+        refusals.append(
+            CellFileError(
+                file: definition.file, line: definition.line, key: "types",
+                problem: "item type \"\(type)\" is rendered by the plugin \(owner); this cell is not used for it"))
     }
 
     /// The biggest cell file read: cell files are configuration, not data.
@@ -117,7 +141,9 @@ public struct CellCatalog: Sendable {
 
     private static func readFile(_ path: String) -> Result<String, CellFileError> {
         guard let file = fopen(path, "rb") else {
-            return .failure(CellFileError(file: path, line: nil, key: "", problem: "cannot open: \(String(cString: strerror(errno)))"))
+            return .failure(
+                CellFileError(
+                    file: path, line: nil, key: "", problem: "cannot open: \(String(cString: strerror(errno)))"))
         }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -126,7 +152,10 @@ public struct CellCatalog: Sendable {
             let count = fread(&buffer, 1, buffer.count, file)
             if count > 0 { bytes.append(contentsOf: buffer[0..<count]) }
             if bytes.count > maximumFileBytes {
-                return .failure(CellFileError(file: path, line: nil, key: "", problem: "larger than \(maximumFileBytes) bytes; a cell file describes cells, not data"))
+                return .failure(
+                    CellFileError(
+                        file: path, line: nil, key: "",
+                        problem: "larger than \(maximumFileBytes) bytes; a cell file describes cells, not data"))
             }
             if count < buffer.count { break }
         }

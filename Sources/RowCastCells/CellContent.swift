@@ -40,7 +40,9 @@ public indirect enum CellContent: Sendable {
     }
 
     /// Appends `members` as an object.
-    static func write(_ members: [(key: String, value: CellContent)], _ scope: CellRenderScope, to writer: inout JSONWriter) {
+    static func write(
+        _ members: [(key: String, value: CellContent)], _ scope: CellRenderScope, to writer: inout JSONWriter
+    ) {
         writer.writeRaw("{")
         for (offset, member) in members.enumerated() {
             if offset > 0 { writer.writeRaw(",") }
@@ -58,7 +60,8 @@ public indirect enum CellContent: Sendable {
             template.plan = CellTemplatePlan(template.source, fields: fields)
             return .template(template)
         case .literal: return self
-        case .object(let members): return .object(members.map { (key: $0.key, value: $0.value.planned(fields: fields)) })
+        case .object(let members):
+            return .object(members.map { (key: $0.key, value: $0.value.planned(fields: fields)) })
         case .array(let elements): return .array(elements.map { $0.planned(fields: fields) })
         }
     }
@@ -69,7 +72,8 @@ public indirect enum CellContent: Sendable {
         case .template(let template): return [(path, template)]
         case .literal: return []
         case .object(let members): return members.flatMap { $0.value.templates(at: path + "." + $0.key) }
-        case .array(let elements): return elements.enumerated().flatMap { $0.element.templates(at: path + "[\($0.offset)]") }
+        case .array(let elements):
+            return elements.enumerated().flatMap { $0.element.templates(at: path + "[\($0.offset)]") }
         }
     }
 }

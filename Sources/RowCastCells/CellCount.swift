@@ -12,7 +12,11 @@ public enum CellCount {
         for (size, suffix) in units where magnitude >= size {
             let scaled = magnitude / size
             // Beyond Int (1e31 and up), the number as JSON writes it: `1e+300T`.
-            if scaled >= 10 { return sign + (scaled < 9e18 ? String(Int(scaled)) : JSONValue.number(scaled.rounded(.down)).description) + suffix }
+            if scaled >= 10 {
+                return sign
+                    + (scaled < 9e18 ? String(Int(scaled)) : JSONValue.number(scaled.rounded(.down)).description)
+                    + suffix
+            }
             let tenths = Int((scaled * 10).rounded(.down))
             return sign + String(tenths / 10) + (tenths % 10 == 0 ? "" : "." + String(tenths % 10)) + suffix
         }

@@ -8,13 +8,14 @@ public enum CellDate {
     public static func parse(_ text: String) -> Double? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.digits(4), scanner.skip("-"), let month = scanner.digits(2), scanner.skip("-"),
-              let day = scanner.digits(2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+            let day = scanner.digits(2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         var seconds = Double(daysFromCivil(year: year, month: month, day: day)) * 86_400
         if scanner.atEnd { return seconds }
         guard scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),
-              let hour = scanner.digits(2), scanner.skip(":"), let minute = scanner.digits(2),
-              hour < 24, minute < 60 else { return nil }
+            let hour = scanner.digits(2), scanner.skip(":"), let minute = scanner.digits(2),
+            hour < 24, minute < 60
+        else { return nil }
         seconds += Double(hour * 3600 + minute * 60)
         if scanner.skip(":") {
             guard let second = scanner.digits(2), second < 61 else { return nil }
@@ -34,7 +35,8 @@ public enum CellDate {
         let sign: Double
         if scanner.skip("+") { sign = 1 } else if scanner.skip("-") { sign = -1 } else { return nil }
         guard let offsetHours = scanner.digits(2), scanner.skip(":"), let offsetMinutes = scanner.digits(2),
-              offsetHours < 24, offsetMinutes < 60, scanner.atEnd else { return nil }
+            offsetHours < 24, offsetMinutes < 60, scanner.atEnd
+        else { return nil }
         return seconds - sign * Double(offsetHours * 3600 + offsetMinutes * 60)
     }
 
@@ -73,7 +75,9 @@ public enum CellDate {
         }
     }
 
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 

@@ -35,7 +35,9 @@ public struct CellDefinition: Sendable {
     /// The row for one item or section header: `fields` is the item's `data` (or the header's
     /// `header`); throws an ``ItemError`` naming a required field that is missing or a field
     /// whose value does not fit its declared type.
-    public func row(fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> Row {
+    public func row(
+        fields values: JSONObject, id: String, type: String, section: String?, now: Double
+    ) throws(ItemError) -> Row {
         let scope = try self.scope(fields: values, id: id, type: type, section: section, now: now)
         return Row(
             cell: cell,
@@ -46,7 +48,9 @@ public struct CellDefinition: Sendable {
     }
 
     /// The row's bytes, as `row(...)` serializes them, written without building the row first.
-    public func rowBytes(fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> [UInt8] {
+    public func rowBytes(
+        fields values: JSONObject, id: String, type: String, section: String?, now: Double
+    ) throws(ItemError) -> [UInt8] {
         let scope = try self.scope(fields: values, id: id, type: type, section: section, now: now)
         var writer = JSONWriter(capacity: 256)
         writer.writeRaw("{\"cell\":")
@@ -65,13 +69,17 @@ public struct CellDefinition: Sendable {
     }
 
     /// `action`'s params as the row shows them for this item (without rendering the rest of the row).
-    func params(of action: CellActionSpec, fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> JSONObject {
+    func params(
+        of action: CellActionSpec, fields values: JSONObject, id: String, type: String, section: String?, now: Double
+    ) throws(ItemError) -> JSONObject {
         let scope = try self.scope(fields: values, id: id, type: type, section: section, now: now)
         return JSONObject(action.params.map { (key: $0.key, value: $0.value.render(scope)) })
     }
 
     /// The checked field values and what the templates see, or the error naming the field.
-    private func scope(fields values: JSONObject, id: String, type: String, section: String?, now: Double) throws(ItemError) -> CellRenderScope {
+    private func scope(
+        fields values: JSONObject, id: String, type: String, section: String?, now: Double
+    ) throws(ItemError) -> CellRenderScope {
         let settings = CellRenderSettings(currency: currency, now: now)
         var checked = [JSONValue?](repeating: nil, count: fields.count)
         for (index, spec) in fields.enumerated() {
@@ -107,7 +115,9 @@ public struct CellDefinition: Sendable {
 
     /// What Mustache sees: the envelope under `item`, each present field by name (a bool as a
     /// Bool, for sections; anything else as a ``CellValue`` with the transforms).
-    private func mustacheContext(_ values: [JSONValue?], envelope: CellEnvelope, settings: CellRenderSettings) -> [String: Any] {
+    private func mustacheContext(
+        _ values: [JSONValue?], envelope: CellEnvelope, settings: CellRenderSettings
+    ) -> [String: Any] {
         var context: [String: Any] = [:]
         context.reserveCapacity(fields.count + 1)
         var item: [String: Any] = ["id": envelope.id, "type": envelope.type]
@@ -126,7 +136,9 @@ public struct CellDefinition: Sendable {
 
     /// The action as the row shows it: name, kind, rendered params, and its role.
     private func rowAction(_ action: CellActionSpec, scope: CellRenderScope) -> RowAction {
-        RowAction(name: action.name, kind: action.kind, params: JSONObject(action.params.map { (key: $0.key, value: $0.value.render(scope)) }), role: action.role)
+        RowAction(
+            name: action.name, kind: action.kind,
+            params: JSONObject(action.params.map { (key: $0.key, value: $0.value.render(scope)) }), role: action.role)
     }
 
     /// What names this definition as a renderer: the file, the cell and the file's
@@ -137,6 +149,8 @@ public struct CellDefinition: Sendable {
     /// Every template of the definition with the key path that leads to it.
     var templates: [(path: String, template: CellTemplate)] {
         content.flatMap { $0.value.templates(at: "content." + $0.key) }
-            + actions.flatMap { action in action.params.flatMap { $0.value.templates(at: "actions.\(action.name).params." + $0.key) } }
+            + actions.flatMap { action in
+                action.params.flatMap { $0.value.templates(at: "actions.\(action.name).params." + $0.key) }
+            }
     }
 }

@@ -28,7 +28,8 @@ public enum CellFieldType: String, Sendable, CaseIterable {
             return value.numberValue == nil ? "must be a number, got \(value.kindName)" : nil
         case .integer:
             guard let number = value.numberValue else { return "must be an integer, got \(value.kindName)" }
-            return number.rounded(.towardZero) == number && number.magnitude < 9.007_199_254_740_992e15 ? nil : "must be an integer, got \(value)"
+            return number.rounded(.towardZero) == number && number.magnitude < 9.007_199_254_740_992e15
+                ? nil : "must be an integer, got \(value)"
         case .bool:
             return value.boolValue == nil ? "must be true or false, got \(value.kindName)" : nil
         case .url:
@@ -37,10 +38,15 @@ public enum CellFieldType: String, Sendable, CaseIterable {
             return Item.looksLikeURL(string) ? nil : "must be a URL with a scheme such as https://, got \"\(string)\""
         case .date:
             if let seconds = value.numberValue {
-                return CellDate.representable.contains(seconds) ? nil : "must be a date from year 1 to 9999: seconds since 1970 from -62135596800 to 253402300799, got \(value)"
+                return CellDate.representable.contains(seconds)
+                    ? nil
+                    : "must be a date from year 1 to 9999: seconds since 1970 from -62135596800 to 253402300799, got \(value)"
             }
-            guard let string = value.stringValue else { return "must be a date (RFC 3339 string or seconds since 1970), got \(value.kindName)" }
-            return CellDate.parse(string) == nil ? "must be a date such as 2026-11-22 or 2026-11-22T10:00:00Z, got \"\(string)\"" : nil
+            guard let string = value.stringValue else {
+                return "must be a date (RFC 3339 string or seconds since 1970), got \(value.kindName)"
+            }
+            return CellDate.parse(string) == nil
+                ? "must be a date such as 2026-11-22 or 2026-11-22T10:00:00Z, got \"\(string)\"" : nil
         }
     }
 

@@ -39,8 +39,12 @@ public struct CellFileParser {
             throw fail(root, "", "a cell file is a mapping with the key `cells` (a list of cell definitions)")
         }
         try checkKeys(top, allowed: Self.topKeys, at: "")
-        guard let cellsNode = top["cells"] else { throw fail(root, "cells", "missing; a cell file lists its cell definitions under `cells`") }
-        guard let cells = cellsNode.sequence, !cells.isEmpty else { throw fail(cellsNode, "cells", "must be a non-empty list of cell definitions") }
+        guard let cellsNode = top["cells"] else {
+            throw fail(root, "cells", "missing; a cell file lists its cell definitions under `cells`")
+        }
+        guard let cells = cellsNode.sequence, !cells.isEmpty else {
+            throw fail(cellsNode, "cells", "must be a non-empty list of cell definitions")
+        }
         let fingerprint = Self.fingerprint(text)
         var definitions: [CellDefinition] = []
         for (index, node) in cells.enumerated() {
@@ -62,7 +66,9 @@ public struct CellFileParser {
     }
 
     private func definition(_ node: Node, at path: String) throws(CellFileError) -> CellDefinition {
-        guard let mapping = node.mapping else { throw fail(node, path, "must be a mapping of \(Self.cellKeys.joined(separator: ", "))") }
+        guard let mapping = node.mapping else {
+            throw fail(node, path, "must be a mapping of \(Self.cellKeys.joined(separator: ", "))")
+        }
         try checkKeys(mapping, allowed: Self.cellKeys, at: path)
         let itemTypes = try names(mapping["types"], at: path + ".types")
         let sectionTypes = try names(mapping["section_types"], at: path + ".section_types")
@@ -70,13 +76,22 @@ public struct CellFileParser {
             throw fail(node, path, "names no type; give `types` (item types) or `section_types` (section header types)")
         }
         let cell = try requiredString(mapping["cell"], in: node, at: path + ".cell")
-        guard let heightNode = mapping["height"] else { throw fail(node, path + ".height", "missing; the row height in points, a number above 0") }
-        guard let height = number(heightNode), height > 0, height.isFinite else {
-            throw fail(heightNode, path + ".height", "must be a number above 0, got \(heightNode.scalar?.string ?? "a collection")")
+        guard let heightNode = mapping["height"] else {
+            throw fail(node, path + ".height", "missing; the row height in points, a number above 0")
         }
-        let currency = try mapping["currency"].map { node throws(CellFileError) in try requiredString(node, in: node, at: path + ".currency") } ?? "$"
+        guard let height = number(heightNode), height > 0, height.isFinite else {
+            throw fail(
+                heightNode, path + ".height",
+                "must be a number above 0, got \(heightNode.scalar?.string ?? "a collection")")
+        }
+        let currency =
+            try mapping["currency"].map { node throws(CellFileError) in
+                try requiredString(node, in: node, at: path + ".currency")
+            } ?? "$"
         let fields = try fieldSpecs(mapping["fields"], at: path + ".fields")
-        guard let contentNode = mapping["content"] else { throw fail(node, path + ".content", "missing; the row's content, a mapping of keys to templates or values") }
+        guard let contentNode = mapping["content"] else {
+            throw fail(node, path + ".content", "missing; the row's content, a mapping of keys to templates or values")
+        }
         guard case .object(let content) = try contentValue(contentNode, at: path + ".content") else {
             throw fail(contentNode, path + ".content", "must be a mapping of keys to templates or values")
         }
@@ -87,7 +102,9 @@ public struct CellFileParser {
         let check = CellTemplateCheck(fields: fields)
         for (templatePath, template) in definition.templates {
             if let problem = check.problem(in: template) {
-                throw CellFileError(file: file, line: line(of: templatePath, in: node), key: path + "." + templatePath, problem: "the template \"\(template.source)\" \(problem)")
+                throw CellFileError(
+                    file: file, line: line(of: templatePath, in: node), key: path + "." + templatePath,
+                    problem: "the template \"\(template.source)\" \(problem)")
             }
         }
         return definition
@@ -95,48 +112,88 @@ public struct CellFileParser {
 
     private func fieldSpecs(_ node: Node?, at path: String) throws(CellFileError) -> [CellFieldSpec] {
         guard let node else { return [] }
-        guard let mapping = node.mapping else { throw fail(node, path, "must be a mapping of field names to types (\(CellFieldType.allowedNames), `?` after the type for an optional field)") }
+        guard let mapping = node.mapping else {
+            throw fail(
+                node, path,
+                "must be a mapping of field names to types (\(CellFieldType.allowedNames), `?` after the type for an optional field)"
+            )
+        }
         var specs: [CellFieldSpec] = []
         for (keyNode, valueNode) in mapping {
-            guard let name = keyNode.scalar?.string, !name.isEmpty else { throw fail(keyNode, path, "field names must be strings") }
-            guard name != CellDefinition.envelopeName else {
-                throw fail(keyNode, path + "." + name, "`\(name)` is reserved for the item's envelope ({{item.id}}, {{item.type}}, {{item.section}}); rename the field")
+            guard let name = keyNode.scalar?.string, !name.isEmpty else {
+                throw fail(keyNode, path, "field names must be strings")
             }
-            guard !name.contains(".") else { throw fail(keyNode, path + "." + name, "a field name cannot contain a dot") }
+            guard name != CellDefinition.envelopeName else {
+                throw fail(
+                    keyNode, path + "." + name,
+                    "`\(name)` is reserved for the item's envelope ({{item.id}}, {{item.type}}, {{item.section}}); rename the field"
+                )
+            }
+            guard !name.contains(".") else {
+                throw fail(keyNode, path + "." + name, "a field name cannot contain a dot")
+            }
             guard var typeName = valueNode.scalar?.string else {
-                throw fail(valueNode, path + "." + name, "must be a type: \(CellFieldType.allowedNames), with `?` after it for an optional field")
+                throw fail(
+                    valueNode, path + "." + name,
+                    "must be a type: \(CellFieldType.allowedNames), with `?` after it for an optional field")
             }
             let optional = typeName.hasSuffix("?")
             if optional { typeName.removeLast() }
             guard let type = CellFieldType(rawValue: typeName) else {
-                throw fail(valueNode, path + "." + name, "unknown type \"\(typeName)\"; allowed: \(CellFieldType.allowedNames), with `?` after it for an optional field")
+                throw fail(
+                    valueNode, path + "." + name,
+                    "unknown type \"\(typeName)\"; allowed: \(CellFieldType.allowedNames), with `?` after it for an optional field"
+                )
             }
             specs.append(CellFieldSpec(name: name, type: type, optional: optional))
         }
         return specs
     }
 
-    private func actionSpecs(_ node: Node?, fields: [CellFieldSpec], at path: String) throws(CellFileError) -> [CellActionSpec] {
+    private func actionSpecs(
+        _ node: Node?, fields: [CellFieldSpec], at path: String
+    ) throws(CellFileError) -> [CellActionSpec] {
         guard let node else { return [] }
-        guard let sequence = node.sequence else { throw fail(node, path, "must be a list of actions, each a mapping of \(Self.actionKeys.joined(separator: ", "))") }
+        guard let sequence = node.sequence else {
+            throw fail(
+                node, path, "must be a list of actions, each a mapping of \(Self.actionKeys.joined(separator: ", "))")
+        }
         var actions: [CellActionSpec] = []
         for (index, actionNode) in sequence.enumerated() {
             let actionPath = path + "[\(index)]"
-            guard let mapping = actionNode.mapping else { throw fail(actionNode, actionPath, "must be a mapping of \(Self.actionKeys.joined(separator: ", "))") }
+            guard let mapping = actionNode.mapping else {
+                throw fail(actionNode, actionPath, "must be a mapping of \(Self.actionKeys.joined(separator: ", "))")
+            }
             try checkKeys(mapping, allowed: Self.actionKeys, at: actionPath)
             let name = try requiredString(mapping["name"], in: actionNode, at: actionPath + ".name")
-            guard !actions.contains(where: { $0.name == name }) else { throw fail(actionNode, actionPath + ".name", "\"\(name)\" is given twice; each action needs its own name") }
-            let roleName = try mapping["role"].map { node throws(CellFileError) in try requiredString(node, in: actionNode, at: actionPath + ".role") } ?? "select"
-            guard Self.roles.contains(roleName) else {
-                throw fail(mapping["role"], actionPath + ".role", "unknown role \"\(roleName)\"; allowed: \(Self.roles.joined(separator: ", "))")
+            guard !actions.contains(where: { $0.name == name }) else {
+                throw fail(
+                    actionNode, actionPath + ".name", "\"\(name)\" is given twice; each action needs its own name")
             }
-            let kind = try mapping["kind"].map { node throws(CellFileError) in try requiredString(node, in: actionNode, at: actionPath + ".kind") } ?? roleName
+            let roleName =
+                try mapping["role"].map { node throws(CellFileError) in
+                    try requiredString(node, in: actionNode, at: actionPath + ".role")
+                } ?? "select"
+            guard Self.roles.contains(roleName) else {
+                throw fail(
+                    mapping["role"], actionPath + ".role",
+                    "unknown role \"\(roleName)\"; allowed: \(Self.roles.joined(separator: ", "))")
+            }
+            let kind =
+                try mapping["kind"].map { node throws(CellFileError) in
+                    try requiredString(node, in: actionNode, at: actionPath + ".kind")
+                } ?? roleName
             var field: CellFieldSpec?
             if let fieldNode = mapping["field"] {
-                guard roleName == "edit" || roleName == "toggle" else { throw fail(fieldNode, actionPath + ".field", "only `edit` and `toggle` actions name a field") }
+                guard roleName == "edit" || roleName == "toggle" else {
+                    throw fail(fieldNode, actionPath + ".field", "only `edit` and `toggle` actions name a field")
+                }
                 let fieldName = try requiredString(fieldNode, in: actionNode, at: actionPath + ".field")
                 guard let spec = fields.first(where: { $0.name == fieldName }) else {
-                    throw fail(fieldNode, actionPath + ".field", "\"\(fieldName)\" is not a declared field; declared: \(fields.map(\.name).joined(separator: ", "))")
+                    throw fail(
+                        fieldNode, actionPath + ".field",
+                        "\"\(fieldName)\" is not a declared field; declared: \(fields.map(\.name).joined(separator: ", "))"
+                    )
                 }
                 field = spec
             }
@@ -146,20 +203,30 @@ public struct CellFileParser {
             let role: ActionRole
             switch roleName {
             case "edit":
-                guard let field else { throw fail(actionNode, actionPath + ".field", "missing; an `edit` action names the field it changes") }
+                guard let field else {
+                    throw fail(
+                        actionNode, actionPath + ".field", "missing; an `edit` action names the field it changes")
+                }
                 var valueType = CellActionSpec.defaultValueType(for: field.type)
                 if let valueNode = mapping["value"] {
                     let allowed = ActionValueType.allCases.map(\.rawValue)
                     guard let name = valueNode.scalar?.string, let type = ActionValueType(rawValue: name) else {
-                        throw fail(valueNode, actionPath + ".value", "unknown value type; allowed: \(allowed.joined(separator: ", "))")
+                        throw fail(
+                            valueNode, actionPath + ".value",
+                            "unknown value type; allowed: \(allowed.joined(separator: ", "))")
                     }
                     valueType = type
                 }
                 role = .edit(field: field.name, value: valueType)
             case "toggle":
-                guard let field else { throw fail(actionNode, actionPath + ".field", "missing; a `toggle` action names the bool field it changes") }
+                guard let field else {
+                    throw fail(
+                        actionNode, actionPath + ".field", "missing; a `toggle` action names the bool field it changes")
+                }
                 guard field.type == .bool else {
-                    throw fail(mapping["field"], actionPath + ".field", "a `toggle` changes a bool field; \"\(field.name)\" is a \(field.type.rawValue)")
+                    throw fail(
+                        mapping["field"], actionPath + ".field",
+                        "a `toggle` changes a bool field; \"\(field.name)\" is a \(field.type.rawValue)")
                 }
                 role = .toggle(field: field.name)
             case "delete": role = .delete
@@ -224,10 +291,14 @@ public struct CellFileParser {
     private func names(_ node: Node?, at path: String) throws(CellFileError) -> [String] {
         guard let node else { return [] }
         if let single = node.scalar?.string, !single.isEmpty { return [single] }
-        guard let sequence = node.sequence else { throw fail(node, path, "must be a type name or a list of type names") }
+        guard let sequence = node.sequence else {
+            throw fail(node, path, "must be a type name or a list of type names")
+        }
         var names: [String] = []
         for element in sequence {
-            guard let name = element.scalar?.string, !name.isEmpty else { throw fail(element, path, "type names must be non-empty strings") }
+            guard let name = element.scalar?.string, !name.isEmpty else {
+                throw fail(element, path, "type names must be non-empty strings")
+            }
             names.append(name)
         }
         return names
@@ -235,7 +306,9 @@ public struct CellFileParser {
 
     private func requiredString(_ node: Node?, in parent: Node, at path: String) throws(CellFileError) -> String {
         guard let node else { throw fail(parent, path, "missing; a non-empty string") }
-        guard let string = node.scalar?.string, !string.isEmpty else { throw fail(node, path, "must be a non-empty string") }
+        guard let string = node.scalar?.string, !string.isEmpty else {
+            throw fail(node, path, "must be a non-empty string")
+        }
         return string
     }
 
@@ -245,9 +318,14 @@ public struct CellFileParser {
             let key = keyNode.scalar?.string ?? ""
             let keyPath = path.isEmpty ? key : path + "." + key
             guard allowed.contains(key) else {
-                throw fail(keyNode, keyPath, "unknown key; allowed\(path.isEmpty ? " at the top level" : " here"): \(allowed.joined(separator: ", "))")
+                throw fail(
+                    keyNode, keyPath,
+                    "unknown key; allowed\(path.isEmpty ? " at the top level" : " here"): \(allowed.joined(separator: ", "))"
+                )
             }
-            guard seen.insert(key).inserted else { throw fail(keyNode, keyPath, "given more than once; give each key once") }
+            guard seen.insert(key).inserted else {
+                throw fail(keyNode, keyPath, "given more than once; give each key once")
+            }
         }
     }
 

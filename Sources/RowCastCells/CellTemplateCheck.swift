@@ -23,7 +23,9 @@ struct CellTemplateCheck {
         if let (transform, field) = recorder.badTransforms.first, let spec = fields.first(where: { $0.name == field }) {
             let allowed = CellValue.transforms(for: spec.type)
             return "applies \(transform)(...) to \"\(field)\", a \(spec.type.rawValue) field; "
-                + (allowed.isEmpty ? "a \(spec.type.rawValue) field takes no transform" : "it takes \(allowed.joined(separator: ", "))")
+                + (allowed.isEmpty
+                    ? "a \(spec.type.rawValue) field takes no transform"
+                    : "it takes \(allowed.joined(separator: ", "))")
         }
         return nil
     }

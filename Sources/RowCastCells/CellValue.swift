@@ -31,7 +31,8 @@ struct CellValue: MustacheCustomRenderable, MustacheTransformable, MustacheParen
 
     func transform(_ name: String) -> Any? {
         switch name {
-        case "money", "count", "date", "datetime", "relative_date": return Self.transform(name, value: value, settings: settings)
+        case "money", "count", "date", "datetime", "relative_date":
+            return Self.transform(name, value: value, settings: settings)
         default: return value.stringValue?.transform(name)  // `empty` stays a Bool, for sections
         }
     }
@@ -44,7 +45,9 @@ struct CellValue: MustacheCustomRenderable, MustacheTransformable, MustacheParen
         case "count":
             return value.numberValue.map(CellCount.format)
         case "date", "datetime", "relative_date":
-            guard let seconds = value.numberValue ?? value.stringValue.flatMap(CellDate.parse), CellDate.representable.contains(seconds) else { return nil }
+            guard let seconds = value.numberValue ?? value.stringValue.flatMap(CellDate.parse),
+                CellDate.representable.contains(seconds)
+            else { return nil }
             switch name {
             case "date": return CellDate.absolute(seconds)
             case "datetime": return CellDate.absoluteWithTime(seconds)

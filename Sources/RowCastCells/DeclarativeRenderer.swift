@@ -23,7 +23,10 @@ public final class DeclarativeRenderer: RowRendering {
     private let worker = DispatchQueue(label: "rowcast.cells", qos: .userInitiated)
 
     /// A renderer of `catalog`'s cells over `plugins`.
-    public init(catalog: CellCatalog, plugins: any RowRendering, now: @escaping @Sendable () -> Double = DeclarativeRenderer.wallClock) {
+    public init(
+        catalog: CellCatalog, plugins: any RowRendering,
+        now: @escaping @Sendable () -> Double = DeclarativeRenderer.wallClock
+    ) {
         var catalog = catalog
         for type in catalog.itemTypes {
             if let owner = plugins.rendererIdentity(forItemType: type) { catalog.yield(itemType: type, to: owner) }
@@ -42,33 +45,41 @@ public final class DeclarativeRenderer: RowRendering {
 
     /// Renders an item: with its cell when the catalog has one, else with a plugin.
     public func renderItem(type: String, input: [UInt8]) -> RenderOutcome {
-        guard let definition = catalog.definition(forItemType: type) else { return plugins.renderItem(type: type, input: input) }
+        guard let definition = catalog.definition(forItemType: type) else {
+            return plugins.renderItem(type: type, input: input)
+        }
         return Self.renderItem(input, with: definition, now: now())
     }
 
     private static func renderItem(_ input: [UInt8], with definition: CellDefinition, now: Double) -> RenderOutcome {
         outcome { () throws(ItemError) -> [UInt8] in
             let item = try Item(json: try parse(input, what: "the item"))
-            return try definition.rowBytes(fields: item.data, id: item.id, type: item.type, section: item.section, now: now)
+            return try definition.rowBytes(
+                fields: item.data, id: item.id, type: item.type, section: item.section, now: now)
         }
     }
 
     /// Renders a section header: with its cell when the catalog has one, else with a plugin.
     public func renderHeader(type: String, input: [UInt8]) -> RenderOutcome {
-        guard let definition = catalog.definition(forSectionType: type) else { return plugins.renderHeader(type: type, input: input) }
+        guard let definition = catalog.definition(forSectionType: type) else {
+            return plugins.renderHeader(type: type, input: input)
+        }
         return Self.renderHeader(input, with: definition, now: now())
     }
 
     private static func renderHeader(_ input: [UInt8], with definition: CellDefinition, now: Double) -> RenderOutcome {
         outcome { () throws(ItemError) -> [UInt8] in
             let header = try SectionHeader(json: try parse(input, what: "the section"))
-            return try definition.rowBytes(fields: header.header, id: header.id, type: header.type, section: nil, now: now)
+            return try definition.rowBytes(
+                fields: header.header, id: header.id, type: header.type, section: nil, now: now)
         }
     }
 
     /// The outcome of one cell job (an item or a header: selects are answered on the loop).
     static func render(_ job: CellJob, now: Double) -> RenderOutcome {
-        job.header ? renderHeader(job.input, with: job.definition, now: now) : renderItem(job.input, with: job.definition, now: now)
+        job.header
+            ? renderHeader(job.input, with: job.definition, now: now)
+            : renderItem(job.input, with: job.definition, now: now)
     }
 
     /// The event of an action of a declarative cell (`select` of ABI revision 1: no change).
@@ -76,7 +87,9 @@ public final class DeclarativeRenderer: RowRendering {
         guard catalog.definition(forItemType: type) != nil else { return plugins.select(type: type, input: input) }
         let outcome = act(type: type, input: input)
         guard case .ok(let output) = outcome else { return outcome }
-        guard case .object(let result)? = try? JSONParser.parse(output) else { return .failed(message: "the cell's action result is not an object") }
+        guard case .object(let result)? = try? JSONParser.parse(output) else {
+            return .failed(message: "the cell's action result is not an object")
+        }
         return .ok((result["event"] ?? .null).serialized())
     }
 
@@ -86,14 +99,21 @@ public final class DeclarativeRenderer: RowRendering {
     /// sets its field to the value, a `toggle` sets it to the value or flips it, a `delete`
     /// deletes the item. Other types go to their plugin.
     public func act(type: String, input: [UInt8]) -> RenderOutcome {
-        guard let definition = catalog.definition(forItemType: type) else { return plugins.act(type: type, input: input) }
+        guard let definition = catalog.definition(forItemType: type) else {
+            return plugins.act(type: type, input: input)
+        }
         do throws(ItemError) {
             let request = try Self.parse(input, what: "the select request")
-            guard let name = request["action"]?.stringValue, let action = definition.actions.first(where: { $0.name == name }) else {
+            guard let name = request["action"]?.stringValue,
+                let action = definition.actions.first(where: { $0.name == name })
+            else {
                 throw ItemError.unknownAction(request["action"]?.stringValue ?? "")
             }
             let value = request["value"].flatMap { $0.isNull ? nil : $0 }
-            return .ok(try CellActionHandler(definition: definition, action: action, now: now()).result(value: value, item: request["item"]).jsonValue.serialized())
+            return .ok(
+                try CellActionHandler(definition: definition, action: action, now: now()).result(
+                    value: value, item: request["item"]
+                ).jsonValue.serialized())
         } catch {
             return .rejected(message: error.message, field: error.field, code: error.code.rawValue)
         }
@@ -117,7 +137,10 @@ public final class DeclarativeRenderer: RowRendering {
         var inline = [RenderOutcome?](repeating: nil, count: jobs.count)
         for (index, job) in jobs.enumerated() {
             let header = job.kind == .renderHeader
-            guard let definition = header ? catalog.definition(forSectionType: job.type) : catalog.definition(forItemType: job.type) else {
+            guard
+                let definition = header
+                    ? catalog.definition(forSectionType: job.type) : catalog.definition(forItemType: job.type)
+            else {
                 pluginIndex[index] = pluginJobs.count
                 pluginJobs.append(job)
                 continue
@@ -139,7 +162,8 @@ public final class DeclarativeRenderer: RowRendering {
         } else {
             for job in cellJobs { batch.deliver(Self.render(job, now: now)) }
         }
-        return MergedRenderStream(inline: inline, pluginIndex: pluginIndex, plugins: pluginStream, cellIndex: cellIndex, cells: batch)
+        return MergedRenderStream(
+            inline: inline, pluginIndex: pluginIndex, plugins: pluginStream, cellIndex: cellIndex, cells: batch)
     }
 
     /// Below this many cell rows a batch is rendered on the loop: handing it over would cost
@@ -164,13 +188,19 @@ public final class DeclarativeRenderer: RowRendering {
     /// `cell_refusals` (`file:line: key: problem`).
     public func pluginsDescription() -> JSONObject {
         var members = plugins.pluginsDescription()
-        members.append(key: "cells", value: .array(catalog.definitions.map { definition in
-            [
-                "file": .string(definition.file), "line": .number(Double(definition.line)), "cell": .string(definition.cell),
-                "types": .array(definition.itemTypes.filter { catalog.definition(forItemType: $0) != nil }.map(JSONValue.string)),
-                "section_types": .array(definition.sectionTypes.map(JSONValue.string)),
-            ]
-        }))
+        members.append(
+            key: "cells",
+            value: .array(
+                catalog.definitions.map { definition in
+                    [
+                        "file": .string(definition.file), "line": .number(Double(definition.line)),
+                        "cell": .string(definition.cell),
+                        "types": .array(
+                            definition.itemTypes.filter { catalog.definition(forItemType: $0) != nil }.map(
+                                JSONValue.string)),
+                        "section_types": .array(definition.sectionTypes.map(JSONValue.string)),
+                    ]
+                }))
         members.append(key: "cell_refusals", value: .array(catalog.refusals.map { .string($0.description) }))
         return members
     }

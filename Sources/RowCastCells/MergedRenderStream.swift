@@ -10,7 +10,10 @@ final class MergedRenderStream: RenderStream {
     private let cells: CellRenderBatch
 
     /// A stream over the three parts; `pluginIndex` and `cellIndex` map a job to its place.
-    init(inline: [RenderOutcome?], pluginIndex: [Int?], plugins: (any RenderStream)?, cellIndex: [Int?], cells: CellRenderBatch) {
+    init(
+        inline: [RenderOutcome?], pluginIndex: [Int?], plugins: (any RenderStream)?, cellIndex: [Int?],
+        cells: CellRenderBatch
+    ) {
         self.inline = inline
         self.pluginIndex = pluginIndex
         self.plugins = plugins

@@ -4,7 +4,8 @@ extension JSONValue {
     /// The number as an `Int`, when this value is an integral number that fits.
     var integerValue: Int? {
         guard let number = numberValue, number == number.rounded(),
-              abs(number) < 9_007_199_254_740_992 else { return nil }
+            abs(number) < 9_007_199_254_740_992
+        else { return nil }
         return Int(number)
     }
 

@@ -20,8 +20,10 @@ public struct RowCastClientError: Error, Sendable, Equatable, CustomStringConver
     public let reply: JSONValue?
 
     /// An error with these members.
-    public init(code: String, message: String, field: String? = nil, feed: String? = nil, id: String? = nil,
-                reply: JSONValue? = nil) {
+    public init(
+        code: String, message: String, field: String? = nil, feed: String? = nil, id: String? = nil,
+        reply: JSONValue? = nil
+    ) {
         self.code = code
         self.message = message
         self.field = field
@@ -45,12 +47,16 @@ public struct RowCastClientError: Error, Sendable, Equatable, CustomStringConver
     public static func timeout(endpoint: String, seconds: Double, op: String) -> RowCastClientError {
         RowCastClientError(
             code: "timeout",
-            message: "no reply to \(op) from rowcastd at \(endpoint) within \(formatSeconds(seconds)); the daemon may not be running there (start rowcastd, or pass the right --control endpoint)")
+            message:
+                "no reply to \(op) from rowcastd at \(endpoint) within \(formatSeconds(seconds)); the daemon may not be running there (start rowcastd, or pass the right --control endpoint)"
+        )
     }
 
     /// A reply that is not what PROTOCOL.md describes.
     public static func invalidReply(endpoint: String, _ problem: String) -> RowCastClientError {
-        RowCastClientError(code: "invalid_reply", message: "the reply from \(endpoint) \(problem); is a rowcastd speaking protocol 1 there?")
+        RowCastClientError(
+            code: "invalid_reply",
+            message: "the reply from \(endpoint) \(problem); is a rowcastd speaking protocol 1 there?")
     }
 
     /// A ZeroMQ failure while using `endpoint`.

@@ -10,7 +10,9 @@ import Yams
 /// on the command line. An empty `plugin_directories` list keeps the built-in directories.
 public enum ConfigurationFile {
     /// `base` with the values of the YAML `text` (read from `file`) applied.
-    public static func apply(yaml text: String, file: String, to base: DaemonConfiguration) throws(ConfigurationError) -> DaemonConfiguration {
+    public static func apply(
+        yaml text: String, file: String, to base: DaemonConfiguration
+    ) throws(ConfigurationError) -> DaemonConfiguration {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -19,7 +21,10 @@ public enum ConfigurationFile {
         }
         guard let root else { return base }  // empty, or only comments
         guard case .mapping(let mapping) = root else {
-            throw ConfigurationError(.wrongType, file: file, line: root.mark?.line, key: "", problem: "the file must be a mapping of keys to values (see Config/rowcastd.yaml), got \(describe(root))")
+            throw ConfigurationError(
+                .wrongType, file: file, line: root.mark?.line, key: "",
+                problem:
+                    "the file must be a mapping of keys to values (see Config/rowcastd.yaml), got \(describe(root))")
         }
         var configuration = base
         try apply(mapping, prefix: "", file: file, to: &configuration)
@@ -47,26 +52,41 @@ public enum ConfigurationFile {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static func apply(_ mapping: Node.Mapping, prefix: String, file: String, to configuration: inout DaemonConfiguration) throws(ConfigurationError) {
+    private static func apply(
+        _ mapping: Node.Mapping, prefix: String, file: String, to configuration: inout DaemonConfiguration
+    ) throws(ConfigurationError) {
         for (keyNode, valueNode) in mapping {
             guard case .scalar(let scalar) = keyNode, keyNode.tag.rawValue == Tag.Name.str.rawValue else {
-                throw ConfigurationError(.wrongType, file: file, line: keyNode.mark?.line, key: prefix.isEmpty ? "" : String(prefix.dropLast()), problem: "keys must be names, got \(describe(keyNode))")
+                throw ConfigurationError(
+                    .wrongType, file: file, line: keyNode.mark?.line,
+                    key: prefix.isEmpty ? "" : String(prefix.dropLast()),
+                    problem: "keys must be names, got \(describe(keyNode))")
             }
             let key = prefix + scalar.string
             if ConfigurationSchema.sections.contains(key) {
                 guard case .mapping(let nested) = valueNode else {
-                    throw ConfigurationError(.wrongType, file: file, line: valueNode.mark?.line ?? keyNode.mark?.line, key: key, problem: "must be a mapping of \(ConfigurationSchema.keys(under: key + ".").joined(separator: ", ")), got \(describe(valueNode))")
+                    throw ConfigurationError(
+                        .wrongType, file: file, line: valueNode.mark?.line ?? keyNode.mark?.line, key: key,
+                        problem:
+                            "must be a mapping of \(ConfigurationSchema.keys(under: key + ".").joined(separator: ", ")), got \(describe(valueNode))"
+                    )
                 }
                 try apply(nested, prefix: key + ".", file: file, to: &configuration)
                 continue
             }
             guard let setting = ConfigurationSchema.setting(key) else {
                 let allowed = ConfigurationSchema.keys(under: prefix).joined(separator: ", ")
-                throw ConfigurationError(.unknownKey, file: file, line: keyNode.mark?.line, key: key, problem: "unknown key; allowed \(prefix.isEmpty ? "at the top level" : "under \(prefix.dropLast())"): \(allowed)")
+                throw ConfigurationError(
+                    .unknownKey, file: file, line: keyNode.mark?.line, key: key,
+                    problem:
+                        "unknown key; allowed \(prefix.isEmpty ? "at the top level" : "under \(prefix.dropLast())"): \(allowed)"
+                )
             }
             let line = valueNode.mark?.line ?? keyNode.mark?.line
             guard let value = convert(valueNode, for: setting) else {
-                throw ConfigurationError(.wrongType, file: file, line: line, key: key, problem: "must be \(setting.allowed), got \(describe(valueNode))")
+                throw ConfigurationError(
+                    .wrongType, file: file, line: line, key: key,
+                    problem: "must be \(setting.allowed), got \(describe(valueNode))")
             }
             if let problem = setting.problem(with: value) {
                 throw ConfigurationError(.invalidValue, file: file, line: line, key: key, problem: problem)
@@ -127,12 +147,18 @@ public enum ConfigurationFile {
             return ConfigurationError(.invalidYAML, file: file, key: "", problem: "not valid YAML: \(error)")
         }
         switch yaml {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
-            return ConfigurationError(.invalidYAML, file: file, line: mark.line, key: "", problem: "not valid YAML: \(problem)")
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+            .composer(_, let problem, let mark, _):
+            return ConfigurationError(
+                .invalidYAML, file: file, line: mark.line, key: "", problem: "not valid YAML: \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return ConfigurationError(.invalidYAML, file: file, line: context.mark.line, key: duplicates.sorted().joined(separator: ", "), problem: "given more than once; give each key once")
+            return ConfigurationError(
+                .invalidYAML, file: file, line: context.mark.line, key: duplicates.sorted().joined(separator: ", "),
+                problem: "given more than once; give each key once")
         default:
-            return ConfigurationError(.invalidYAML, file: file, key: "", problem: "not valid YAML: \(String(describing: yaml).split(separator: "\n").first ?? "")")
+            return ConfigurationError(
+                .invalidYAML, file: file, key: "",
+                problem: "not valid YAML: \(String(describing: yaml).split(separator: "\n").first ?? "")")
         }
     }
 }

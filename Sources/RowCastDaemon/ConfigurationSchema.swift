@@ -12,55 +12,99 @@ public enum ConfigurationSchema {
         ConfigurationSetting(
             key: "plugin_directories", flag: "--plugins", kind: .paths, appliesOnReload: true,
             read: { .texts($0.pluginDirectories) },
-            write: { configuration, value in if case .texts(let paths) = value { configuration.pluginDirectories = paths } }
+            write: { configuration, value in
+                if case .texts(let paths) = value { configuration.pluginDirectories = paths }
+            }
         ),
         ConfigurationSetting(
             key: "cell_directories", flag: "--cells", kind: .paths, appliesOnReload: true,
             read: { .texts($0.cellDirectories) },
-            write: { configuration, value in if case .texts(let paths) = value { configuration.cellDirectories = paths } }
+            write: { configuration, value in if case .texts(let paths) = value { configuration.cellDirectories = paths }
+            }
         ),
         ConfigurationSetting(
-            key: "plugin_isolation", flag: "--plugin-isolation", kind: .choice(PluginIsolation.allCases.map(\.rawValue)), appliesOnReload: false,
+            key: "plugin_isolation", flag: "--plugin-isolation",
+            kind: .choice(PluginIsolation.allCases.map(\.rawValue)), appliesOnReload: false,
             read: { .text($0.pluginIsolation.rawValue) },
-            write: { configuration, value in if case .text(let text) = value, let isolation = PluginIsolation(rawValue: text) { configuration.pluginIsolation = isolation } }
+            write: { configuration, value in
+                if case .text(let text) = value, let isolation = PluginIsolation(rawValue: text) {
+                    configuration.pluginIsolation = isolation
+                }
+            }
         ),
         text("plugin_host", flag: "--plugin-host", kind: .path, reload: false, \.pluginHost),
-        integer("plugin_timeout_ms", flag: "--plugin-timeout-ms", range: 10...600_000, reload: false, \.pluginTimeoutMilliseconds),
-        integer("plugin_memory_mb", flag: "--plugin-memory-mb", range: 0...1_048_576, reload: false, \.pluginMemoryMegabytes),
+        integer(
+            "plugin_timeout_ms", flag: "--plugin-timeout-ms", range: 10...600_000, reload: false,
+            \.pluginTimeoutMilliseconds),
+        integer(
+            "plugin_memory_mb", flag: "--plugin-memory-mb", range: 0...1_048_576, reload: false, \.pluginMemoryMegabytes
+        ),
         text("plugin_user", flag: "--plugin-user", kind: .user, reload: false, \.pluginUser),
         text("state_directory", flag: "--state-dir", kind: .path, reload: false, \.stateDirectory),
         ConfigurationSetting(
-            key: "durability", flag: "--durability", kind: .choice(Durability.allCases.map(\.rawValue)), appliesOnReload: false,
+            key: "durability", flag: "--durability", kind: .choice(Durability.allCases.map(\.rawValue)),
+            appliesOnReload: false,
             read: { .text($0.durability.rawValue) },
-            write: { configuration, value in if case .text(let text) = value, let durability = Durability(rawValue: text) { configuration.durability = durability } }
+            write: { configuration, value in
+                if case .text(let text) = value, let durability = Durability(rawValue: text) {
+                    configuration.durability = durability
+                }
+            }
         ),
-        integer("commit_interval_us", flag: "--commit-interval-us", range: 0...100_000, reload: true, \.commitIntervalMicroseconds),
+        integer(
+            "commit_interval_us", flag: "--commit-interval-us", range: 0...100_000, reload: true,
+            \.commitIntervalMicroseconds),
         ConfigurationSetting(
-            key: "log_level", flag: "--log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)), appliesOnReload: true,
+            key: "log_level", flag: "--log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)),
+            appliesOnReload: true,
             read: { .text($0.logLevel.rawValue) },
-            write: { configuration, value in if case .text(let text) = value, let level = Logger.Level(rawValue: text) { configuration.logLevel = level } }
+            write: { configuration, value in
+                if case .text(let text) = value, let level = Logger.Level(rawValue: text) {
+                    configuration.logLevel = level
+                }
+            }
         ),
         integer("heartbeat_ms", flag: "--heartbeat-ms", range: 10...3_600_000, reload: true, \.heartbeatMilliseconds),
-        integer("health_stall_ms", flag: "--health-stall-ms", range: 100...3_600_000, reload: true, \.healthStallMilliseconds),
+        integer(
+            "health_stall_ms", flag: "--health-stall-ms", range: 100...3_600_000, reload: true,
+            \.healthStallMilliseconds),
         text("socket_mode", flag: "--socket-mode", kind: .mode, reload: false, \.socketMode),
         text("socket_group", flag: "--socket-group", kind: .group, reload: false, \.socketGroup),
         boolean("allow_insecure_tcp", flag: "--allow-insecure-tcp", reload: false, \.allowInsecureTCP),
         boolean("curve", flag: "--curve", reload: false, \.curve),
         text("curve_server_key", flag: "--curve-server-key", kind: .optionalPath, reload: false, \.curveServerKey),
         text("curve_clients_directory", flag: "--curve-clients", kind: .path, reload: true, \.curveClientsDirectory),
-        integer("drain_timeout_ms", flag: "--drain-timeout-ms", range: 100...3_600_000, reload: false, \.drainTimeoutMilliseconds),
-        integer("limits.max_message_bytes", flag: "--max-message-bytes", range: 1024...(256 << 20), reload: true, \.maximumMessageBytes),
+        integer(
+            "drain_timeout_ms", flag: "--drain-timeout-ms", range: 100...3_600_000, reload: false,
+            \.drainTimeoutMilliseconds),
+        integer(
+            "limits.max_message_bytes", flag: "--max-message-bytes", range: 1024...(256 << 20), reload: true,
+            \.maximumMessageBytes),
         integer("limits.batch_limit", flag: "--batch-limit", range: 1...1_000_000, reload: true, \.batchLimit),
         integer("limits.linger_ms", flag: "--linger-ms", range: 0...60_000, reload: true, \.lingerMilliseconds),
-        integer("limits.publish_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.publishHighWaterMark),
-        integer("limits.receive_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.receiveHighWaterMark),
-        integer("limits.client_reply_queue", flag: "--client-reply-queue", range: 1...1_000_000, reload: false, \.clientReplyQueue),
+        integer(
+            "limits.publish_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.publishHighWaterMark),
+        integer(
+            "limits.receive_high_water_mark", flag: nil, range: 0...100_000_000, reload: false, \.receiveHighWaterMark),
+        integer(
+            "limits.client_reply_queue", flag: "--client-reply-queue", range: 1...1_000_000, reload: false,
+            \.clientReplyQueue),
         integer("limits.max_feeds", flag: "--max-feeds", range: 1...100_000_000, reload: true, \.stateLimits.feeds),
-        integer("limits.max_items_per_feed", flag: "--max-items-per-feed", range: 1...100_000_000, reload: true, \.stateLimits.itemsPerFeed),
-        integer("limits.max_sections_per_feed", flag: "--max-sections-per-feed", range: 1...10_000_000, reload: true, \.stateLimits.sectionsPerFeed),
-        integer("limits.max_stored_bytes", flag: "--max-stored-bytes", range: 1024...(1 << 50), reload: true, \.stateLimits.storedBytes),
-        integer("limits.history_deltas", flag: "--history-deltas", range: 0...1_000_000, reload: true, \.stateLimits.historyDeltas),
-        integer("limits.history_bytes", flag: "--history-bytes", range: 0...(1 << 40), reload: true, \.stateLimits.historyBytes),
+        integer(
+            "limits.max_items_per_feed", flag: "--max-items-per-feed", range: 1...100_000_000, reload: true,
+            \.stateLimits.itemsPerFeed),
+        integer(
+            "limits.max_sections_per_feed", flag: "--max-sections-per-feed", range: 1...10_000_000, reload: true,
+            \.stateLimits.sectionsPerFeed),
+        integer(
+            "limits.max_stored_bytes", flag: "--max-stored-bytes", range: 1024...(1 << 50), reload: true,
+            \.stateLimits.storedBytes),
+        integer(
+            "limits.history_deltas", flag: "--history-deltas", range: 0...1_000_000, reload: true,
+            \.stateLimits.historyDeltas),
+        integer(
+            "limits.history_bytes", flag: "--history-bytes", range: 0...(1 << 40), reload: true,
+            \.stateLimits.historyBytes),
     ]
 
     /// The setting for a dotted key.
@@ -90,7 +134,10 @@ public enum ConfigurationSchema {
         return names
     }
 
-    private static func text(_ key: String, flag: String?, kind: ConfigurationSetting.Kind, reload: Bool, _ path: WritableKeyPath<DaemonConfiguration, String> & Sendable) -> ConfigurationSetting {
+    private static func text(
+        _ key: String, flag: String?, kind: ConfigurationSetting.Kind, reload: Bool,
+        _ path: WritableKeyPath<DaemonConfiguration, String> & Sendable
+    ) -> ConfigurationSetting {
         ConfigurationSetting(
             key: key, flag: flag, kind: kind, appliesOnReload: reload,
             read: { .text($0[keyPath: path]) },
@@ -98,19 +145,27 @@ public enum ConfigurationSchema {
         )
     }
 
-    private static func boolean(_ key: String, flag: String?, reload: Bool, _ path: WritableKeyPath<DaemonConfiguration, Bool> & Sendable) -> ConfigurationSetting {
+    private static func boolean(
+        _ key: String, flag: String?, reload: Bool, _ path: WritableKeyPath<DaemonConfiguration, Bool> & Sendable
+    ) -> ConfigurationSetting {
         ConfigurationSetting(
             key: key, flag: flag, kind: .boolean, appliesOnReload: reload,
             read: { .boolean($0[keyPath: path]) },
-            write: { configuration, value in if case .boolean(let flag) = value { configuration[keyPath: path] = flag } }
+            write: { configuration, value in if case .boolean(let flag) = value { configuration[keyPath: path] = flag }
+            }
         )
     }
 
-    private static func integer(_ key: String, flag: String?, range: ClosedRange<Int>, reload: Bool, _ path: WritableKeyPath<DaemonConfiguration, Int> & Sendable) -> ConfigurationSetting {
+    private static func integer(
+        _ key: String, flag: String?, range: ClosedRange<Int>, reload: Bool,
+        _ path: WritableKeyPath<DaemonConfiguration, Int> & Sendable
+    ) -> ConfigurationSetting {
         ConfigurationSetting(
             key: key, flag: flag, kind: .integer(range), appliesOnReload: reload,
             read: { .integer($0[keyPath: path]) },
-            write: { configuration, value in if case .integer(let number) = value { configuration[keyPath: path] = number } }
+            write: { configuration, value in
+                if case .integer(let number) = value { configuration[keyPath: path] = number }
+            }
         )
     }
 }

@@ -58,7 +58,9 @@ public struct ConfigurationSetting: Sendable {
         case .user: return "a user name, or \"\" for none"
         case .group: return "a group name, or \"\" for rowcastd's own group"
         case .mode: return "an octal file mode such as \"0660\" (at most 0777)"
-        case .paths: return "a list of non-empty paths, such as [\"/usr/local/lib/rowcast/plugins\"] ([] for the built-in directories)"
+        case .paths:
+            return
+                "a list of non-empty paths, such as [\"/usr/local/lib/rowcast/plugins\"] ([] for the built-in directories)"
         case .integer(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .choice(let choices): return "one of " + choices.joined(separator: ", ")
         case .boolean: return "true or false"
@@ -75,7 +77,8 @@ public struct ConfigurationSetting: Sendable {
         case (.mode, .text(let text)):
             return SocketPermissions.parseMode(text) == nil ? "must be \(allowed), got \(value)" : nil
         case (.user, .text(let text)), (.group, .text(let text)):
-            return text.contains(where: { $0 == ":" || $0 == "/" || $0.isWhitespace }) ? "must be \(allowed), got \(value)" : nil
+            return text.contains(where: { $0 == ":" || $0 == "/" || $0.isWhitespace })
+                ? "must be \(allowed), got \(value)" : nil
         case (.optionalPath, .text):
             return nil
         case (.path, .text(let text)):

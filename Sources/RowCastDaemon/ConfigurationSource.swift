@@ -36,7 +36,9 @@ public struct ConfigurationSource: Sendable {
 
     /// The embedded defaults for this process: the plugin directories and plugin host given,
     /// and the state directory systemd names in `$STATE_DIRECTORY` (its first entry) when set.
-    public static func processDefaults(pluginDirectories: [String], pluginHost: String? = nil, environment: [String: String]) -> DaemonConfiguration {
+    public static func processDefaults(
+        pluginDirectories: [String], pluginHost: String? = nil, environment: [String: String]
+    ) -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
         configuration.pluginDirectories = pluginDirectories
         if let pluginHost { configuration.pluginHost = pluginHost }
@@ -48,7 +50,9 @@ public struct ConfigurationSource: Sendable {
 
     private static func read(_ file: String) throws(ConfigurationError) -> String {
         guard let stream = fopen(file, "r") else {
-            throw ConfigurationError(.unreadableFile, file: file, key: "", problem: "cannot read the configuration file: \(String(cString: strerror(errno)))")
+            throw ConfigurationError(
+                .unreadableFile, file: file, key: "",
+                problem: "cannot read the configuration file: \(String(cString: strerror(errno)))")
         }
         defer { fclose(stream) }
         var bytes: [UInt8] = []
@@ -58,12 +62,15 @@ public struct ConfigurationSource: Sendable {
             if count > 0 { bytes.append(contentsOf: buffer[0..<count]) }
             if count < buffer.count {
                 if ferror(stream) != 0 {
-                    throw ConfigurationError(.unreadableFile, file: file, key: "", problem: "cannot read the configuration file: \(String(cString: strerror(errno)))")
+                    throw ConfigurationError(
+                        .unreadableFile, file: file, key: "",
+                        problem: "cannot read the configuration file: \(String(cString: strerror(errno)))")
                 }
                 break
             }
             if bytes.count > 1 << 20 {
-                throw ConfigurationError(.unreadableFile, file: file, key: "", problem: "the file is over 1 MiB; is it the right file?")
+                throw ConfigurationError(
+                    .unreadableFile, file: file, key: "", problem: "the file is over 1 MiB; is it the right file?")
             }
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -73,7 +80,9 @@ public struct ConfigurationSource: Sendable {
     }
 
     /// Two sockets cannot share one endpoint (wildcard ports aside).
-    private static func checkEndpointsDiffer(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
+    private static func checkEndpointsDiffer(
+        _ configuration: DaemonConfiguration, file: String?
+    ) throws(ConfigurationError) {
         let endpoints = [
             ("endpoints.ingest", configuration.ingestEndpoint),
             ("endpoints.control", configuration.controlEndpoint),
@@ -81,7 +90,11 @@ public struct ConfigurationSource: Sendable {
         ]
         for (index, (key, endpoint)) in endpoints.enumerated() where !endpoint.hasSuffix(":*") {
             if let earlier = endpoints[..<index].first(where: { $0.1 == endpoint }) {
-                throw ConfigurationError(.invalidValue, file: file, key: key, problem: "\(ConfigurationValue.quoted(endpoint)) is also \(earlier.0); each socket needs its own endpoint")
+                throw ConfigurationError(
+                    .invalidValue, file: file, key: key,
+                    problem:
+                        "\(ConfigurationValue.quoted(endpoint)) is also \(earlier.0); each socket needs its own endpoint"
+                )
             }
         }
     }

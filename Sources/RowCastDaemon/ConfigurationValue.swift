@@ -29,7 +29,11 @@ public enum ConfigurationValue: Sendable, Equatable, CustomStringConvertible {
             case "\n": result += "\\n"
             case "\t": result += "\\t"
             default:
-                if scalar.value < 0x20 { result += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2) } else { result.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 {
+                    result += "\\x" + String(scalar.value, radix: 16).leftPadded(to: 2)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
             }
         }
         return result + "\""

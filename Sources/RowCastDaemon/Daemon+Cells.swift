@@ -10,7 +10,8 @@ extension Daemon {
     func makeRenderer(_ configuration: DaemonConfiguration, previous: (any RowRendering)?) -> any RowRendering {
         let plugins = loadRenderer(configuration.pluginDirectories, Self.pluginRenderer(of: previous))
         for directory in configuration.cellDirectories where !FileManager.default.fileExists(atPath: directory) {
-            logger.warning("cell directory does not exist; no cells are read from it", metadata: ["directory": "\(directory)"])
+            logger.warning(
+                "cell directory does not exist; no cells are read from it", metadata: ["directory": "\(directory)"])
         }
         let catalog = CellCatalog.load(directories: configuration.cellDirectories)
         guard !catalog.definitions.isEmpty || !catalog.refusals.isEmpty else { return plugins }
@@ -19,10 +20,13 @@ extension Daemon {
             logger.warning("cell file refused", metadata: ["reason": "\(refusal)"])
         }
         for definition in renderer.catalog.definitions {
-            logger.info("loaded cell", metadata: [
-                "cell": "\(definition.cell)", "file": "\(definition.file)",
-                "itemTypes": "\(definition.itemTypes.joined(separator: ","))", "headerTypes": "\(definition.sectionTypes.joined(separator: ","))",
-            ])
+            logger.info(
+                "loaded cell",
+                metadata: [
+                    "cell": "\(definition.cell)", "file": "\(definition.file)",
+                    "itemTypes": "\(definition.itemTypes.joined(separator: ","))",
+                    "headerTypes": "\(definition.sectionTypes.joined(separator: ","))",
+                ])
         }
         return renderer
     }

@@ -11,16 +11,23 @@ extension Daemon {
     func startCurve(context: Context) throws {
         guard configuration.curve else { return }
         guard Curve.isAvailable else {
-            throw KeyFileError(file: ServerKeyPair.path(for: configuration), problem: "curve: true, but this libzmq has no CURVE (zmq_has(\"curve\") is false); install a libzmq built with libsodium (Debian's libzmq5 is)")
+            throw KeyFileError(
+                file: ServerKeyPair.path(for: configuration),
+                problem:
+                    "curve: true, but this libzmq has no CURVE (zmq_has(\"curve\") is false); install a libzmq built with libsodium (Debian's libzmq5 is)"
+            )
         }
         let keyPair = try ServerKeyPair.loadOrCreate(ServerKeyPair.path(for: configuration))
         serverKeyPair = keyPair
         let keyring = loadKeyring(configuration.curveClientsDirectory)
         zap = try ZAPHandler(context: context, keyring: keyring, logger: logger)
-        logger.info("CURVE on: TCP endpoints admit only the clients in the keys directory", metadata: [
-            "serverKey": "\(keyPair.publicKey)", "keyFile": "\(keyPair.file)",
-            "clients": "\(keyring.clientsByName.keys.sorted().joined(separator: ","))", "directory": "\(configuration.curveClientsDirectory)",
-        ])
+        logger.info(
+            "CURVE on: TCP endpoints admit only the clients in the keys directory",
+            metadata: [
+                "serverKey": "\(keyPair.publicKey)", "keyFile": "\(keyPair.file)",
+                "clients": "\(keyring.clientsByName.keys.sorted().joined(separator: ","))",
+                "directory": "\(configuration.curveClientsDirectory)",
+            ])
     }
 
     /// Makes `socket` a CURVE server checked by the ZAP handler when CURVE is on and
@@ -88,7 +95,9 @@ extension Daemon {
             // libzmq applied them already; a feed's own topic gets its position.
             while let frames = try publish.receiveMultipart(dontWait: true) {
                 guard let frame = frames.first, frame.first == 1 else { continue }
-                if let position = positions.announcement(forSubscription: Array(frame.dropFirst())) { try publishAll([position], on: publish) }
+                if let position = positions.announcement(forSubscription: Array(frame.dropFirst())) {
+                    try publishAll([position], on: publish)
+                }
             }
             return
         }
@@ -100,17 +109,24 @@ extension Daemon {
                 continue
             }
             let client = Self.principal(userID)
-            if let client, !SubscriptionFilter.allows(prefix, principal: client, access: KeyringAccess(keyring: zap.keyring)) {
+            if let client,
+                !SubscriptionFilter.allows(prefix, principal: client, access: KeyringAccess(keyring: zap.keyring))
+            {
                 refusedSubscriptions += 1
                 updateCurveStatus(engine: engine)
-                guard refusedSubscriptions <= 100 || refusedSubscriptions.isMultiple(of: 1000) else { continue }  // a flood logs sparsely
-                logger.notice("refused a subscription: the client may not read it", metadata: [
-                    "client": "\(client)", "topic": "\(String(decoding: prefix.filter { $0 != 0 }, as: UTF8.self))",
-                ])
+                // A flood logs sparsely.
+                guard refusedSubscriptions <= 100 || refusedSubscriptions.isMultiple(of: 1000) else { continue }
+                logger.notice(
+                    "refused a subscription: the client may not read it",
+                    metadata: [
+                        "client": "\(client)", "topic": "\(String(decoding: prefix.filter { $0 != 0 }, as: UTF8.self))",
+                    ])
                 continue
             }
             try publish.subscribe(prefix)
-            if let position = positions.announcement(forSubscription: prefix) { try publishAll([position], on: publish) }
+            if let position = positions.announcement(forSubscription: prefix) {
+                try publishAll([position], on: publish)
+            }
         }
     }
 }

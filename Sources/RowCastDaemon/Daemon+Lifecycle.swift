@@ -16,11 +16,14 @@ extension Daemon {
         environment.announceReady(readyLine)
         let status = currentStatus(engine: engine)
         send(NotifyMessage.ready.adding(.mainPID(getpid())).adding(.status(status)), what: "READY=1")
-        logger.info("rowcastd ready", metadata: [
-            "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
-            "plugins": "\(renderer?.pluginCount ?? 0)", "config": "\(environment.configurationFile ?? "-")",
-            "http": "\(environment.httpAddress ?? "-")",
-        ])
+        logger.info(
+            "rowcastd ready",
+            metadata: [
+                "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)",
+                "publish": "\(boundEndpoints.publish)",
+                "plugins": "\(renderer?.pluginCount ?? 0)", "config": "\(environment.configurationFile ?? "-")",
+                "http": "\(environment.httpAddress ?? "-")",
+            ])
         keepAlive(engine: engine)
     }
 
@@ -37,23 +40,31 @@ extension Daemon {
         }
         guard environment.notifier.isEnabled, statusSummary.isDue(at: now) else { return }
         let rows = engine.feeds.values.reduce(0) { $0 + $1.rowCount }
-        if let text = statusSummary.update(at: now, feeds: engine.feeds.count, rows: rows, applied: engine.counters.applied, plugins: renderer?.pluginCount ?? 0) {
+        if let text = statusSummary.update(
+            at: now, feeds: engine.feeds.count, rows: rows, applied: engine.counters.applied,
+            plugins: renderer?.pluginCount ?? 0)
+        {
             send(.status(statusLine(text)), what: "STATUS")
         }
     }
 
     /// The loop ends: STOPPING=1, then the sockets drain and close.
     func announceStopping(engine: Engine) {
-        send(NotifyMessage.stopping.adding(.status("stopping: sending the last deltas and replies")), what: "STOPPING=1")
-        logger.info("rowcastd stopping: the batch in hand is answered, the sockets close", metadata: [
-            "feeds": "\(engine.feeds.count)", "lingerMs": "\(configuration.lingerMilliseconds)",
-        ])
+        send(
+            NotifyMessage.stopping.adding(.status("stopping: sending the last deltas and replies")), what: "STOPPING=1")
+        logger.info(
+            "rowcastd stopping: the batch in hand is answered, the sockets close",
+            metadata: [
+                "feeds": "\(engine.feeds.count)", "lingerMs": "\(configuration.lingerMilliseconds)",
+            ])
     }
 
     /// The summary as it is now.
     func currentStatus(engine: Engine) -> String {
         let rows = engine.feeds.values.reduce(0) { $0 + $1.rowCount }
-        return statusLine(StatusSummary.text(feeds: engine.feeds.count, rows: rows, itemsPerSecond: 0, plugins: renderer?.pluginCount ?? 0))
+        return statusLine(
+            StatusSummary.text(
+                feeds: engine.feeds.count, rows: rows, itemsPerSecond: 0, plugins: renderer?.pluginCount ?? 0))
     }
 
     /// The status text, with the last reload failure when there was one.
@@ -65,8 +76,11 @@ extension Daemon {
     /// Sends one notification; a failure is logged, never fatal.
     func send(_ message: NotifyMessage, what: String) {
         guard !environment.notifier.send(message) else { return }
-        logger.warning("cannot notify systemd", metadata: [
-            "notification": "\(what)", "socket": "\(environment.notifier.socketName ?? "-")", "error": "\(String(cString: strerror(errno)))",
-        ])
+        logger.warning(
+            "cannot notify systemd",
+            metadata: [
+                "notification": "\(what)", "socket": "\(environment.notifier.socketName ?? "-")",
+                "error": "\(String(cString: strerror(errno)))",
+            ])
     }
 }

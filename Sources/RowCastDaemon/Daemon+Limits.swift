@@ -22,7 +22,9 @@ extension Daemon {
         do {
             if try control.send(frames, dontWait: true) { return }
             if engine.counters.dropped == 0 || engine.counters.dropped.isMultiple(of: 10_000) {
-                logger.warning("reply dropped: a client is not reading its replies (limits.client_reply_queue reached)", metadata: ["dropped": "\(engine.counters.dropped + 1)"])
+                logger.warning(
+                    "reply dropped: a client is not reading its replies (limits.client_reply_queue reached)",
+                    metadata: ["dropped": "\(engine.counters.dropped + 1)"])
             }
         } catch {
             logger.debug("reply dropped: the client is gone", metadata: ["error": "\(error)"])

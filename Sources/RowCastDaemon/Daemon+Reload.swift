@@ -20,26 +20,33 @@ extension Daemon {
     /// reload fail (code `reload_failed`). A socket error while publishing is thrown.
     func reload(engine: Engine, publish: Socket) throws -> Result<JSONObject, RowCastError> {
         send(.reloading(monotonicMicroseconds: Self.monotonicMicroseconds()), what: "RELOADING=1")
-        logger.info("reloading configuration and plugins", metadata: ["config": "\(environment.configurationFile ?? "-")"])
+        logger.info(
+            "reloading configuration and plugins", metadata: ["config": "\(environment.configurationFile ?? "-")"])
         let outcome = try prepareAndApplyReload(engine: engine, publish: publish)
         switch outcome {
         case .success(let members):
             reloadFailure = nil
-            logger.info("reloaded", metadata: [
-                "plugins": "\(renderer?.pluginCount ?? 0)",
-                "loaded": "\(members["loaded"].map { "\($0)" } ?? "[]")",
-                "applied": "\(members["applied"].map { "\($0)" } ?? "[]")",
-            ])
+            logger.info(
+                "reloaded",
+                metadata: [
+                    "plugins": "\(renderer?.pluginCount ?? 0)",
+                    "loaded": "\(members["loaded"].map { "\($0)" } ?? "[]")",
+                    "applied": "\(members["applied"].map { "\($0)" } ?? "[]")",
+                ])
         case .failure(let error):
             reloadFailure = error.message
-            logger.error("reload failed; keeping the running configuration and plugins", metadata: ["reason": "\(error.message)"])
+            logger.error(
+                "reload failed; keeping the running configuration and plugins", metadata: ["reason": "\(error.message)"]
+            )
         }
         send(NotifyMessage.ready.adding(.status(currentStatus(engine: engine))), what: "READY=1")
         return outcome
     }
 
     /// Answers a `reload` request that the engine deferred.
-    func answerReload(_ deferred: DeferredRequest, route: ReplyRoute, engine: Engine, control: Socket, publish: Socket) throws {
+    func answerReload(
+        _ deferred: DeferredRequest, route: ReplyRoute, engine: Engine, control: Socket, publish: Socket
+    ) throws {
         let request = deferred.request
         let body: [UInt8]
         switch try reload(engine: engine, publish: publish) {
@@ -67,9 +74,12 @@ extension Daemon {
                 applied.append(setting.key)
             } else {
                 restartRequired.append(setting.key)
-                logger.warning("this setting changed but only a restart applies it; the running value stays", metadata: [
-                    "key": "\(setting.key)", "running": "\(setting.read(configuration))", "configured": "\(setting.read(next))",
-                ])
+                logger.warning(
+                    "this setting changed but only a restart applies it; the running value stays",
+                    metadata: [
+                        "key": "\(setting.key)", "running": "\(setting.read(configuration))",
+                        "configured": "\(setting.read(next))",
+                    ])
                 setting.write(&next, setting.read(configuration))
             }
         }
@@ -87,14 +97,27 @@ extension Daemon {
         try publishAll(durable!.replaceRenderer(candidate), on: publish)
         positions.record(engine.allPositions.filter { seqs[$0.feed] != $0.seq })
         // The hosts of replaced or removed plugins exit only now: nothing routes to them any more.
-        (Self.pluginRenderer(of: previous) as? HostedRenderer)?.retire(replacedBy: Self.pluginRenderer(of: candidate) as? HostedRenderer)
-        let loaded = candidate.loadedPlugins.filter { plugin in !(previous?.loadedPlugins.contains { $0 === plugin } ?? false) }
+        (Self.pluginRenderer(of: previous) as? HostedRenderer)?.retire(
+            replacedBy: Self.pluginRenderer(of: candidate) as? HostedRenderer)
+        let loaded = candidate.loadedPlugins.filter { plugin in
+            !(previous?.loadedPlugins.contains { $0 === plugin } ?? false)
+        }
         var members = JSONObject()
         members.append(key: "config", value: environment.configurationFile.map(JSONValue.string) ?? .null)
         members.append(key: "plugins", value: .number(Double(candidate.pluginCount)))
-        members.append(key: "loaded", value: .array(loaded.map { ["name": .string($0.name), "version": .string($0.version), "file": .string($0.file)] }))
-        members.append(key: "refusals", value: .array(candidate.refusals.map { ["file": .string($0.file), "code": .string($0.code.rawValue), "reason": .string($0.reason)] }))
-        if let cellRefusals = candidate.pluginsDescription()["cell_refusals"] { members.append(key: "cell_refusals", value: cellRefusals) }
+        members.append(
+            key: "loaded",
+            value: .array(
+                loaded.map { ["name": .string($0.name), "version": .string($0.version), "file": .string($0.file)] }))
+        members.append(
+            key: "refusals",
+            value: .array(
+                candidate.refusals.map {
+                    ["file": .string($0.file), "code": .string($0.code.rawValue), "reason": .string($0.reason)]
+                }))
+        if let cellRefusals = candidate.pluginsDescription()["cell_refusals"] {
+            members.append(key: "cell_refusals", value: cellRefusals)
+        }
         members.append(key: "applied", value: .array(applied.map(JSONValue.string)))
         members.append(key: "restartRequired", value: .array(restartRequired.map(JSONValue.string)))
         let curve = reloadKeyring(next, engine: engine)

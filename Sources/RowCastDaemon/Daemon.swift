@@ -64,25 +64,33 @@ public final class Daemon {
 
     /// A daemon that loads its plugins from the configured directories, into plugin hosts or
     /// into itself as `plugin_isolation` says.
-    public convenience init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment()) throws {
+    public convenience init(
+        configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment()
+    ) throws {
         switch configuration.pluginIsolation {
         case .process:
             let settings = PluginHostSettings(
                 executable: configuration.pluginHost, callTimeoutMilliseconds: configuration.pluginTimeoutMilliseconds,
                 memoryMegabytes: configuration.pluginMemoryMegabytes, user: configuration.pluginUser
             )
-            try self.init(configuration: configuration, logger: logger, environment: environment) { directories, previous in
-                HostedRenderer.load(directories: directories, settings: settings, logger: logger, previous: previous as? HostedRenderer)
+            try self.init(configuration: configuration, logger: logger, environment: environment) {
+                directories, previous in
+                HostedRenderer.load(
+                    directories: directories, settings: settings, logger: logger, previous: previous as? HostedRenderer)
             }
         case .inProcess:
-            try self.init(configuration: configuration, logger: logger, environment: environment) { directories, previous in
+            try self.init(configuration: configuration, logger: logger, environment: environment) {
+                directories, previous in
                 PluginRenderer.load(directories: directories, logger: logger, previous: previous as? PluginRenderer)
             }
         }
     }
 
     /// A daemon that loads its renderer with `loadRenderer` (directories, previous renderer).
-    public init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment(), loadRenderer: @escaping ([String], (any RowRendering)?) -> any RowRendering) throws {
+    public init(
+        configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment(),
+        loadRenderer: @escaping ([String], (any RowRendering)?) -> any RowRendering
+    ) throws {
         self.configuration = configuration
         self.logger = logger
         self.environment = environment
@@ -100,12 +108,15 @@ public final class Daemon {
     public func start() throws {
         let renderer = makeRenderer(configuration, previous: nil)
         self.renderer = renderer
-        let engine = Engine(renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes), logger: logger)
+        let engine = Engine(
+            renderer: renderer, decoder: RequestDecoder(maximumMessageBytes: configuration.maximumMessageBytes),
+            logger: logger)
         engine.limits = configuration.stateLimits
         engine.writesSnapshotsLater = true
         self.engine = engine
-        let store = try SQLiteFeedStore(directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous,
-                                        acceptStateLoss: configuration.acceptStateLoss, logger: logger)
+        let store = try SQLiteFeedStore(
+            directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous,
+            acceptStateLoss: configuration.acceptStateLoss, logger: logger)
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }
@@ -160,15 +171,24 @@ public final class Daemon {
         boundEndpoints = (try ingest.lastEndpoint, try control.lastEndpoint, try publish.lastEndpoint)
         engine.statusMembers = [
             "version": .string(RowCastVersion.current),
-            "endpoints": ["ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control), "publish": .string(boundEndpoints.publish)],
-            "state": ["directory": .string(configuration.stateDirectory), "durability": .string(configuration.durability.rawValue)],
+            "endpoints": [
+                "ingest": .string(boundEndpoints.ingest), "control": .string(boundEndpoints.control),
+                "publish": .string(boundEndpoints.publish),
+            ],
+            "state": [
+                "directory": .string(configuration.stateDirectory),
+                "durability": .string(configuration.durability.rawValue),
+            ],
             "limits": Self.limitsMember(configuration),
         ]
         updateCurveStatus(engine: engine)
-        logger.debug("sockets bound", metadata: [
-            "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)", "publish": "\(boundEndpoints.publish)",
-            "plugins": "\(renderer.pluginCount)",
-        ])
+        logger.debug(
+            "sockets bound",
+            metadata: [
+                "ingest": "\(boundEndpoints.ingest)", "control": "\(boundEndpoints.control)",
+                "publish": "\(boundEndpoints.publish)",
+                "plugins": "\(renderer.pluginCount)",
+            ])
     }
 
     /// The one-line ready message printed on standard output once `start` returned.
@@ -215,14 +235,18 @@ public final class Daemon {
                 if let holdUntil { durable.holdIngest(until: holdUntil) }
                 poller.register(ingest, for: watchesIngest ? .readable : [])
                 ready = try poller.poll(timeoutMilliseconds: milliseconds) > 0 ? .polled(poller) : .none
-                if poller.events(ofFileDescriptor: durable.pacingDescriptor).contains(.readable) { durable.takePacingExpiry() }
-                reads = loop.waitEnded(at: .now, ingestReadable: ready.includes(ingest), controlReadable: ready.includes(control))
+                if poller.events(ofFileDescriptor: durable.pacingDescriptor).contains(.readable) {
+                    durable.takePacingExpiry()
+                }
+                reads = loop.waitEnded(
+                    at: .now, ingestReadable: ready.includes(ingest), controlReadable: ready.includes(control))
             }
             if let zap, ready.includes(zap.socket) { try serveZAP(engine: engine) }
             if ready.includes(publish) { try serveSubscriptions(on: publish, engine: engine) }
             if reads.ingest || reads.control {
-                try read(ingest: reads.ingest ? ingest : nil, control: reads.control ? control : nil,
-                         into: &messages, envelopes: &envelopes)
+                try read(
+                    ingest: reads.ingest ? ingest : nil, control: reads.control ? control : nil,
+                    into: &messages, envelopes: &envelopes)
             }
             // A full batch means more is waiting: its commit waits for the next batch to join it
             // (`DurableEngine.holdsForBacklog`); a short or empty read ends the hold.
@@ -239,10 +263,11 @@ public final class Daemon {
                 }
             }
             if durable.hasHeldOutputs {
-                let outputs = switch loop.collect(backlog: durable.ingestBacklog) {
-                case .finished: try durable.collectFinished()
-                case .committed: try durable.collectCommitted()
-                }
+                let outputs =
+                    switch loop.collect(backlog: durable.ingestBacklog) {
+                    case .finished: try durable.collectFinished()
+                    case .committed: try durable.collectCommitted()
+                    }
                 try send(outputs, control: control, publish: publish, engine: engine)
             }
             if signal.takeReloadRequest() {
@@ -250,7 +275,8 @@ public final class Daemon {
                 _ = try reload(engine: engine, publish: publish)
             }
             sendWrittenSnapshots(control: control, engine: engine)
-            try publishAll(positions.due(at: .now, interval: .milliseconds(configuration.heartbeatMilliseconds)), on: publish)
+            try publishAll(
+                positions.due(at: .now, interval: .milliseconds(configuration.heartbeatMilliseconds)), on: publish)
             try heartbeatIfIdle(engine: engine, publish: publish)
             keepAlive(engine: engine)
         }
@@ -300,16 +326,22 @@ public final class Daemon {
     /// trying the idle control socket after every ingest message cost two system calls per item
     /// under load. What arrives meanwhile is read in the next pass. A nil socket is not tried
     /// at all (the pass's wait found nothing on it).
-    private func read(ingest: Socket?, control: Socket?, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]) throws {
+    private func read(
+        ingest: Socket?, control: Socket?, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]
+    ) throws {
         var budget = configuration.batchLimit
         var controlBudget = control == nil ? 0 : max(0, Self.controlRequestsPerPass - snapshotWriter.inFlight)
         let keep = max(configuration.maximumMessageBytes + 1, 4096)
         var ingestDrained = ingest == nil
         while budget > 0 && !(ingestDrained && controlBudget == 0) {
             if !ingestDrained, let ingest {
-                if let frame = try ingest.receiveFirstFrame(dontWait: true, keepingAtMost: keep, property: principalProperty) {
-                    messages.append(IncomingMessage(origin: .ingest, body: frame.bytes, frameCount: frame.frameCount, size: frame.size,
-                                                    principal: Self.principal(frame.property)))
+                if let frame = try ingest.receiveFirstFrame(
+                    dontWait: true, keepingAtMost: keep, property: principalProperty)
+                {
+                    messages.append(
+                        IncomingMessage(
+                            origin: .ingest, body: frame.bytes, frameCount: frame.frameCount, size: frame.size,
+                            principal: Self.principal(frame.property)))
                     budget -= 1
                 } else {
                     ingestDrained = true
@@ -319,7 +351,11 @@ public final class Daemon {
                 if let received = try receive(control, keepingAtMost: keep) {
                     controlBudget -= 1
                     let envelope = ControlEnvelope(received.message)
-                    messages.append(IncomingMessage(origin: .control(replyTo: envelopes.count), body: envelope.body, frameCount: envelope.bodyFrameCount, size: envelope.bodySize, principal: received.principal))
+                    messages.append(
+                        IncomingMessage(
+                            origin: .control(replyTo: envelopes.count), body: envelope.body,
+                            frameCount: envelope.bodyFrameCount, size: envelope.bodySize, principal: received.principal)
+                    )
                     envelopes.append(envelope)
                     budget -= 1
                 } else {
@@ -331,8 +367,12 @@ public final class Daemon {
 
     /// One waiting message and, with CURVE on, the client its connection authenticated
     /// (User-Id; nil for ipc:// connections, which are not checked).
-    private func receive(_ socket: Socket, keepingAtMost keep: Int) throws -> (message: ReceivedMessage, principal: String?)? {
-        guard let received = try socket.receiveMultipart(dontWait: true, keepingAtMost: keep, property: principalProperty) else { return nil }
+    private func receive(
+        _ socket: Socket, keepingAtMost keep: Int
+    ) throws -> (message: ReceivedMessage, principal: String?)? {
+        guard
+            let received = try socket.receiveMultipart(dontWait: true, keepingAtMost: keep, property: principalProperty)
+        else { return nil }
         return (received, Self.principal(received.property))
     }
 
@@ -343,7 +383,9 @@ public final class Daemon {
         let outputs = earlyOutputs + outputs
         earlyOutputs = []
         for output in outputs {
-            guard let receipt = output.receipt else { preconditionFailure("Daemon.send: a batch submitted without its receipt") }
+            guard let receipt = output.receipt else {
+                preconditionFailure("Daemon.send: a batch submitted without its receipt")
+            }
             let routes = receipt.replyRoutes
             try publishAll(output.publications, on: publish)
             if let metrics, !output.positions.isEmpty { metrics.recordPublishLatency(.now - receipt.receivedAt) }
@@ -352,7 +394,8 @@ public final class Daemon {
                 sendReply(routes[reply.token].replyFrames(reply.body), on: control, engine: engine)
             }
             for deferred in output.deferred {
-                try answerReload(deferred, route: routes[deferred.token], engine: engine, control: control, publish: publish)
+                try answerReload(
+                    deferred, route: routes[deferred.token], engine: engine, control: control, publish: publish)
             }
             for job in output.snapshots { snapshotWriter.submit(job, route: routes[job.token]) }
         }
@@ -381,30 +424,39 @@ public final class Daemon {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-        let body: JSONValue = ["event": "heartbeat", "time": .number(Double(milliseconds)), "uptime": .number(engine.uptimeSeconds.rounded())]
+        let body: JSONValue = [
+            "event": "heartbeat", "time": .number(Double(milliseconds)),
+            "uptime": .number(engine.uptimeSeconds.rounded()),
+        ]
         try publishAll([Publication(topic: Topic.heartbeat, body: body.serialized())], on: publish)
     }
 
     /// What the pipeline says at the start of a pass, for the loop's decisions.
     private func pipelineState(_ durable: DurableEngine) -> LoopStateMachine.Pipeline {
         let isCommitting = durable.isCommitting
-        guard !isCommitting else { return LoopStateMachine.Pipeline(isCommitting: true, holdsForBacklog: false, commitDue: nil, ingestHeldUntil: nil) }
-        return LoopStateMachine.Pipeline(isCommitting: false, holdsForBacklog: durable.holdsForBacklog, commitDue: durable.commitDue,
-                                         ingestHeldUntil: durable.ingestHeldUntil)
+        guard !isCommitting else {
+            return LoopStateMachine.Pipeline(
+                isCommitting: true, holdsForBacklog: false, commitDue: nil, ingestHeldUntil: nil)
+        }
+        return LoopStateMachine.Pipeline(
+            isCommitting: false, holdsForBacklog: durable.holdsForBacklog, commitDue: durable.commitDue,
+            ingestHeldUntil: durable.ingestHeldUntil)
     }
 
     /// The pass's other deadlines, for the loop's decisions.
     private func deadlines() -> LoopStateMachine.Deadlines {
-        LoopStateMachine.Deadlines(watchdog: watchdog?.timeUntilDue(at: .now),
-                                   positionTick: positions.nextTick(interval: .milliseconds(configuration.heartbeatMilliseconds)),
-                                   snapshotsBusy: snapshotWriter.isBusy)
+        LoopStateMachine.Deadlines(
+            watchdog: watchdog?.timeUntilDue(at: .now),
+            positionTick: positions.nextTick(interval: .milliseconds(configuration.heartbeatMilliseconds)),
+            snapshotsBusy: snapshotWriter.isBusy)
     }
 }
 
 extension LoopStateMachine.Settings {
     /// The loop settings of `configuration`.
     init(_ configuration: DaemonConfiguration) {
-        self.init(batchLimit: configuration.batchLimit, heartbeat: .milliseconds(configuration.heartbeatMilliseconds),
-                  controlRequestsPerPass: Daemon.controlRequestsPerPass)
+        self.init(
+            batchLimit: configuration.batchLimit, heartbeat: .milliseconds(configuration.heartbeatMilliseconds),
+            controlRequestsPerPass: Daemon.controlRequestsPerPass)
     }
 }

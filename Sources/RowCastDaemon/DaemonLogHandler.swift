@@ -37,7 +37,10 @@ public struct DaemonLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
-        let text = LogLine.format(style: style, timestamp: style == .plain ? Self.timestamp() : "", level: event.level, label: label, message: "\(event.message)", metadata: merged) + "\n"
+        let text =
+            LogLine.format(
+                style: style, timestamp: style == .plain ? Self.timestamp() : "", level: event.level, label: label,
+                message: "\(event.message)", metadata: merged) + "\n"
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -68,6 +71,7 @@ public struct DaemonLogHandler: LogHandler {
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let milliseconds = Int(now.tv_nsec / 1_000_000)
         let fraction = String(milliseconds + 1000).dropFirst()
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
+        return
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
     }
 }

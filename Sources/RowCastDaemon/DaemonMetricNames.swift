@@ -36,25 +36,51 @@ public enum DaemonMetricNames {
 
     /// Latency buckets: 50 µs to 10 s.
     static let latencyBuckets: [Duration] = [
-        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
-        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+        .milliseconds(2.5),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250),
         .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(10),
     ]
 
     /// Every metric, described.
     public static let descriptions: [MetricDescription] = [
-        MetricDescription(received, help: "Requests received on the ingest and control sockets (each one message: a feed operation or a query)."),
+        MetricDescription(
+            received,
+            help: "Requests received on the ingest and control sockets (each one message: a feed operation or a query)."
+        ),
         MetricDescription(applied, help: "Feed operations applied (upsert, delete, section operations, reset)."),
-        MetricDescription(rejected, help: "Requests and items refused, by error code (docs/PROTOCOL.md lists the codes)."),
+        MetricDescription(
+            rejected, help: "Requests and items refused, by error code (docs/PROTOCOL.md lists the codes)."),
         MetricDescription(deltas, help: "Feed deltas published (one per feed that visibly changed in a batch)."),
-        MetricDescription(publishedBytes, help: "Bytes sent on the publish socket: topic and body of deltas, errors, events, positions and heartbeats."),
-        MetricDescription(droppedReplies, help: "Replies dropped because the client let limits.client_reply_queue replies pile up unread, or was gone."),
-        MetricDescription(commitDuration, help: "Time the commit thread took to write one SQLite transaction (a group of batches).", durationBuckets: latencyBuckets),
-        MetricDescription(commitBatch, help: "Messages carried by one committed transaction.", valueBuckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 100000]),
-        MetricDescription(publishLatency, help: "Time from reading a batch's first message to sending its deltas (rendering and commit included).", durationBuckets: latencyBuckets),
-        MetricDescription(renderDuration, help: "Round trip of one batch of calls to a plugin host (process isolation), by plugin.", durationBuckets: latencyBuckets),
-        MetricDescription(pluginFaults, help: "Plugin host faults, by plugin and kind (crash, timeout); each costs the item in progress."),
-        MetricDescription(subscribers, help: "Connections open to the publish socket (accepted minus disconnected, from the ZeroMQ socket monitor)."),
+        MetricDescription(
+            publishedBytes,
+            help:
+                "Bytes sent on the publish socket: topic and body of deltas, errors, events, positions and heartbeats."),
+        MetricDescription(
+            droppedReplies,
+            help:
+                "Replies dropped because the client let limits.client_reply_queue replies pile up unread, or was gone."),
+        MetricDescription(
+            commitDuration, help: "Time the commit thread took to write one SQLite transaction (a group of batches).",
+            durationBuckets: latencyBuckets),
+        MetricDescription(
+            commitBatch, help: "Messages carried by one committed transaction.",
+            valueBuckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 100000]),
+        MetricDescription(
+            publishLatency,
+            help: "Time from reading a batch's first message to sending its deltas (rendering and commit included).",
+            durationBuckets: latencyBuckets),
+        MetricDescription(
+            renderDuration, help: "Round trip of one batch of calls to a plugin host (process isolation), by plugin.",
+            durationBuckets: latencyBuckets),
+        MetricDescription(
+            pluginFaults,
+            help: "Plugin host faults, by plugin and kind (crash, timeout); each costs the item in progress."),
+        MetricDescription(
+            subscribers,
+            help:
+                "Connections open to the publish socket (accepted minus disconnected, from the ZeroMQ socket monitor)."),
         MetricDescription(feeds, help: "Feeds held."),
         MetricDescription(rows, help: "Rows held over every feed."),
     ]

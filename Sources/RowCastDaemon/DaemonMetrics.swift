@@ -75,22 +75,29 @@ final class DaemonMetrics {
         PluginHostObserver(
             rendered: { [weak self] plugin, duration, _ in
                 guard let self else { return }
-                let timer = renderDurations[plugin] ?? {
-                    let timer = Timer(label: DaemonMetricNames.renderDuration, dimensions: [("plugin", plugin)], factory: factory)
-                    renderDurations[plugin] = timer
-                    return timer
-                }()
+                let timer =
+                    renderDurations[plugin]
+                    ?? {
+                        let timer = Timer(
+                            label: DaemonMetricNames.renderDuration, dimensions: [("plugin", plugin)], factory: factory)
+                        renderDurations[plugin] = timer
+                        return timer
+                    }()
                 timer.recordNanoseconds(Self.nanoseconds(duration))
             },
             faulted: { [weak self] plugin, kind in
                 guard let self else { return }
                 let word = kind == .timeout ? "timeout" : "crash"
                 let key = plugin + "\u{0}" + word
-                let counter = faults[key] ?? {
-                    let counter = Counter(label: DaemonMetricNames.pluginFaults, dimensions: [("plugin", plugin), ("kind", word)], factory: factory)
-                    faults[key] = counter
-                    return counter
-                }()
+                let counter =
+                    faults[key]
+                    ?? {
+                        let counter = Counter(
+                            label: DaemonMetricNames.pluginFaults, dimensions: [("plugin", plugin), ("kind", word)],
+                            factory: factory)
+                        faults[key] = counter
+                        return counter
+                    }()
                 counter.increment()
             }
         )
@@ -116,11 +123,14 @@ final class DaemonMetrics {
         if counters.dropped != seen.dropped { droppedReplies.increment(by: Int64(counters.dropped &- seen.dropped)) }
         if counters.rejected != seen.rejected {
             for (code, count) in counters.rejectedByCode where count != seen.rejectedByCode[code] {
-                let counter = rejected[code] ?? {
-                    let counter = Counter(label: DaemonMetricNames.rejected, dimensions: [("code", code)], factory: factory)
-                    rejected[code] = counter
-                    return counter
-                }()
+                let counter =
+                    rejected[code]
+                    ?? {
+                        let counter = Counter(
+                            label: DaemonMetricNames.rejected, dimensions: [("code", code)], factory: factory)
+                        rejected[code] = counter
+                        return counter
+                    }()
                 counter.increment(by: Int64(count &- (seen.rejectedByCode[code] ?? 0)))
             }
         }

@@ -57,7 +57,8 @@ public struct DaemonService: Service {
         if http == nil {
             environment.metrics = nil
         } else if environment.metrics == nil {
-            environment.metrics = DescribedPrometheusFactory(registry: registry, descriptions: DaemonMetricNames.descriptions)
+            environment.metrics = DescribedPrometheusFactory(
+                registry: registry, descriptions: DaemonMetricNames.descriptions)
         }
         do {
             try await withTaskCancellationHandler {
@@ -84,11 +85,15 @@ public struct DaemonService: Service {
         do {
             endpoint = try HTTPEndpoint.parse(configuration.httpEndpoint)
         } catch {
-            throw DaemonStartError(underlying: ConfigurationError(.invalidValue, file: environment.configurationFile, key: "endpoints.http", problem: error.problem))
+            throw DaemonStartError(
+                underlying: ConfigurationError(
+                    .invalidValue, file: environment.configurationFile, key: "endpoints.http", problem: error.problem))
         }
         guard let endpoint else { return nil }
-        let installers = [MetricsRoute.installer(registry), HealthRoute.installer { health.report() }] + routeInstallers
-        let server = HTTPEndpointServer(endpoint: endpoint, installers: installers, logger: Logger(label: "rowcastd.http"))
+        let installers =
+            [MetricsRoute.installer(registry), HealthRoute.installer { health.report() }] + routeInstallers
+        let server = HTTPEndpointServer(
+            endpoint: endpoint, installers: installers, logger: Logger(label: "rowcastd.http"))
         do {
             let running = try await server.start()
             if case .unix(let path) = endpoint {

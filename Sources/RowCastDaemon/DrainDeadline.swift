@@ -25,7 +25,9 @@ public final class DrainDeadline: Sendable {
 
     /// A deadline of `timeout`; `expire` runs when it passes (by default `_exit(70)`, which
     /// skips every cleanup: the store is crash-safe, and the next start sees an unclean stop).
-    public init(timeout: Duration, logger: Logger, expire: @escaping @Sendable () -> Void = { _exit(DrainDeadline.exitStatus) }) {
+    public init(
+        timeout: Duration, logger: Logger, expire: @escaping @Sendable () -> Void = { _exit(DrainDeadline.exitStatus) }
+    ) {
         self.timeout = timeout
         self.logger = logger
         self.expire = expire
@@ -50,13 +52,16 @@ public final class DrainDeadline: Sendable {
         NamedThread.start("rowcast-drain") {
             while ContinuousClock.now < deadline {
                 let left = ContinuousClock.now.duration(to: deadline)
-                let microseconds = min(left.components.seconds * 1_000_000 + left.components.attoseconds / 1_000_000_000_000, 100_000)
+                let microseconds = min(
+                    left.components.seconds * 1_000_000 + left.components.attoseconds / 1_000_000_000_000, 100_000)
                 usleep(UInt32(max(microseconds, 1)))
             }
-            logger.critical("the drain did not finish within drain_timeout_ms: exiting without a clean stop", metadata: [
-                "drainTimeoutMs": "\(milliseconds)",
-                "exitStatus": "\(DrainDeadline.exitStatus)",
-            ])
+            logger.critical(
+                "the drain did not finish within drain_timeout_ms: exiting without a clean stop",
+                metadata: [
+                    "drainTimeoutMs": "\(milliseconds)",
+                    "exitStatus": "\(DrainDeadline.exitStatus)",
+                ])
             expire()
         }
     }

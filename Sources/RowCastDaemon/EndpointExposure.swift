@@ -9,13 +9,17 @@ public enum EndpointExposure {
     /// CURVE is off and `allow_insecure_tcp` is false.
     public static func check(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
         // HTTP has no CURVE: beyond loopback it needs allow_insecure_tcp, whatever `curve` says.
-        if !configuration.allowInsecureTCP, let http = try? HTTPEndpoint.parse(configuration.httpEndpoint), http.isBeyondLoopback {
-            throw ConfigurationError(.insecure, file: file, key: "endpoints.http", problem: """
-                \(ConfigurationValue.quoted(configuration.httpEndpoint)) listens beyond loopback: HTTP has no CURVE, so anyone who \
-                can reach it could read /metrics (feed and plugin names, rates, error codes) and the routes installed beside it. \
-                Fix: bind 127.0.0.1 or an ipc:// socket (with socket_mode and socket_group), put an authenticating proxy in front, \
-                or set allow_insecure_tcp: true (--allow-insecure-tcp) to accept the risk
-                """)
+        if !configuration.allowInsecureTCP, let http = try? HTTPEndpoint.parse(configuration.httpEndpoint),
+            http.isBeyondLoopback
+        {
+            throw ConfigurationError(
+                .insecure, file: file, key: "endpoints.http",
+                problem: """
+                    \(ConfigurationValue.quoted(configuration.httpEndpoint)) listens beyond loopback: HTTP has no CURVE, so anyone who \
+                    can reach it could read /metrics (feed and plugin names, rates, error codes) and the routes installed beside it. \
+                    Fix: bind 127.0.0.1 or an ipc:// socket (with socket_mode and socket_group), put an authenticating proxy in front, \
+                    or set allow_insecure_tcp: true (--allow-insecure-tcp) to accept the risk
+                    """)
         }
         guard !configuration.allowInsecureTCP, !configuration.curveEnabled else { return }
         let endpoints = [
@@ -24,11 +28,13 @@ public enum EndpointExposure {
             ("endpoints.publish", configuration.publishEndpoint),
         ]
         for (key, endpoint) in endpoints where isBeyondLoopback(endpoint) {
-            throw ConfigurationError(.insecure, file: file, key: key, problem: """
-                \(ConfigurationValue.quoted(endpoint)) listens beyond loopback without CURVE: anyone who can reach it could publish, \
-                reset and read every feed. Fix: turn CURVE on (curve: true, with client keys; see docs/OPERATIONS.md), or bind \
-                127.0.0.1 or an ipc:// endpoint, or set allow_insecure_tcp: true (--allow-insecure-tcp) to accept the risk
-                """)
+            throw ConfigurationError(
+                .insecure, file: file, key: key,
+                problem: """
+                    \(ConfigurationValue.quoted(endpoint)) listens beyond loopback without CURVE: anyone who can reach it could publish, \
+                    reset and read every feed. Fix: turn CURVE on (curve: true, with client keys; see docs/OPERATIONS.md), or bind \
+                    127.0.0.1 or an ipc:// endpoint, or set allow_insecure_tcp: true (--allow-insecure-tcp) to accept the risk
+                    """)
         }
     }
 

@@ -28,7 +28,9 @@ public enum LogLine {
 
     /// The line for one event, without the final newline; line breaks in the message become
     /// spaces so that one event is one line.
-    public static func format(style: Style, timestamp: String, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
+    public static func format(
+        style: Style, timestamp: String, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata
+    ) -> String {
         var line: String
         switch style {
         case .plain: line = "\(timestamp) \(level) \(label): "

@@ -55,16 +55,23 @@ public final class LoopHealth: Sendable {
     public func report() -> HealthReport {
         switch phase {
         case .starting:
-            return HealthReport(isHealthy: false, state: "starting", detail: "rowcastd is loading its state and binding its sockets")
+            return HealthReport(
+                isHealthy: false, state: "starting", detail: "rowcastd is loading its state and binding its sockets")
         case .draining:
-            return HealthReport(isHealthy: false, state: "draining", detail: "rowcastd is stopping: it answers the batch in hand and closes its sockets")
+            return HealthReport(
+                isHealthy: false, state: "draining",
+                detail: "rowcastd is stopping: it answers the batch in hand and closes its sockets")
         case .stopped:
             return HealthReport(isHealthy: false, state: "stopped", detail: "the loop has ended")
         case .running:
             let since = Self.monotonicNanoseconds() - lastTick.load(ordering: .relaxed)
             let milliseconds = since / 1_000_000
             if since > stallLimit.load(ordering: .relaxed) {
-                return HealthReport(isHealthy: false, state: "stuck", detail: "the loop has not finished a pass for \(milliseconds) ms (health_stall_ms: \(stallLimit.load(ordering: .relaxed) / 1_000_000)); a plugin call, a commit or a snapshot may be blocking it")
+                return HealthReport(
+                    isHealthy: false, state: "stuck",
+                    detail:
+                        "the loop has not finished a pass for \(milliseconds) ms (health_stall_ms: \(stallLimit.load(ordering: .relaxed) / 1_000_000)); a plugin call, a commit or a snapshot may be blocking it"
+                )
             }
             return HealthReport(isHealthy: true, state: "ok", detail: "the loop finished a pass \(milliseconds) ms ago")
         }

@@ -106,7 +106,9 @@ struct LoopStateMachine {
     }
 
     /// The pass began at `now`: how it waits.
-    mutating func passBegan(at now: ContinuousClock.Instant, pipeline: Pipeline, deadlines: @autoclosure () -> Deadlines) -> Wait {
+    mutating func passBegan(
+        at now: ContinuousClock.Instant, pipeline: Pipeline, deadlines: @autoclosure () -> Deadlines
+    ) -> Wait {
         guard !pipeline.isCommitting else {
             pass = (false, nil)
             return .none
@@ -114,7 +116,8 @@ struct LoopStateMachine {
         let heldUntil = pipeline.ingestHeldUntil
         pass = (true, heldUntil)
         let holding = heldUntil != nil && ingestWaiting
-        let milliseconds = pipeline.holdsForBacklog
+        let milliseconds =
+            pipeline.holdsForBacklog
             ? 0 : timeout(at: now, due: holding ? heldUntil : pipeline.commitDue, deadlines: deadlines)
         return .poll(milliseconds: milliseconds, watchesIngest: !holding, holdUntil: holding ? heldUntil : nil)
     }
@@ -159,7 +162,9 @@ struct LoopStateMachine {
     /// on time): until the next heartbeat, watchdog ping, position tick or `due`, a
     /// millisecond while snapshot replies are being written, and at most 100 ms, so a stop
     /// request is seen.
-    private func timeout(at now: ContinuousClock.Instant, due: ContinuousClock.Instant?, deadlines: () -> Deadlines) -> Int {
+    private func timeout(
+        at now: ContinuousClock.Instant, due: ContinuousClock.Instant?, deadlines: () -> Deadlines
+    ) -> Int {
         let deadlines = deadlines()
         var wait = settings.heartbeat - (now - lastPublication)
         if let watchdog = deadlines.watchdog { wait = min(wait, watchdog) }

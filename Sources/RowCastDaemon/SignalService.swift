@@ -32,8 +32,10 @@ public struct SignalService: Service {
 
     /// A service routing `signals` to `stop`: those in `reloadSignals` reload, the rest stop
     /// (and arm `drainDeadline`).
-    public init(signals: UnixSignalsSequence, stop: StopSignal, logger: Logger, reloadSignals: [UnixSignal] = [.sighup],
-                drainDeadline: DrainDeadline? = nil, exitNow: @escaping @Sendable () -> Void = { _exit(1) }) {
+    public init(
+        signals: UnixSignalsSequence, stop: StopSignal, logger: Logger, reloadSignals: [UnixSignal] = [.sighup],
+        drainDeadline: DrainDeadline? = nil, exitNow: @escaping @Sendable () -> Void = { _exit(1) }
+    ) {
         self.signals = signals
         self.stop = stop
         self.logger = logger
@@ -53,7 +55,9 @@ public struct SignalService: Service {
             }
             stops += 1
             if stops == 1 {
-                logger.info("\(signal): stopping after the batch in hand (send it again to exit at once)", metadata: drainDeadline.map { ["drainTimeoutMs": "\($0.timeoutMilliseconds)"] } ?? [:])
+                logger.info(
+                    "\(signal): stopping after the batch in hand (send it again to exit at once)",
+                    metadata: drainDeadline.map { ["drainTimeoutMs": "\($0.timeoutMilliseconds)"] } ?? [:])
                 drainDeadline?.arm()
                 stop.requestStop()
             } else {

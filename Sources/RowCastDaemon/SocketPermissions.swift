@@ -19,7 +19,11 @@ public struct SocketPermissions: Sendable, Equatable {
     /// configuration error naming the key.
     public init(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
         guard let mode = Self.parseMode(configuration.socketMode) else {
-            throw ConfigurationError(.invalidValue, file: file, key: "socket_mode", problem: "must be an octal file mode such as \"0660\", got \(ConfigurationValue.quoted(configuration.socketMode))")
+            throw ConfigurationError(
+                .invalidValue, file: file, key: "socket_mode",
+                problem:
+                    "must be an octal file mode such as \"0660\", got \(ConfigurationValue.quoted(configuration.socketMode))"
+            )
         }
         self.mode = mode
         if configuration.socketGroup.isEmpty {
@@ -27,7 +31,11 @@ public struct SocketPermissions: Sendable, Equatable {
         } else if let entry = getgrnam(configuration.socketGroup) {
             group = entry.pointee.gr_gid
         } else {
-            throw ConfigurationError(.invalidValue, file: file, key: "socket_group", problem: "there is no group \(ConfigurationValue.quoted(configuration.socketGroup)); create it (groupadd --system \(configuration.socketGroup)) or set socket_group: \"\" to keep rowcastd's own group")
+            throw ConfigurationError(
+                .invalidValue, file: file, key: "socket_group",
+                problem:
+                    "there is no group \(ConfigurationValue.quoted(configuration.socketGroup)); create it (groupadd --system \(configuration.socketGroup)) or set socket_group: \"\" to keep rowcastd's own group"
+            )
         }
     }
 
@@ -71,10 +79,16 @@ public struct SocketPermissions: Sendable, Equatable {
         // (~@privileged, which holds @chown) refuses chown with EPERM even then.
         var status = stat()
         if let group, stat(path, &status) != 0 || status.st_gid != group, chown(path, uid_t.max, group) != 0 {
-            throw SocketPermissionError(path: path, problem: "cannot give it the group socket_group names (gid \(group)): \(String(cString: strerror(errno))); rowcastd's user must be a member of that group (under systemd: SupplementaryGroups=, and SystemCallFilter=@chown in a drop-in, since the unit refuses chown; or make it the unit's Group=)")
+            throw SocketPermissionError(
+                path: path,
+                problem:
+                    "cannot give it the group socket_group names (gid \(group)): \(String(cString: strerror(errno))); rowcastd's user must be a member of that group (under systemd: SupplementaryGroups=, and SystemCallFilter=@chown in a drop-in, since the unit refuses chown; or make it the unit's Group=)"
+            )
         }
         if chmod(path, mode) != 0 {
-            throw SocketPermissionError(path: path, problem: "cannot set its mode to \(FileMode.octal(mode)): \(String(cString: strerror(errno)))")
+            throw SocketPermissionError(
+                path: path,
+                problem: "cannot set its mode to \(FileMode.octal(mode)): \(String(cString: strerror(errno)))")
         }
     }
 }

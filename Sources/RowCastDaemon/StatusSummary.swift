@@ -23,7 +23,9 @@ public struct StatusSummary: Sendable {
 
     /// A new summary when `interval` has passed since the last one and the text changed;
     /// nil otherwise. `applied` is the running total of applied operations.
-    public mutating func update(at now: ContinuousClock.Instant, feeds: Int, rows: Int, applied: UInt64, plugins: Int) -> String? {
+    public mutating func update(
+        at now: ContinuousClock.Instant, feeds: Int, rows: Int, applied: UInt64, plugins: Int
+    ) -> String? {
         guard let previous = last else {
             last = (now, applied)
             return changed(Self.text(feeds: feeds, rows: rows, itemsPerSecond: 0, plugins: plugins))

@@ -51,7 +51,8 @@ public final class SystemdNotifier: Sendable {
         }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else {
-            throw NotifySocketError(socketName: name, problem: "cannot create a socket: \(String(cString: strerror(errno)))")
+            throw NotifySocketError(
+                socketName: name, problem: "cannot create a socket: \(String(cString: strerror(errno)))")
         }
         socketName = name
         descriptor = fd
@@ -80,7 +81,9 @@ public final class SystemdNotifier: Sendable {
         let sent = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 bytes.withUnsafeBytes { buffer in
-                    sendto(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), socketAddress, socklen_t(length))
+                    sendto(
+                        descriptor, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), socketAddress,
+                        socklen_t(length))
                 }
             }
         }

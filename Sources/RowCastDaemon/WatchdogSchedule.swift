@@ -15,7 +15,9 @@ public struct WatchdogSchedule: Sendable, Equatable {
     /// The schedule systemd asks for in `environment`, or nil when there is no watchdog: no
     /// (or a zero or malformed) `$WATCHDOG_USEC`, or a `$WATCHDOG_PID` that is not `pid`.
     public init?(environment: [String: String], pid: Int32) {
-        guard let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0 else { return nil }
+        guard let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0 else {
+            return nil
+        }
         if let owner = environment["WATCHDOG_PID"], !owner.isEmpty, Int32(owner) != pid { return nil }
         self.init(interval: .microseconds(Int64(clamping: microseconds / 2)))
     }

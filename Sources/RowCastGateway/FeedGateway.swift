@@ -86,7 +86,9 @@ public final class FeedGateway: Service, @unchecked Sendable {
     /// A new connection to `feed`'s hub (started on first interest), starting after `resume`,
     /// with a queue of ``GatewayOptions/connectionBuffer`` messages. Done under the hubs' lock,
     /// so a hub being retired never takes a connection.
-    func attach(feed: String, resume: ResumePoint?) throws(GatewayError) -> (hub: FeedHub, id: Int, outbox: ConnectionOutbox) {
+    func attach(
+        feed: String, resume: ResumePoint?
+    ) throws(GatewayError) -> (hub: FeedHub, id: Int, outbox: ConnectionOutbox) {
         let limit = options.connectionBuffer
         let attached = hubs.withLock { hubs -> (hub: FeedHub, id: Int, outbox: ConnectionOutbox)? in
             guard hubs != nil else { return nil }
@@ -102,7 +104,9 @@ public final class FeedGateway: Service, @unchecked Sendable {
             return (hub, id, outbox)
         }
         guard let attached else {
-            throw GatewayError(status: .serviceUnavailable, code: "stopping", message: "the gateway is stopping; connect again to another")
+            throw GatewayError(
+                status: .serviceUnavailable, code: "stopping",
+                message: "the gateway is stopping; connect again to another")
         }
         return attached
     }

@@ -21,9 +21,12 @@ public struct GatewayOptions: Sendable {
     public var idleReplicaLifetime: Duration
 
     /// Options with the daemon's default endpoints and the documented bounds.
-    public init(controlEndpoint: String = RowCastEndpoints.control, publishEndpoint: String = RowCastEndpoints.publish,
-                curve: CurveCredentials? = nil, timeout: Duration = .seconds(5), connectionBuffer: Int = 1024,
-                historyDeltas: Int = 1000, positionInterval: Duration = .seconds(1), idleReplicaLifetime: Duration = .seconds(60)) {
+    public init(
+        controlEndpoint: String = RowCastEndpoints.control, publishEndpoint: String = RowCastEndpoints.publish,
+        curve: CurveCredentials? = nil, timeout: Duration = .seconds(5), connectionBuffer: Int = 1024,
+        historyDeltas: Int = 1000, positionInterval: Duration = .seconds(1),
+        idleReplicaLifetime: Duration = .seconds(60)
+    ) {
         self.controlEndpoint = controlEndpoint
         self.publishEndpoint = publishEndpoint
         self.curve = curve

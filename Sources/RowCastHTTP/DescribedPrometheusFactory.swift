@@ -11,8 +11,10 @@ public struct DescribedPrometheusFactory: MetricsFactory {
     private let descriptions: [String: MetricDescription]
     /// Buckets of a timer that has no description (seconds: 100 µs to 10 s).
     static let defaultDurationBuckets: [Duration] = [
-        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5),
-        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
+        .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500),
         .seconds(1), .seconds(2.5), .seconds(10),
     ]
     /// Buckets of a recorder that has no description.
@@ -35,7 +37,9 @@ public struct DescribedPrometheusFactory: MetricsFactory {
     }
 
     /// A counter of fractional amounts.
-    public func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
+    public func makeFloatingPointCounter(
+        label: String, dimensions: [(String, String)]
+    ) -> any FloatingPointCounterHandler {
         registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
     }
 

@@ -8,24 +8,35 @@ public enum HTTPEndpoint: Sendable, Equatable, CustomStringConvertible {
     case unix(path: String)
 
     /// What `endpoints.http` accepts, in words, for error messages.
-    public static let allowed = "\"\" (off), \"tcp://HOST:PORT\" such as \"tcp://127.0.0.1:7780\", or \"ipc:///path/to/http.sock\""
+    public static let allowed =
+        "\"\" (off), \"tcp://HOST:PORT\" such as \"tcp://127.0.0.1:7780\", or \"ipc:///path/to/http.sock\""
 
     /// The endpoint `text` names; nil for "" (off). Throws `HTTPEndpointError` saying what is wrong.
     public static func parse(_ text: String) throws(HTTPEndpointError) -> HTTPEndpoint? {
         if text.isEmpty { return nil }
         if text.hasPrefix("ipc://") {
             let path = String(text.dropFirst("ipc://".count))
-            guard path.hasPrefix("/") else { throw HTTPEndpointError(text, "an ipc:// endpoint needs an absolute path (ipc:///run/rowcast/http.sock)") }
+            guard path.hasPrefix("/") else {
+                throw HTTPEndpointError(
+                    text, "an ipc:// endpoint needs an absolute path (ipc:///run/rowcast/http.sock)")
+            }
             // sockaddr_un holds 108 bytes, the terminating zero included.
-            guard path.utf8.count < 108 else { throw HTTPEndpointError(text, "the socket path is \(path.utf8.count) bytes; at most 107 fit in a Unix socket address") }
+            guard path.utf8.count < 108 else {
+                throw HTTPEndpointError(
+                    text, "the socket path is \(path.utf8.count) bytes; at most 107 fit in a Unix socket address")
+            }
             return .unix(path: path)
         }
         guard text.hasPrefix("tcp://") else { throw HTTPEndpointError(text, "the transport must be tcp:// or ipc://") }
         let address = text.dropFirst("tcp://".count)
-        guard let colon = address.lastIndex(of: ":") else { throw HTTPEndpointError(text, "a tcp:// endpoint needs a port (tcp://127.0.0.1:7780)") }
+        guard let colon = address.lastIndex(of: ":") else {
+            throw HTTPEndpointError(text, "a tcp:// endpoint needs a port (tcp://127.0.0.1:7780)")
+        }
         var host = String(address[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, host != "*" else { throw HTTPEndpointError(text, "a tcp:// endpoint needs an address to listen on (127.0.0.1, ::1, 0.0.0.0)") }
+        guard !host.isEmpty, host != "*" else {
+            throw HTTPEndpointError(text, "a tcp:// endpoint needs an address to listen on (127.0.0.1, ::1, 0.0.0.0)")
+        }
         guard let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else {
             throw HTTPEndpointError(text, "the port must be a number from 0 to 65535 (0 picks a free one)")
         }

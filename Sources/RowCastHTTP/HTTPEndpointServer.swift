@@ -51,7 +51,9 @@ public struct HTTPEndpointServer: Sendable {
         let task = Task.detached {
             do {
                 try await group.run()
-                listening.resolve(.failure(HTTPEndpointStartError(endpoint: endpoint, reason: "the server stopped before it listened")))
+                listening.resolve(
+                    .failure(
+                        HTTPEndpointStartError(endpoint: endpoint, reason: "the server stopped before it listened")))
             } catch {
                 listening.resolve(.failure(HTTPEndpointStartError(endpoint: endpoint, reason: "\(error)")))
             }
@@ -68,7 +70,9 @@ public struct HTTPEndpointServer: Sendable {
 
     /// `tcp://127.0.0.1:7780` or `ipc:///path` for the address a channel bound.
     static func describe(_ address: SocketAddress?, endpoint: HTTPEndpoint) -> String {
-        guard case .tcp = endpoint, let address, let port = address.port, let ip = address.ipAddress else { return endpoint.description }
+        guard case .tcp = endpoint, let address, let port = address.port, let ip = address.ipAddress else {
+            return endpoint.description
+        }
         return ip.contains(":") ? "tcp://[\(ip)]:\(port)" : "tcp://\(ip):\(port)"
     }
 }

@@ -24,7 +24,9 @@ final class ControlForwarder {
 
     /// Opens, connects and binds the sockets; `stopEndpoint` is the inproc address ``Relay``
     /// sends to when it stops.
-    init(context: Context, configuration: RelayConfiguration, stopEndpoint: String, counters: RelayCounters) throws(RelayError) {
+    init(
+        context: Context, configuration: RelayConfiguration, stopEndpoint: String, counters: RelayCounters
+    ) throws(RelayError) {
         upstream = configuration.upstreamControl
         queue = configuration.upstreamQueue
         self.counters = counters
@@ -71,14 +73,14 @@ final class ControlForwarder {
             while true {
                 do {
                     _ = try poller.poll(timeoutMilliseconds: -1)
-                } catch where error.isInterrupted {
+                } catch let error where error.isInterrupted {
                     continue
                 }
                 if poller.isReadable(stop) { return }
                 if poller.isReadable(dealer) { try passRepliesDown() }
                 if poller.isReadable(router) { try takeRequests() }
             }
-        } catch where error.isTerminated {
+        } catch let error where error.isTerminated {
             return
         } catch {
             throw RelayError("rowcast relay: the control forwarder stopped: \(error)")
@@ -101,7 +103,8 @@ final class ControlForwarder {
                     counters.add(refused: 1)
                     let reply = RelayRequestFilter.refusal(
                         of: request.body[0], code: RelayRequestFilter.unavailableCode,
-                        "rowcast relay: \(queue) requests already wait for rowcastd at \(upstream) (is it running?); try again later")
+                        "rowcast relay: \(queue) requests already wait for rowcastd at \(upstream) (is it running?); try again later"
+                    )
                     try answer(request, reply)
                 }
             case .refuse(let reply):

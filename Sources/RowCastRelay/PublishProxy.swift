@@ -61,7 +61,7 @@ final class PublishProxy {
         }
         do {
             try Proxy.run(frontend: xsub, backend: xpub, control: steer)
-        } catch where error.isTerminated {
+        } catch let error where error.isTerminated {
             return
         } catch {
             throw RelayError("rowcast relay: the publish proxy stopped: \(error)")

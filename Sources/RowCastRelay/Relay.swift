@@ -39,8 +39,10 @@ public final class Relay: Sendable {
     /// Where the control forwarder takes its stop message.
     private static let stopEndpoint = "inproc://rowcast-relay-control-stop"
 
-    private init(configuration: RelayConfiguration, publishEndpoint: String, controlEndpoint: String, counters: RelayCounters,
-                 context: Context, failure: LockedValue<RelayError?>, finished: DispatchGroup) {
+    private init(
+        configuration: RelayConfiguration, publishEndpoint: String, controlEndpoint: String, counters: RelayCounters,
+        context: Context, failure: LockedValue<RelayError?>, finished: DispatchGroup
+    ) {
         self.configuration = configuration
         self.publishEndpoint = publishEndpoint
         self.controlEndpoint = controlEndpoint
@@ -65,16 +67,20 @@ public final class Relay: Sendable {
         let counters = RelayCounters()
         let failure = LockedValue<RelayError?>(nil)
         let finished = DispatchGroup()
-        let publish = launch("relay-publish", context: context, finished: finished, failure: failure) { () throws(RelayError) in
+        let publish = launch("relay-publish", context: context, finished: finished, failure: failure) {
+            () throws(RelayError) in
             let proxy = try PublishProxy(context: context, configuration: configuration, steerEndpoint: steerEndpoint)
             return (proxy.boundEndpoint, { () throws(RelayError) in try proxy.run() })
         }
-        let control = launch("relay-control", context: context, finished: finished, failure: failure) { () throws(RelayError) in
-            let forwarder = try ControlForwarder(context: context, configuration: configuration, stopEndpoint: stopEndpoint, counters: counters)
+        let control = launch("relay-control", context: context, finished: finished, failure: failure) {
+            () throws(RelayError) in
+            let forwarder = try ControlForwarder(
+                context: context, configuration: configuration, stopEndpoint: stopEndpoint, counters: counters)
             return (forwarder.boundEndpoint, { () throws(RelayError) in try forwarder.run() })
         }
-        let relay = Relay(configuration: configuration, publishEndpoint: publish ?? "", controlEndpoint: control ?? "",
-                          counters: counters, context: context, failure: failure, finished: finished)
+        let relay = Relay(
+            configuration: configuration, publishEndpoint: publish ?? "", controlEndpoint: control ?? "",
+            counters: counters, context: context, failure: failure, finished: finished)
         guard publish != nil, control != nil else {
             relay.stop()
             finished.wait()

@@ -28,8 +28,11 @@ public struct RelayConfiguration: Sendable, Equatable {
 
     /// A configuration with the defaults for the queue (1,000), the high-water mark (100,000,
     /// rowcastd's) and the request size (1 MiB).
-    public init(upstreamPublish: String, upstreamControl: String, publish: String, control: String,
-                curve: CurveCredentials? = nil, upstreamQueue: Int = 1000, highWaterMark: Int = 100_000, maximumRequestBytes: Int = 1 << 20) {
+    public init(
+        upstreamPublish: String, upstreamControl: String, publish: String, control: String,
+        curve: CurveCredentials? = nil, upstreamQueue: Int = 1000, highWaterMark: Int = 100_000,
+        maximumRequestBytes: Int = 1 << 20
+    ) {
         self.upstreamPublish = upstreamPublish
         self.upstreamControl = upstreamControl
         self.publish = publish

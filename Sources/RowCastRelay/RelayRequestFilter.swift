@@ -31,7 +31,11 @@ public enum RelayRequestFilter {
     public static func decide(_ body: [UInt8], frameCount: Int = 1) -> Decision {
         let fields = Fields(body)
         if frameCount != 1 {
-            return .refuse(reply: fields.reply(code: "invalid_request", "request is \(frameCount) frames after the envelope; send exactly one frame per request (PROTOCOL.md, Framing)"))
+            return .refuse(
+                reply: fields.reply(
+                    code: "invalid_request",
+                    "request is \(frameCount) frames after the envelope; send exactly one frame per request (PROTOCOL.md, Framing)"
+                ))
         }
         if let problem = fields.problem { return .refuse(reply: problem) }
         guard let op = fields.op else {
@@ -39,7 +43,11 @@ public enum RelayRequestFilter {
         }
         guard forwarded.contains(op) else {
             let allowed = forwarded.sorted().joined(separator: ", ")
-            return .refuse(reply: fields.reply(code: readOnlyCode, "\(op): this is a rowcast relay, which forwards only \(allowed); send \(op) to rowcastd's own control endpoint"))
+            return .refuse(
+                reply: fields.reply(
+                    code: readOnlyCode,
+                    "\(op): this is a rowcast relay, which forwards only \(allowed); send \(op) to rowcastd's own control endpoint"
+                ))
         }
         return .forward
     }
@@ -61,7 +69,10 @@ public enum RelayRequestFilter {
         var problem: [UInt8]?
 
         init(_ body: [UInt8]) {
-            var found = (op: String?.none, opCount: 0, opKind: String?.none, req: [UInt8]?.none, client: String?.none, isObject: true)
+            var found = (
+                op: String?.none, opCount: 0, opKind: String?.none, req: [UInt8]?.none, client: String?.none,
+                isObject: true
+            )
             do {
                 try JSONParser.read(body) { reader in
                     guard reader.peekValueStart() == UInt8(ascii: "{") else {
@@ -80,7 +91,9 @@ public enum RelayRequestFilter {
                         case "req":
                             let first = reader.peekValueStart()
                             let range = try reader.skipValue()
-                            if first == UInt8(ascii: "\"") || first == UInt8(ascii: "-") || first.map({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) == true {
+                            if first == UInt8(ascii: "\"") || first == UInt8(ascii: "-")
+                                || first.map({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) == true
+                            {
                                 found.req = Array(body[range])
                             }
                         case "client":
@@ -92,19 +105,26 @@ public enum RelayRequestFilter {
                 }
             } catch {
                 op = nil
-                problem = Self.reply(op: nil, req: found.req, client: found.client, code: "invalid_json", "request is not valid JSON (\(error))", field: nil)
+                problem = Self.reply(
+                    op: nil, req: found.req, client: found.client, code: "invalid_json",
+                    "request is not valid JSON (\(error))", field: nil)
                 return
             }
             req = found.req
             client = found.client
             guard found.isObject else {
-                problem = Self.reply(op: nil, req: nil, client: nil, code: "invalid_request", "request is not a JSON object", field: nil)
+                problem = Self.reply(
+                    op: nil, req: nil, client: nil, code: "invalid_request", "request is not a JSON object", field: nil)
                 return
             }
             if found.opCount > 1 {
-                problem = Self.reply(op: nil, req: req, client: client, code: "invalid_request", "request names \"op\" \(found.opCount) times; name it once", field: "op")
+                problem = Self.reply(
+                    op: nil, req: req, client: client, code: "invalid_request",
+                    "request names \"op\" \(found.opCount) times; name it once", field: "op")
             } else if let kind = found.opKind {
-                problem = Self.reply(op: nil, req: req, client: client, code: "invalid_field", "\"op\" is a \(kind), not a string", field: "op")
+                problem = Self.reply(
+                    op: nil, req: req, client: client, code: "invalid_field", "\"op\" is a \(kind), not a string",
+                    field: "op")
             }
             op = found.opCount == 1 ? found.op : nil
         }
@@ -115,7 +135,9 @@ public enum RelayRequestFilter {
         }
 
         /// `{"ok":false,"op"?:...,"error":{"code","message","field"?},"req"?,"client"?}`.
-        static func reply(op: String?, req: [UInt8]?, client: String?, code: String, _ message: String, field: String?) -> [UInt8] {
+        static func reply(
+            op: String?, req: [UInt8]?, client: String?, code: String, _ message: String, field: String?
+        ) -> [UInt8] {
             var writer = JSONWriter()
             writer.writeRaw("{\"ok\":false")
             if let op {

@@ -8,7 +8,8 @@ public enum EndpointSyntax {
     public static let transports = ["tcp", "ipc", "inproc", "pgm", "epgm", "ws", "wss", "vmci", "tipc"]
 
     /// What is allowed, in words, for error messages.
-    public static let allowed = "a ZeroMQ endpoint such as \"tcp://127.0.0.1:7701\" or \"ipc:///run/rowcast/control.sock\" (transports: \(transports.joined(separator: ", ")))"
+    public static let allowed =
+        "a ZeroMQ endpoint such as \"tcp://127.0.0.1:7701\" or \"ipc:///run/rowcast/control.sock\" (transports: \(transports.joined(separator: ", ")))"
 
     /// Whether `text` is `transport://address` with a known transport and a non-empty address.
     public static func isValid(_ text: String) -> Bool {
@@ -20,6 +21,7 @@ public enum EndpointSyntax {
 
     /// Why `text` is not an endpoint (`must be ..., got "127.0.0.1:7702"`), or nil when it is one.
     public static func problem(with text: String) -> String? {
-        isValid(text) ? nil : "must be \(allowed), got \(String(decoding: JSONValue.string(text).serialized(), as: UTF8.self))"
+        isValid(text)
+            ? nil : "must be \(allowed), got \(String(decoding: JSONValue.string(text).serialized(), as: UTF8.self))"
     }
 }

@@ -12,7 +12,8 @@ import Musl
 public enum FileTrust {
     /// Why the file open as `descriptor` (read from `file`) must not be trusted, naming the file
     /// and the fix, or nil when only root or `trustedUser` can have written it.
-    public static func problem(descriptor: Int32, file: String, what: String, trustedUser: uid_t = geteuid()) -> String? {
+    public static func problem(descriptor: Int32, file: String, what: String, trustedUser: uid_t = geteuid()) -> String?
+    {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             return "cannot check who may write the \(what) \(file): \(String(cString: strerror(errno)))"
@@ -24,13 +25,17 @@ public enum FileTrust {
     public static func problem(_ info: stat, file: String, what: String, trustedUser: uid_t = geteuid()) -> String? {
         let owner = info.st_uid
         if owner != 0 && owner != trustedUser {
-            return "the \(what) \(file) is owned by \(userName(owner)), not by root or rowcastd's user (\(userName(trustedUser))), "
+            return
+                "the \(what) \(file) is owned by \(userName(owner)), not by root or rowcastd's user (\(userName(trustedUser))), "
                 + "so that user can change what rowcastd trusts; fix: chown root \(file) (or chown \(userName(trustedUser)))"
         }
         let writable = info.st_mode & (S_IWGRP | S_IWOTH)
         if writable != 0 {
-            let who = writable == (S_IWGRP | S_IWOTH) ? "its group and by others" : (writable & S_IWOTH != 0 ? "others" : "its group")
-            return "the \(what) \(file) is writable by \(who) (mode \(octal(info.st_mode & 0o7777))), so they can change what rowcastd trusts; "
+            let who =
+                writable == (S_IWGRP | S_IWOTH)
+                ? "its group and by others" : (writable & S_IWOTH != 0 ? "others" : "its group")
+            return
+                "the \(what) \(file) is writable by \(who) (mode \(octal(info.st_mode & 0o7777))), so they can change what rowcastd trusts; "
                 + "fix: chmod go-w \(file)"
         }
         return nil

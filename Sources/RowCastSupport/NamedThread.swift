@@ -20,7 +20,8 @@ public enum NamedThread {
 
     /// Runs `body` on a new thread named `name` (at most `maximumNameLength` bytes).
     public static func start(_ name: String, _ body: @escaping @Sendable () -> Void) {
-        precondition(name.utf8.count <= maximumNameLength, "thread name \"\(name)\" is longer than \(maximumNameLength) bytes")
+        precondition(
+            name.utf8.count <= maximumNameLength, "thread name \"\(name)\" is longer than \(maximumNameLength) bytes")
         let thread = Thread {
             _ = setName?(pthread_self(), name)
             body()

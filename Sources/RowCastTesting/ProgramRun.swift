@@ -5,7 +5,9 @@ import Foundation
 public enum ProgramRun {
     /// Runs `program` with `arguments` and waits for it; after `timeout` seconds it is killed
     /// (status -1, with a note appended to the output).
-    public static func run(_ program: String, _ arguments: [String], timeout: TimeInterval = 600) throws -> (status: Int32, output: String) {
+    public static func run(
+        _ program: String, _ arguments: [String], timeout: TimeInterval = 600
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -45,7 +47,9 @@ private final class CollectedOutput: @unchecked Sendable {
 
     /// The output, once the program closed it (at most 10 s after it ended).
     func wait() -> String {
-        guard done.wait(timeout: .now() + 10) == .success else { return "(the output was still open 10 s after the program ended)" }
+        guard done.wait(timeout: .now() + 10) == .success else {
+            return "(the output was still open 10 s after the program ended)"
+        }
         return String(decoding: data, as: UTF8.self)
     }
 }

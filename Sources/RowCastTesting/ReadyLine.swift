@@ -14,7 +14,9 @@ public struct ReadyLine: Sendable, Equatable {
     /// The ready line found in `text` (rowcastd's standard output so far), or nil when it has
     /// not been printed yet.
     public init?(in text: String) {
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("rowcastd ready ") }) else { return nil }
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("rowcastd ready ") }) else {
+            return nil
+        }
         for field in line.split(separator: " ").dropFirst(2) {
             let parts = field.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { continue }

@@ -81,7 +81,8 @@ public struct Highlights: Sendable {
     }
 
     /// Records `kinds` as one batch ending `duration` after `now`.
-    private mutating func record(_ kinds: [String: Highlight], now: ContinuousClock.Instant, duration: Duration? = nil) {
+    private mutating func record(_ kinds: [String: Highlight], now: ContinuousClock.Instant, duration: Duration? = nil)
+    {
         let until = now + (duration ?? self.duration)
         var ids: [String] = []
         for (id, kind) in kinds {

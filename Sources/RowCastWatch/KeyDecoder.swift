@@ -136,7 +136,8 @@ public struct KeyDecoder: Sendable {
         }
         let encoded = bytes[start..<(start + length)]
         guard encoded.dropFirst().allSatisfy({ $0 & 0xC0 == 0x80 }),
-              let string = String(validating: encoded, as: UTF8.self), let character = string.first else {
+            let string = String(validating: encoded, as: UTF8.self), let character = string.first
+        else {
             return (.unknown, 1)
         }
         return (.character(character), length)

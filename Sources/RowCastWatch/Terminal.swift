@@ -38,7 +38,9 @@ public final class Terminal {
     public func enterFullScreen() throws(TerminalError) {
         guard original == nil else { return }
         var settings = termios()
-        guard tcgetattr(input, &settings) == 0 else { throw TerminalError("cannot read the terminal settings", errno: errno) }
+        guard tcgetattr(input, &settings) == 0 else {
+            throw TerminalError("cannot read the terminal settings", errno: errno)
+        }
         var raw = settings
         raw.c_iflag &= ~tcflag_t(BRKINT | ICRNL | INPCK | ISTRIP | IXON)
         raw.c_cflag |= tcflag_t(CS8)
@@ -47,7 +49,9 @@ public final class Terminal {
             characters[Int(VMIN)] = 1
             characters[Int(VTIME)] = 0
         }
-        guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else { throw TerminalError("cannot switch the terminal to raw mode", errno: errno) }
+        guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else {
+            throw TerminalError("cannot switch the terminal to raw mode", errno: errno)
+        }
         original = settings
         write(Self.enterSequence)
     }

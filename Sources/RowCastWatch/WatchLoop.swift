@@ -72,7 +72,8 @@ public final class WatchLoop {
             if dirty, let lastDraw { timeout = min(timeout, now.duration(to: lastDraw + Self.frameInterval)) }
             if let expiry = highlights.nextExpiry { timeout = min(timeout, now.duration(to: expiry)) }
             if let pendingSince { timeout = min(timeout, now.duration(to: pendingSince + Self.keyWait)) }
-            let readable = try session.wait(timeout: max(timeout, .zero), orInputOn: [terminal.input, signals.fileDescriptor])
+            let readable = try session.wait(
+                timeout: max(timeout, .zero), orInputOn: [terminal.input, signals.fileDescriptor])
 
             if readable.contains(signals.fileDescriptor) {
                 for number in signals.received() {
@@ -134,7 +135,9 @@ public final class WatchLoop {
         guard !keys.isEmpty else { return .proceed }
         let lines = FeedLines(replica)
         for key in keys {
-            if state.handle(key, replica: replica, lines: lines, highlights: &highlights, now: .now) == .quit { return .quit }
+            if state.handle(key, replica: replica, lines: lines, highlights: &highlights, now: .now) == .quit {
+                return .quit
+            }
         }
         dirty = true
         return .proceed
@@ -154,9 +157,11 @@ public final class WatchLoop {
         let lines = FeedLines(replica)
         state.viewport.resize(height: screen.bodyHeight, lineCount: lines.count)
         highlights.expire(now: now)
-        let status = WatchStatus(rate: rate.perSecond(now: now), resyncs: session.resyncCount,
-                                 prompt: state.prompt, message: state.message)
-        let frame = screen.render(replica, lines: lines, viewport: state.viewport, highlights: highlights, status: status, now: now)
+        let status = WatchStatus(
+            rate: rate.perSecond(now: now), resyncs: session.resyncCount,
+            prompt: state.prompt, message: state.message)
+        let frame = screen.render(
+            replica, lines: lines, viewport: state.viewport, highlights: highlights, status: status, now: now)
         var output = shown.isEmpty ? "\u{1B}[0m\u{1B}[2J" : ""
         for (index, line) in frame.enumerated() where index >= shown.count || shown[index] != line {
             output += "\u{1B}[\(index + 1);1H" + line

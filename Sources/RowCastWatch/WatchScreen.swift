@@ -34,13 +34,17 @@ public struct WatchScreen: Sendable {
 
     /// The screen's lines, at most ``rows`` of them (exactly ``rows`` once there are 3),
     /// each ``columns`` wide plus ANSI styling.
-    public func render(_ replica: FeedReplica, lines: FeedLines, viewport: Viewport, highlights: Highlights,
-                       status: WatchStatus, now: ContinuousClock.Instant) -> [String] {
+    public func render(
+        _ replica: FeedReplica, lines: FeedLines, viewport: Viewport, highlights: Highlights,
+        status: WatchStatus, now: ContinuousClock.Instant
+    ) -> [String] {
         let visible = Viewport(top: viewport.top, height: bodyHeight).visible(lineCount: lines.count)
-        let layout = RowLayout(columns: columns, rows: visible.compactMap { index in
-            if case .row(let path) = lines.line(at: index) { return replica.sections[path.section].rows[path.row] }
-            return nil
-        })
+        let layout = RowLayout(
+            columns: columns,
+            rows: visible.compactMap { index in
+                if case .row(let path) = lines.line(at: index) { return replica.sections[path.section].rows[path.row] }
+                return nil
+            })
         var screen = [styled(fit(layout.titleLine), "1")]
         for index in visible {
             switch lines.line(at: index) {
@@ -66,7 +70,8 @@ public struct WatchScreen: Sendable {
     func statusText(_ replica: FeedReplica, lines: FeedLines, visible: Range<Int>, status: WatchStatus) -> String {
         let sections = replica.sections.count
         var text = " \(replica.feed)  seq \(replica.seq)  epoch \(replica.epoch ?? "none")"
-        text += "  \(sections) section\(sections == 1 ? "" : "s")  \(replica.rowCount) row\(replica.rowCount == 1 ? "" : "s")"
+        text +=
+            "  \(sections) section\(sections == 1 ? "" : "s")  \(replica.rowCount) row\(replica.rowCount == 1 ? "" : "s")"
         text += "  \((status.rate * 10).rounded() / 10) deltas/s"
         if status.resyncs > 0 { text += "  \(status.resyncs) resync\(status.resyncs == 1 ? "" : "s")" }
         if !visible.isEmpty { text += "  lines \(visible.lowerBound + 1)-\(visible.upperBound) of \(lines.count)" }
@@ -120,8 +125,9 @@ struct RowLayout {
 
     /// The line of `row`, after `marker`.
     func line(for row: JSONValue, marker: Character) -> String {
-        compose(marker: marker, id: Self.text(row["id"]), cell: Self.text(row["cell"]),
-                height: Self.text(row["height"]), content: SnapshotTable().summary(of: row["content"]))
+        compose(
+            marker: marker, id: Self.text(row["id"]), cell: Self.text(row["cell"]),
+            height: Self.text(row["height"]), content: SnapshotTable().summary(of: row["content"]))
     }
 
     /// The columns side by side; the height is right-aligned.
@@ -129,7 +135,8 @@ struct RowLayout {
         var line = String(marker) + " " + TerminalText.fit(id, width: idWidth) + "  "
         if let cellWidth { line += TerminalText.fit(cell, width: cellWidth) + "  " }
         if let heightWidth {
-            let shown = TerminalText.width(of: height) <= heightWidth ? height : TerminalText.fit(height, width: heightWidth)
+            let shown =
+                TerminalText.width(of: height) <= heightWidth ? height : TerminalText.fit(height, width: heightWidth)
             line += String(repeating: " ", count: heightWidth - TerminalText.width(of: shown)) + shown + "  "
         }
         return line + TerminalText.fit(content, width: contentWidth)

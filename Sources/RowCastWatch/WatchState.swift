@@ -29,8 +29,10 @@ public struct WatchState: Sendable {
     public mutating func show(_ text: String) { message = text }
 
     /// Handles one key; `/` + id + Enter finds the row, scrolls to it and marks it in `highlights`.
-    public mutating func handle(_ key: Key, replica: FeedReplica, lines: FeedLines,
-                                highlights: inout Highlights, now: ContinuousClock.Instant) -> Outcome {
+    public mutating func handle(
+        _ key: Key, replica: FeedReplica, lines: FeedLines,
+        highlights: inout Highlights, now: ContinuousClock.Instant
+    ) -> Outcome {
         if key == .interrupt { return .quit }
         if prompt != nil {
             find(key, replica: replica, lines: lines, highlights: &highlights, now: now)
@@ -53,8 +55,10 @@ public struct WatchState: Sendable {
     }
 
     /// A key while the find prompt is open.
-    private mutating func find(_ key: Key, replica: FeedReplica, lines: FeedLines,
-                               highlights: inout Highlights, now: ContinuousClock.Instant) {
+    private mutating func find(
+        _ key: Key, replica: FeedReplica, lines: FeedLines,
+        highlights: inout Highlights, now: ContinuousClock.Instant
+    ) {
         guard let typed = prompt else { return }
         switch key {
         case .character(let character): prompt = typed + String(character)

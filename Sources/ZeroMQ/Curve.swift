@@ -27,7 +27,8 @@ public enum Curve {
     /// The public key of a Z85 secret key (`zmq_curve_public`).
     public static func publicKey(ofSecret secretKey: String) throws(ZeroMQError) -> String {
         guard isKey(secretKey) else {
-            throw ZeroMQError(errno: EINVAL, operation: "zmq_curve_public", message: "a secret key is 40 characters of Z85")
+            throw ZeroMQError(
+                errno: EINVAL, operation: "zmq_curve_public", message: "a secret key is 40 characters of Z85")
         }
         var publicKey = [CChar](repeating: 0, count: 41)
         guard zmq_curve_public(&publicKey, secretKey) == 0 else {

@@ -12,7 +12,8 @@ extension Socket {
     /// Sets a C `int` option; values outside `Int32` throw `EINVAL`.
     public func setOption(_ option: SocketOption<Int>, _ value: Int) throws(ZeroMQError) {
         guard let int32 = Int32(exactly: value) else {
-            throw ZeroMQError(errno: EINVAL, operation: "setsockopt \(option.name) \(value)", message: "value out of range")
+            throw ZeroMQError(
+                errno: EINVAL, operation: "setsockopt \(option.name) \(value)", message: "value out of range")
         }
         try setRaw(option.code, name: option.name, int32)
     }

@@ -36,21 +36,32 @@ extension Socket {
     /// metadata `property` of its frames (`zmq_msg_gets`; the first frame that has it: a
     /// ROUTER's routing-id frame has none), e.g. "User-Id" (what the ZAP handler named the
     /// peer) or "Peer-Address"; nil when the connection has no such property.
-    public func receiveMultipart(property: String, dontWait: Bool = false) throws(ZeroMQError) -> (frames: [[UInt8]], property: String?)? {
-        try receiveMultipart(dontWait: dontWait, keepingAtMost: .max, property: property).map { ($0.frames, $0.property) }
+    public func receiveMultipart(
+        property: String, dontWait: Bool = false
+    ) throws(ZeroMQError) -> (frames: [[UInt8]], property: String?)? {
+        try receiveMultipart(dontWait: dontWait, keepingAtMost: .max, property: property).map {
+            ($0.frames, $0.property)
+        }
     }
 
     /// Receives one whole message like `receiveMultipart(dontWait:)`, but copies at most
     /// `limit` bytes of each frame (the rest is discarded by libzmq); the full sizes come
     /// with it, and the metadata `property` when asked for (see `receiveMultipart(property:dontWait:)`).
     /// For a reader that refuses oversized messages without holding them.
-    public func receiveMultipart(dontWait: Bool = false, keepingAtMost limit: Int, property: String? = nil) throws(ZeroMQError) -> ReceivedMessage? {
+    public func receiveMultipart(
+        dontWait: Bool = false, keepingAtMost limit: Int, property: String? = nil
+    ) throws(ZeroMQError) -> ReceivedMessage? {
         let handle = try openHandle("receive")
-        guard let first = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit, property: property) else { return nil }
+        guard let first = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit, property: property)
+        else { return nil }
         var message = ReceivedMessage(frames: [first.bytes], sizes: [first.size], property: first.property)
         var more = first.more
         while more {
-            guard let next = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit, property: message.property == nil ? property : nil) else {
+            guard
+                let next = try receiveFrame(
+                    handle: handle, dontWait: dontWait, keepingAtMost: limit,
+                    property: message.property == nil ? property : nil)
+            else {
                 throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(message.frames.count + 1)")
             }
             message.frames.append(next.bytes)
@@ -68,13 +79,20 @@ extension Socket {
     ///
     /// It makes one array per message, where `receiveMultipart` makes three (the frames, the
     /// frame, the sizes).
-    public func receiveFirstFrame(dontWait: Bool = false, keepingAtMost limit: Int, property: String? = nil) throws(ZeroMQError) -> FirstFrame? {
+    public func receiveFirstFrame(
+        dontWait: Bool = false, keepingAtMost limit: Int, property: String? = nil
+    ) throws(ZeroMQError) -> FirstFrame? {
         let handle = try openHandle("receive")
-        guard let first = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit, property: property) else { return nil }
+        guard let first = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit, property: property)
+        else { return nil }
         var frame = FirstFrame(bytes: first.bytes, size: first.size, frameCount: 1, property: first.property)
         var more = first.more
         while more {
-            guard let next = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: 0, property: frame.property == nil ? property : nil) else {
+            guard
+                let next = try receiveFrame(
+                    handle: handle, dontWait: dontWait, keepingAtMost: 0,
+                    property: frame.property == nil ? property : nil)
+            else {
                 throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(frame.frameCount + 1)")
             }
             frame.frameCount += 1
@@ -111,12 +129,16 @@ extension Socket {
         // An empty frame (a ROUTER's delimiter) must not go through unsafeUninitializedCapacity:
         // with capacity 0 it writes the count into the shared empty-array storage, a data race
         // between threads that ThreadSanitizer reports.
-        let bytes = kept == 0 ? [] : [UInt8](unsafeUninitializedCapacity: kept) { buffer, count in
-            if let data = zmq_msg_data(message) {
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: data, count: kept))
+        let bytes =
+            kept == 0
+            ? []
+            : [UInt8](unsafeUninitializedCapacity: kept) { buffer, count in
+                if let data = zmq_msg_data(message) {
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                        from: UnsafeRawBufferPointer(start: data, count: kept))
+                }
+                count = kept
             }
-            count = kept
-        }
         var value: String?
         if let property, let text = zmq_msg_gets(message, property) { value = String(cString: text) }
         return (bytes, size, zmq_msg_more(message) != 0, value)

@@ -52,7 +52,8 @@ extension Socket {
     }
 
     /// `zmq_send` of one frame straight from the array's storage, retried on `EINTR`; false on `EAGAIN`.
-    private func sendFrame(_ bytes: [UInt8], handle: UnsafeMutableRawPointer, flags: Int32) throws(ZeroMQError) -> Bool {
+    private func sendFrame(_ bytes: [UInt8], handle: UnsafeMutableRawPointer, flags: Int32) throws(ZeroMQError) -> Bool
+    {
         while true {
             let rc = bytes.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
             if rc >= 0 { return true }

@@ -40,7 +40,9 @@ public struct SocketEvent: Sendable, Equatable, CustomStringConvertible {
             .handshakeFailedNoDetail, .handshakeFailedProtocol, .handshakeFailedAuth,
         ]
         /// Any handshake failure.
-        public static let handshakeFailed: Kind = [.handshakeFailedNoDetail, .handshakeFailedProtocol, .handshakeFailedAuth]
+        public static let handshakeFailed: Kind = [
+            .handshakeFailedNoDetail, .handshakeFailedProtocol, .handshakeFailedAuth,
+        ]
     }
 
     /// What happened (exactly one bit).
@@ -64,7 +66,8 @@ public struct SocketEvent: Sendable, Equatable, CustomStringConvertible {
         let header = frames[0]
         let event = header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 0, as: UInt16.self) }
         let value = header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 2, as: Int32.self) }
-        self.init(kind: Kind(rawValue: Int32(event)), value: value, endpoint: String(decoding: frames[1], as: UTF8.self))
+        self.init(
+            kind: Kind(rawValue: Int32(event)), value: value, endpoint: String(decoding: frames[1], as: UTF8.self))
     }
 
     /// "event 4 value 100 on tcp://127.0.0.1:7702".

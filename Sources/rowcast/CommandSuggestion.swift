@@ -16,7 +16,9 @@ enum CommandSuggestion {
                 continue
             }
             // A command with a default subcommand takes its arguments; none of ours takes words.
-            let names = subcommands.map { $0._commandName } + (ObjectIdentifier(command) == ObjectIdentifier(root) ? ["help"] : [])
+            let names =
+                subcommands.map { $0._commandName }
+                + (ObjectIdentifier(command) == ObjectIdentifier(root) ? ["help"] : [])
             guard !names.contains(argument) else { return nil }
             var message = "unknown command '\(argument)'"
             if let closest = closest(to: argument, among: names) {

@@ -5,13 +5,24 @@ import RowCastClient
 /// The keys can also come from the environment (ROWCAST_SERVER_KEY, ROWCAST_KEY); a flag wins
 /// over its variable.
 struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("server-key"), help: ArgumentHelp("Connect with CURVE to a daemon with this public key: 40 characters of Z85, or a file with a public-key line (the daemon's server.pub; a file that exists is read as one). Needs --key. [env: ROWCAST_SERVER_KEY]", valueName: "key-or-file"))
+    @Option(
+        name: .customLong("server-key"),
+        help: ArgumentHelp(
+            "Connect with CURVE to a daemon with this public key: 40 characters of Z85, or a file with a public-key line (the daemon's server.pub; a file that exists is read as one). Needs --key. [env: ROWCAST_SERVER_KEY]",
+            valueName: "key-or-file"))
     var serverKeyFlag: String?
 
-    @Option(name: .customLong("key"), help: ArgumentHelp("This client's CURVE key pair: the NAME.key file rowcast keygen wrote. Needs --server-key. [env: ROWCAST_KEY]", valueName: "file"))
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp(
+            "This client's CURVE key pair: the NAME.key file rowcast keygen wrote. Needs --server-key. [env: ROWCAST_KEY]",
+            valueName: "file"))
     var keyFlag: String?
 
-    @Option(help: ArgumentHelp("Seconds to wait for each reply (and, for subscribe with --count or --until-seq, for each next message) before giving up.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds to wait for each reply (and, for subscribe with --count or --until-seq, for each next message) before giving up.",
+            valueName: "seconds"))
     var timeout: Double = 5
 
     /// `--server-key`, else `ROWCAST_SERVER_KEY`.
@@ -20,10 +31,17 @@ struct ConnectionOptions: ParsableArguments {
     var key: String? { keyFlag ?? EndpointSource.variable("ROWCAST_KEY") }
 
     func validate() throws {
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard timeout > 0, timeout.isFinite else {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
         switch (serverKey, key) {
-        case (.some, nil): throw ValidationError("--server-key (or ROWCAST_SERVER_KEY) needs --key (or ROWCAST_KEY): the key pair rowcast keygen wrote")
-        case (nil, .some): throw ValidationError("--key (or ROWCAST_KEY) needs --server-key (or ROWCAST_SERVER_KEY): the daemon's public key, in its server.pub")
+        case (.some, nil):
+            throw ValidationError(
+                "--server-key (or ROWCAST_SERVER_KEY) needs --key (or ROWCAST_KEY): the key pair rowcast keygen wrote")
+        case (nil, .some):
+            throw ValidationError(
+                "--key (or ROWCAST_KEY) needs --server-key (or ROWCAST_SERVER_KEY): the daemon's public key, in its server.pub"
+            )
         default: break
         }
     }

@@ -5,11 +5,17 @@ import RowCastKit
 /// `--control`: the daemon's control endpoint, for the subcommands that send requests or
 /// queries. Falls back to ROWCAST_CONTROL, then to the default.
 struct ControlEndpointOption: ParsableArguments {
-    @Option(name: .customLong("control"), help: ArgumentHelp("The daemon's control endpoint (ROUTER): acked requests and queries. [env: ROWCAST_CONTROL] [default: \(RowCastEndpoints.control)]", valueName: "endpoint"))
+    @Option(
+        name: .customLong("control"),
+        help: ArgumentHelp(
+            "The daemon's control endpoint (ROUTER): acked requests and queries. [env: ROWCAST_CONTROL] [default: \(RowCastEndpoints.control)]",
+            valueName: "endpoint"))
     var flag: String?
 
     /// The endpoint in force: the flag, else ROWCAST_CONTROL, else the default.
-    var control: String { EndpointSource.resolve(flag: flag, variable: "ROWCAST_CONTROL", default: RowCastEndpoints.control) }
+    var control: String {
+        EndpointSource.resolve(flag: flag, variable: "ROWCAST_CONTROL", default: RowCastEndpoints.control)
+    }
 
     func validate() throws {
         try EndpointSource.validate(flag: flag, name: "--control", variable: "ROWCAST_CONTROL")

@@ -26,14 +26,17 @@ struct EventsCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The feed whose events to print.", valueName: "feed"))
     var feed: String
 
-    @Option(help: ArgumentHelp("Print the events after this event sequence (0: from the oldest kept).", valueName: "seq"))
+    @Option(
+        help: ArgumentHelp("Print the events after this event sequence (0: from the oldest kept).", valueName: "seq"))
     var after = 0
 
     @Flag(help: "Keep asking for new events (every half second) until interrupted.")
     var follow = false
 
     func validate() throws {
-        guard after >= 0 else { throw ValidationError("--after must be 0 or more, the eventSeq of the last event already handled") }
+        guard after >= 0 else {
+            throw ValidationError("--after must be 0 or more, the eventSeq of the last event already handled")
+        }
     }
 
     func run() throws {
@@ -45,7 +48,9 @@ struct EventsCommand: ParsableCommand {
             while true {
                 let page = try client.events(feed: feed, after: position)
                 if !page.covered, !warned {
-                    Output.note("events after \(position) of feed \(feed) were dropped (the oldest kept is \(page.first.map(String.init) ?? "none")); reconcile from a snapshot")
+                    Output.note(
+                        "events after \(position) of feed \(feed) were dropped (the oldest kept is \(page.first.map(String.init) ?? "none")); reconcile from a snapshot"
+                    )
                     warned = true
                 }
                 for event in page.events { Output.json(event) }

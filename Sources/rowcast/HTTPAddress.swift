@@ -13,7 +13,9 @@ struct HTTPAddress: Equatable {
         var host = String(text[..<colon])
         let portText = text[text.index(after: colon)...]
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw HTTPAddressError("--http \(text): the host is missing; 127.0.0.1 serves this machine only") }
+        guard !host.isEmpty else {
+            throw HTTPAddressError("--http \(text): the host is missing; 127.0.0.1 serves this machine only")
+        }
         guard let port = Int(portText), (0...65535).contains(port) else {
             throw HTTPAddressError("--http \(text): the port must be a number from 0 to 65535 (0: any free port)")
         }

@@ -9,7 +9,8 @@ enum InputText {
             return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw RowCastClientError(code: "invalid_request", message: "cannot read \(option) \(path): no such readable file")
+            throw RowCastClientError(
+                code: "invalid_request", message: "cannot read \(option) \(path): no such readable file")
         }
         return String(decoding: data, as: UTF8.self)
     }

@@ -30,8 +30,11 @@ struct KeygenCommand: ParsableCommand {
     var directory = "."
 
     func validate() throws {
-        guard !name.isEmpty, !name.hasPrefix("."), name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
-            throw ValidationError("a client name may hold letters, digits, '-', '_' and '.' (and not start with '.'), got \"\(name)\"")
+        guard !name.isEmpty, !name.hasPrefix("."),
+            name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." })
+        else {
+            throw ValidationError(
+                "a client name may hold letters, digits, '-', '_' and '.' (and not start with '.'), got \"\(name)\"")
         }
     }
 
@@ -39,21 +42,27 @@ struct KeygenCommand: ParsableCommand {
         try reportingErrors {
             let pair = try CurveCredentials.newKeyPair()
             let base = (directory.hasSuffix("/") ? directory : directory + "/") + name
-            try Self.create(base + ".key", mode: 0o600, text: """
-                # rowcast CURVE key pair of client \(name). Keep it secret: rowcast --key \(base).key
-                public-key = "\(pair.publicKey)"
-                secret-key = "\(pair.secretKey)"
+            try Self.create(
+                base + ".key", mode: 0o600,
+                text: """
+                    # rowcast CURVE key pair of client \(name). Keep it secret: rowcast --key \(base).key
+                    public-key = "\(pair.publicKey)"
+                    secret-key = "\(pair.secretKey)"
 
-                """)
-            try Self.create(base + ".pub", mode: 0o644, text: """
-                # rowcast CURVE public key of client \(name). On the daemon's host, install it as
-                # /etc/rowcast/clients/\(name).key and add what the client may do, e.g.
-                #   allow = "publish,reset cars*"
-                #   allow = "read *"
-                public-key = "\(pair.publicKey)"
+                    """)
+            try Self.create(
+                base + ".pub", mode: 0o644,
+                text: """
+                    # rowcast CURVE public key of client \(name). On the daemon's host, install it as
+                    # /etc/rowcast/clients/\(name).key and add what the client may do, e.g.
+                    #   allow = "publish,reset cars*"
+                    #   allow = "read *"
+                    public-key = "\(pair.publicKey)"
 
-                """)
-            print("wrote \(base).key (secret: keep it with the client) and \(base).pub (install on the daemon as /etc/rowcast/clients/\(name).key)")
+                    """)
+            print(
+                "wrote \(base).key (secret: keep it with the client) and \(base).pub (install on the daemon as /etc/rowcast/clients/\(name).key)"
+            )
             print("public key: \(pair.publicKey)")
         }
     }
@@ -61,12 +70,17 @@ struct KeygenCommand: ParsableCommand {
     private static func create(_ path: String, mode: mode_t, text: String) throws(RowCastClientError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else {
-            throw RowCastClientError(code: "cannot_write", message: "cannot create \(path): \(String(cString: strerror(errno)))\(errno == EEXIST ? "; keygen never overwrites a key: remove it first or choose another name" : "")")
+            throw RowCastClientError(
+                code: "cannot_write",
+                message:
+                    "cannot create \(path): \(String(cString: strerror(errno)))\(errno == EEXIST ? "; keygen never overwrites a key: remove it first or choose another name" : "")"
+            )
         }
         defer { close(descriptor) }
         let bytes = Array(text.utf8)
         guard write(descriptor, bytes, bytes.count) == bytes.count else {
-            throw RowCastClientError(code: "cannot_write", message: "cannot write \(path): \(String(cString: strerror(errno)))")
+            throw RowCastClientError(
+                code: "cannot_write", message: "cannot write \(path): \(String(cString: strerror(errno)))")
         }
     }
 }

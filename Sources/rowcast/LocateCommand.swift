@@ -33,7 +33,8 @@ struct LocateCommand: ParsableCommand {
             let location = try client.locate(feed: feed, id: id)
             Output.json([
                 "section": .number(Double(location.section)), "row": .number(Double(location.row)),
-                "sectionId": .string(location.sectionID), "seq": .number(Double(location.seq)), "epoch": .string(location.epoch),
+                "sectionId": .string(location.sectionID), "seq": .number(Double(location.seq)),
+                "epoch": .string(location.epoch),
             ])
         }
     }

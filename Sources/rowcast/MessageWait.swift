@@ -18,7 +18,9 @@ struct MessageWait {
         if let idle, idle <= (giveUp ?? .infinity) { return }
         throw RowCastClientError(
             code: "timeout",
-            message: "nothing arrived within \(Self.format(giveUp ?? 0)) while waiting for \(what); pass a longer --timeout, or check that rowcastd is running and the feed is changing")
+            message:
+                "nothing arrived within \(Self.format(giveUp ?? 0)) while waiting for \(what); pass a longer --timeout, or check that rowcastd is running and the feed is changing"
+        )
     }
 
     /// "5 s", "0.5 s".

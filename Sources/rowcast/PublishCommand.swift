@@ -48,7 +48,8 @@ struct PublishCommand: ParsableCommand {
     @OptionGroup var ingestEndpoint: IngestEndpointOption
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: ArgumentHelp("The feed to change (the default feed of items and requests in --file).", valueName: "feed"))
+    @Option(
+        help: ArgumentHelp("The feed to change (the default feed of items and requests in --file).", valueName: "feed"))
     var feed: String?
 
     @Option(help: ArgumentHelp("The item id (for an upsert or --delete).", valueName: "id"))
@@ -57,50 +58,79 @@ struct PublishCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The item type; it picks the plugin that renders the item.", valueName: "type"))
     var type: String?
 
-    @Option(help: ArgumentHelp("The section of the item, or the section for --declare-section and --delete-section.", valueName: "section"))
+    @Option(
+        help: ArgumentHelp(
+            "The section of the item, or the section for --declare-section and --delete-section.", valueName: "section")
+    )
     var section: String?
 
     // .unconditional: the next word is the value even when it starts with "-" (--sort -1).
-    @Option(parsing: .unconditional, help: ArgumentHelp("The item's sort key within its section; may be negative (--sort -1).", valueName: "number"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The item's sort key within its section; may be negative (--sort -1).", valueName: "number"))
     var sort: Double?
 
-    @Option(name: .customLong("field"), help: ArgumentHelp("An item data field, key=value; repeatable. JSON values are sent as JSON.", valueName: "key=value"))
+    @Option(
+        name: .customLong("field"),
+        help: ArgumentHelp(
+            "An item data field, key=value; repeatable. JSON values are sent as JSON.", valueName: "key=value"))
     var fields: [String] = []
 
-    @Option(name: .customLong("string-field"), help: ArgumentHelp("An item data field whose value is always sent as a string; repeatable.", valueName: "key=value"))
+    @Option(
+        name: .customLong("string-field"),
+        help: ArgumentHelp(
+            "An item data field whose value is always sent as a string; repeatable.", valueName: "key=value"))
     var stringFields: [String] = []
 
     @Flag(help: "Delete the item --id instead of upserting.")
     var delete = false
 
-    @Flag(name: .customLong("declare-section"), help: "Declare the section --section (with --order, --section-type, --header) instead of upserting an item.")
+    @Flag(
+        name: .customLong("declare-section"),
+        help: "Declare the section --section (with --order, --section-type, --header) instead of upserting an item.")
     var declareSection = false
 
     @Flag(name: .customLong("delete-section"), help: "Delete the section --section and every item in it.")
     var deleteSection = false
 
-    @Flag(help: "Replace the whole feed --feed with the items of --file, in one reset request; without --file, empty the feed.")
+    @Flag(
+        help:
+            "Replace the whole feed --feed with the items of --file, in one reset request; without --file, empty the feed."
+    )
     var reset = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("The order of a declared section; may be negative (--order -1).", valueName: "number"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The order of a declared section; may be negative (--order -1).", valueName: "number"))
     var order: Double?
 
-    @Option(name: .customLong("section-type"), help: ArgumentHelp("The type of a declared section (a plugin renders its header row).", valueName: "type"))
+    @Option(
+        name: .customLong("section-type"),
+        help: ArgumentHelp("The type of a declared section (a plugin renders its header row).", valueName: "type"))
     var sectionType: String?
 
-    @Option(name: .customLong("header"), help: ArgumentHelp("A header field of a declared section, key=value; repeatable.", valueName: "key=value"))
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp("A header field of a declared section, key=value; repeatable.", valueName: "key=value"))
     var headerFields: [String] = []
 
-    @Option(help: ArgumentHelp("Read requests from this file (JSON, a JSON array, or NDJSON); - reads standard input.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Read requests from this file (JSON, a JSON array, or NDJSON); - reads standard input.", valueName: "path"))
     var file: String?
 
     @Flag(name: .customLong("no-ack"), help: "Push the requests to the ingest socket without waiting for replies.")
     var noAck = false
 
-    @Option(help: ArgumentHelp("Acked requests in flight at once (1 to \(AckedPublisherOptions.maximumWindow)).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Acked requests in flight at once (1 to \(AckedPublisherOptions.maximumWindow)).", valueName: "n"))
     var window = 64
 
-    @Option(name: .customLong("retry-timeout"), help: ArgumentHelp("Seconds before an unanswered request is sent again over a new connection.", valueName: "seconds"))
+    @Option(
+        name: .customLong("retry-timeout"),
+        help: ArgumentHelp(
+            "Seconds before an unanswered request is sent again over a new connection.", valueName: "seconds"))
     var retryTimeout: Double = 1
 
     @Flag(help: "Print each reply as one line of JSON instead of a summary.")
@@ -113,35 +143,50 @@ struct PublishCommand: ParsableCommand {
         guard (1...AckedPublisherOptions.maximumWindow).contains(window) else {
             throw ValidationError("--window must be between 1 and \(AckedPublisherOptions.maximumWindow)")
         }
-        guard retryTimeout > 0, retryTimeout.isFinite else { throw ValidationError("--retry-timeout must be a positive number of seconds") }
+        guard retryTimeout > 0, retryTimeout.isFinite else {
+            throw ValidationError("--retry-timeout must be a positive number of seconds")
+        }
         let modes = [delete, declareSection, deleteSection, reset].filter { $0 }.count
-        guard modes <= 1 else { throw ValidationError("use only one of --delete, --declare-section, --delete-section and --reset") }
+        guard modes <= 1 else {
+            throw ValidationError("use only one of --delete, --declare-section, --delete-section and --reset")
+        }
         if reset {
             guard feed != nil else { throw ValidationError("--reset needs --feed") }
-            let itemFlags = id != nil || type != nil || section != nil || sort != nil || !fields.isEmpty
+            let itemFlags =
+                id != nil || type != nil || section != nil || sort != nil || !fields.isEmpty
                 || !stringFields.isEmpty || order != nil || sectionType != nil || !headerFields.isEmpty
-            guard !itemFlags else { throw ValidationError("--reset takes its items from --file; only --feed and --file go with it") }
+            guard !itemFlags else {
+                throw ValidationError("--reset takes its items from --file; only --feed and --file go with it")
+            }
             return
         }
         if file != nil {
-            let itemFlags = id != nil || type != nil || section != nil || sort != nil || !fields.isEmpty
+            let itemFlags =
+                id != nil || type != nil || section != nil || sort != nil || !fields.isEmpty
                 || !stringFields.isEmpty || modes > 0 || order != nil || sectionType != nil || !headerFields.isEmpty
             guard !itemFlags else {
-                throw ValidationError("--file takes the requests from the file; only --feed (the default feed) may go with it")
+                throw ValidationError(
+                    "--file takes the requests from the file; only --feed (the default feed) may go with it")
             }
             return
         }
         guard feed != nil else { throw ValidationError("missing --feed (or give requests with --file)") }
         if delete {
             guard id != nil else { throw ValidationError("--delete needs --id") }
-            guard type == nil, fields.isEmpty, stringFields.isEmpty else { throw ValidationError("--delete takes only --feed and --id") }
+            guard type == nil, fields.isEmpty, stringFields.isEmpty else {
+                throw ValidationError("--delete takes only --feed and --id")
+            }
         } else if declareSection || deleteSection {
-            guard section != nil else { throw ValidationError("\(declareSection ? "--declare-section" : "--delete-section") needs --section") }
+            guard section != nil else {
+                throw ValidationError("\(declareSection ? "--declare-section" : "--delete-section") needs --section")
+            }
             guard id == nil, type == nil, fields.isEmpty, stringFields.isEmpty, sort == nil else {
                 throw ValidationError("a section operation takes no item flags (--id, --type, --field, --sort)")
             }
         } else {
-            guard id != nil, type != nil else { throw ValidationError("an item needs --id and --type (or use --delete, or --file)") }
+            guard id != nil, type != nil else {
+                throw ValidationError("an item needs --id and --type (or use --delete, or --file)")
+            }
         }
         if !declareSection, order != nil || sectionType != nil || !headerFields.isEmpty {
             throw ValidationError("--order, --section-type and --header go with --declare-section")
@@ -155,7 +200,8 @@ struct PublishCommand: ParsableCommand {
             // Reported as ArgumentParser reports a `validate()` error: the message, this
             // command's usage, exit status 64.
             let usage = RowCastCommand.usageString(for: Self.self)
-            FileHandle.standardError.write(Data("Error: \(error)\nUsage: \(usage)\n  See 'rowcast publish --help' for more information.\n".utf8))
+            FileHandle.standardError.write(
+                Data("Error: \(error)\nUsage: \(usage)\n  See 'rowcast publish --help' for more information.\n".utf8))
             throw ExitCode.validationFailure
         }
         try reportingErrors {
@@ -176,9 +222,12 @@ struct PublishCommand: ParsableCommand {
     func resetItems(feed: String) throws -> [JSONValue] {
         guard let file else { return [] }
         let reader = RequestReader(source: file == "-" ? "stdin" : file, defaultFeed: feed)
-        return try reader.requests(from: try InputText.read(file, option: "--file")).enumerated().map { index, request in
+        return try reader.requests(from: try InputText.read(file, option: "--file")).enumerated().map {
+            index, request in
             guard request["op"] == "upsert", request["feed"] == .string(feed), let item = request["item"] else {
-                throw ValidationError("--reset: element \(index + 1) of \(file == "-" ? "stdin" : file) is not an item (or an upsert into \(feed))")
+                throw ValidationError(
+                    "--reset: element \(index + 1) of \(file == "-" ? "stdin" : file) is not an item (or an upsert into \(feed))"
+                )
             }
             return item
         }
@@ -216,9 +265,11 @@ struct PublishCommand: ParsableCommand {
     /// Sends over the control socket, --window at a time, retrying unanswered requests;
     /// prints one line per result, in order; returns the number of failures.
     func send(_ requests: [JSONValue]) throws -> Int {
-        var options = AckedPublisherOptions(window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: connection.timeoutDuration)
+        var options = AckedPublisherOptions(
+            window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: connection.timeoutDuration)
         options.reportsRefusal = true
-        let publisher = try AckedPublisher(endpoint: controlEndpoint.control, options: options, curve: try connection.curve())
+        let publisher = try AckedPublisher(
+            endpoint: controlEndpoint.control, options: options, curve: try connection.curve())
         defer { publisher.close() }
         var failures = 0
         var notSent: RowCastClientError?
@@ -241,7 +292,8 @@ struct PublishCommand: ParsableCommand {
             }
         }
         if let notSent {
-            Output.error(RowCastClientError(code: notSent.code, message: "\(notSentCount) request(s) \(notSent.message)"))
+            Output.error(
+                RowCastClientError(code: notSent.code, message: "\(notSentCount) request(s) \(notSent.message)"))
         }
         return failures
     }
@@ -249,17 +301,23 @@ struct PublishCommand: ParsableCommand {
     /// Sends a reset too big for one message in parts (reset_begin, reset_append...,
     /// reset_commit: docs/PROTOCOL.md, "Resets in parts"), acked once, and prints that ack.
     func resetInParts(feed: String, items: [JSONValue]) throws {
-        let client = try ControlClient(endpoint: controlEndpoint.control, timeout: connection.timeoutDuration,
-                                       clientName: AckedPublisher.randomClientID(prefix: "rowcast-reset"), curve: try connection.curve(), reportsRefusal: true)
+        let client = try ControlClient(
+            endpoint: controlEndpoint.control, timeout: connection.timeoutDuration,
+            clientName: AckedPublisher.randomClientID(prefix: "rowcast-reset"), curve: try connection.curve(),
+            reportsRefusal: true)
         defer { client.close() }
-        Output.note("sending the reset of \(items.count) item(s) into \(feed) in parts of about \(ControlClient.resetPartBytes / 1024) KiB")
+        Output.note(
+            "sending the reset of \(items.count) item(s) into \(feed) in parts of about \(ControlClient.resetPartBytes / 1024) KiB"
+        )
         let ack = try client.resetInParts(feed: feed, items: items)
         if json { Output.json(ack.reply) } else { Output.line(ack.description) }
     }
 
     /// Pushes over the ingest socket; returns the number of requests that could not be queued.
     func push(_ requests: [JSONValue]) throws -> Int {
-        let publisher = try Publisher(endpoint: ingestEndpoint.ingest, timeout: connection.timeoutDuration, controlEndpoint: controlEndpoint.control, curve: try connection.curve())
+        let publisher = try Publisher(
+            endpoint: ingestEndpoint.ingest, timeout: connection.timeoutDuration,
+            controlEndpoint: controlEndpoint.control, curve: try connection.curve())
         defer { publisher.close(flushWithin: connection.timeoutDuration) }
         for (index, request) in requests.enumerated() {
             do {
@@ -269,7 +327,9 @@ struct PublishCommand: ParsableCommand {
                 return requests.count - index
             }
         }
-        Output.note("queued \(requests.count) request(s) for \(ingestEndpoint.ingest) without acks; problems appear on the errors topic")
+        Output.note(
+            "queued \(requests.count) request(s) for \(ingestEndpoint.ingest) without acks; problems appear on the errors topic"
+        )
         return 0
     }
 }

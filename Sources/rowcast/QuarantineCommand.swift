@@ -18,7 +18,8 @@ struct QuarantineCommand: ParsableCommand {
 
     /// `rowcast quarantine [list]`.
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the quarantined items (the default).")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the quarantined items (the default).")
 
         @OptionGroup var controlEndpoint: ControlEndpointOption
         @OptionGroup var connection: ConnectionOptions
@@ -45,7 +46,8 @@ struct QuarantineCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "retry",
             abstract: "Render quarantined items again: all, those of --feed, or item --id of --feed.",
-            discussion: "Items that render get their rows back (subscribers get ordinary deltas); the rest stay, with their new error."
+            discussion:
+                "Items that render get their rows back (subscribers get ordinary deltas); the rest stay, with their new error."
         )
 
         @OptionGroup var controlEndpoint: ControlEndpointOption

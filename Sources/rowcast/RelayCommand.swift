@@ -44,28 +44,54 @@ struct RelayCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .customLong("upstream-publish"), help: ArgumentHelp("rowcastd's publish endpoint, which the relay subscribes to (or another relay's --publish).", valueName: "endpoint"))
+    @Option(
+        name: .customLong("upstream-publish"),
+        help: ArgumentHelp(
+            "rowcastd's publish endpoint, which the relay subscribes to (or another relay's --publish).",
+            valueName: "endpoint"))
     var upstreamPublish: String
 
-    @Option(name: .customLong("upstream-control"), help: ArgumentHelp("rowcastd's control endpoint, which read-only requests are forwarded to (or another relay's --control).", valueName: "endpoint"))
+    @Option(
+        name: .customLong("upstream-control"),
+        help: ArgumentHelp(
+            "rowcastd's control endpoint, which read-only requests are forwarded to (or another relay's --control).",
+            valueName: "endpoint"))
     var upstreamControl: String
 
-    @Option(help: ArgumentHelp("The endpoint to bind for subscribers (XPUB), e.g. tcp://0.0.0.0:7703 or tcp://127.0.0.1:* .", valueName: "endpoint"))
+    @Option(
+        help: ArgumentHelp(
+            "The endpoint to bind for subscribers (XPUB), e.g. tcp://0.0.0.0:7703 or tcp://127.0.0.1:* .",
+            valueName: "endpoint"))
     var publish: String
 
     @Option(help: ArgumentHelp("The endpoint to bind for replicas' requests (ROUTER).", valueName: "endpoint"))
     var control: String
 
-    @Option(name: .customLong("server-key"), help: ArgumentHelp("Connect upstream with CURVE to a rowcastd with this public key: 40 characters of Z85, or its server.pub (a file that exists is read as one). Needs --key. [env: ROWCAST_SERVER_KEY]", valueName: "key-or-file"))
+    @Option(
+        name: .customLong("server-key"),
+        help: ArgumentHelp(
+            "Connect upstream with CURVE to a rowcastd with this public key: 40 characters of Z85, or its server.pub (a file that exists is read as one). Needs --key. [env: ROWCAST_SERVER_KEY]",
+            valueName: "key-or-file"))
     var serverKeyFlag: String?
 
-    @Option(name: .customLong("key"), help: ArgumentHelp("This relay's CURVE key pair: the NAME.key file rowcast keygen wrote. Needs --server-key. [env: ROWCAST_KEY]", valueName: "file"))
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp(
+            "This relay's CURVE key pair: the NAME.key file rowcast keygen wrote. Needs --server-key. [env: ROWCAST_KEY]",
+            valueName: "file"))
     var keyFlag: String?
 
-    @Option(help: ArgumentHelp("Requests that may wait for rowcastd; past that a request is refused with unavailable.", valueName: "count"))
+    @Option(
+        help: ArgumentHelp(
+            "Requests that may wait for rowcastd; past that a request is refused with unavailable.", valueName: "count")
+    )
     var queue: Int = 1000
 
-    @Option(name: .customLong("high-water-mark"), help: ArgumentHelp("Messages held for each subscriber before it misses some (it then catches up as from any gap); rowcastd's default.", valueName: "count"))
+    @Option(
+        name: .customLong("high-water-mark"),
+        help: ArgumentHelp(
+            "Messages held for each subscriber before it misses some (it then catches up as from any gap); rowcastd's default.",
+            valueName: "count"))
     var highWaterMark: Int = 100_000
 
     /// `--server-key`, else `ROWCAST_SERVER_KEY`.
@@ -74,18 +100,33 @@ struct RelayCommand: ParsableCommand {
     private var key: String? { keyFlag ?? EndpointSource.variable("ROWCAST_KEY") }
 
     func validate() throws {
-        for (name, endpoint) in [("--upstream-publish", upstreamPublish), ("--upstream-control", upstreamControl), ("--publish", publish), ("--control", control)] {
+        for (name, endpoint) in [
+            ("--upstream-publish", upstreamPublish), ("--upstream-control", upstreamControl), ("--publish", publish),
+            ("--control", control),
+        ] {
             if let problem = EndpointSyntax.problem(with: endpoint) { throw ValidationError("\(name): \(problem)") }
         }
-        for (name, endpoint) in [("--upstream-publish", upstreamPublish), ("--upstream-control", upstreamControl)] where endpoint.contains("*") {
-            throw ValidationError("\(name): \(endpoint) has a wildcard; the relay connects there, so name rowcastd's host and port")
+        for (name, endpoint) in [("--upstream-publish", upstreamPublish), ("--upstream-control", upstreamControl)]
+        where endpoint.contains("*") {
+            throw ValidationError(
+                "\(name): \(endpoint) has a wildcard; the relay connects there, so name rowcastd's host and port")
         }
-        guard publish != control || publish.hasSuffix(":*") else { throw ValidationError("--publish and --control must be two endpoints, both are \(publish)") }
+        guard publish != control || publish.hasSuffix(":*") else {
+            throw ValidationError("--publish and --control must be two endpoints, both are \(publish)")
+        }
         guard queue > 0 else { throw ValidationError("--queue must be at least 1, got \(queue)") }
-        guard highWaterMark >= 0 else { throw ValidationError("--high-water-mark must be 0 (no limit) or more, got \(highWaterMark)") }
+        guard highWaterMark >= 0 else {
+            throw ValidationError("--high-water-mark must be 0 (no limit) or more, got \(highWaterMark)")
+        }
         switch (serverKey, key) {
-        case (.some, nil): throw ValidationError("--server-key (or ROWCAST_SERVER_KEY) needs --key (or ROWCAST_KEY): this relay's key pair, from rowcast keygen")
-        case (nil, .some): throw ValidationError("--key (or ROWCAST_KEY) needs --server-key (or ROWCAST_SERVER_KEY): rowcastd's public key, in its server.pub")
+        case (.some, nil):
+            throw ValidationError(
+                "--server-key (or ROWCAST_SERVER_KEY) needs --key (or ROWCAST_KEY): this relay's key pair, from rowcast keygen"
+            )
+        case (nil, .some):
+            throw ValidationError(
+                "--key (or ROWCAST_KEY) needs --server-key (or ROWCAST_SERVER_KEY): rowcastd's public key, in its server.pub"
+            )
         default: break
         }
     }
@@ -93,7 +134,9 @@ struct RelayCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let curve = try serverKey.flatMap { serverKey throws(RowCastClientError) in
-                try key.map { key throws(RowCastClientError) in try CurveCredentials.load(serverKey: serverKey, keyFile: key) }
+                try key.map { key throws(RowCastClientError) in
+                    try CurveCredentials.load(serverKey: serverKey, keyFile: key)
+                }
             }
             let settings = RelayConfiguration(
                 upstreamPublish: upstreamPublish, upstreamControl: upstreamControl, publish: publish, control: control,
@@ -113,7 +156,9 @@ struct RelayCommand: ParsableCommand {
                 throw RowCastClientError(code: "relay_failed", message: error.message)
             }
             let counts = relay.counters.snapshot()
-            Output.note("relay stopped: \(counts.forwarded) requests forwarded, \(counts.refused) refused, \(counts.replies) replies passed back")
+            Output.note(
+                "relay stopped: \(counts.forwarded) requests forwarded, \(counts.refused) refused, \(counts.replies) replies passed back"
+            )
         }
     }
 

@@ -38,7 +38,8 @@ struct RowCastCommand: ParsableCommand {
         version: RowCastVersion.current,
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, WatchCommand.self, SnapshotCommand.self, StatusCommand.self,
-            PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, EventsCommand.self, LocateCommand.self, ReloadCommand.self, KeygenCommand.self,
+            PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, EventsCommand.self, LocateCommand.self,
+            ReloadCommand.self, KeygenCommand.self,
             ServeCommand.self, PluginCommand.self, RelayCommand.self,
         ]
     )

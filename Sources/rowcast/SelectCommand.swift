@@ -34,7 +34,10 @@ struct SelectCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The action name, as listed in the row's actions.", valueName: "action"))
     var action = "select"
 
-    @Option(help: ArgumentHelp("The value the action takes: JSON (42, true, \"text\") or, when it is not JSON, a string.", valueName: "value"))
+    @Option(
+        help: ArgumentHelp(
+            "The value the action takes: JSON (42, true, \"text\") or, when it is not JSON, a string.",
+            valueName: "value"))
     var value: String?
 
     @Flag(help: "Print the whole select reply instead of only its event.")

@@ -40,13 +40,21 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var publishEndpoint: PublishEndpointOption
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: ArgumentHelp("Where to serve HTTP: HOST:PORT (port 0: any free port). Beyond loopback, anyone who reaches it can read the feeds.", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "Where to serve HTTP: HOST:PORT (port 0: any free port). Beyond loopback, anyone who reaches it can read the feeds.",
+            valueName: "host:port"))
     var http = "127.0.0.1:8080"
 
-    @Option(help: ArgumentHelp("How many messages one connection may have waiting before it is closed as too slow (it then resumes).", valueName: "messages"))
+    @Option(
+        help: ArgumentHelp(
+            "How many messages one connection may have waiting before it is closed as too slow (it then resumes).",
+            valueName: "messages"))
     var connectionBuffer = 1024
 
-    @Option(help: ArgumentHelp("How many recent deltas each feed keeps for connections that resume with since.", valueName: "deltas"))
+    @Option(
+        help: ArgumentHelp(
+            "How many recent deltas each feed keeps for connections that resume with since.", valueName: "deltas"))
     var history = 1000
 
     func validate() throws {
@@ -70,7 +78,9 @@ struct ServeCommand: ParsableCommand {
         }
         guard let options else { return }
         if !address.isLoopback {
-            Output.note("warning: serving on \(address.host):\(address.port), beyond loopback: the gateway has no authentication of its own, so anyone who reaches it can read every feed its connection may read and run their rows' actions. Put it behind a proxy with TLS and authentication, or use --http 127.0.0.1:PORT.")
+            Output.note(
+                "warning: serving on \(address.host):\(address.port), beyond loopback: the gateway has no authentication of its own, so anyone who reaches it can read every feed its connection may read and run their rows' actions. Put it behind a proxy with TLS and authentication, or use --http 127.0.0.1:PORT."
+            )
         }
         let outcome = LockedValue<Result<Void, any Error>>(.success(()))
         let done = DispatchSemaphore(value: 0)
@@ -103,11 +113,15 @@ struct ServeCommand: ParsableCommand {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? address.port
                 let host = address.host.contains(":") ? "[\(address.host)]" : address.host
-                Output.line("rowcast serve ready http=http://\(host):\(port) control=\(options.controlEndpoint) publish=\(options.publishEndpoint)")
+                Output.line(
+                    "rowcast serve ready http=http://\(host):\(port) control=\(options.controlEndpoint) publish=\(options.publishEndpoint)"
+                )
             },
             logger: logger)
         let group = ServiceGroup(
-            configuration: .init(services: [.init(service: gateway), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: .init(
+                services: [.init(service: gateway), .init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
     }
 }

@@ -34,7 +34,9 @@ struct SnapshotCommand: ParsableCommand {
     @Flag(help: "Print only feed, seq, epoch and sections, as `subscribe --replica` prints a replica.")
     var state = false
 
-    @Flag(name: .customLong("allow-missing"), help: "Print a feed that does not exist (seq 0, no sections) and exit 0, instead of failing with not_found.")
+    @Flag(
+        name: .customLong("allow-missing"),
+        help: "Print a feed that does not exist (seq 0, no sections) and exit 0, instead of failing with not_found.")
     var allowMissing = false
 
     func validate() throws {
@@ -50,7 +52,8 @@ struct SnapshotCommand: ParsableCommand {
             if !allowMissing, reply["epoch"]?.isNull ?? false {
                 throw RowCastClientError(
                     code: "not_found",
-                    message: "feed \(feed) does not exist on rowcastd at \(controlEndpoint.control) (rowcast status lists the feeds; --allow-missing prints it empty)",
+                    message:
+                        "feed \(feed) does not exist on rowcastd at \(controlEndpoint.control) (rowcast status lists the feeds; --allow-missing prints it empty)",
                     feed: feed)
             }
             if json { return Output.json(reply) }
@@ -58,10 +61,13 @@ struct SnapshotCommand: ParsableCommand {
             do {
                 replica = try FeedReplica(snapshot: reply)
             } catch {
-                throw RowCastClientError.invalidReply(endpoint: controlEndpoint.control, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
+                throw RowCastClientError.invalidReply(
+                    endpoint: controlEndpoint.control, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
             }
             if state { return Output.json(replica.snapshotJSON) }
-            for line in SnapshotTable(width: TerminalWidth.columns).render(replica, pending: reply["pending"]?.numberValue.map { Int($0) }) {
+            for line in SnapshotTable(width: TerminalWidth.columns).render(
+                replica, pending: reply["pending"]?.numberValue.map { Int($0) })
+            {
                 Output.line(line)
             }
         }

@@ -38,7 +38,9 @@ struct SubscribeCommand: ParsableCommand {
     @OptionGroup var controlEndpoint: ControlEndpointOption
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: ArgumentHelp("The feed to follow; without it, every feed's deltas and events are printed.", valueName: "feed"))
+    @Option(
+        help: ArgumentHelp(
+            "The feed to follow; without it, every feed's deltas and events are printed.", valueName: "feed"))
     var feed: String?
 
     @Flag(help: "Keep a replica of --feed and print it after every change.")
@@ -53,16 +55,21 @@ struct SubscribeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Stop after this many messages (with --replica: deltas taken in).", valueName: "n"))
     var count: Int?
 
-    @Option(name: .customLong("until-seq"), help: ArgumentHelp("Stop once a delta (with --replica: the replica) has reached this seq.", valueName: "seq"))
+    @Option(
+        name: .customLong("until-seq"),
+        help: ArgumentHelp("Stop once a delta (with --replica: the replica) has reached this seq.", valueName: "seq"))
     var untilSeq: Int?
 
-    @Option(name: .customLong("until-idle"), help: ArgumentHelp("Stop (successfully) after this many seconds without a message.", valueName: "seconds"))
+    @Option(
+        name: .customLong("until-idle"),
+        help: ArgumentHelp("Stop (successfully) after this many seconds without a message.", valueName: "seconds"))
     var untilIdle: Double?
 
     @Flag(name: .customLong("no-errors"), help: "Do not subscribe to the feed's error events.")
     var noErrors = false
 
-    @Flag(name: .customLong("all-errors"), help: "Subscribe to every error event (of every feed, and those naming none).")
+    @Flag(
+        name: .customLong("all-errors"), help: "Subscribe to every error event (of every feed, and those naming none).")
     var allErrors = false
 
     @Flag(name: .customLong("no-actions"), help: "Do not subscribe to the feed's action events.")
@@ -76,7 +83,9 @@ struct SubscribeCommand: ParsableCommand {
         if table || final, !replica { throw ValidationError("--table and --final go with --replica") }
         if table, final { throw ValidationError("use either --table or --final") }
         if let count, count < 0 { throw ValidationError("--count must be 0 or more") }
-        if let untilIdle, !(untilIdle > 0) { throw ValidationError("--until-idle must be a positive number of seconds") }
+        if let untilIdle, !(untilIdle > 0) {
+            throw ValidationError("--until-idle must be a positive number of seconds")
+        }
         if noErrors, allErrors { throw ValidationError("use either --no-errors or --all-errors") }
     }
 
@@ -89,7 +98,9 @@ struct SubscribeCommand: ParsableCommand {
     /// The topics besides the feed's deltas.
     var eventTopics: [Topic] {
         var topics: [Topic] = []
-        if allErrors { topics.append(.allErrors) } else if !noErrors {
+        if allErrors {
+            topics.append(.allErrors)
+        } else if !noErrors {
             topics.append(feed.map(Topic.errors) ?? .allErrors)
         }
         if !noActions { topics.append(feed.map(Topic.actions) ?? Topic(prefix: Array("actions.".utf8))) }
@@ -98,7 +109,9 @@ struct SubscribeCommand: ParsableCommand {
     }
 
     /// How long to wait for the next message, and what running out means.
-    var wait: MessageWait { MessageWait(idle: untilIdle, giveUp: count != nil || untilSeq != nil ? connection.timeout : nil) }
+    var wait: MessageWait {
+        MessageWait(idle: untilIdle, giveUp: count != nil || untilSeq != nil ? connection.timeout : nil)
+    }
 
     // MARK: - Plain messages
 
@@ -121,7 +134,9 @@ struct SubscribeCommand: ParsableCommand {
             guard let message else { return try wait.expire(waitingFor: "messages on \(publishEndpoint.publish)") }
             Output.json(message.body)
             received += 1
-            if let untilSeq, message.isDelta, let seq = message.body["seq"]?.numberValue, seq >= Double(untilSeq) { return }
+            if let untilSeq, message.isDelta, let seq = message.body["seq"]?.numberValue, seq >= Double(untilSeq) {
+                return
+            }
         }
     }
 

@@ -71,7 +71,8 @@ struct WatchCommand: ParsableCommand {
             signals = try TerminalSignals()
             try terminal.enterFullScreen()
         } catch {
-            throw RowCastClientError(code: "terminal_error", message: "\(error); use --once to print the feed as a table")
+            throw RowCastClientError(
+                code: "terminal_error", message: "\(error); use --once to print the feed as a table")
         }
         defer {
             terminal.restore()

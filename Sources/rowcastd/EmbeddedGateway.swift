@@ -13,18 +13,26 @@ enum EmbeddedGateway {
     static func make(_ configuration: DaemonConfiguration, logger: Logger) -> FeedGateway? {
         guard !configuration.httpEndpoint.isEmpty else { return nil }
         if configuration.curve {
-            logger.info("the web gateway is not served on the HTTP endpoint with CURVE on; run `rowcast serve` with a client key")
+            logger.info(
+                "the web gateway is not served on the HTTP endpoint with CURVE on; run `rowcast serve` with a client key"
+            )
             return nil
         }
-        let wildcard = [configuration.controlEndpoint, configuration.publishEndpoint].first { $0.hasSuffix(":*") || $0.hasSuffix(":0") }
+        let wildcard = [configuration.controlEndpoint, configuration.publishEndpoint].first {
+            $0.hasSuffix(":*") || $0.hasSuffix(":0")
+        }
         if let wildcard {
-            logger.info("the web gateway is not served on the HTTP endpoint: it needs fixed control and publish endpoints", metadata: ["endpoint": "\(wildcard)"])
+            logger.info(
+                "the web gateway is not served on the HTTP endpoint: it needs fixed control and publish endpoints",
+                metadata: ["endpoint": "\(wildcard)"])
             return nil
         }
         do {
-            return try FeedGateway(options: GatewayOptions(controlEndpoint: connectable(configuration.controlEndpoint),
-                                                           publishEndpoint: connectable(configuration.publishEndpoint)),
-                                   logger: Logger(label: "rowcastd.gateway"))
+            return try FeedGateway(
+                options: GatewayOptions(
+                    controlEndpoint: connectable(configuration.controlEndpoint),
+                    publishEndpoint: connectable(configuration.publishEndpoint)),
+                logger: Logger(label: "rowcastd.gateway"))
         } catch {
             logger.warning("the web gateway is not served", metadata: ["reason": "\(error)"])
             return nil

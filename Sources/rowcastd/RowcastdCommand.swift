@@ -47,82 +47,167 @@ struct RowcastdCommand: AsyncParsableCommand {
         version: RowCastVersion.current
     )
 
-    @Option(name: .long, help: ArgumentHelp("Read settings from this YAML file (see Config/rowcastd.yaml); options below override it.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read settings from this YAML file (see Config/rowcastd.yaml); options below override it.",
+            valueName: "file"))
     var config: String?
 
-    @Flag(name: .long, help: "Check the configuration (file and options), print the settings in force, and exit: 0 when valid, 78 when not.")
+    @Flag(
+        name: .long,
+        help:
+            "Check the configuration (file and options), print the settings in force, and exit: 0 when valid, 78 when not."
+    )
     var checkConfig = false
 
-    @Flag(name: .long, help: "Start even though rowcast.position shows history the database no longer holds (otherwise exit 65); every feed starts a new epoch. For one start, after deciding the loss is acceptable.")
+    @Flag(
+        name: .long,
+        help:
+            "Start even though rowcast.position shows history the database no longer holds (otherwise exit 65); every feed starts a new epoch. For one start, after deciding the loss is acceptable."
+    )
     var acceptStateLoss = false
 
-    @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the ingest (PULL) socket. [default: tcp://127.0.0.1:7701]", valueName: "endpoint"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "ZeroMQ endpoint of the ingest (PULL) socket. [default: tcp://127.0.0.1:7701]", valueName: "endpoint"))
     var ingest: String?
 
-    @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the control (ROUTER) socket. [default: tcp://127.0.0.1:7702]", valueName: "endpoint"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "ZeroMQ endpoint of the control (ROUTER) socket. [default: tcp://127.0.0.1:7702]", valueName: "endpoint"))
     var control: String?
 
-    @Option(name: .long, help: ArgumentHelp("ZeroMQ endpoint of the publish (PUB) socket. [default: tcp://127.0.0.1:7703]", valueName: "endpoint"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "ZeroMQ endpoint of the publish (PUB) socket. [default: tcp://127.0.0.1:7703]", valueName: "endpoint"))
     var publish: String?
 
-    @Option(name: .long, help: ArgumentHelp("The HTTP endpoint for /metrics and /healthz: tcp://HOST:PORT, ipc:///path, or \"\" for none. [default: tcp://127.0.0.1:7780]", valueName: "endpoint"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The HTTP endpoint for /metrics and /healthz: tcp://HOST:PORT, ipc:///path, or \"\" for none. [default: tcp://127.0.0.1:7780]",
+            valueName: "endpoint"))
     var http: String?
 
-    @Option(name: .long, help: ArgumentHelp("/healthz says stuck (503) when the loop has not finished a pass for this long. [default: 5000]", valueName: "ms"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "/healthz says stuck (503) when the loop has not finished a pass for this long. [default: 5000]",
+            valueName: "ms"))
     var healthStallMs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The file mode of ipc:// sockets, in octal. [default: 0660]", valueName: "mode"))
+    @Option(
+        name: .long, help: ArgumentHelp("The file mode of ipc:// sockets, in octal. [default: 0660]", valueName: "mode")
+    )
     var socketMode: String?
 
-    @Option(name: .long, help: ArgumentHelp("The group of ipc:// sockets; \"\" keeps rowcastd's own group. [default: \"\"]", valueName: "group"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The group of ipc:// sockets; \"\" keeps rowcastd's own group. [default: \"\"]", valueName: "group"))
     var socketGroup: String?
 
-    @Flag(name: .long, help: "Allow a TCP endpoint beyond loopback without CURVE: anyone who reaches it may publish, reset and read every feed.")
+    @Flag(
+        name: .long,
+        help:
+            "Allow a TCP endpoint beyond loopback without CURVE: anyone who reaches it may publish, reset and read every feed."
+    )
     var allowInsecureTcp = false
 
-    @Flag(name: .long, help: "Require CURVE on TCP endpoints; a ZAP handler admits only the clients in --curve-clients.")
+    @Flag(
+        name: .long, help: "Require CURVE on TCP endpoints; a ZAP handler admits only the clients in --curve-clients.")
     var curve = false
 
-    @Option(name: .long, help: ArgumentHelp("The server's CURVE key pair file, generated when absent. [default: <state dir>/curve/server.key]", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The server's CURVE key pair file, generated when absent. [default: <state dir>/curve/server.key]",
+            valueName: "file"))
     var curveServerKey: String?
 
-    @Option(name: .long, help: ArgumentHelp("The directory of allowed client public keys, one NAME.key file per client. [default: /etc/rowcast/clients]", valueName: "dir"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The directory of allowed client public keys, one NAME.key file per client. [default: /etc/rowcast/clients]",
+            valueName: "dir"))
     var curveClients: String?
 
-    @Option(name: .customLong("plugins"), help: ArgumentHelp("A directory to load plugins (librowcast-*.so) from; repeat for several. Replaces the configured directories.", valueName: "dir"))
+    @Option(
+        name: .customLong("plugins"),
+        help: ArgumentHelp(
+            "A directory to load plugins (librowcast-*.so) from; repeat for several. Replaces the configured directories.",
+            valueName: "dir"))
     var pluginDirectories: [String] = []
 
-    @Option(name: .customLong("cells"), help: ArgumentHelp("A directory of declarative cell files (*.yaml) to load; repeat for several. Replaces the configured directories.", valueName: "dir"))
+    @Option(
+        name: .customLong("cells"),
+        help: ArgumentHelp(
+            "A directory of declarative cell files (*.yaml) to load; repeat for several. Replaces the configured directories.",
+            valueName: "dir"))
     var cellDirectories: [String] = []
 
-    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where the durable state lives. [default: $STATE_DIRECTORY, else ./.rowcast]", valueName: "dir"))
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp(
+            "Where the durable state lives. [default: $STATE_DIRECTORY, else ./.rowcast]", valueName: "dir"))
     var stateDirectory: String?
 
-    @Option(name: .long, help: ArgumentHelp("How hard commits push data to disk: normal or full. [default: normal]", valueName: "mode"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How hard commits push data to disk: normal or full. [default: normal]", valueName: "mode"))
     var durability: String?
 
-    @Option(name: .long, help: ArgumentHelp("Start commits of fire-and-forget ingest at most this often, in microseconds; 0 commits each batch at once. [default: 500]", valueName: "us"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Start commits of fire-and-forget ingest at most this often, in microseconds; 0 commits each batch at once. [default: 500]",
+            valueName: "us"))
     var commitIntervalUs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The largest request accepted, in bytes. [default: 1048576]", valueName: "bytes"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The largest request accepted, in bytes. [default: 1048576]", valueName: "bytes"))
     var maxMessageBytes: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Heartbeat after this many milliseconds without publishing. [default: 1000]", valueName: "ms"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Heartbeat after this many milliseconds without publishing. [default: 1000]", valueName: "ms"))
     var heartbeatMs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("How long a stop (SIGTERM, SIGINT) may take before rowcastd exits 70 without a clean stop. [default: 10000]", valueName: "ms"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long a stop (SIGTERM, SIGINT) may take before rowcastd exits 70 without a clean stop. [default: 10000]",
+            valueName: "ms"))
     var drainTimeoutMs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The most messages read and applied in one pass. [default: 1024]", valueName: "count"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The most messages read and applied in one pass. [default: 1024]", valueName: "count"))
     var batchLimit: Int?
 
-    @Option(name: .long, help: ArgumentHelp("How long closing sockets may wait to deliver what is queued. [default: 2000]", valueName: "ms"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long closing sockets may wait to deliver what is queued. [default: 2000]", valueName: "ms"))
     var lingerMs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Replies queued per control client; newer ones to a client that leaves more unread are dropped and counted. [default: 1000]", valueName: "count"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Replies queued per control client; newer ones to a client that leaves more unread are dropped and counted. [default: 1000]",
+            valueName: "count"))
     var clientReplyQueue: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The most feeds; creating one more is refused with limit_exceeded. [default: 100000]", valueName: "count"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The most feeds; creating one more is refused with limit_exceeded. [default: 100000]", valueName: "count"))
     var maxFeeds: Int?
 
     @Option(name: .long, help: ArgumentHelp("The most items in one feed. [default: 1000000]", valueName: "count"))
@@ -131,31 +216,62 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The most sections in one feed. [default: 10000]", valueName: "count"))
     var maxSectionsPerFeed: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The most bytes of item JSON plus rendered rows over every feed. [default: 805306368 (768 MiB)]", valueName: "bytes"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The most bytes of item JSON plus rendered rows over every feed. [default: 805306368 (768 MiB)]",
+            valueName: "bytes"))
     var maxStoredBytes: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Recent deltas kept per feed for since requests; 0 keeps none. [default: 1000]", valueName: "count"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Recent deltas kept per feed for since requests; 0 keeps none. [default: 1000]", valueName: "count"))
     var historyDeltas: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The most bytes of recent deltas kept over every feed. [default: 67108864 (64 MiB)]", valueName: "bytes"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The most bytes of recent deltas kept over every feed. [default: 67108864 (64 MiB)]", valueName: "bytes"))
     var historyBytes: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Where plugins run: process (a supervised rowcast-plugin-host per plugin file) or in_process (inside rowcastd: trusted plugins only). [default: process]", valueName: "mode"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where plugins run: process (a supervised rowcast-plugin-host per plugin file) or in_process (inside rowcastd: trusted plugins only). [default: process]",
+            valueName: "mode"))
     var pluginIsolation: String?
 
-    @Option(name: .long, help: ArgumentHelp("The rowcast-plugin-host executable. [default: the one next to rowcastd]", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The rowcast-plugin-host executable. [default: the one next to rowcastd]", valueName: "path")
+    )
     var pluginHost: String?
 
-    @Option(name: .long, help: ArgumentHelp("Kill a plugin host whose callback runs longer than this; the item gets plugin_timeout. [default: 1000]", valueName: "ms"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Kill a plugin host whose callback runs longer than this; the item gets plugin_timeout. [default: 1000]",
+            valueName: "ms"))
     var pluginTimeoutMs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Each plugin host's address-space limit in MiB, 0 for none. [default: 1024]", valueName: "MiB"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Each plugin host's address-space limit in MiB, 0 for none. [default: 1024]", valueName: "MiB"))
     var pluginMemoryMb: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The user plugin hosts run as when rowcastd runs as root; \"\" keeps root. [default: nobody]", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The user plugin hosts run as when rowcastd runs as root; \"\" keeps root. [default: nobody]",
+            valueName: "name"))
     var pluginUser: String?
 
-    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error or critical. [default: info]", valueName: "level"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Log level: trace, debug, info, notice, warning, error or critical. [default: info]", valueName: "level"))
     var logLevel: String?
 
     /// The options given, as overrides of the configuration file.
@@ -211,7 +327,9 @@ struct RowcastdCommand: AsyncParsableCommand {
         FatalSignals.restoreDefaults()
         let environment = ProcessInfo.processInfo.environment
         let source = ConfigurationSource(
-            defaults: ConfigurationSource.processDefaults(pluginDirectories: Self.defaultPluginDirectories(), pluginHost: Self.defaultPluginHost(), environment: environment),
+            defaults: ConfigurationSource.processDefaults(
+                pluginDirectories: Self.defaultPluginDirectories(), pluginHost: Self.defaultPluginHost(),
+                environment: environment),
             file: config,
             overrides: overrides
         )
@@ -224,7 +342,9 @@ struct RowcastdCommand: AsyncParsableCommand {
         }
         configuration.acceptStateLoss = acceptStateLoss
         if checkConfig {
-            print("# rowcastd: the configuration is valid (\(config.map { "file \($0)" } ?? "embedded defaults") and options); settings in force:")
+            print(
+                "# rowcastd: the configuration is valid (\(config.map { "file \($0)" } ?? "embedded defaults") and options); settings in force:"
+            )
             print(ConfigurationFile.render(configuration), terminator: "")
             if configuration.curve { try Self.checkCurve(configuration) }
             return
@@ -256,28 +376,35 @@ struct RowcastdCommand: AsyncParsableCommand {
         }
 
         let stop = StopSignal()
-        let drainDeadline = DrainDeadline(timeout: .milliseconds(configuration.drainTimeoutMilliseconds), logger: logger)
+        let drainDeadline = DrainDeadline(
+            timeout: .milliseconds(configuration.drainTimeoutMilliseconds), logger: logger)
         // One registry for the process: the daemon's metrics (created through the factory it is
         // given) and any library's that use the global MetricsSystem; /metrics renders it.
         let registry = PrometheusCollectorRegistry()
-        let metricsFactory = DescribedPrometheusFactory(registry: registry, descriptions: DaemonMetricNames.descriptions)
+        let metricsFactory = DescribedPrometheusFactory(
+            registry: registry, descriptions: DaemonMetricNames.descriptions)
         MetricsSystem.bootstrap(metricsFactory)
         daemonEnvironment.metrics = metricsFactory
         daemonEnvironment.health = LoopHealth(stall: .milliseconds(configuration.healthStallMilliseconds))
         // The web gateway rides on the HTTP endpoint, as a client of this daemon's sockets.
         let gateway = EmbeddedGateway.make(configuration, logger: logger)
-        let daemon = DaemonService(configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment, registry: registry,
-                                   routeInstallers: gateway.map { [EmbeddedGateway.installer($0)] } ?? [])
+        let daemon = DaemonService(
+            configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment,
+            registry: registry,
+            routeInstallers: gateway.map { [EmbeddedGateway.installer($0)] } ?? [])
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: SignalService(signals: signals, stop: stop, logger: logger, drainDeadline: drainDeadline)),
-            .init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+            .init(
+                service: daemon, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup),
         ]
         if let gateway { services.append(.init(service: gateway)) }
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services,
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: Logger(label: "rowcastd.lifecycle")
-        ))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services,
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Logger(label: "rowcastd.lifecycle")
+            ))
         do {
             try await group.run()
         } catch let error as DaemonStartError where error.underlying is StoreError {
@@ -287,7 +414,9 @@ struct RowcastdCommand: AsyncParsableCommand {
             logger.critical("rowcastd cannot use its state", metadata: ["error": "\(storeError.message)"])
             Self.printError("rowcastd: cannot start: \(storeError.message)")
             throw ExitCode(storeError.exitStatus)
-        } catch let error as DaemonStartError where error.underlying is KeyFileError || error.underlying is SocketPermissionError {
+        } catch let error as DaemonStartError
+            where error.underlying is KeyFileError || error.underlying is SocketPermissionError
+        {
             // A key file or socket permission problem is configuration: 78, no restart loop.
             logger.critical("rowcastd cannot start", metadata: ["error": "\(error.underlying)"])
             Self.printError("rowcastd: cannot start: \(error.underlying)")
@@ -319,7 +448,9 @@ struct RowcastdCommand: AsyncParsableCommand {
             print("# curve: no \(path) yet; rowcastd generates it at start")
         }
         let keyring = ClientKeyring.load(directory: configuration.curveClientsDirectory)
-        print("# curve: \(keyring.clientsByName.count) client(s) admitted: \(keyring.clientsByName.keys.sorted().joined(separator: ", "))")
+        print(
+            "# curve: \(keyring.clientsByName.count) client(s) admitted: \(keyring.clientsByName.keys.sorted().joined(separator: ", "))"
+        )
         for problem in keyring.problems { print("# curve: refused: \(problem)") }
     }
 

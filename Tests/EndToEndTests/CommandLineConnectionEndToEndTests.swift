@@ -9,16 +9,23 @@ import ZeroMQ
 @Suite(.serialized)
 struct CommandLineConnectionEndToEndTests {
     /// Runs `rowcast arguments` (at most 20 s); the run and how long it took.
-    static func timed(_ arguments: [String], environment: [String: String] = [:]) throws -> (run: CommandRunner, status: Int32, seconds: Double) {
+    static func timed(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> (run: CommandRunner, status: Int32, seconds: Double) {
         let start = ContinuousClock.now
         let run = try CommandRunner(arguments, environment: environment)
         let status = run.wait(timeout: 20)
         return (run, status, (ContinuousClock.now - start) / .seconds(1))
     }
 
-    static let product = ["--field", "name=Model 3", "--field", "operatedBy=Tesla", "--field", "price=39999", "--field", "image=https://img/p.png"]
+    static let product = [
+        "--field", "name=Model 3", "--field", "operatedBy=Tesla", "--field", "price=39999", "--field",
+        "image=https://img/p.png",
+    ]
 
-    @Test("a tcp endpoint with nothing listening is reported well before the 5 s timeout, naming the endpoint and what to check")
+    @Test(
+        "a tcp endpoint with nothing listening is reported well before the 5 s timeout, naming the endpoint and what to check"
+    )
     func notListening() throws {
         let endpoint = "tcp://127.0.0.1:\(try FreePorts.take(1)[0])"
         for command in [["status"], ["snapshot", "--feed", "cars"], ["plugins"]] {
@@ -35,15 +42,23 @@ struct CommandLineConnectionEndToEndTests {
     func notListeningPublishAndReplica() throws {
         let ports = try FreePorts.take(2)
         let control = "tcp://127.0.0.1:\(ports[0])"
-        let publish = try Self.timed(["publish", "--feed", "cars", "--type", "product", "--id", "1", "--control", control] + Self.product)
+        let publish = try Self.timed(
+            ["publish", "--feed", "cars", "--type", "product", "--id", "1", "--control", control] + Self.product)
         #expect(publish.status == 1)
         #expect(publish.seconds < 3, "publish took \(publish.seconds) s")
-        #expect(publish.run.stderr.hasPrefix("error: not_listening: nothing is listening at \(control)"), "\(publish.run.stderr)")
+        #expect(
+            publish.run.stderr.hasPrefix("error: not_listening: nothing is listening at \(control)"),
+            "\(publish.run.stderr)")
 
-        let replica = try Self.timed(["subscribe", "--feed", "cars", "--replica", "--control", control, "--publish", "tcp://127.0.0.1:\(ports[1])"])
+        let replica = try Self.timed([
+            "subscribe", "--feed", "cars", "--replica", "--control", control, "--publish",
+            "tcp://127.0.0.1:\(ports[1])",
+        ])
         #expect(replica.status == 1)
         #expect(replica.seconds < 3, "subscribe --replica took \(replica.seconds) s")
-        #expect(replica.run.stderr.hasPrefix("error: not_listening: nothing is listening at \(control)"), "\(replica.run.stderr)")
+        #expect(
+            replica.run.stderr.hasPrefix("error: not_listening: nothing is listening at \(control)"),
+            "\(replica.run.stderr)")
     }
 
     @Test("a CURVE daemon that refuses the client's key, or a client without CURVE, is reported at once")
@@ -54,35 +69,51 @@ struct CommandLineConnectionEndToEndTests {
         let work = try TemporaryDirectory("rowcast-keys")
         let mallory = try Curve.keyPair()
         let keyFile = work.path + "/mallory.key"
-        try "public-key = \"\(mallory.publicKey)\"\nsecret-key = \"\(mallory.secretKey)\"\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try "public-key = \"\(mallory.publicKey)\"\nsecret-key = \"\(mallory.secretKey)\"\n".write(
+            toFile: keyFile, atomically: true, encoding: .utf8)
         let serverPub = daemon.stateDirectory.path + "/curve/server.pub"
 
-        let refused = try Self.timed(["status", "--control", daemon.control, "--server-key", serverPub, "--key", keyFile])
+        let refused = try Self.timed([
+            "status", "--control", daemon.control, "--server-key", serverPub, "--key", keyFile,
+        ])
         #expect(refused.status == 1)
         #expect(refused.seconds < 3, "the refusal took \(refused.seconds) s")
-        #expect(refused.run.stderr.hasPrefix("error: handshake_failed: connecting to \(daemon.control): rowcastd refused this client's CURVE key"), "\(refused.run.stderr)")
+        #expect(
+            refused.run.stderr.hasPrefix(
+                "error: handshake_failed: connecting to \(daemon.control): rowcastd refused this client's CURVE key"),
+            "\(refused.run.stderr)")
 
         let plain = try Self.timed(["status", "--control", daemon.control])
         #expect(plain.status == 1)
         #expect(plain.seconds < 3, "the refusal took \(plain.seconds) s")
-        #expect(plain.run.stderr.hasPrefix("error: handshake_failed: connecting to \(daemon.control): the handshake failed"), "\(plain.run.stderr)")
+        #expect(
+            plain.run.stderr.hasPrefix(
+                "error: handshake_failed: connecting to \(daemon.control): the handshake failed"), "\(plain.run.stderr)"
+        )
         #expect(plain.run.stderr.contains("--server-key"))
     }
 
     @Test("ROWCAST_CONTROL, ROWCAST_PUBLISH and ROWCAST_INGEST stand in for the flags; a flag wins over its variable")
     func endpointsFromEnvironment() throws {
         let daemon = try DaemonProcess()
-        let environment = ["ROWCAST_CONTROL": daemon.control, "ROWCAST_PUBLISH": daemon.publish, "ROWCAST_INGEST": daemon.ingest]
-        let subscriber = try CommandRunner(["subscribe", "--feed", "cars", "--replica", "--until-seq", "1", "--final", "--timeout", "30"], environment: environment)
+        let environment = [
+            "ROWCAST_CONTROL": daemon.control, "ROWCAST_PUBLISH": daemon.publish, "ROWCAST_INGEST": daemon.ingest,
+        ]
+        let subscriber = try CommandRunner(
+            ["subscribe", "--feed", "cars", "--replica", "--until-seq", "1", "--final", "--timeout", "30"],
+            environment: environment)
         #expect(subscriber.waitForStandardError(containing: "following feed cars"), "\(subscriber.stderr)")
-        let push = try CommandRunner(["publish", "--feed", "cars", "--type", "product", "--id", "1", "--no-ack"] + Self.product, environment: environment)
+        let push = try CommandRunner(
+            ["publish", "--feed", "cars", "--type", "product", "--id", "1", "--no-ack"] + Self.product,
+            environment: environment)
         #expect(push.wait() == 0, "\(push.stderr)")
         #expect(push.stderr.contains("queued 1 request(s) for \(daemon.ingest)"))
         #expect(subscriber.wait() == 0, "\(subscriber.stderr)")
         #expect(try JSONParser.parse(subscriber.stdout)["seq"] == 1)
 
         let nowhere = "tcp://127.0.0.1:\(try FreePorts.take(1)[0])"
-        let flagWins = try CommandRunner(["status", "--json", "--control", daemon.control], environment: ["ROWCAST_CONTROL": nowhere])
+        let flagWins = try CommandRunner(
+            ["status", "--json", "--control", daemon.control], environment: ["ROWCAST_CONTROL": nowhere])
         #expect(flagWins.wait() == 0, "\(flagWins.stderr)")
         let variableUsed = try CommandRunner(["status"], environment: ["ROWCAST_CONTROL": nowhere])
         #expect(variableUsed.wait() == 1)
@@ -96,13 +127,15 @@ struct CommandLineConnectionEndToEndTests {
         for arguments in [
             ["publish", "--feed", "cars", "--type", "product", "--id", "a", "--sort", "1"] + Self.product,
             ["publish", "--feed", "cars", "--type", "product", "--id", "b", "--sort", "-1"] + Self.product,
-            ["publish", "--feed", "cars", "--type", "product", "--id", "c", "--sort", "-0.5", "--section", "ads"] + Self.product,
+            ["publish", "--feed", "cars", "--type", "product", "--id", "c", "--sort", "-0.5", "--section", "ads"]
+                + Self.product,
             ["publish", "--feed", "cars", "--declare-section", "--section", "ads", "--order", "-2"],
         ] {
             let run = try CommandRunner.run(arguments + control)
             #expect(run.process.terminationStatus == 0, "\(arguments): \(run.stderr)")
         }
-        let snapshot = try JSONParser.parse(try CommandRunner.run(["snapshot", "--feed", "cars", "--json"] + control).stdout)
+        let snapshot = try JSONParser.parse(
+            try CommandRunner.run(["snapshot", "--feed", "cars", "--json"] + control).stdout)
         let sections = try #require(snapshot["sections"]?.arrayValue)
         #expect(sections.map { $0["id"] } == ["ads", "default"])
         #expect(sections.first?["order"]?.numberValue == -2)
@@ -114,13 +147,18 @@ struct CommandLineConnectionEndToEndTests {
         let daemon = try DaemonProcess()
         let missing = try CommandRunner.run(["snapshot", "--feed", "carz", "--control", daemon.control])
         #expect(missing.process.terminationStatus == 1)
-        #expect(missing.stderr.hasPrefix("error: not_found: feed carz does not exist on rowcastd at \(daemon.control)"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.hasPrefix("error: not_found: feed carz does not exist on rowcastd at \(daemon.control)"),
+            "\(missing.stderr)")
         #expect(missing.stdout.isEmpty)
         for format in [[], ["--json"], ["--state"]] {
-            let allowed = try CommandRunner.run(["snapshot", "--feed", "carz", "--allow-missing", "--control", daemon.control] + format)
+            let allowed = try CommandRunner.run(
+                ["snapshot", "--feed", "carz", "--allow-missing", "--control", daemon.control] + format)
             #expect(allowed.process.terminationStatus == 0, "\(format): \(allowed.stderr)")
         }
-        let table = try CommandRunner.run(["snapshot", "--feed", "carz", "--allow-missing", "--control", daemon.control])
+        let table = try CommandRunner.run([
+            "snapshot", "--feed", "carz", "--allow-missing", "--control", daemon.control,
+        ])
         #expect(table.stdout.contains("(the feed does not exist yet)"))
     }
 
@@ -128,14 +166,18 @@ struct CommandLineConnectionEndToEndTests {
     func tablesFitTheWidth() throws {
         let daemon = try DaemonProcess()
         let items = (0..<1000).map { index -> String in
-            let item: JSONValue = ["id": .string("item-\(index)"), "type": "product", "data": [
-                "name": .string("A product with a long name that would not fit a narrow terminal, number \(index)"),
-                "operatedBy": "Tesla", "price": 1, "image": "https://img/p.png",
-            ]]
+            let item: JSONValue = [
+                "id": .string("item-\(index)"), "type": "product",
+                "data": [
+                    "name": .string("A product with a long name that would not fit a narrow terminal, number \(index)"),
+                    "operatedBy": "Tesla", "price": 1, "image": "https://img/p.png",
+                ],
+            ]
             return item.description
         }
-        let load = try CommandRunner(["publish", "--feed", "a-feed-with-a-long-name", "--file", "-", "--control", daemon.control],
-                                     input: items.joined(separator: "\n") + "\n")
+        let load = try CommandRunner(
+            ["publish", "--feed", "a-feed-with-a-long-name", "--file", "-", "--control", daemon.control],
+            input: items.joined(separator: "\n") + "\n")
         #expect(load.wait(timeout: 60) == 0, "\(load.stderr)")
 
         let status = try CommandRunner(["status", "--control", daemon.control], environment: ["COLUMNS": "60"])
@@ -146,7 +188,9 @@ struct CommandLineConnectionEndToEndTests {
         #expect(table.last?.contains("1,000") == true, "\(table)")
         #expect(status.stdout.contains("received=1,0"), "\(status.stdout)")
 
-        let snapshot = try CommandRunner(["snapshot", "--feed", "a-feed-with-a-long-name", "--control", daemon.control], environment: ["COLUMNS": "50"])
+        let snapshot = try CommandRunner(
+            ["snapshot", "--feed", "a-feed-with-a-long-name", "--control", daemon.control],
+            environment: ["COLUMNS": "50"])
         #expect(snapshot.wait() == 0, "\(snapshot.stderr)")
         let lines = snapshot.stdout.split(separator: "\n")
         #expect(lines.first?.contains("1,000 rows") == true, "\(lines.first ?? "")")
@@ -156,7 +200,9 @@ struct CommandLineConnectionEndToEndTests {
         #expect(rows.dropFirst().allSatisfy { $0.hasSuffix("…") })
 
         // Without COLUMNS (empty counts as unset), output to a file is not cut to any width.
-        let wide = try CommandRunner(["snapshot", "--feed", "a-feed-with-a-long-name", "--control", daemon.control], environment: ["COLUMNS": ""])
+        let wide = try CommandRunner(
+            ["snapshot", "--feed", "a-feed-with-a-long-name", "--control", daemon.control], environment: ["COLUMNS": ""]
+        )
         #expect(wide.wait() == 0)
         #expect(wide.stdout.split(separator: "\n").contains { $0.count > 80 })
     }

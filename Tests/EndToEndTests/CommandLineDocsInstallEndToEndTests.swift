@@ -6,9 +6,13 @@ import Testing
 /// pages and completions under DESTDIR and PREFIX, and `make uninstall` removes them.
 @Suite(.serialized)
 struct CommandLineDocsInstallEndToEndTests {
-    @Test("make install-cli-docs DESTDIR=… PREFIX=/usr installs rowcast.1, rowcastd.1 and the bash, zsh and fish completions; make uninstall removes them")
+    @Test(
+        "make install-cli-docs DESTDIR=… PREFIX=/usr installs rowcast.1, rowcastd.1 and the bash, zsh and fish completions; make uninstall removes them"
+    )
     func installAndUninstall() throws {
-        guard let make = ["/usr/bin/make", "/bin/make"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard
+            let make = ["/usr/bin/make", "/bin/make"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else {
             Issue.record("make is not installed")
             return
         }
@@ -20,7 +24,8 @@ struct CommandLineDocsInstallEndToEndTests {
         let checkout = BuildProducts.directory.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("checkouts/swift-argument-parser").path
         let parser = FileManager.default.fileExists(atPath: checkout) ? ["ARGUMENT_PARSER_DIR=\(checkout)"] : []
-        let install = try ProgramRun.run(make, common + ["install-cli-docs", "BIN_FROM=\(BuildProducts.directory.path)"] + parser)
+        let install = try ProgramRun.run(
+            make, common + ["install-cli-docs", "BIN_FROM=\(BuildProducts.directory.path)"] + parser)
         #expect(install.status == 0, "\(install.output)")
 
         let usr = stage.path + "/usr"
@@ -50,7 +55,9 @@ struct CommandLineDocsInstallEndToEndTests {
         for path in completions {
             let text = try String(contentsOfFile: path, encoding: .utf8)
             // fish names an option without its dashes (-l 'allow-missing').
-            #expect(text.contains("snapshot") && text.contains("allow-missing"), "\(path) does not complete rowcast's commands")
+            #expect(
+                text.contains("snapshot") && text.contains("allow-missing"),
+                "\(path) does not complete rowcast's commands")
         }
         if FileManager.default.isExecutableFile(atPath: "/bin/bash") {
             let loaded = try ProgramRun.run("/bin/bash", ["-c", "source '\(completions[0])' && complete -p rowcast"])

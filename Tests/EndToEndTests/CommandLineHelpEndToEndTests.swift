@@ -19,23 +19,43 @@ import Testing
     static let connection = ["--server-key <key-or-file>", "--key <file>", "--timeout <seconds>"]
 
     static let cases: [HelpCase] = [
-        HelpCase(command: ["publish"], endpoints: ["control", "ingest"], others: connection + ["--feed <feed>", "--sort <number>", "--order <number>", "--no-ack"]),
-        HelpCase(command: ["subscribe"], endpoints: ["publish", "control"], others: connection + ["--replica", "--until-seq <seq>"]),
-        HelpCase(command: ["snapshot"], endpoints: ["control"], others: connection + ["--feed <feed>", "--allow-missing", "--state"]),
+        HelpCase(
+            command: ["publish"], endpoints: ["control", "ingest"],
+            others: connection + ["--feed <feed>", "--sort <number>", "--order <number>", "--no-ack"]),
+        HelpCase(
+            command: ["subscribe"], endpoints: ["publish", "control"],
+            others: connection + ["--replica", "--until-seq <seq>"]),
+        HelpCase(
+            command: ["snapshot"], endpoints: ["control"],
+            others: connection + ["--feed <feed>", "--allow-missing", "--state"]),
         HelpCase(command: ["status"], endpoints: ["control"], others: connection + ["--json"]),
         HelpCase(command: ["plugins"], endpoints: ["control"], others: connection + ["--json"]),
-        HelpCase(command: ["select"], endpoints: ["control"], others: connection + ["--feed <feed>", "--id <id>", "--action <action>", "--value <value>"]),
-        HelpCase(command: ["events"], endpoints: ["control"], others: connection + ["--feed <feed>", "--after <seq>", "--follow"]),
+        HelpCase(
+            command: ["select"], endpoints: ["control"],
+            others: connection + ["--feed <feed>", "--id <id>", "--action <action>", "--value <value>"]),
+        HelpCase(
+            command: ["events"], endpoints: ["control"],
+            others: connection + ["--feed <feed>", "--after <seq>", "--follow"]),
         HelpCase(command: ["locate"], endpoints: ["control"], others: connection + ["--feed <feed>", "--id <id>"]),
         HelpCase(command: ["reload"], endpoints: ["control"], others: connection + ["--json"]),
         HelpCase(command: ["quarantine", "list"], endpoints: ["control"], others: connection + ["--feed <feed>"]),
-        HelpCase(command: ["quarantine", "retry"], endpoints: ["control"], others: connection + ["--feed <feed>", "--id <id>"]),
-        HelpCase(command: ["watch"], endpoints: ["publish", "control"], others: connection + ["--feed <feed>", "--once"]),
-        HelpCase(command: ["serve"], endpoints: ["control", "publish"], others: connection + ["--http <host:port>", "--connection-buffer <messages>", "--history <deltas>"]),
+        HelpCase(
+            command: ["quarantine", "retry"], endpoints: ["control"],
+            others: connection + ["--feed <feed>", "--id <id>"]),
+        HelpCase(
+            command: ["watch"], endpoints: ["publish", "control"], others: connection + ["--feed <feed>", "--once"]),
+        HelpCase(
+            command: ["serve"], endpoints: ["control", "publish"],
+            others: connection + ["--http <host:port>", "--connection-buffer <messages>", "--history <deltas>"]),
         HelpCase(command: ["keygen"], endpoints: [], others: ["--directory <dir>"]),
         HelpCase(command: ["plugin", "new"], endpoints: [], others: ["--c", "--directory <dir>", "--sdk <dir>"]),
-        HelpCase(command: ["plugin", "check"], endpoints: [], others: ["--in-process", "--plugin-host <path>", "--json"]),
-        HelpCase(command: ["plugin", "render"], endpoints: [], others: ["--item <path>", "--section <path>", "--in-process", "--plugin-host <path>", "--plugin-timeout <ms>"]),
+        HelpCase(
+            command: ["plugin", "check"], endpoints: [], others: ["--in-process", "--plugin-host <path>", "--json"]),
+        HelpCase(
+            command: ["plugin", "render"], endpoints: [],
+            others: [
+                "--item <path>", "--section <path>", "--in-process", "--plugin-host <path>", "--plugin-timeout <ms>",
+            ]),
     ]
 
     @Test("each subcommand's --help lists the endpoints it uses and no other", arguments: cases)
@@ -47,7 +67,9 @@ import Testing
             let option = "--\(socket) <endpoint>"
             if help.endpoints.contains(socket) {
                 #expect(text.contains(option), "\(help): --help lacks \(option):\n\(text)")
-                #expect(text.contains("[env: ROWCAST_\(socket.uppercased())]"), "\(help): \(option) does not name its variable")
+                #expect(
+                    text.contains("[env: ROWCAST_\(socket.uppercased())]"),
+                    "\(help): \(option) does not name its variable")
             } else {
                 #expect(!text.contains(option), "\(help): --help lists \(option), which it does not use:\n\(text)")
             }
@@ -69,12 +91,14 @@ import Testing
         #expect(daemon.output == run.stdout)
     }
 
-    @Test("a mistyped subcommand is named, with the closest command suggested, exit status 64", arguments: [
-        (["snapsot", "--feed", "x"], "unknown command 'snapsot'; did you mean 'snapshot'?"),
-        (["publsh"], "unknown command 'publsh'; did you mean 'publish'?"),
-        (["quarantine", "retyr"], "unknown command 'retyr'; did you mean 'retry'?"),
-        (["frobnicate"], "unknown command 'frobnicate'; the commands are publish, subscribe, watch, snapshot"),
-    ])
+    @Test(
+        "a mistyped subcommand is named, with the closest command suggested, exit status 64",
+        arguments: [
+            (["snapsot", "--feed", "x"], "unknown command 'snapsot'; did you mean 'snapshot'?"),
+            (["publsh"], "unknown command 'publsh'; did you mean 'publish'?"),
+            (["quarantine", "retyr"], "unknown command 'retyr'; did you mean 'retry'?"),
+            (["frobnicate"], "unknown command 'frobnicate'; the commands are publish, subscribe, watch, snapshot"),
+        ])
     func unknownCommand(_ arguments: [String], _ message: String) throws {
         let run = try CommandRunner.run(arguments)
         #expect(run.process.terminationStatus == 64)
@@ -82,11 +106,13 @@ import Testing
         #expect(!run.stderr.contains("Unknown option"))
     }
 
-    @Test("rowcast serve refuses an --http that is not HOST:PORT, naming it, exit status 64", arguments: [
-        ("nope", "--http nope: give HOST:PORT"),
-        ("127.0.0.1:99999", "the port must be a number from 0 to 65535"),
-        (":8080", "the host is missing"),
-    ])
+    @Test(
+        "rowcast serve refuses an --http that is not HOST:PORT, naming it, exit status 64",
+        arguments: [
+            ("nope", "--http nope: give HOST:PORT"),
+            ("127.0.0.1:99999", "the port must be a number from 0 to 65535"),
+            (":8080", "the host is missing"),
+        ])
     func serveRefusesBadHTTPAddress(_ value: String, _ message: String) throws {
         let run = try CommandRunner.run(["serve", "--http", value])
         #expect(run.process.terminationStatus == 64)
@@ -110,11 +136,16 @@ import Testing
         #expect(flag.process.terminationStatus == 64)
         #expect(flag.stderr.contains("--control: " + problem), "\(flag.stderr)")
 
-        let variable = try CommandRunner(["subscribe", "--feed", "cars"], environment: ["ROWCAST_PUBLISH": "127.0.0.1:7703"])
+        let variable = try CommandRunner(
+            ["subscribe", "--feed", "cars"], environment: ["ROWCAST_PUBLISH": "127.0.0.1:7703"])
         #expect(variable.wait() == 64)
-        #expect(variable.stderr.contains("ROWCAST_PUBLISH: " + (EndpointSyntax.problem(with: "127.0.0.1:7703") ?? "")), "\(variable.stderr)")
+        #expect(
+            variable.stderr.contains("ROWCAST_PUBLISH: " + (EndpointSyntax.problem(with: "127.0.0.1:7703") ?? "")),
+            "\(variable.stderr)")
 
-        let ingest = try CommandRunner.run(["publish", "--feed", "cars", "--no-ack", "--delete", "--id", "1", "--ingest", "localhost:7701"])
+        let ingest = try CommandRunner.run([
+            "publish", "--feed", "cars", "--no-ack", "--delete", "--id", "1", "--ingest", "localhost:7701",
+        ])
         #expect(ingest.process.terminationStatus == 64)
         #expect(ingest.stderr.contains("--ingest: must be a ZeroMQ endpoint"), "\(ingest.stderr)")
     }

@@ -21,13 +21,15 @@ struct CrashEndToEndTests {
         var errors: [String] = []
     }
 
-    @Test("every acked request is applied once, in order, through 12 SIGKILLs; seq never goes back; the replica ends identical",
-          .timeLimit(.minutes(3)))
+    @Test(
+        "every acked request is applied once, in order, through 12 SIGKILLs; seq never goes back; the replica ends identical",
+        .timeLimit(.minutes(3)))
     func crashAndRestart() throws {
         let plugins = try DaemonProcess.pluginDirectory()
         let state = try TemporaryDirectory("rowcast-crash-state")
         let endpoints = try FreePorts.endpoints()
-        let daemon = Locked<DaemonProcess?>(try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints))
+        let daemon = Locked<DaemonProcess?>(
+            try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints))
         let killerDone = Locked(false)
         let stopReplica = Locked(false)
         let targetSeq = Locked<Int?>(nil)
@@ -44,7 +46,8 @@ struct CrashEndToEndTests {
                     process?.crash()
                     process = nil
                     do {
-                        process = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints)
+                        process = try DaemonProcess(
+                            pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints)
                     } catch {
                         restartFailures.update { $0.append("restart \(cycle): \(error)") }
                     }
@@ -59,7 +62,8 @@ struct CrashEndToEndTests {
             defer { replicaReport.set(report) }
             let session: ReplicaSession
             do {
-                session = try ReplicaSession(feed: Self.feed, controlEndpoint: endpoints.1, publishEndpoint: endpoints.2, timeout: .seconds(2))
+                session = try ReplicaSession(
+                    feed: Self.feed, controlEndpoint: endpoints.1, publishEndpoint: endpoints.2, timeout: .seconds(2))
             } catch {
                 report.errors.append("session: \(error)")
                 return
@@ -74,7 +78,9 @@ struct CrashEndToEndTests {
                     if Date().timeIntervalSince(quietSince) > 1 {
                         quietSince = Date()
                         report.resyncs += 1
-                        if let replica = try? session.reload(), let epoch = replica.epoch { report.observations.append((epoch, replica.seq, "reload")) }
+                        if let replica = try? session.reload(), let epoch = replica.epoch {
+                            report.observations.append((epoch, replica.seq, "reload"))
+                        }
                         continue
                     }
                 }
@@ -103,7 +109,8 @@ struct CrashEndToEndTests {
         subscriber.start()
 
         // The publisher: acked requests, 64 in flight, retried after 300 ms without an answer.
-        let options = AckedPublisherOptions(window: 64, retryTimeout: .milliseconds(300), timeout: .seconds(60), connectTimeout: .milliseconds(200))
+        let options = AckedPublisherOptions(
+            window: 64, retryTimeout: .milliseconds(300), timeout: .seconds(60), connectTimeout: .milliseconds(200))
         let publisher = try AckedPublisher(endpoint: endpoints.1, options: options)
         var generator = RequestGenerator(feed: Self.feed, seed: Self.seed)
         var sent: [JSONValue] = []
@@ -135,13 +142,19 @@ struct CrashEndToEndTests {
             let expected = model.apply(sent[index])
             switch result.result {
             case .success(let reply):
-                if expected != nil { mismatches.append("req \(result.number) \(sent[index]["op"]!): ok, expected \(expected!)") }
+                if expected != nil {
+                    mismatches.append("req \(result.number) \(sent[index]["op"]!): ok, expected \(expected!)")
+                }
                 if let epoch = reply["epoch"]?.stringValue { epochs.insert(epoch) }
                 let seq = reply["seq"]?.intValue ?? -1
                 if seq < lastSeq { mismatches.append("req \(result.number): seq \(seq) after \(lastSeq)") }
                 lastSeq = max(lastSeq, seq)
             case .failure(let error):
-                if expected != error.code { mismatches.append("req \(result.number) \(sent[index]["op"]!): \(error.code), expected \(expected ?? "ok"): \(error.message)") }
+                if expected != error.code {
+                    mismatches.append(
+                        "req \(result.number) \(sent[index]["op"]!): \(error.code), expected \(expected ?? "ok"): \(error.message)"
+                    )
+                }
             }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
@@ -159,15 +172,26 @@ struct CrashEndToEndTests {
         stopReplica.set(true)
         while !subscriber.isFinished { Thread.sleep(forTimeInterval: 0.05) }
         let report = replicaReport.get()
-        let expected = JSONValue.object(["feed": snapshot["feed"]!, "seq": snapshot["seq"]!, "epoch": snapshot["epoch"]!, "sections": snapshot["sections"]!])
+        let expected = JSONValue.object([
+            "feed": snapshot["feed"]!, "seq": snapshot["seq"]!, "epoch": snapshot["epoch"]!,
+            "sections": snapshot["sections"]!,
+        ])
         let identical = report.replica == expected
-        #expect(identical, "replica at seq \(report.replica?["seq"] ?? "none") differs from the snapshot at seq \(snapshot["seq"]!); errors: \(report.errors.prefix(5))")
+        #expect(
+            identical,
+            "replica at seq \(report.replica?["seq"] ?? "none") differs from the snapshot at seq \(snapshot["seq"]!); errors: \(report.errors.prefix(5))"
+        )
         var highest: [String: Int] = [:]
         for observation in report.observations {
-            #expect(observation.seq >= highest[observation.epoch] ?? 0, "seq \(observation.seq) (\(observation.how)) after \(highest[observation.epoch] ?? 0) in epoch \(observation.epoch)")
+            #expect(
+                observation.seq >= highest[observation.epoch] ?? 0,
+                "seq \(observation.seq) (\(observation.how)) after \(highest[observation.epoch] ?? 0) in epoch \(observation.epoch)"
+            )
             highest[observation.epoch] = max(highest[observation.epoch] ?? 0, observation.seq)
         }
         daemon.update { $0?.stop() }
-        print("crash test: \(sent.count) requests, \(Self.kills) SIGKILLs, \(retried) retried, \(publisher.reconnects) reconnects, final seq \(lastSeq), \(model.items.count) items, replica resyncs \(report.resyncs), \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        print(
+            "crash test: \(sent.count) requests, \(Self.kills) SIGKILLs, \(retried) retried, \(publisher.reconnects) reconnects, final seq \(lastSeq), \(model.items.count) items, replica resyncs \(report.resyncs), \(String(format: "%.1f", Date().timeIntervalSince(started))) s"
+        )
     }
 }

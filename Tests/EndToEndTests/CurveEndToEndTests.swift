@@ -9,10 +9,14 @@ import ZeroMQ
 @Suite(.serialized)
 struct CurveEndToEndTests {
     /// A client key pair, with its public key installed in `clients` as NAME.key (plus `allow`).
-    static func client(_ name: String, in clients: TemporaryDirectory?, allow: [String] = ["all *"]) throws -> (publicKey: String, secretKey: String) {
+    static func client(
+        _ name: String, in clients: TemporaryDirectory?, allow: [String] = ["all *"]
+    ) throws -> (publicKey: String, secretKey: String) {
         let pair = try Curve.keyPair()
         if let clients {
-            let text = "# test client \(name)\npublic-key = \"\(pair.publicKey)\"\n" + allow.map { "allow = \"\($0)\"\n" }.joined()
+            let text =
+                "# test client \(name)\npublic-key = \"\(pair.publicKey)\"\n"
+                + allow.map { "allow = \"\($0)\"\n" }.joined()
             try text.write(toFile: clients.path + "/\(name).key", atomically: true, encoding: .utf8)
         }
         return pair
@@ -66,7 +70,9 @@ struct CurveEndToEndTests {
         #expect(ack["ok"] == true)
         #expect(try peer.delta(feed: "cars", seq: 1)["seq"] == 1)
         let status = try peer.request(["op": "status"])
-        #expect(!(status["feeds"]?.description.contains("payroll") ?? true), "the unknown key's push was applied: \(status)")
+        #expect(
+            !(status["feeds"]?.description.contains("payroll") ?? true), "the unknown key's push was applied: \(status)"
+        )
         #expect((status["curve"]?["refused"]?.numberValue ?? 0) >= 1)
         #expect(status["curve"]?["clients"] == ["alice"])
         #expect(status["curve"]?["serverKey"] == .string(try Self.serverKey(daemon)))
@@ -80,17 +86,23 @@ struct CurveEndToEndTests {
         let alice = try Self.client("alice", in: clients)
         let daemon = try Self.daemon(clients: clients)
         let keyFile = clients.path + "/alice.secret"
-        try "public-key = \"\(alice.publicKey)\"\nsecret-key = \"\(alice.secretKey)\"\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
-        let curve = try CurveCredentials.load(serverKey: daemon.stateDirectory.path + "/curve/server.pub", keyFile: keyFile)
+        try "public-key = \"\(alice.publicKey)\"\nsecret-key = \"\(alice.secretKey)\"\n".write(
+            toFile: keyFile, atomically: true, encoding: .utf8)
+        let curve = try CurveCredentials.load(
+            serverKey: daemon.stateDirectory.path + "/curve/server.pub", keyFile: keyFile)
         let client = try ControlClient(endpoint: daemon.control, timeout: .seconds(5), curve: curve)
         defer { client.close() }
         #expect(try client.status()["ok"] == true)
 
         #expect(throws: RowCastClientError.self) { try CurveCredentials.load(serverKey: "not a key", keyFile: keyFile) }
-        #expect(throws: RowCastClientError.self) { try CurveCredentials.load(serverKey: curve.serverKey, keyFile: clients.path + "/alice.key") }
+        #expect(throws: RowCastClientError.self) {
+            try CurveCredentials.load(serverKey: curve.serverKey, keyFile: clients.path + "/alice.key")
+        }
     }
 
-    @Test("keys added and removed in the keys directory take effect on reload, without a restart or dropping admitted connections")
+    @Test(
+        "keys added and removed in the keys directory take effect on reload, without a restart or dropping admitted connections"
+    )
     func reloadRereadsKeys() throws {
         let clients = try TemporaryDirectory("rowcast-clients")
         let alice = try Self.client("alice", in: clients)
@@ -103,12 +115,15 @@ struct CurveEndToEndTests {
         try early.dealer.setOption(.receiveTimeout, 1500)
         #expect(throws: TestFailure.self) { _ = try early.request(["op": "status"]) }
 
-        try "public-key = \"\(bob.publicKey)\"\nallow = \"all *\"\n".write(toFile: clients.path + "/bob.key", atomically: true, encoding: .utf8)
+        try "public-key = \"\(bob.publicKey)\"\nallow = \"all *\"\n".write(
+            toFile: clients.path + "/bob.key", atomically: true, encoding: .utf8)
         let reload = try admin.request(["op": "reload"])
         #expect(reload["ok"] == true)
         #expect(reload["curve"]?["clients"] == ["alice", "bob"])
         let admitted = try RawPeer(daemon, curve: try Self.keys(daemon, bob))
-        #expect(try admitted.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("7")])["ok"] == true)
+        #expect(
+            try admitted.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("7")])["ok"]
+                == true)
 
         try FileManager.default.removeItem(atPath: clients.path + "/bob.key")
         #expect(try admin.request(["op": "reload"])["curve"]?["clients"] == ["alice"])
@@ -138,7 +153,9 @@ struct CurveEndToEndTests {
 }
 
 extension CurveEndToEndTests {
-    @Test("rowcast keygen writes a pair; --server-key and --key, or ROWCAST_SERVER_KEY, ROWCAST_KEY and ROWCAST_CONTROL, connect the CLI with CURVE")
+    @Test(
+        "rowcast keygen writes a pair; --server-key and --key, or ROWCAST_SERVER_KEY, ROWCAST_KEY and ROWCAST_CONTROL, connect the CLI with CURVE"
+    )
     func commandLine() throws {
         let work = try TemporaryDirectory("rowcast-keygen")
         let keygen = try CommandRunner(["keygen", "carol", "--directory", work.path])
@@ -159,11 +176,16 @@ extension CurveEndToEndTests {
         let daemon = try Self.daemon(clients: clients)
         let serverPub = daemon.stateDirectory.path + "/curve/server.pub"
 
-        let flags = try CommandRunner(["status", "--control", daemon.control, "--server-key", serverPub, "--key", work.path + "/carol.key"])
+        let flags = try CommandRunner([
+            "status", "--control", daemon.control, "--server-key", serverPub, "--key", work.path + "/carol.key",
+        ])
         #expect(flags.wait() == 0, "\(flags.stderr)")
         #expect(flags.stdout.contains("rowcastd"))
 
-        let environment = ["ROWCAST_CONTROL": daemon.control, "ROWCAST_SERVER_KEY": try Self.serverKey(daemon), "ROWCAST_KEY": work.path + "/carol.key"]
+        let environment = [
+            "ROWCAST_CONTROL": daemon.control, "ROWCAST_SERVER_KEY": try Self.serverKey(daemon),
+            "ROWCAST_KEY": work.path + "/carol.key",
+        ]
         let viaEnvironment = try CommandRunner(["status", "--json"], environment: environment)
         #expect(viaEnvironment.wait() == 0, "\(viaEnvironment.stderr)")
         #expect(viaEnvironment.stdout.contains("\"curve\""))
@@ -180,13 +202,18 @@ extension CurveEndToEndTests {
         let directory = try TemporaryDirectory("rowcast-server-key")
         let pair = try Curve.keyPair()
         let file = directory.path + "/server.key"
-        try "public-key = \"\(pair.publicKey)\"\nsecret-key = \"\(pair.secretKey)\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "public-key = \"\(pair.publicKey)\"\nsecret-key = \"\(pair.secretKey)\"\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
         #expect(chmod(file, 0o644) == 0)
         let state = try TemporaryDirectory("rowcast-state")
-        let run = try runRowcastdToExit(["--curve", "--curve-server-key", file, "--curve-clients", directory.path, "--state-dir", state.path])
+        let run = try runRowcastdToExit([
+            "--curve", "--curve-server-key", file, "--curve-clients", directory.path, "--state-dir", state.path,
+        ])
         #expect(run.status == 78)
         #expect(run.stderr.contains("\(file)") && run.stderr.contains("fix: chmod 0600"), "\(run.stderr)")
-        let check = try runRowcastdToExit(["--check-config", "--curve", "--curve-server-key", file, "--curve-clients", directory.path])
+        let check = try runRowcastdToExit([
+            "--check-config", "--curve", "--curve-server-key", file, "--curve-clients", directory.path,
+        ])
         #expect(check.status == 78, "\(check.stderr)")
         #expect(check.stderr.contains("fix: chmod 0600"))
     }

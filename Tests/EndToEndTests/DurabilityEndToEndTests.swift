@@ -7,14 +7,18 @@ import Testing
 /// repeated requests, and refusals of state it cannot use.
 @Suite(.serialized)
 struct DurabilityEndToEndTests {
-    @Test("after a clean stop or a SIGKILL, feeds come back with the same snapshot, seq and epoch, and go on from there")
+    @Test(
+        "after a clean stop or a SIGKILL, feeds come back with the same snapshot, seq and epoch, and go on from there")
     func restartContinues() throws {
         let plugins = try DaemonProcess.pluginDirectory()
         let state = try TemporaryDirectory("rowcast-state")
         var daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state)
         var peer = try RawPeer(daemon)
         for id in ["1", "2", "3"] {
-            #expect(try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product(id, section: "s\(id)")])["ok"] == true)
+            #expect(
+                try peer.request([
+                    "op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product(id, section: "s\(id)"),
+                ])["ok"] == true)
         }
         _ = try peer.request(["op": "delete", "feed": "cars", "id": "2"])
         let before = try peer.request(["op": "snapshot", "feed": "cars", "req": 0])
@@ -42,12 +46,17 @@ struct DurabilityEndToEndTests {
         let state = try TemporaryDirectory("rowcast-state")
         var daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state)
         var peer = try RawPeer(daemon)
-        let add: JSONValue = ["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1"), "client": "e2e", "req": 1]
+        let add: JSONValue = [
+            "op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1"), "client": "e2e", "req": 1,
+        ]
         let remove: JSONValue = ["op": "delete", "feed": "cars", "id": "1", "client": "e2e", "req": 2]
         _ = try peer.request(add)
         let removed = try peer.request(remove)
         #expect(removed["seq"] == 2)
-        _ = try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1", name: "Back"), "client": "e2e", "req": 3])
+        _ = try peer.request([
+            "op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1", name: "Back"), "client": "e2e",
+            "req": 3,
+        ])
         daemon.crash()
         daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state)
         peer = try RawPeer(daemon)
@@ -57,7 +66,9 @@ struct DurabilityEndToEndTests {
         #expect(snapshot["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.first?["content"]?["title"] == "Back")
     }
 
-    @Test("a database restored from an older copy is refused (exit 65) until the loss is accepted; then the feed gets a new epoch")
+    @Test(
+        "a database restored from an older copy is refused (exit 65) until the loss is accepted; then the feed gets a new epoch"
+    )
     func olderCopyNewEpoch() throws {
         let plugins = try DaemonProcess.pluginDirectory()
         let state = try TemporaryDirectory("rowcast-state")
@@ -79,7 +90,8 @@ struct DurabilityEndToEndTests {
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("holds 2 commits of store"), "\(refused.stderr)")
         #expect(refused.stderr.contains("--accept-state-loss"))
-        daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--accept-state-loss"])
+        daemon = try DaemonProcess(
+            pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--accept-state-loss"])
         peer = try RawPeer(daemon)
         let snapshot = try peer.request(["op": "snapshot", "feed": "cars"])
         #expect(snapshot["seq"] == 1)
@@ -101,7 +113,8 @@ struct DurabilityEndToEndTests {
         #expect(snapshot["epoch"] != ack["epoch"])
     }
 
-    @Test("when commits fail (the disk is full), acks become storage_error, nothing is published, and the daemon goes on")
+    @Test(
+        "when commits fail (the disk is full), acks become storage_error, nothing is published, and the daemon goes on")
     func commitFailure() throws {
         // 2 MiB: the limit also holds for the in-memory copies of the plugin files, and a plugin
         // built with AddressSanitizer is over 1 MiB.
@@ -112,8 +125,10 @@ struct DurabilityEndToEndTests {
         var lastSeq: JSONValue?
         var failure: JSONValue?
         for index in 0..<120 {
-            let reply = try peer.request(["op": "upsert", "feed": "cars", "client": "full", "req": .number(Double(index)),
-                                          "item": DaemonEndToEndTests.product("\(index)", name: big)])
+            let reply = try peer.request([
+                "op": "upsert", "feed": "cars", "client": "full", "req": .number(Double(index)),
+                "item": DaemonEndToEndTests.product("\(index)", name: big),
+            ])
             if reply["ok"] == false {
                 failure = reply
                 break

@@ -7,11 +7,15 @@ import Testing
 /// (The gateway itself is tested through `rowcast serve` by Tests/e2e-python/test_gateway_*.)
 @Suite(.serialized)
 struct EmbeddedGatewayEndToEndTests {
-    @Test("rowcastd serves the feed list, a feed's page and its SSE stream (a snapshot first) on its HTTP endpoint", .timeLimit(.minutes(2)))
+    @Test(
+        "rowcastd serves the feed list, a feed's page and its SSE stream (a snapshot first) on its HTTP endpoint",
+        .timeLimit(.minutes(2)))
     func servedBesideMetrics() throws {
         let daemon = try DaemonProcess(endpoints: try FreePorts.endpoints())
         defer { daemon.stop() }
-        #expect(try RawPeer(daemon).request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("42")])["ok"] == true)
+        #expect(
+            try RawPeer(daemon).request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("42")])[
+                "ok"] == true)
         let list = try HTTPGet.get(daemon.http, "/")
         #expect(list.status == 200)
         #expect(list.body.contains("cars"), "\(list.body)")
@@ -22,18 +26,24 @@ struct EmbeddedGatewayEndToEndTests {
         #expect(try HTTPGet.get(daemon.http, "/feeds/no%20such").status == 400)
 
         // The stream as Server-Sent Events: read until the snapshot arrives (bounded by curl).
-        let run = try CurlStream.curl(["-sN", "--max-time", "5", "http://" + daemon.http.dropFirst("tcp://".count) + "/feeds/cars/stream"])
+        let run = try CurlStream.curl([
+            "-sN", "--max-time", "5", "http://" + daemon.http.dropFirst("tcp://".count) + "/feeds/cars/stream",
+        ])
         #expect(run.contains("\"event\":\"snapshot\""), "\(run.prefix(500))")
         #expect(run.contains("\"id\":\"42\""))
     }
 
-    @Test("with wildcard ports (known only once bound) the gateway is not served, and rowcastd says why", .timeLimit(.minutes(2)))
+    @Test(
+        "with wildcard ports (known only once bound) the gateway is not served, and rowcastd says why",
+        .timeLimit(.minutes(2)))
     func notServedOnWildcardPorts() throws {
         let daemon = try DaemonProcess()
         defer { daemon.stop() }
         #expect(try HTTPGet.get(daemon.http, "/feeds/cars").status == 404)
         #expect(try HTTPGet.get(daemon.http, "/metrics").status == 200)
-        #expect(daemon.log.contains("the web gateway is not served on the HTTP endpoint: it needs fixed control and publish endpoints"))
+        #expect(
+            daemon.log.contains(
+                "the web gateway is not served on the HTTP endpoint: it needs fixed control and publish endpoints"))
     }
 }
 

@@ -11,10 +11,15 @@ struct ExactRequestIDEndToEndTests {
     }
 
     func rowIDs(_ snapshot: JSONValue) -> Set<String> {
-        Set((snapshot["sections"]?.arrayValue ?? []).flatMap { $0["rows"]?.arrayValue ?? [] }.compactMap { $0["id"]?.stringValue })
+        Set(
+            (snapshot["sections"]?.arrayValue ?? []).flatMap { $0["rows"]?.arrayValue ?? [] }.compactMap {
+                $0["id"]?.stringValue
+            })
     }
 
-    @Test("upserts with req 123456789012345678 and 123456789012345679 are two requests, both applied, before and after a restart")
+    @Test(
+        "upserts with req 123456789012345678 and 123456789012345679 are two requests, both applied, before and after a restart"
+    )
     func bigIntegerReqs() throws {
         var daemon = try DaemonProcess()
         var peer = try RawPeer(daemon)
@@ -49,10 +54,12 @@ struct ExactRequestIDEndToEndTests {
         daemon.stop()
     }
 
-    @Test("status echoes a 19-digit req, a 40-digit req, -0 and string reqs with escapes exactly as sent", arguments: [
-        "123456789012345678", "1234567890123456789", "-1234567890123456789012345678901234567890", "-0",
-        #""r-7""#, #""a\/b\u00e9\n""#,
-    ])
+    @Test(
+        "status echoes a 19-digit req, a 40-digit req, -0 and string reqs with escapes exactly as sent",
+        arguments: [
+            "123456789012345678", "1234567890123456789", "-1234567890123456789012345678901234567890", "-0",
+            #""r-7""#, #""a\/b\u00e9\n""#,
+        ])
     func statusEchoesReq(req: String) throws {
         let daemon = try DaemonProcess()
         let peer = try RawPeer(daemon)
@@ -65,7 +72,9 @@ struct ExactRequestIDEndToEndTests {
         daemon.stop()
     }
 
-    @Test("req 1 is applied; 1.0 and 1e0 are refused with invalid_field and echoed as written, so none is taken for another")
+    @Test(
+        "req 1 is applied; 1.0 and 1e0 are refused with invalid_field and echoed as written, so none is taken for another"
+    )
     func nonIntegerReqs() throws {
         let daemon = try DaemonProcess()
         let peer = try RawPeer(daemon)
@@ -82,13 +91,17 @@ struct ExactRequestIDEndToEndTests {
         daemon.stop()
     }
 
-    @Test("header values stay as written (123456789012345678, -0, 1.50, 1e0) in the snapshot and the delta, and after a restart")
+    @Test(
+        "header values stay as written (123456789012345678, -0, 1.50, 1e0) in the snapshot and the delta, and after a restart"
+    )
     func headerValuesExact() throws {
         var daemon = try DaemonProcess()
         let peer = try RawPeer(daemon)
         try peer.subscribe([Array("rows.h".utf8)])
         let header = #"{"title":"T","n":123456789012345678,"z":-0,"f":1.50,"e":1e0,"a":[-0.0,12345678901234567890]}"#
-        let reply = try peer.requestText(#"{"op":"section","feed":"h","req":1,"section":{"id":"s","order":2,"type":"sponsored","header":\#(header)}}"#)
+        let reply = try peer.requestText(
+            #"{"op":"section","feed":"h","req":1,"section":{"id":"s","order":2,"type":"sponsored","header":\#(header)}}"#
+        )
         #expect(reply.contains(#""ok":true"#), "\(reply)")
         let delta = try peer.publicationText(topic: "rows.h")
         #expect(delta.contains(#""header":\#(header)"#), "\(delta)")

@@ -19,7 +19,9 @@ struct FeedPermissionEndToEndTests {
         let producerPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, producer))
         try adminPeer.subscribe([Array("errors.cars".utf8) + [0]])
 
-        #expect(try producerPeer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])["ok"] == true)
+        #expect(
+            try producerPeer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])["ok"]
+                == true)
         let reset = try producerPeer.request(["op": "reset", "feed": "cars", "items": []])
         #expect(reset["ok"] == false)
         #expect(reset["error"]?["code"] == "forbidden")
@@ -27,7 +29,9 @@ struct FeedPermissionEndToEndTests {
         let message = reset["error"]?["message"]?.stringValue ?? ""
         #expect(message.contains("client \"producer\" lacks the reset permission on feed \"cars\""), "\(message)")
 
-        let elsewhere = try producerPeer.request(["op": "upsert", "feed": "payroll", "item": DaemonEndToEndTests.product("2")])
+        let elsewhere = try producerPeer.request([
+            "op": "upsert", "feed": "payroll", "item": DaemonEndToEndTests.product("2"),
+        ])
         #expect(elsewhere["error"]?["code"] == "forbidden")
         #expect(try producerPeer.request(["op": "snapshot", "feed": "cars"])["error"]?["code"] == "forbidden")
         let status = try producerPeer.request(["op": "status"])
@@ -37,7 +41,9 @@ struct FeedPermissionEndToEndTests {
         // Over ingest too: a forbidden reset is refused on the feed's error topic, not applied.
         let ingestReset: JSONValue = ["op": "reset", "feed": "cars", "items": [], "req": "ingest-reset"]
         try producerPeer.pushRaw(ingestReset.serialized())
-        let (_, event) = try adminPeer.receive { topic, body in topic == "errors.cars" && body.description.contains("ingest-reset") }
+        let (_, event) = try adminPeer.receive { topic, body in
+            topic == "errors.cars" && body.description.contains("ingest-reset")
+        }
         #expect(event.description.contains("forbidden"), "\(event)")
 
         let snapshot = try adminPeer.request(["op": "snapshot", "feed": "cars"])
@@ -46,7 +52,9 @@ struct FeedPermissionEndToEndTests {
         #expect(!(try adminPeer.request(["op": "status"])["feeds"]?.description.contains("payroll") ?? true))
     }
 
-    @Test("a subscriber without read on payroll receives none of its deltas or errors, nor a prefix that would match it, while it receives cars")
+    @Test(
+        "a subscriber without read on payroll receives none of its deltas or errors, nor a prefix that would match it, while it receives cars"
+    )
     func readEnforcedOnPublish() throws {
         let clients = try TemporaryDirectory("rowcast-clients")
         let admin = try Curve.client("admin", in: clients, allow: ["all *"])
@@ -62,8 +70,12 @@ struct FeedPermissionEndToEndTests {
 
         // payroll first, then cars: a PUB socket keeps order, so by the time the cars delta
         // arrives everything of payroll would have arrived before it.
-        #expect(try adminPeer.request(["op": "upsert", "feed": "payroll", "item": DaemonEndToEndTests.product("p1")])["ok"] == true)
-        let badItem: JSONValue = ["op": "upsert", "feed": "payroll", "item": ["id": "p2", "type": "product", "data": [:]]]
+        #expect(
+            try adminPeer.request(["op": "upsert", "feed": "payroll", "item": DaemonEndToEndTests.product("p1")])["ok"]
+                == true)
+        let badItem: JSONValue = [
+            "op": "upsert", "feed": "payroll", "item": ["id": "p2", "type": "product", "data": [:]],
+        ]
         try adminPeer.pushRaw(badItem.serialized())
         #expect(try adminPeer.request(["op": "select", "feed": "payroll", "id": "p1"])["ok"] == true)
         // The admin, who may read payroll, does get its error and action events, in either
@@ -73,7 +85,9 @@ struct FeedPermissionEndToEndTests {
             adminTopics.insert(topic)
             return adminTopics.isSuperset(of: ["errors.payroll", "actions.payroll"])
         }
-        #expect(try adminPeer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("c1")])["ok"] == true)
+        #expect(
+            try adminPeer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("c1")])["ok"]
+                == true)
 
         var seen: [String] = []
         _ = try viewerPeer.receive { topic, body in
@@ -89,7 +103,8 @@ struct FeedPermissionEndToEndTests {
         // Pulling action events and locating rows read the feed: the viewer may on cars only;
         // the admin's select on payroll is recorded with its CURVE name as the requester.
         #expect(try viewerPeer.request(["op": "events", "feed": "payroll"])["error"]?["code"] == "forbidden")
-        #expect(try viewerPeer.request(["op": "locate", "feed": "payroll", "id": "p1"])["error"]?["code"] == "forbidden")
+        #expect(
+            try viewerPeer.request(["op": "locate", "feed": "payroll", "id": "p1"])["error"]?["code"] == "forbidden")
         #expect(try viewerPeer.request(["op": "events", "feed": "cars"])["ok"] == true)
         #expect(try viewerPeer.request(["op": "locate", "feed": "cars", "id": "c1"])["row"] == 0)
         let payrollEvents = try adminPeer.request(["op": "events", "feed": "payroll"])
@@ -107,14 +122,18 @@ struct FeedPermissionEndToEndTests {
         let daemon = try Curve.daemon(clients: clients)
         let adminPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, admin))
         let producerPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, producer))
-        #expect(try producerPeer.request(["op": "reset", "feed": "cars", "items": []])["error"]?["code"] == "forbidden")
+        #expect(
+            try producerPeer.request(["op": "reset", "feed": "cars", "items": []])["error"]?["code"] == "forbidden")
 
-        try "public-key = \"\(producer.publicKey)\"\nallow = \"publish,reset cars\"\n".write(toFile: clients.path + "/producer.key", atomically: true, encoding: .utf8)
+        try "public-key = \"\(producer.publicKey)\"\nallow = \"publish,reset cars\"\n".write(
+            toFile: clients.path + "/producer.key", atomically: true, encoding: .utf8)
         #expect(try adminPeer.request(["op": "reload"])["ok"] == true)
         #expect(try producerPeer.request(["op": "reset", "feed": "cars", "items": []])["ok"] == true)
 
         try FileManager.default.removeItem(atPath: clients.path + "/producer.key")
         #expect(try adminPeer.request(["op": "reload"])["ok"] == true)
-        #expect(try producerPeer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])["error"]?["code"] == "forbidden")
+        #expect(
+            try producerPeer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])[
+                "error"]?["code"] == "forbidden")
     }
 }

@@ -12,7 +12,9 @@ import Glibc
 /// (Tests/e2e-python/test_metrics.py parses `/metrics` with the Prometheus client's parser.)
 @Suite(.serialized)
 struct HTTPEndpointEndToEndTests {
-    @Test("the endpoint serves /metrics and /healthz when configured, closes with a stop, and is absent with --http \"\"", .timeLimit(.minutes(2)))
+    @Test(
+        "the endpoint serves /metrics and /healthz when configured, closes with a stop, and is absent with --http \"\"",
+        .timeLimit(.minutes(2)))
     func onAndOff() throws {
         let daemon = try DaemonProcess()
         defer { daemon.stop() }
@@ -39,13 +41,16 @@ struct HTTPEndpointEndToEndTests {
         #expect(!off.standardOutput.contains("http="))
     }
 
-    @Test("/metrics counts what was applied, published and refused (by code), and the rows held", .timeLimit(.minutes(2)))
+    @Test(
+        "/metrics counts what was applied, published and refused (by code), and the rows held", .timeLimit(.minutes(2)))
     func countersMove() throws {
         let daemon = try DaemonProcess()
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
         for index in 0..<3 {
-            #expect(try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("p\(index)")])["ok"] == true)
+            #expect(
+                try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("p\(index)")])[
+                    "ok"] == true)
         }
         #expect(try peer.requestText("not json").contains("invalid_json"))
         // The gauges refresh at most once a second and the counters once per pass: wait (bounded).
@@ -60,7 +65,9 @@ struct HTTPEndpointEndToEndTests {
         #expect(!body.contains("rowcast_publish_latency_seconds_count 0\n"))
     }
 
-    @Test("/healthz answers 503 stuck while the loop hangs in a plugin, and /metrics still answers", .timeLimit(.minutes(2)))
+    @Test(
+        "/healthz answers 503 stuck while the loop hangs in a plugin, and /metrics still answers",
+        .timeLimit(.minutes(2)))
     func stuckLoop() throws {
         let daemon = try WatchdogEndToEndTests.inProcessDaemon(extraArguments: ["--health-stall-ms", "300"])
         defer { daemon.crash() }

@@ -11,8 +11,9 @@ import Testing
 /// not arrive within RawPeer's bound and the test fails (the gate gives up after 30 s).
 @Suite(.serialized)
 struct HostWaitEndToEndTests {
-    @Test("an item's delta goes out while the next batch is still being rendered by its plugin host",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(3)))
+    @Test(
+        "an item's delta goes out while the next batch is still being rendered by its plugin host",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(3)))
     func deltaDuringRender() throws {
         let plugins = try FaultPlugin.directory()
         let gates = try TemporaryDirectory("rowcast-gate")
@@ -21,9 +22,11 @@ struct HostWaitEndToEndTests {
         let gate = gates.path + "/open"
         // The gate's render may last as long as the test waits; commits of pushed items are
         // held back until 100 ms (the most allowed) after the previous one started.
-        let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: [
-            "--plugin-isolation", "process", "--plugin-timeout-ms", "60000", "--commit-interval-us", "100000",
-        ])
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins,
+            extraArguments: [
+                "--plugin-isolation", "process", "--plugin-timeout-ms", "60000", "--commit-interval-us", "100000",
+            ])
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
         try peer.subscribe([Array("rows.g".utf8) + [0]])
@@ -35,7 +38,9 @@ struct HostWaitEndToEndTests {
         // Pushed, so held back up to 100 ms; then the gate, in a batch of its own (the loop
         // reads the first item within the pause), whose render is under way when that commit
         // falls due. (A gate read after that would find the item published already.)
-        try peer.pushRaw(JSONValue.object(["op": "upsert", "feed": "g", "item": PluginFaultEndToEndTests.item("early")]).serialized())
+        try peer.pushRaw(
+            JSONValue.object(["op": "upsert", "feed": "g", "item": PluginFaultEndToEndTests.item("early")]).serialized()
+        )
         Thread.sleep(forTimeInterval: 0.03)
         var gated = PluginFaultEndToEndTests.item("gate").objectValue!
         gated["data"] = ["gate": .string(gate)]

@@ -14,9 +14,14 @@ struct HostedRendererStreamTests {
     /// sanitizer, whose report on a crash takes a while), so a crash is never taken for a hang.
     static func renderer(_ plugins: TemporaryDirectory) throws -> HostedRenderer {
         let timeout = SanitizerRuntime.isActive ? 2500 : 1000
-        let settings = PluginHostSettings(executable: try BuildProducts.path("rowcast-plugin-host"), callTimeoutMilliseconds: timeout, memoryMegabytes: 256)
-        let renderer = HostedRenderer.load(directories: [plugins.path], settings: settings, logger: .init(label: "test"))
-        guard renderer.pluginCount == 1 else { throw TestFailure("the fault fixture did not load: \(renderer.refusals)") }
+        let settings = PluginHostSettings(
+            executable: try BuildProducts.path("rowcast-plugin-host"), callTimeoutMilliseconds: timeout,
+            memoryMegabytes: 256)
+        let renderer = HostedRenderer.load(
+            directories: [plugins.path], settings: settings, logger: .init(label: "test"))
+        guard renderer.pluginCount == 1 else {
+            throw TestFailure("the fault fixture did not load: \(renderer.refusals)")
+        }
         return renderer
     }
 
@@ -34,8 +39,9 @@ struct HostedRendererStreamTests {
         }
     }
 
-    @Test("a batch of many chunks with crashes and a hang in the middle: each fault costs its own item, every other item renders once",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    @Test(
+        "a batch of many chunks with crashes and a hang in the middle: each fault costs its own item, every other item renders once",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func faultsInsideALongBatch() throws {
         let plugins = try FaultPlugin.directory()
         let renderer = try Self.renderer(plugins)
@@ -57,41 +63,55 @@ struct HostedRendererStreamTests {
         #expect(renderer.render([Self.job("after")]).map(Self.summary) == ["ok"])
     }
 
-    @Test("one batch across two plugins' hosts, one item hanging in the first: only that item times out, the other host is neither faulted nor restarted",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    @Test(
+        "one batch across two plugins' hosts, one item hanging in the first: only that item times out, the other host is neither faulted nor restarted",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func hangInOneHostCostsNothingInAnother() throws {
         let plugins = try FaultPlugin.directory()
-        try FaultPlugin.compile(to: plugins.url.appendingPathComponent("librowcast-calm.so").path,
-                                defines: [#"FAULT_NAME="calm""#, #"FAULT_TYPE="calm""#])
+        try FaultPlugin.compile(
+            to: plugins.url.appendingPathComponent("librowcast-calm.so").path,
+            defines: [#"FAULT_NAME="calm""#, #"FAULT_TYPE="calm""#])
         let timeout = SanitizerRuntime.isActive ? 2500 : 1000
-        let settings = PluginHostSettings(executable: try BuildProducts.path("rowcast-plugin-host"), callTimeoutMilliseconds: timeout, memoryMegabytes: 256)
-        let renderer = HostedRenderer.load(directories: [plugins.path], settings: settings, logger: .init(label: "test"))
+        let settings = PluginHostSettings(
+            executable: try BuildProducts.path("rowcast-plugin-host"), callTimeoutMilliseconds: timeout,
+            memoryMegabytes: 256)
+        let renderer = HostedRenderer.load(
+            directories: [plugins.path], settings: settings, logger: .init(label: "test"))
         defer { renderer.stopHosts() }
         #expect(renderer.pluginCount == 2, "\(renderer.refusals)")
         func calm(_ id: String) -> RenderJob {
             RenderJob(kind: .renderItem, type: "calm", input: Array(#"{"id":"\#(id)","type":"calm"}"#.utf8))
         }
         // The calm host's items on both sides of the hanging one, and after it in the batch.
-        let jobs = [calm("c0"), Self.job("f0"), calm("c1"), Self.job("hang"), calm("c2"), Self.job("f1")] + (3..<40).map { calm("c\($0)") }
+        let jobs =
+            [calm("c0"), Self.job("f0"), calm("c1"), Self.job("hang"), calm("c2"), Self.job("f1")]
+            + (3..<40).map { calm("c\($0)") }
         let stream = renderer.startRendering(jobs)
         let summaries = jobs.indices.map { Self.summary(stream.outcome(at: $0)) }
         stream.finish()
         #expect(summaries[3] == "plugin_timeout")
         #expect(summaries.enumerated().allSatisfy { $0.offset == 3 || $0.element == "ok" }, "\(summaries)")
-        let hosts = Dictionary(uniqueKeysWithValues: renderer.hostsDescription().compactMap { host in host["plugin"]?.stringValue.map { ($0, host) } })
+        let hosts = Dictionary(
+            uniqueKeysWithValues: renderer.hostsDescription().compactMap { host in
+                host["plugin"]?.stringValue.map { ($0, host) }
+            })
         #expect(hosts["fault"]?["faults"]?.numberValue == 1)
         #expect(hosts["calm"]?["faults"]?.numberValue == 0)
         #expect(hosts["calm"]?["restarts"]?.numberValue == 0, "the calm host was not killed for the other's hang")
         #expect(hosts["calm"]?["rendered"]?.numberValue == 40)
     }
 
-    @Test("a second batch for the same plugin, started before the first was read: both come back complete and in order",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    @Test(
+        "a second batch for the same plugin, started before the first was read: both come back complete and in order",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func overlappingBatches() throws {
         let plugins = try FaultPlugin.directory()
         let renderer = try Self.renderer(plugins)
         defer { renderer.stopHosts() }
-        let first = renderer.startRendering((0..<200).map { Self.job($0 == 150 ? "segv" : "a\($0)") } + [RenderJob(kind: .renderItem, type: "no-such-type", input: Array("{}".utf8))])
+        let first = renderer.startRendering(
+            (0..<200).map { Self.job($0 == 150 ? "segv" : "a\($0)") } + [
+                RenderJob(kind: .renderItem, type: "no-such-type", input: Array("{}".utf8))
+            ])
         let second = renderer.startRendering((0..<70).map { Self.job("b\($0)") })
         #expect((0..<70).map { Self.summary(second.outcome(at: $0)) } == Array(repeating: "ok", count: 70))
         let firstSummaries = (0..<201).map { Self.summary(first.outcome(at: $0)) }

@@ -13,9 +13,13 @@ struct IPCPermissionEndToEndTests {
     static func prepareAccounts() throws -> (uid: UInt32, gid: UInt32, clientsGid: UInt32) {
         if getgrnam(group) == nil { try run("/usr/sbin/groupadd", ["--system", group]) }
         if getpwnam(outsider) == nil {
-            try run("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", outsider])
+            try run(
+                "/usr/sbin/useradd",
+                ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--user-group", outsider])
         }
-        guard let user = getpwnam(outsider), let clients = getgrnam(group) else { throw TestFailure("cannot create \(outsider) and \(group)") }
+        guard let user = getpwnam(outsider), let clients = getgrnam(group) else {
+            throw TestFailure("cannot create \(outsider) and \(group)")
+        }
         return (user.pointee.pw_uid, user.pointee.pw_gid, clients.pointee.gr_gid)
     }
 
@@ -25,17 +29,25 @@ struct IPCPermissionEndToEndTests {
         process.arguments = arguments
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("\(program) \(arguments) exited \(process.terminationStatus)") }
+        guard process.terminationStatus == 0 else {
+            throw TestFailure("\(program) \(arguments) exited \(process.terminationStatus)")
+        }
     }
 
-    @Test("an ipc:// endpoint with mode 0660 refuses a user outside its group and serves a member",
-          .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") && FileManager.default.isExecutableFile(atPath: "/usr/sbin/useradd"),
-                   "needs root, setpriv and useradd to create an unprivileged user and run a client as it"))
+    @Test(
+        "an ipc:// endpoint with mode 0660 refuses a user outside its group and serves a member",
+        .enabled(
+            if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+                && FileManager.default.isExecutableFile(atPath: "/usr/sbin/useradd"),
+            "needs root, setpriv and useradd to create an unprivileged user and run a client as it"))
     func outsiderRefused() throws {
         let accounts = try Self.prepareAccounts()
         let sockets = try TemporaryDirectory("rowcast-ipc")
         #expect(chmod(sockets.path, 0o755) == 0)
-        let endpoints = ("ipc://\(sockets.path)/ingest.sock", "ipc://\(sockets.path)/control.sock", "ipc://\(sockets.path)/publish.sock")
+        let endpoints = (
+            "ipc://\(sockets.path)/ingest.sock", "ipc://\(sockets.path)/control.sock",
+            "ipc://\(sockets.path)/publish.sock"
+        )
         let daemon = try DaemonProcess(endpoints: endpoints, extraArguments: ["--socket-group", Self.group])
         #expect(daemon.control == endpoints.1)
 
@@ -46,12 +58,20 @@ struct IPCPermissionEndToEndTests {
             #expect(info.st_gid == accounts.clientsGid)
         }
 
-        let asOutsider = ["/usr/bin/setpriv", "--reuid=\(accounts.uid)", "--regid=\(accounts.gid)", "--clear-groups", "--"]
-        let refused = try CommandRunner(["publish", "--control", endpoints.1, "--timeout", "2", "--feed", "payroll", "--reset"], launcher: asOutsider)
+        let asOutsider = [
+            "/usr/bin/setpriv", "--reuid=\(accounts.uid)", "--regid=\(accounts.gid)", "--clear-groups", "--",
+        ]
+        let refused = try CommandRunner(
+            ["publish", "--control", endpoints.1, "--timeout", "2", "--feed", "payroll", "--reset"],
+            launcher: asOutsider)
         #expect(refused.wait() != 0, "a user outside \(Self.group) reached the control socket: \(refused.stdout)")
-        #expect(refused.stderr.hasPrefix("error: permission_denied: cannot connect to \(endpoints.1)"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.hasPrefix("error: permission_denied: cannot connect to \(endpoints.1)"), "\(refused.stderr)")
 
-        let asMember = ["/usr/bin/setpriv", "--reuid=\(accounts.uid)", "--regid=\(accounts.gid)", "--groups=\(accounts.clientsGid)", "--"]
+        let asMember = [
+            "/usr/bin/setpriv", "--reuid=\(accounts.uid)", "--regid=\(accounts.gid)", "--groups=\(accounts.clientsGid)",
+            "--",
+        ]
         let member = try CommandRunner(["status", "--control", endpoints.1, "--timeout", "10"], launcher: asMember)
         #expect(member.wait() == 0, "a member of \(Self.group) was refused: \(member.stderr)")
 

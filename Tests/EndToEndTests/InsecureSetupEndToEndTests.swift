@@ -10,9 +10,12 @@ struct InsecureSetupEndToEndTests {
     func nonLoopbackBindRefused() throws {
         for check in [true, false] {
             let state = try TemporaryDirectory("rowcast-state")
-            let run = try runRowcastdToExit((check ? ["--check-config"] : []) + ["--publish", "tcp://0.0.0.0:0", "--state-dir", state.path])
+            let run = try runRowcastdToExit(
+                (check ? ["--check-config"] : []) + ["--publish", "tcp://0.0.0.0:0", "--state-dir", state.path])
             #expect(run.status == 78, "status \(run.status): \(run.stderr)")
-            #expect(run.stderr.contains("endpoints.publish: \"tcp://0.0.0.0:0\" listens beyond loopback without CURVE"), "\(run.stderr)")
+            #expect(
+                run.stderr.contains("endpoints.publish: \"tcp://0.0.0.0:0\" listens beyond loopback without CURVE"),
+                "\(run.stderr)")
             #expect(run.stderr.contains("allow_insecure_tcp: true"))
         }
         let accepted = try runRowcastdToExit(["--check-config", "--publish", "tcp://0.0.0.0:0", "--allow-insecure-tcp"])
@@ -43,7 +46,9 @@ struct InsecureSetupEndToEndTests {
         #expect(reload["refusals"] == [])
     }
 
-    @Test("a plugin file owned by another user is refused", .enabled(if: getuid() == 0, "needs root to give a file to another user"))
+    @Test(
+        "a plugin file owned by another user is refused",
+        .enabled(if: getuid() == 0, "needs root to give a file to another user"))
     func foreignOwnerRefused() throws {
         let plugins = try DaemonProcess.pluginDirectory()
         let file = plugins.path + "/librowcast-advertising.so"

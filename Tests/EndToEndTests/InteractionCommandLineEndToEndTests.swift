@@ -6,25 +6,34 @@ import Testing
 /// running the C fixture `profile_plugin.c`.
 @Suite(.serialized)
 struct InteractionCommandLineEndToEndTests {
-    @Test("rowcast select --value edits, rowcast events prints the events after N, rowcast locate prints the row's place; errors exit 1 in one line",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    @Test(
+        "rowcast select --value edits, rowcast events prints the events after N, rowcast locate prints the row's place; errors exit 1 in one line",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func commands() throws {
         let plugins = try FixturePlugin.directory(source: "profile_plugin.c", fileName: "librowcast-profile.so")
         let daemon = try DaemonProcess(pluginDirectory: plugins)
         defer { daemon.stop() }
         let control = ["--control", daemon.control]
-        let publish = try CommandRunner.run(["publish", "--feed", "people", "--type", "profile", "--id", "me", "--field", "email=ann@old.example"] + control)
+        let publish = try CommandRunner.run(
+            ["publish", "--feed", "people", "--type", "profile", "--id", "me", "--field", "email=ann@old.example"]
+                + control)
         #expect(publish.process.terminationStatus == 0, "\(publish.stderr)")
 
-        let edit = try CommandRunner.run(["select", "--feed", "people", "--id", "me", "--action", "edit_email", "--value", "ann@new.example", "--json"] + control)
+        let edit = try CommandRunner.run(
+            [
+                "select", "--feed", "people", "--id", "me", "--action", "edit_email", "--value", "ann@new.example",
+                "--json",
+            ] + control)
         #expect(edit.process.terminationStatus == 0, "\(edit.stderr)")
         let reply = try JSONParser.parse(Array(edit.stdout.utf8))
         #expect(reply["change"] == "update")
         #expect(reply["seq"] == 2)
-        let swipe = try CommandRunner.run(["select", "--feed", "people", "--id", "me", "--action", "starred", "--value", "true"] + control)
+        let swipe = try CommandRunner.run(
+            ["select", "--feed", "people", "--id", "me", "--action", "starred", "--value", "true"] + control)
         #expect(swipe.process.terminationStatus == 0, "\(swipe.stderr)")
 
-        let wrong = try CommandRunner.run(["select", "--feed", "people", "--id", "me", "--action", "edit_email", "--value", "42"] + control)
+        let wrong = try CommandRunner.run(
+            ["select", "--feed", "people", "--id", "me", "--action", "edit_email", "--value", "42"] + control)
         #expect(wrong.process.terminationStatus == 1)
         #expect(wrong.stderr.hasPrefix("error: invalid_value: "), "\(wrong.stderr)")
 

@@ -12,11 +12,19 @@ struct InteractionEndToEndTests {
     static let isolations = ["process", "in_process"]
 
     static func profile(_ id: String, email: String, sort: Double = 0) -> JSONValue {
-        ["op": "upsert", "feed": "people", "item": ["id": .string(id), "type": "profile", "sort": .number(sort), "data": ["name": "Ann", "email": .string(email)]]]
+        [
+            "op": "upsert", "feed": "people",
+            "item": [
+                "id": .string(id), "type": "profile", "sort": .number(sort),
+                "data": ["name": "Ann", "email": .string(email)],
+            ],
+        ]
     }
 
     static func select(_ id: String, _ action: String, value: JSONValue? = nil) -> JSONValue {
-        var object: JSONObject = ["op": "select", "feed": "people", "id": .string(id), "action": .string(action), "client": "phone"]
+        var object: JSONObject = [
+            "op": "select", "feed": "people", "id": .string(id), "action": .string(action), "client": "phone",
+        ]
         if let value { object["value"] = value }
         return .object(object)
     }
@@ -25,12 +33,16 @@ struct InteractionEndToEndTests {
         PluginFaultEndToEndTests.rows(try peer.request(["op": "snapshot", "feed": "people"]))
     }
 
-    static func start(_ isolation: String, plugins: TemporaryDirectory, state: TemporaryDirectory? = nil) throws -> DaemonProcess {
-        try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--plugin-isolation", isolation])
+    static func start(
+        _ isolation: String, plugins: TemporaryDirectory, state: TemporaryDirectory? = nil
+    ) throws -> DaemonProcess {
+        try DaemonProcess(
+            pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--plugin-isolation", isolation])
     }
 
-    @Test("an email edit through select with a value: the plugin's update is acked with the new seq, goes out as one delta, shows in the snapshot and survives a restart",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)), arguments: isolations)
+    @Test(
+        "an email edit through select with a value: the plugin's update is acked with the new seq, goes out as one delta, shows in the snapshot and survives a restart",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)), arguments: isolations)
     func editEmail(isolation: String) throws {
         let plugins = try FixturePlugin.directory(source: "profile_plugin.c", fileName: "librowcast-profile.so")
         var daemon = try Self.start(isolation, plugins: plugins)
@@ -56,7 +68,8 @@ struct InteractionEndToEndTests {
             if topic == "actions.people" { event = body } else if body["event"] == "delta" { deltas.append(body) }
         }
         #expect(deltas.map { $0["seq"] } == [2])
-        #expect(deltas[0]["rows"]?["reconfigured"]?.arrayValue?.first?["row"]?["content"]?["email"] == "ann@new.example")
+        #expect(
+            deltas[0]["rows"]?["reconfigured"]?.arrayValue?.first?["row"]?["content"]?["email"] == "ann@new.example")
         #expect(event?["requester"] == "phone")
         #expect(event?["eventSeq"] == 1)
         #expect(event?["value"] == "ann@new.example")
@@ -70,8 +83,9 @@ struct InteractionEndToEndTests {
         #expect(PluginFaultEndToEndTests.rows(snapshot)["me"]?["content"]?["email"] == "ann@new.example")
     }
 
-    @Test("a swipe to delete from a subscriber (plugin returns delete); a producer that was down pulls the delete request after a restart",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)), arguments: isolations)
+    @Test(
+        "a swipe to delete from a subscriber (plugin returns delete); a producer that was down pulls the delete request after a restart",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)), arguments: isolations)
     func swipeToDeleteAndPull(isolation: String) throws {
         let plugins = try FixturePlugin.directory(source: "profile_plugin.c", fileName: "librowcast-profile.so")
         var daemon = try Self.start(isolation, plugins: plugins)
@@ -106,8 +120,9 @@ struct InteractionEndToEndTests {
         #expect(try client.locate(feed: "people", id: "m1").row == 0)
     }
 
-    @Test("bad selects: a value of the wrong type, an action the row does not have, a missing item; each a clear error and nothing else changes",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    @Test(
+        "bad selects: a value of the wrong type, an action the row does not have, a missing item; each a clear error and nothing else changes",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func badInput() throws {
         let plugins = try FixturePlugin.directory(source: "profile_plugin.c", fileName: "librowcast-profile.so")
         let daemon = try Self.start("process", plugins: plugins)

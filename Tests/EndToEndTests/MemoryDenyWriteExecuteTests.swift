@@ -19,17 +19,27 @@ struct MemoryDenyWriteExecuteTests {
 
         let daemon = try DaemonProcess(plugins: ["librowcast-product.so"], launcher: [wrapper])
         let peer = try RawPeer(daemon)
-        #expect(try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])["ok"] == true)
+        #expect(
+            try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])["ok"] == true)
         // A new plugin, and a changed file for a loaded one (loaded anew from a private copy).
         let directory = daemon.pluginDirectory.path
-        try FileManager.default.copyItem(atPath: try BuildProducts.path("librowcast-advertising.so"), toPath: directory + "/librowcast-advertising.so")
+        try FileManager.default.copyItem(
+            atPath: try BuildProducts.path("librowcast-advertising.so"),
+            toPath: directory + "/librowcast-advertising.so")
         try FileManager.default.removeItem(atPath: directory + "/librowcast-product.so")
-        try FileManager.default.copyItem(atPath: try BuildProducts.path("librowcast-product.so"), toPath: directory + "/librowcast-product.so")
+        try FileManager.default.copyItem(
+            atPath: try BuildProducts.path("librowcast-product.so"), toPath: directory + "/librowcast-product.so")
         let reload = try peer.request(["op": "reload"])
         #expect(reload["ok"] == true, "\(reload)")
-        #expect(Set(reload["loaded"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == ["advertising", "product"])
-        #expect(try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.advertising("ad1")])["warning"] == nil)
-        #expect(try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("2")])["ok"] == true)
+        #expect(
+            Set(reload["loaded"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == [
+                "advertising", "product",
+            ])
+        #expect(
+            try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.advertising("ad1")])[
+                "warning"] == nil)
+        #expect(
+            try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("2")])["ok"] == true)
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit(timeout: 20) == 0)
     }

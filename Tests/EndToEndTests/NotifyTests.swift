@@ -23,8 +23,12 @@ struct NotifyTests {
         let disabled = try SystemdNotifier(environment: [:])
         #expect(!disabled.isEnabled)
         #expect(disabled.send(.ready))
-        #expect(throws: NotifySocketError.self) { try SystemdNotifier(environment: ["NOTIFY_SOCKET": "relative/socket"]) }
-        #expect(throws: NotifySocketError.self) { try SystemdNotifier(environment: ["NOTIFY_SOCKET": "/" + String(repeating: "x", count: 200)]) }
+        #expect(throws: NotifySocketError.self) {
+            try SystemdNotifier(environment: ["NOTIFY_SOCKET": "relative/socket"])
+        }
+        #expect(throws: NotifySocketError.self) {
+            try SystemdNotifier(environment: ["NOTIFY_SOCKET": "/" + String(repeating: "x", count: 200)])
+        }
     }
 
     @Test("READY=1 comes first, and only once every socket accepts connections")
@@ -32,7 +36,10 @@ struct NotifyTests {
         let socket = try FakeNotifySocket()
         let ports = try (0..<3).map { _ in try LoopbackPort.free() }
         let daemon = try DaemonProcess(
-            extraArguments: ["--ingest", "tcp://127.0.0.1:\(ports[0])", "--control", "tcp://127.0.0.1:\(ports[1])", "--publish", "tcp://127.0.0.1:\(ports[2])"],
+            extraArguments: [
+                "--ingest", "tcp://127.0.0.1:\(ports[0])", "--control", "tcp://127.0.0.1:\(ports[1])", "--publish",
+                "tcp://127.0.0.1:\(ports[2])",
+            ],
             environment: ["NOTIFY_SOCKET": socket.name],
             waitForReady: false
         )
@@ -53,7 +60,9 @@ struct NotifyTests {
         let peer = try RawPeer(daemon)
         var pings = 0
         for index in 0..<5 {
-            let ack = try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(index)")])
+            let ack = try peer.request([
+                "op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(index)"),
+            ])
             #expect(ack["ok"] == true)
             try socket.waitFor("WATCHDOG=1")
             pings += 1
@@ -66,7 +75,9 @@ struct NotifyTests {
     @Test("no WATCHDOG=1 when WATCHDOG_PID names another process")
     func watchdogForAnotherProcess() throws {
         let socket = try FakeNotifySocket()
-        let daemon = try DaemonProcess(environment: ["NOTIFY_SOCKET": socket.name, "WATCHDOG_USEC": "20000", "WATCHDOG_PID": "1"])
+        let daemon = try DaemonProcess(environment: [
+            "NOTIFY_SOCKET": socket.name, "WATCHDOG_USEC": "20000", "WATCHDOG_PID": "1",
+        ])
         try socket.waitFor("READY=1")
         // Heartbeats (every 200 ms) prove the loop ran many passes meanwhile.
         let peer = try RawPeer(daemon)
@@ -94,7 +105,9 @@ struct NotifyTests {
     func noReadyOnFailedStart() throws {
         let first = try DaemonProcess()
         let socket = try FakeNotifySocket()
-        let second = try DaemonProcess(extraArguments: ["--ingest", first.ingest], environment: ["NOTIFY_SOCKET": socket.name], waitForReady: false)
+        let second = try DaemonProcess(
+            extraArguments: ["--ingest", first.ingest], environment: ["NOTIFY_SOCKET": socket.name], waitForReady: false
+        )
         #expect(second.waitForExit(timeout: 20) == 1)
         while socket.receive(timeout: 0.05) != nil {}
         #expect(!socket.received.contains { $0.contains("READY=1") })

@@ -14,7 +14,8 @@ struct OversizedMessageEndToEndTests {
 
     /// An upsert of exactly `size` bytes, `req` and `client` first.
     func upsert(size: Int, req: Int) -> String {
-        let head = #"{"req":\#(req),"client":"big","op":"upsert","feed":"f","item":{"id":"x\#(req)","type":"product","data":{"operatedBy":"T","price":1,"image":"i","name":""#
+        let head =
+            #"{"req":\#(req),"client":"big","op":"upsert","feed":"f","item":{"id":"x\#(req)","type":"product","data":{"operatedBy":"T","price":1,"image":"i","name":""#
         let tail = #""}}}"#
         return head + String(repeating: "a", count: size - head.utf8.count - tail.utf8.count) + tail
     }
@@ -23,7 +24,9 @@ struct OversizedMessageEndToEndTests {
         try DaemonProcess(extraArguments: ["--max-message-bytes", "\(Self.limit)"])
     }
 
-    @Test("control: at the limit a request is applied; over it, at 1×+1, 4×, 4×+4097, 16× and 64×, the reply is too_large with the req")
+    @Test(
+        "control: at the limit a request is applied; over it, at 1×+1, 4×, 4×+4097, 16× and 64×, the reply is too_large with the req"
+    )
     func controlAnswersEverySize() throws {
         let daemon = try startDaemon()
         let peer = try RawPeer(daemon)
@@ -33,7 +36,10 @@ struct OversizedMessageEndToEndTests {
 
         let atLimit = try JSONParser.parse(try peer.requestText(upsert(size: Self.limit, req: 1)))
         #expect(atLimit["ok"] == true, "\(atLimit)")
-        for (req, size) in [(2, Self.limit + 1), (3, 4 * Self.limit), (4, 4 * Self.limit + 4097), (5, 16 * Self.limit), (6, 64 * Self.limit)] {
+        for (req, size) in [
+            (2, Self.limit + 1), (3, 4 * Self.limit), (4, 4 * Self.limit + 4097), (5, 16 * Self.limit),
+            (6, 64 * Self.limit),
+        ] {
             let reply = try JSONParser.parse(try peer.requestText(upsert(size: size, req: req)))
             #expect(reply["ok"] == false)
             #expect(reply["error"]?["code"] == "too_large", "\(size) bytes: \(reply)")
@@ -47,12 +53,17 @@ struct OversizedMessageEndToEndTests {
         daemon.stop()
     }
 
-    @Test("ingest: over the limit at 1×+1, 4×, 4×+4097, 16× and 64× each message gets a too_large event with its req and client")
+    @Test(
+        "ingest: over the limit at 1×+1, 4×, 4×+4097, 16× and 64× each message gets a too_large event with its req and client"
+    )
     func ingestReportsEverySize() throws {
         let daemon = try startDaemon()
         let peer = try RawPeer(daemon)
         try peer.subscribe([Array("errors".utf8)])
-        for (req, size) in [(2, Self.limit + 1), (3, 4 * Self.limit), (4, 4 * Self.limit + 4097), (5, 16 * Self.limit), (6, 64 * Self.limit)] {
+        for (req, size) in [
+            (2, Self.limit + 1), (3, 4 * Self.limit), (4, 4 * Self.limit + 4097), (5, 16 * Self.limit),
+            (6, 64 * Self.limit),
+        ] {
             try peer.pushRaw(Array(upsert(size: size, req: req).utf8))
             let (topic, event) = try peer.receive { _, body in body["code"] == "too_large" }
             #expect(topic == "errors.f")
@@ -68,7 +79,10 @@ struct OversizedMessageEndToEndTests {
         let daemon = try startDaemon()
         let size = 256 * Self.limit
         let name = String(repeating: "b", count: size)
-        let item: JSONValue = ["id": "huge", "type": "product", "data": ["name": .string(name), "operatedBy": "T", "price": 1, "image": "i"]]
+        let item: JSONValue = [
+            "id": "huge", "type": "product",
+            "data": ["name": .string(name), "operatedBy": "T", "price": 1, "image": "i"],
+        ]
 
         let client = try ControlClient(endpoint: daemon.control, timeout: .seconds(10), clientName: "c")
         let error = try #require(throws: RowCastClientError.self) { try client.upsert(feed: "f", item: item) }
@@ -76,7 +90,12 @@ struct OversizedMessageEndToEndTests {
         #expect(error.message.contains("hard limit of \(Self.hardLimit) bytes"))
         // Between the limit and the hard limit the daemon answers: the same client gets its too_large reply.
         let medium = try #require(throws: RowCastClientError.self) {
-            try client.upsert(feed: "f", item: ["id": "m", "type": "product", "data": ["name": .string(String(repeating: "m", count: 8 * Self.limit))]])
+            try client.upsert(
+                feed: "f",
+                item: [
+                    "id": "m", "type": "product",
+                    "data": ["name": .string(String(repeating: "m", count: 8 * Self.limit))],
+                ])
         }
         #expect(medium.code == "too_large")
         #expect(medium.message.contains("limits.max_message_bytes"))
@@ -92,10 +111,15 @@ struct OversizedMessageEndToEndTests {
         #expect(acked.code == "too_large")
 
         let line = item.description
-        let run = try CommandRunner(["publish", "--feed", "f", "--file", "-", "--control", daemon.control], input: line)
+        let run = try CommandRunner(
+            ["publish", "--feed", "f", "--file", "-", "--control", daemon.control], input: line)
         #expect(run.wait(timeout: 60) != 0)
         #expect(run.stderr.contains("too_large"), "\(run.stderr)")
-        let pushed = try CommandRunner(["publish", "--feed", "f", "--file", "-", "--no-ack", "--ingest", daemon.ingest, "--control", daemon.control], input: line)
+        let pushed = try CommandRunner(
+            [
+                "publish", "--feed", "f", "--file", "-", "--no-ack", "--ingest", daemon.ingest, "--control",
+                daemon.control,
+            ], input: line)
         #expect(pushed.wait(timeout: 60) != 0)
         #expect(pushed.stderr.contains("too_large"), "\(pushed.stderr)")
 

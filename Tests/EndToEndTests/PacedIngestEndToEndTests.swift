@@ -8,13 +8,20 @@ import Testing
 @Suite(.serialized)
 struct PacedIngestEndToEndTests {
     static func product(_ id: String) -> JSONValue {
-        ["op": "upsert", "feed": "t", "item": ["id": .string(id), "type": "product", "data": [
-            "name": .string("Car \(id)"), "operatedBy": "Tesla", "price": 1, "image": "https://img/p.png",
-        ]]]
+        [
+            "op": "upsert", "feed": "t",
+            "item": [
+                "id": .string(id), "type": "product",
+                "data": [
+                    "name": .string("Car \(id)"), "operatedBy": "Tesla", "price": 1, "image": "https://img/p.png",
+                ],
+            ],
+        ]
     }
 
-    @Test("a steady trickle is read a commit interval's worth at a time, none lost",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "a steady trickle is read a commit interval's worth at a time, none lost",
+        .timeLimit(.minutes(2)))
     func trickleReadInBatches() throws {
         // 100 ms, the most allowed; items pushed 3 ms apart, about 33 in an interval.
         let daemon = try DaemonProcess(extraArguments: ["--commit-interval-us", "100000"])
@@ -36,7 +43,9 @@ struct PacedIngestEndToEndTests {
         while !seen.isSuperset(of: ids) {
             let delta = try peer.delta(feed: "t", seq: 1)
             var rows: [String] = []
-            for row in delta["rows"]?["inserted"]?.arrayValue ?? [] { if let id = row["id"]?.stringValue { rows.append(id) } }
+            for row in delta["rows"]?["inserted"]?.arrayValue ?? [] {
+                if let id = row["id"]?.stringValue { rows.append(id) }
+            }
             for section in delta["sections"]?["inserted"]?.arrayValue ?? [] {
                 for row in section["rows"]?.arrayValue ?? [] { if let id = row["id"]?.stringValue { rows.append(id) } }
             }
@@ -46,7 +55,9 @@ struct PacedIngestEndToEndTests {
         #expect(seen == Set(ids))
         // Read one by one, the second half made 30 deltas; held, a few (a machine too slow
         // to push them within an interval or two gets a few more).
-        #expect(deltasOfSecondHalf <= 10, "\(deltasOfSecondHalf) deltas for the last 30 of a trickle of 60 items 3 ms apart")
+        #expect(
+            deltasOfSecondHalf <= 10, "\(deltasOfSecondHalf) deltas for the last 30 of a trickle of 60 items 3 ms apart"
+        )
         #expect(daemon.process.isRunning, "rowcastd died; log:\n\(daemon.log)")
     }
 }

@@ -75,13 +75,15 @@ struct PluginFaultEndToEndTests {
     /// The other of the faults test's two feeds.
     static func otherFeed(_ feed: String) -> String { feed == "f1" ? "f2" : "f1" }
 
-    @Test("crashes, aborts, exits, hangs, memory exhaustion and bad output each cost one item: the daemon, good items and both feeds carry on",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(3)))
+    @Test(
+        "crashes, aborts, exits, hangs, memory exhaustion and bad output each cost one item: the daemon, good items and both feeds carry on",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(3)))
     func faultsCostOneItem() throws {
         let plugins = try FaultPlugin.directory()
         // 3 s: the "oom" item touches 256 MiB before the limit stops it, which took more than
         // 1 s on a loaded CI machine and turned its plugin_crashed into plugin_timeout.
-        let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: Self.isolation(timeoutMilliseconds: 3000))
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins, extraArguments: Self.isolation(timeoutMilliseconds: 3000))
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
 
@@ -126,29 +128,41 @@ struct PluginFaultEndToEndTests {
         // Over PULL: some of the same faults on the other feed come back as error events,
         // and good items pushed around them are applied.
         try peer.subscribe([Array("errors.".utf8)])
-        let pushed: [(feed: String, id: String, code: String)] = [("segv", "plugin_crashed"), ("hang", "plugin_timeout"), ("garbage", "plugin_failed")].map {
+        let pushed: [(feed: String, id: String, code: String)] = [
+            ("segv", "plugin_crashed"), ("hang", "plugin_timeout"), ("garbage", "plugin_failed"),
+        ].map {
             (Self.otherFeed(faultFeed[$0.0]!), $0.0, $0.1)
         }
-        try peer.pushRaw(JSONValue.object(["op": "upsert", "feed": "f2", "item": Self.item("pushed-good-1")]).serialized())
+        try peer.pushRaw(
+            JSONValue.object(["op": "upsert", "feed": "f2", "item": Self.item("pushed-good-1")]).serialized())
         for fault in pushed {
-            try peer.pushRaw(JSONValue.object(["op": "upsert", "feed": .string(fault.feed), "item": Self.item(fault.id)]).serialized())
-            if Self.quarantiningCodes.contains(fault.code) { expectedQuarantine.append("\(fault.feed)/\(fault.id)/\(fault.code)") }
+            try peer.pushRaw(
+                JSONValue.object(["op": "upsert", "feed": .string(fault.feed), "item": Self.item(fault.id)])
+                    .serialized())
+            if Self.quarantiningCodes.contains(fault.code) {
+                expectedQuarantine.append("\(fault.feed)/\(fault.id)/\(fault.code)")
+            }
         }
-        try peer.pushRaw(JSONValue.object(["op": "upsert", "feed": "f1", "item": Self.item("pushed-good-2")]).serialized())
+        try peer.pushRaw(
+            JSONValue.object(["op": "upsert", "feed": "f1", "item": Self.item("pushed-good-2")]).serialized())
         var events: [String: String] = [:]
         var received = 0
         while events.count < pushed.count && received < 100 {
             received += 1
             let (topic, event) = try peer.receive { topic, _ in topic.hasPrefix("errors.") }
-            guard let id = event["id"]?.stringValue, let fault = pushed.first(where: { $0.id == id && "errors.\($0.feed)" == topic }) else { continue }
+            guard let id = event["id"]?.stringValue,
+                let fault = pushed.first(where: { $0.id == id && "errors.\($0.feed)" == topic })
+            else { continue }
             #expect(event["event"] == "error", "\(topic): \(event)")
             #expect(event["feed"] == .string(fault.feed), "\(topic): \(event)")
             events["\(fault.feed)/\(id)"] = event["code"]?.stringValue ?? "?"
         }
         #expect(events == Dictionary(uniqueKeysWithValues: pushed.map { ("\($0.feed)/\($0.id)", $0.code) }))
-        #expect(try eventually {
-            try Self.rows(peer, feed: "f2")["pushed-good-1"] != nil && Self.rows(peer, feed: "f1")["pushed-good-2"] != nil
-        }, "the good items pushed around the faults were not applied")
+        #expect(
+            try eventually {
+                try Self.rows(peer, feed: "f2")["pushed-good-1"] != nil
+                    && Self.rows(peer, feed: "f1")["pushed-good-2"] != nil
+            }, "the good items pushed around the faults were not applied")
         good["f2"]!.append("pushed-good-1")
         good["f1"]!.append("pushed-good-2")
 
@@ -157,24 +171,32 @@ struct PluginFaultEndToEndTests {
         func garbageLines() -> [Substring] {
             daemon.log.split(separator: "\n").filter { $0.contains("plugin failure") && $0.contains(" id=garbage ") }
         }
-        #expect(eventually { garbageLines().count >= 2 }, "no plugin failure line for the garbage item; log:\n\(daemon.log)")
+        #expect(
+            eventually { garbageLines().count >= 2 }, "no plugin failure line for the garbage item; log:\n\(daemon.log)"
+        )
         #expect(garbageLines().count == 2, "\(garbageLines())")
         for line in garbageLines() {
             #expect(line.hasSuffix(" plugin=fault"), "\(line)")
-            #expect(line.split(separator: " ").contains { $0.hasPrefix("file=/") && $0.hasSuffix("/" + FaultPlugin.fileName) }, "\(line)")
+            #expect(
+                line.split(separator: " ").contains {
+                    $0.hasPrefix("file=/") && $0.hasSuffix("/" + FaultPlugin.fileName)
+                }, "\(line)")
         }
 
         // Every good item (and the chatty one) has its row; no failed or quarantined item has one.
         for feed in ["f1", "f2"] {
             let rows = try Self.rows(peer, feed: feed)
             for id in good[feed]! {
-                #expect(rows[id]?["cell"] == "FaultCell", "\(feed)/\(id) has no row: \(rows[id].map { "\($0)" } ?? "nil")")
+                #expect(
+                    rows[id]?["cell"] == "FaultCell", "\(feed)/\(id) has no row: \(rows[id].map { "\($0)" } ?? "nil")")
                 #expect(rows[id]?["content"] == ["id-seen": true, "v": "1"], "\(feed)/\(id)")
             }
             for fault in Self.faults where fault.code != nil {
                 #expect(rows[fault.id] == nil, "\(feed)/\(fault.id) has a row")
             }
-            #expect(rows.count == good[feed]!.count + (faultFeed["stdout"] == feed ? 1 : 0), "\(feed): \(rows.keys.sorted())")
+            #expect(
+                rows.count == good[feed]!.count + (faultFeed["stdout"] == feed ? 1 : 0),
+                "\(feed): \(rows.keys.sorted())")
         }
         #expect(try Self.rows(peer, feed: faultFeed["stdout"]!)["stdout"]?["content"] == ["id-seen": true, "v": "1"])
 
@@ -202,22 +224,28 @@ struct PluginFaultEndToEndTests {
         #expect(host["file"]?.stringValue?.hasSuffix("/" + FaultPlugin.fileName) == true, "\(host)")
         #expect(host["state"]?.stringValue != nil, "\(host)")
         let pid = Int32(host["pid"]?.numberValue ?? 0)
-        #expect(pid > 0 && pid != daemon.process.processIdentifier, "the plugin does not run in a process of its own: \(host)")
+        #expect(
+            pid > 0 && pid != daemon.process.processIdentifier,
+            "the plugin does not run in a process of its own: \(host)")
         let lastFault = host["lastFault"]
         #expect(lastFault?.objectValue != nil, "\(host)")
-        #expect(["plugin_crashed", "plugin_timeout", "plugin_failed"].contains(lastFault?["code"]?.stringValue ?? "?"), "\(host)")
+        #expect(
+            ["plugin_crashed", "plugin_timeout", "plugin_failed"].contains(lastFault?["code"]?.stringValue ?? "?"),
+            "\(host)")
 
         #expect(daemon.process.isRunning, "rowcastd died; log:\n\(daemon.log)")
         #expect(try peer.request(Self.upsert("f3", "after-all"))["ok"] == true)
     }
 
-    @Test("an item that crashed its host stays quarantined across a restart, which starts and serves; a fixed plugin renders it after a reload",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    @Test(
+        "an item that crashed its host stays quarantined across a restart, which starts and serves; a fixed plugin renders it after a reload",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func quarantineSurvivesRestart() throws {
         let plugins = try FaultPlugin.directory()
         let state = try TemporaryDirectory("rowcast-state")
         do {
-            let first = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, extraArguments: Self.isolation())
+            let first = try DaemonProcess(
+                pluginDirectory: plugins, stateDirectory: state, extraArguments: Self.isolation())
             defer { first.stop() }
             let peer = try RawPeer(first)
             #expect(try peer.request(Self.upsert("p", "good-1"))["ok"] == true)
@@ -229,8 +257,10 @@ struct PluginFaultEndToEndTests {
             #expect(first.waitForExit(timeout: 20) == 0, "log:\n\(first.log)")
         }
 
-        // The restart prints its ready line (DaemonProcess throws otherwise) despite the stored item that crashes its plugin.
-        let daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, extraArguments: Self.isolation())
+        // The restart prints its ready line (DaemonProcess throws otherwise) despite the stored
+        // item that crashes its plugin.
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins, stateDirectory: state, extraArguments: Self.isolation())
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
         let quarantine = try peer.request(["op": "quarantine"])
@@ -252,21 +282,27 @@ struct PluginFaultEndToEndTests {
 
         // A plugin build without the crash, swapped in and reloaded, renders the item.
         let builds = try TemporaryDirectory("rowcast-fault-builds")
-        let fixed = try FaultPlugin.compile(to: builds.path + "/fixed.so", defines: ["FAULT_NO_SEGV", "FAULT_VERSION=\"2\""])
+        let fixed = try FaultPlugin.compile(
+            to: builds.path + "/fixed.so", defines: ["FAULT_NO_SEGV", "FAULT_VERSION=\"2\""])
         let pluginFile = plugins.url.appendingPathComponent(FaultPlugin.fileName).path
         try FileManager.default.removeItem(atPath: pluginFile)
         try FileManager.default.copyItem(atPath: fixed, toPath: pluginFile)
         let reload = try peer.request(["op": "reload"])
         #expect(reload["ok"] == true, "\(reload)")
-        #expect(reload["loaded"]?.arrayValue?.contains { $0["name"] == "fault" && $0["version"] == "2" } == true, "\(reload)")
-        #expect(try eventually { try Self.rows(peer, feed: "p")["segv"] != nil }, "the quarantined item was not rendered after the reload")
+        #expect(
+            reload["loaded"]?.arrayValue?.contains { $0["name"] == "fault" && $0["version"] == "2" } == true,
+            "\(reload)")
+        #expect(
+            try eventually { try Self.rows(peer, feed: "p")["segv"] != nil },
+            "the quarantined item was not rendered after the reload")
         #expect(try Self.rows(peer, feed: "p")["segv"]?["content"] == ["id-seen": true, "v": "2"])
         #expect(try peer.request(["op": "quarantine"])["items"] == [])
         #expect(try peer.request(["op": "status"])["quarantined"] == 0)
     }
 
-    @Test("a plugin file overwritten in place and reloaded 20 times: every reload answers, and items render with the build loaded",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(5)))
+    @Test(
+        "a plugin file overwritten in place and reloaded 20 times: every reload answers, and items render with the build loaded",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(5)))
     func hotReplaceInPlace() throws {
         let plugins = try FaultPlugin.directory(defines: ["FAULT_VERSION=\"0\""])
         let pluginFile = plugins.url.appendingPathComponent(FaultPlugin.fileName).path
@@ -285,17 +321,23 @@ struct PluginFaultEndToEndTests {
         }
         try publishRound(0)
         for round in 1...20 {
-            let build = try FaultPlugin.compile(to: builds.path + "/fault-\(round).so", defines: ["FAULT_VERSION=\"\(round)\""])
+            let build = try FaultPlugin.compile(
+                to: builds.path + "/fault-\(round).so", defines: ["FAULT_VERSION=\"\(round)\""])
             try FaultPlugin.copyInPlace(build, over: pluginFile)
             let reload = try peer.request(["op": "reload"])
             #expect(reload["ok"] == true, "reload \(round): \(reload)")
-            #expect(reload["loaded"]?.arrayValue?.contains { $0["name"] == "fault" && $0["version"] == .string(String(round)) } == true, "reload \(round): \(reload)")
+            #expect(
+                reload["loaded"]?.arrayValue?.contains {
+                    $0["name"] == "fault" && $0["version"] == .string(String(round))
+                } == true, "reload \(round): \(reload)")
             try #require(daemon.process.isRunning, "rowcastd died at reload \(round); log:\n\(daemon.log)")
             try publishRound(round)
             let rows = try Self.rows(peer, feed: "hot")
             let version: JSONValue = .string(String(round))
             for id in published.suffix(3) {
-                #expect(rows[id]?["content"]?["v"] == version, "round \(round): \(id) is \(rows[id].map { "\($0)" } ?? "missing")")
+                #expect(
+                    rows[id]?["content"]?["v"] == version,
+                    "round \(round): \(id) is \(rows[id].map { "\($0)" } ?? "missing")")
             }
             // A reload renders the items of a changed plugin again, so older rows show this build too.
             let stale = published.filter { rows[$0]?["content"]?["v"] != version }
@@ -309,8 +351,9 @@ struct PluginFaultEndToEndTests {
         #expect(daemon.process.isRunning, "rowcastd died; log:\n\(daemon.log)")
     }
 
-    @Test("rowcast quarantine lists a crashed item with its plugin, fault and time, retries it, and rowcast status counts it",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    @Test(
+        "rowcast quarantine lists a crashed item with its plugin, fault and time, retries it, and rowcast status counts it",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func quarantineCommandLine() throws {
         let plugins = try FaultPlugin.directory()
         let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: Self.isolation())
@@ -323,14 +366,18 @@ struct PluginFaultEndToEndTests {
             return command.stdout
         }
         let listing = try rowcast(["quarantine"]).split(separator: "\n").map(String.init)
-        #expect(listing.first?.hasPrefix("FEED") == true && listing.first?.contains("SINCE (UTC)") == true, "\(listing)")
+        #expect(
+            listing.first?.hasPrefix("FEED") == true && listing.first?.contains("SINCE (UTC)") == true, "\(listing)")
         let row = listing.dropFirst().first ?? ""
         let columns = row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         #expect(Array(columns.prefix(5)) == ["p", "segv", FaultPlugin.itemType, "plugin_crashed", "fault"], "\(row)")
         let since = columns.count > 5 ? columns[5] : ""
-        #expect(since.count == 20 && since.hasSuffix("Z") && since.dropFirst(10).hasPrefix("T"), "not a UTC time: \(row)")
+        #expect(
+            since.count == 20 && since.hasSuffix("Z") && since.dropFirst(10).hasPrefix("T"), "not a UTC time: \(row)")
         // A sanitizer's handler reports the crash and exits instead of dying by the signal.
-        #expect(columns.count > 6 && (SanitizerRuntime.isActive || row.contains("killed by signal 11")), "no reason: \(row)")
+        #expect(
+            columns.count > 6 && (SanitizerRuntime.isActive || row.contains("killed by signal 11")), "no reason: \(row)"
+        )
 
         let retry = try rowcast(["quarantine", "retry", "--feed", "p", "--id", "segv"])
         #expect(retry.hasPrefix("retried 1 item(s)"), "\(retry)")
@@ -339,14 +386,17 @@ struct PluginFaultEndToEndTests {
         #expect(daemon.process.isRunning)
     }
 
-    @Test("a retry of an upsert whose item hung its plugin is answered from the ledger: the same error, and the plugin is not called again",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    @Test(
+        "a retry of an upsert whose item hung its plugin is answered from the ledger: the same error, and the plugin is not called again",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func retryOfHangIsNotRenderedAgain() throws {
         let plugins = try FaultPlugin.directory()
         let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: Self.isolation())
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
-        let request: JSONValue = ["op": "upsert", "feed": "r", "item": Self.item("hang"), "client": "retrier", "req": 7]
+        let request: JSONValue = [
+            "op": "upsert", "feed": "r", "item": Self.item("hang"), "client": "retrier", "req": 7,
+        ]
         let first = try peer.request(request)
         #expect(first["error"]?["code"] == "plugin_timeout", "\(first)")
         let faults = try #require(try Self.host(peer, plugin: "fault")?["faults"]?.numberValue)
@@ -357,11 +407,14 @@ struct PluginFaultEndToEndTests {
         try peer.pushRaw(JSONValue.object(["op": "upsert", "feed": "r", "item": Self.item("good-after")]).serialized())
         #expect(try peer.request(request) == first)
         #expect(try eventually { try Self.rows(peer, feed: "r")["good-after"] != nil })
-        #expect(try Self.host(peer, plugin: "fault")?["faults"]?.numberValue == faults, "the hanging item was rendered again for a retry")
+        #expect(
+            try Self.host(peer, plugin: "fault")?["faults"]?.numberValue == faults,
+            "the hanging item was rendered again for a retry")
     }
 
-    @Test("in_process isolation still renders good items and refuses bad output",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
+    @Test(
+        "in_process isolation still renders good items and refuses bad output",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
     func inProcessRendersGoodItems() throws {
         let plugins = try FaultPlugin.directory()
         let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: ["--plugin-isolation", "in_process"])

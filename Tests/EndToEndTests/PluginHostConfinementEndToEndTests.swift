@@ -14,7 +14,8 @@ struct PluginHostConfinementEndToEndTests {
     /// The value of `key` in `/proc/<pid>/status` (the text after the colon, trimmed).
     static func status(_ pid: Int32, _ key: String) throws -> String {
         let text = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix(key + ":") }, "no \(key) in /proc/\(pid)/status")
+        let line = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix(key + ":") }, "no \(key) in /proc/\(pid)/status")
         return line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
     }
 
@@ -29,9 +30,12 @@ struct PluginHostConfinementEndToEndTests {
         return pid
     }
 
-    @Test("as root, a host runs as plugin_user (nobody) with its group only, no new privileges, the memory limit and no descriptor of the state",
-          .enabled(if: geteuid() == 0 && FaultPlugin.compiler != nil && getpwnam("nobody") != nil, "needs root, a C compiler and the user nobody"),
-          .timeLimit(.minutes(1)))
+    @Test(
+        "as root, a host runs as plugin_user (nobody) with its group only, no new privileges, the memory limit and no descriptor of the state",
+        .enabled(
+            if: geteuid() == 0 && FaultPlugin.compiler != nil && getpwnam("nobody") != nil,
+            "needs root, a C compiler and the user nobody"),
+        .timeLimit(.minutes(1)))
     func hostDropsRoot() throws {
         let nobody = try #require(getpwnam("nobody")).pointee
         let plugins = try FaultPlugin.directory()
@@ -60,21 +64,29 @@ struct PluginHostConfinementEndToEndTests {
 
         // Its open descriptors: none is in the state directory (the database, its log, the lock).
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
-        let targets = descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)") }
+        let targets = descriptors.compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+        }
         let stateDirectory = daemon.stateDirectory.path
-        #expect(!targets.contains { $0.hasPrefix(stateDirectory) }, "the host holds a descriptor of the state: \(targets)")
+        #expect(
+            !targets.contains { $0.hasPrefix(stateDirectory) }, "the host holds a descriptor of the state: \(targets)")
     }
 
-    @Test("as root, a plugin_user that does not exist refuses the plugin with a message naming the user, and rowcastd keeps serving",
-          .enabled(if: geteuid() == 0 && FaultPlugin.compiler != nil, "needs root and a C compiler"), .timeLimit(.minutes(1)))
+    @Test(
+        "as root, a plugin_user that does not exist refuses the plugin with a message naming the user, and rowcastd keeps serving",
+        .enabled(if: geteuid() == 0 && FaultPlugin.compiler != nil, "needs root and a C compiler"),
+        .timeLimit(.minutes(1)))
     func missingPluginUser() throws {
         let plugins = try FaultPlugin.directory()
-        let daemon = try DaemonProcess(pluginDirectory: plugins,
-                                       extraArguments: PluginFaultEndToEndTests.isolation() + ["--plugin-user", "rowcast-no-such-user"])
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins,
+            extraArguments: PluginFaultEndToEndTests.isolation() + ["--plugin-user", "rowcast-no-such-user"])
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
         let listing = try peer.request(["op": "plugins"])
-        let refusal = listing["refusals"]?.arrayValue?.first { $0["file"]?.stringValue?.hasSuffix(FaultPlugin.fileName) == true }
+        let refusal = listing["refusals"]?.arrayValue?.first {
+            $0["file"]?.stringValue?.hasSuffix(FaultPlugin.fileName) == true
+        }
         #expect(refusal?["reason"]?.stringValue?.contains("rowcast-no-such-user") == true, "\(listing)")
         #expect(try peer.request(["op": "status"])["ok"] == true)
         #expect(daemon.process.isRunning)

@@ -40,8 +40,9 @@ struct PluginHotReplaceEndToEndTests {
         let copiedByAck: Int
     }
 
-    @Test("a plugin file overwritten in place by cp 20 times while items flow, reloaded by request and by SIGHUP: no crash, every item acked and first rendered by a build that was loaded while it was processed",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(5)))
+    @Test(
+        "a plugin file overwritten in place by cp 20 times while items flow, reloaded by request and by SIGHUP: no crash, every item acked and first rendered by a build that was loaded while it was processed",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(5)))
     func replaceInPlaceWhileItemsFlow() throws {
         let rounds = 20
         let plugins = try FaultPlugin.directory(defines: ["FAULT_VERSION=\"0\""])
@@ -50,7 +51,8 @@ struct PluginHotReplaceEndToEndTests {
         let buildFiles = try (1...rounds).map { round in
             try FaultPlugin.compile(to: builds.path + "/fault-\(round).so", defines: ["FAULT_VERSION=\"\(round)\""])
         }
-        let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: PluginFaultEndToEndTests.isolation(timeoutMilliseconds: 2000))
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins, extraArguments: PluginFaultEndToEndTests.isolation(timeoutMilliseconds: 2000))
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
 
@@ -122,13 +124,17 @@ struct PluginHotReplaceEndToEndTests {
             if round % 2 == 0 {
                 daemon.signal(SIGHUP)
                 let version = String(round)
-                #expect(try eventually(timeout: 20) { Self.loadedVersion(try peer.request(["op": "plugins"])) == version },
-                        "round \(round): SIGHUP did not load build \(round)")
+                #expect(
+                    try eventually(timeout: 20) { Self.loadedVersion(try peer.request(["op": "plugins"])) == version },
+                    "round \(round): SIGHUP did not load build \(round)")
             } else {
                 let reload = try peer.request(["op": "reload"])
                 #expect(reload["ok"] == true, "reload \(round): \(reload)")
-                #expect(reload["loaded"]?.arrayValue?.contains { $0["name"] == "fault" && $0["version"] == .string(String(round)) } == true,
-                        "reload \(round): \(reload)")
+                #expect(
+                    reload["loaded"]?.arrayValue?.contains {
+                        $0["name"] == "fault" && $0["version"] == .string(String(round))
+                    } == true,
+                    "reload \(round): \(reload)")
             }
             loaded.set(round)
             try #require(daemon.process.isRunning, "rowcastd died at round \(round); log:\n\(daemon.log)")
@@ -155,16 +161,20 @@ struct PluginHotReplaceEndToEndTests {
         // processed: one loaded when it was sent at the earliest, one already copied in by
         // its ack at the latest.
         let finalSeq = try #require(try peer.request(["op": "snapshot", "feed": "flow"])["seq"]?.numberValue)
-        #expect(try eventually(timeout: 20) {
-            deltas.get().contains { ($0["seq"]?.numberValue ?? 0) >= finalSeq }
-        }, "the subscriber never saw seq \(finalSeq)")
+        #expect(
+            try eventually(timeout: 20) {
+                deltas.get().contains { ($0["seq"]?.numberValue ?? 0) >= finalSeq }
+            }, "the subscriber never saw seq \(finalSeq)")
         stop.set(true)
         #expect(subscriberDone.wait(timeout: .now() + 10) == .success, "the subscriber did not stop")
         #expect(subscriberErrors.get().isEmpty, "\(subscriberErrors.get())")
         let seen = deltas.get()
         let seqs = seen.compactMap { $0["seq"]?.numberValue }
         let gaps = zip(seqs, seqs.dropFirst()).filter { $0.1 != $0.0 + 1 }.map { "\(Int($0.0))->\(Int($0.1))" }
-        #expect(seqs.first == 1 && gaps.isEmpty, "the subscriber did not see every delta once in order: first \(seqs.first ?? 0), last \(seqs.last ?? 0) of \(Int(finalSeq)), jumps \(gaps.prefix(10))")
+        #expect(
+            seqs.first == 1 && gaps.isEmpty,
+            "the subscriber did not see every delta once in order: first \(seqs.first ?? 0), last \(seqs.last ?? 0) of \(Int(finalSeq)), jumps \(gaps.prefix(10))"
+        )
         var firstVersion: [String: String] = [:]
         for delta in seen {
             for row in Self.insertedRows(delta) where firstVersion[row.id] == nil { firstVersion[row.id] = row.version }
@@ -182,18 +192,21 @@ struct PluginHotReplaceEndToEndTests {
         #expect(wrong.isEmpty, "\(wrong.count) items first rendered by another build: \(wrong.prefix(10))")
         // Items really flowed under every build: each one first rendered some of them.
         let renderingBuilds = Set(items.compactMap { firstVersion[$0.id].flatMap { Int($0) } })
-        #expect(renderingBuilds == Set(0...rounds), "items were first rendered only by builds \(renderingBuilds.sorted())")
+        #expect(
+            renderingBuilds == Set(0...rounds), "items were first rendered only by builds \(renderingBuilds.sorted())")
         #expect(try peer.request(["op": "quarantine"])["items"] == [])
         #expect(!daemon.log.contains("fatal"), "log:\n\(daemon.log)")
     }
 
-    @Test("a replacement that is refused keeps the loaded build serving, names the file, and does not block another plugin file's update",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    @Test(
+        "a replacement that is refused keeps the loaded build serving, names the file, and does not block another plugin file's update",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
     func refusedReplacementKeepsServing() throws {
         let plugins = try FaultPlugin.directory(defines: ["FAULT_VERSION=\"1\""])
         let pluginFile = plugins.url.appendingPathComponent(FaultPlugin.fileName).path
         let otherFile = plugins.url.appendingPathComponent("librowcast-other.so").path
-        try FaultPlugin.compile(to: otherFile, defines: ["FAULT_NAME=\"other\"", "FAULT_TYPE=\"other\"", "FAULT_VERSION=\"1\""])
+        try FaultPlugin.compile(
+            to: otherFile, defines: ["FAULT_NAME=\"other\"", "FAULT_TYPE=\"other\"", "FAULT_VERSION=\"1\""])
         let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: PluginFaultEndToEndTests.isolation())
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
@@ -203,7 +216,9 @@ struct PluginHotReplaceEndToEndTests {
         // other plugin's file gets a new build in the same reload.
         try Data("not a shared library\n".utf8).write(to: URL(fileURLWithPath: pluginFile))
         let builds = try TemporaryDirectory("rowcast-fault-builds")
-        let otherV2 = try FaultPlugin.compile(to: builds.path + "/other-2.so", defines: ["FAULT_NAME=\"other\"", "FAULT_TYPE=\"other\"", "FAULT_VERSION=\"2\""])
+        let otherV2 = try FaultPlugin.compile(
+            to: builds.path + "/other-2.so",
+            defines: ["FAULT_NAME=\"other\"", "FAULT_TYPE=\"other\"", "FAULT_VERSION=\"2\""])
         try FaultPlugin.copyInPlace(otherV2, over: otherFile)
         let reload = try peer.request(["op": "reload"])
         #expect(daemon.process.isRunning, "rowcastd died; log:\n\(daemon.log)")
@@ -216,7 +231,8 @@ struct PluginHotReplaceEndToEndTests {
         let listing = try peer.request(["op": "plugins"])
         #expect(Self.loadedVersion(listing) == "1", "\(listing)")
         #expect(listing["plugins"]?.arrayValue?.first { $0["name"] == "other" }?["version"] == "2", "\(listing)")
-        #expect(listing["refusals"]?.arrayValue?.contains { $0["file"]?.stringValue == pluginFile } == true, "\(listing)")
+        #expect(
+            listing["refusals"]?.arrayValue?.contains { $0["file"]?.stringValue == pluginFile } == true, "\(listing)")
         #expect(listing["types"]?[FaultPlugin.itemType]?["version"] == "1", "\(listing)")
 
         // Items of the refused plugin's type still render, with the build loaded before.
@@ -226,7 +242,9 @@ struct PluginHotReplaceEndToEndTests {
         #expect(rows["after"]?["content"]?["v"] == "1")
         let otherAck = try peer.request(["op": "upsert", "feed": "kept", "item": ["id": "o", "type": "other"]])
         #expect(otherAck["ok"] == true, "\(otherAck)")
-        #expect(PluginFaultEndToEndTests.rows(try peer.request(["op": "snapshot", "feed": "kept"]))["o"]?["content"]?["v"] == "2")
+        #expect(
+            PluginFaultEndToEndTests.rows(try peer.request(["op": "snapshot", "feed": "kept"]))["o"]?["content"]?["v"]
+                == "2")
 
         // `rowcast plugins` shows both too, for a person.
         let command = try CommandRunner(["plugins", "--control", daemon.control])
@@ -236,8 +254,9 @@ struct PluginHotReplaceEndToEndTests {
         #expect(text.contains("other"), "\(text)")
     }
 
-    @Test("what a plugin prints to stdout and stderr reaches rowcastd's log with the plugin's name, never the render channel",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
+    @Test(
+        "what a plugin prints to stdout and stderr reaches rowcastd's log with the plugin's name, never the render channel",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
     func pluginOutputIsLogged() throws {
         let plugins = try FaultPlugin.directory()
         let daemon = try DaemonProcess(pluginDirectory: plugins, extraArguments: PluginFaultEndToEndTests.isolation())
@@ -245,10 +264,14 @@ struct PluginHotReplaceEndToEndTests {
         let peer = try RawPeer(daemon)
         let ack = try peer.request(PluginFaultEndToEndTests.upsert("chatty", "stdout"))
         #expect(ack["ok"] == true, "\(ack)")
-        #expect(PluginFaultEndToEndTests.rows(try peer.request(["op": "snapshot", "feed": "chatty"]))["stdout"]?["content"]?["v"] == "1")
-        #expect(eventually(timeout: 10) {
-            daemon.log.contains("fault plugin: stdout line 1 of 200") && daemon.log.contains("fault plugin: stderr line 1 of 200")
-        }, "log:\n\(daemon.log)")
+        #expect(
+            PluginFaultEndToEndTests.rows(try peer.request(["op": "snapshot", "feed": "chatty"]))["stdout"]?[
+                "content"]?["v"] == "1")
+        #expect(
+            eventually(timeout: 10) {
+                daemon.log.contains("fault plugin: stdout line 1 of 200")
+                    && daemon.log.contains("fault plugin: stderr line 1 of 200")
+            }, "log:\n\(daemon.log)")
         let lines = daemon.log.split(separator: "\n").filter { $0.contains("fault plugin: stdout line 1 of 200") }
         #expect(lines.allSatisfy { $0.contains("fault") && $0.contains("plugin output") }, "\(lines)")
     }

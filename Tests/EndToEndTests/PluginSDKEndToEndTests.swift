@@ -16,7 +16,8 @@ struct PluginSDKEndToEndTests {
 
         init() throws {
             prefix = try TemporaryDirectory("rowcast-prefix")
-            let make = try PluginSDKEndToEndTests.shell("make -s -C '\(BuildProducts.repositoryRoot.path)' install-sdk PREFIX='\(prefix.path)'", timeout: 60)
+            let make = try PluginSDKEndToEndTests.shell(
+                "make -s -C '\(BuildProducts.repositoryRoot.path)' install-sdk PREFIX='\(prefix.path)'", timeout: 60)
             #expect(make.status == 0, "\(make.output)")
             let bin = prefix.path + "/bin"
             try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
@@ -43,8 +44,9 @@ struct PluginSDKEndToEndTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: installed)
         let daemon = try DaemonProcess(pluginDirectory: plugins)
         defer { daemon.stop() }
-        let publish = try CommandRunner.run(["publish", "--control", daemon.control, "--feed", "news", "--type", type, "--id", id]
-            + fields.flatMap { ["--field", $0] })
+        let publish = try CommandRunner.run(
+            ["publish", "--control", daemon.control, "--feed", "news", "--type", type, "--id", id]
+                + fields.flatMap { ["--field", $0] })
         #expect(publish.process.terminationStatus == 0, "\(publish.stderr)")
         let snapshot = try CommandRunner.run(["snapshot", "--control", daemon.control, "--feed", "news", "--json"])
         #expect(snapshot.process.terminationStatus == 0, "\(snapshot.stderr)")
@@ -56,12 +58,15 @@ struct PluginSDKEndToEndTests {
     static func removeBuildLocks(of folder: String) {
         let temporary = FileManager.default.temporaryDirectory.path
         let prefix = folder.replacingOccurrences(of: "/", with: "_") + "_"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(prefix) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where name.hasPrefix(prefix)
+        {
             try? FileManager.default.removeItem(atPath: temporary + "/" + name)
         }
     }
 
-    @Test("a C plugin: rowcast plugin new --c, the docs' cc line with pkg-config, check, render, and its row from rowcastd")
+    @Test(
+        "a C plugin: rowcast plugin new --c, the docs' cc line with pkg-config, check, render, and its row from rowcastd"
+    )
     func cPlugin() throws {
         let install = try Install()
         let outside = try TemporaryDirectory("rowcast-author")
@@ -71,7 +76,9 @@ struct PluginSDKEndToEndTests {
         #expect(new.output.contains("wrote note/"), "\(new.output)")
 
         // The line docs/PLUGINS.md gives, and the generated Makefile, which runs the same.
-        let cc = try Self.shell("cd '\(folder)' && \(install.pkgConfig) && cc -shared -fPIC $(pkg-config --cflags rowcast-plugin) -o librowcast-note.so note.c")
+        let cc = try Self.shell(
+            "cd '\(folder)' && \(install.pkgConfig) && cc -shared -fPIC $(pkg-config --cflags rowcast-plugin) -o librowcast-note.so note.c"
+        )
         #expect(cc.status == 0, "\(cc.output)")
         let make = try Self.shell("cd '\(folder)' && rm librowcast-note.so && \(install.pkgConfig) && make")
         #expect(make.status == 0, "\(make.output)")
@@ -82,24 +89,36 @@ struct PluginSDKEndToEndTests {
         #expect(check.output.contains("ok: plugin note 0.1.0"), "\(check.output)")
         #expect(check.output.contains("in a rowcast-plugin-host process"), "\(check.output)")
 
-        let render = try Self.shell("cd '\(folder)' && '\(install.rowcast)' plugin render librowcast-note.so --item item.json")
+        let render = try Self.shell(
+            "cd '\(folder)' && '\(install.rowcast)' plugin render librowcast-note.so --item item.json")
         #expect(render.status == 0, "\(render.output)")
         // The rows; a sanitized build's host adds a notice line of its own on standard error.
         let rows = render.output.split(separator: "\n").filter { $0.hasPrefix("{") }
-        #expect(rows == [#"{"id":"1","type":"note","cell":"NoteCell","height":64,"content":{"title":"Hello"}}"#], "\(render.output)")
+        #expect(
+            rows == [#"{"id":"1","type":"note","cell":"NoteCell","height":64,"content":{"title":"Hello"}}"#],
+            "\(render.output)")
 
         // NDJSON on standard input: one row, one item error, exit status 1.
         let items = #"{"id":"a","type":"note","data":{"title":"A"}}"# + "\n" + #"{"id":"b","type":"note","data":{}}"#
-        let mixed = try Self.shell("printf '%s\\n' '\(items)' | '\(install.rowcast)' plugin render '\(library)' --in-process 2>&1")
+        let mixed = try Self.shell(
+            "printf '%s\\n' '\(items)' | '\(install.rowcast)' plugin render '\(library)' --in-process 2>&1")
         #expect(mixed.status == 1, "\(mixed.output)")
         #expect(mixed.output.contains(#"{"id":"a","type":"note","cell":"NoteCell""#), "\(mixed.output)")
-        #expect(mixed.output.contains(#"error: missing_field: item "b" (type note): missing field "title""#), "\(mixed.output)")
+        #expect(
+            mixed.output.contains(#"error: missing_field: item "b" (type note): missing field "title""#),
+            "\(mixed.output)")
 
-        let snapshot = try Self.publishThroughDaemon(library: library, type: "note", id: "n1", fields: ["title=From the daemon"])
-        #expect(snapshot.contains(#"{"id":"n1","type":"note","cell":"NoteCell","height":64,"content":{"title":"From the daemon"}}"#), "\(snapshot)")
+        let snapshot = try Self.publishThroughDaemon(
+            library: library, type: "note", id: "n1", fields: ["title=From the daemon"])
+        #expect(
+            snapshot.contains(
+                #"{"id":"n1","type":"note","cell":"NoteCell","height":64,"content":{"title":"From the daemon"}}"#),
+            "\(snapshot)")
     }
 
-    @Test("rowcast plugin check says what the loader would: an ABI mismatch names both versions, exit status 1; a name rowcastd skips is noted")
+    @Test(
+        "rowcast plugin check says what the loader would: an ABI mismatch names both versions, exit status 1; a name rowcastd skips is noted"
+    )
     func checkRefusal() throws {
         let directory = try TemporaryDirectory("rowcast-check")
         let fixture = BuildProducts.repositoryRoot.appendingPathComponent("Tests/Fixtures/c-plugin/abi99_plugin.c").path
@@ -110,7 +129,9 @@ struct PluginSDKEndToEndTests {
             let check = try CommandRunner.run(["plugin", "check", library] + mode)
             #expect(check.process.terminationStatus == 1, "\(mode)")
             // (A sanitized build's host adds a notice line of its own before it.)
-            #expect(check.stderr.split(separator: "\n").contains { $0.hasPrefix("error: abi_mismatch: \(library): ") }, "\(mode): \(check.stderr)")
+            #expect(
+                check.stderr.split(separator: "\n").contains { $0.hasPrefix("error: abi_mismatch: \(library): ") },
+                "\(mode): \(check.stderr)")
             #expect(check.stderr.contains("99") && check.stderr.contains("1"), "\(check.stderr)")
         }
         let misnamed = directory.path + "/product.so"
@@ -120,7 +141,9 @@ struct PluginSDKEndToEndTests {
         #expect(check.stderr.contains("rowcastd loads only files named librowcast-*.so"), "\(check.stderr)")
     }
 
-    @Test("rowcast plugin render in a host: an item that crashes the plugin gets plugin_crashed, bad output plugin_failed, and the items after them still render")
+    @Test(
+        "rowcast plugin render in a host: an item that crashes the plugin gets plugin_crashed, bad output plugin_failed, and the items after them still render"
+    )
     func renderSurvivesFaults() throws {
         let plugins = try FaultPlugin.directory()
         let library = plugins.path + "/" + FaultPlugin.fileName
@@ -128,25 +151,45 @@ struct PluginSDKEndToEndTests {
         let render = try CommandRunner(["plugin", "render", library, "--plugin-timeout", "5000"], input: items + "\n")
         #expect(render.wait(timeout: 60) == 1, "\(render.stderr)")
         let rows = render.stdout.split(separator: "\n")
-        #expect(rows.count == 2 && rows[0].hasPrefix(#"{"id":"ok1","type":"fault","cell":"FaultCell""#) && rows[1].hasPrefix(#"{"id":"ok2","#), "\(render.stdout)")
-        #expect(render.stderr.contains(#"error: plugin_crashed: plugin fault ("#) && render.stderr.contains(#"crashed on item "segv""#), "\(render.stderr)")
-        #expect(render.stderr.contains(#"error: plugin_failed: the plugin for type fault returned an invalid row for item "garbage""#), "\(render.stderr)")
+        #expect(
+            rows.count == 2 && rows[0].hasPrefix(#"{"id":"ok1","type":"fault","cell":"FaultCell""#)
+                && rows[1].hasPrefix(#"{"id":"ok2","#), "\(render.stdout)")
+        #expect(
+            render.stderr.contains(#"error: plugin_crashed: plugin fault ("#)
+                && render.stderr.contains(#"crashed on item "segv""#), "\(render.stderr)")
+        #expect(
+            render.stderr.contains(
+                #"error: plugin_failed: the plugin for type fault returned an invalid row for item "garbage""#),
+            "\(render.stderr)")
     }
 
     @Test("rowcast plugin render --section renders header rows; a section type the plugin does not render is an error")
     func renderHeaders() throws {
         let directory = try TemporaryDirectory("rowcast-sections")
         let sections = directory.path + "/sections.ndjson"
-        try Data((#"{"id":"ads","type":"sponsored","header":{"title":"Deals"}}"# + "\n" + #"{"id":"x","type":"nothing"}"# + "\n").utf8)
-            .write(to: URL(fileURLWithPath: sections))
-        let render = try CommandRunner.run(["plugin", "render", try BuildProducts.path("librowcast-advertising.so"), "--section", sections])
+        try Data(
+            (#"{"id":"ads","type":"sponsored","header":{"title":"Deals"}}"# + "\n" + #"{"id":"x","type":"nothing"}"#
+                + "\n").utf8
+        )
+        .write(to: URL(fileURLWithPath: sections))
+        let render = try CommandRunner.run([
+            "plugin", "render", try BuildProducts.path("librowcast-advertising.so"), "--section", sections,
+        ])
         #expect(render.process.terminationStatus == 1, "\(render.stderr)")
-        #expect(render.stdout.hasPrefix(#"{"cell":"SponsoredHeaderCell","height":44,"content":{"title":"Deals","subtitle":"Sponsored"}"#), "\(render.stdout)")
+        #expect(
+            render.stdout.hasPrefix(
+                #"{"cell":"SponsoredHeaderCell","height":44,"content":{"title":"Deals","subtitle":"Sponsored"}"#),
+            "\(render.stdout)")
         #expect(render.stdout.split(separator: "\n").count == 1, "\(render.stdout)")
-        #expect(render.stderr.contains(#"error: unknown_type: section "x" (type nothing): plugin advertising renders no section type "nothing" (only sponsored)"#), "\(render.stderr)")
+        #expect(
+            render.stderr.contains(
+                #"error: unknown_type: section "x" (type nothing): plugin advertising renders no section type "nothing" (only sponsored)"#
+            ), "\(render.stderr)")
     }
 
-    @Test("a Swift plugin: rowcast plugin new, swift build -c release against the installed SDK alone, its own swift test, check, render, and its row from rowcastd")
+    @Test(
+        "a Swift plugin: rowcast plugin new, swift build -c release against the installed SDK alone, its own swift test, check, render, and its row from rowcastd"
+    )
     func swiftPlugin() throws {
         let install = try Install()
         let outside = try TemporaryDirectory("rowcast-author")
@@ -171,14 +214,25 @@ struct PluginSDKEndToEndTests {
 
         let check = try Self.shell("'\(install.rowcast)' plugin check '\(library)' --json")
         #expect(check.status == 0, "\(check.output)")
-        #expect(check.output.contains(#""ok":true"#) && check.output.contains(#""itemTypes":["article"]"#), "\(check.output)")
+        #expect(
+            check.output.contains(#""ok":true"#) && check.output.contains(#""itemTypes":["article"]"#),
+            "\(check.output)")
 
-        let render = try Self.shell("cd '\(folder)' && '\(install.rowcast)' plugin render .build/release/librowcast-article.so --item item.json")
+        let render = try Self.shell(
+            "cd '\(folder)' && '\(install.rowcast)' plugin render .build/release/librowcast-article.so --item item.json"
+        )
         #expect(render.status == 0, "\(render.output)")
         let rows = render.output.split(separator: "\n").filter { $0.hasPrefix("{") }
-        #expect(rows == [#"{"id":"1","type":"article","cell":"ArticleCell","height":64,"content":{"title":"Hello","summary":"My first row"},"actions":[{"name":"select","kind":"open","params":{"id":"1"}}]}"#], "\(render.output)")
+        #expect(
+            rows == [
+                #"{"id":"1","type":"article","cell":"ArticleCell","height":64,"content":{"title":"Hello","summary":"My first row"},"actions":[{"name":"select","kind":"open","params":{"id":"1"}}]}"#
+            ], "\(render.output)")
 
-        let snapshot = try Self.publishThroughDaemon(library: library, type: "article", id: "a1", fields: ["title=Breaking"])
-        #expect(snapshot.contains(#"{"id":"a1","type":"article","cell":"ArticleCell","height":64,"content":{"title":"Breaking"}"#), "\(snapshot)")
+        let snapshot = try Self.publishThroughDaemon(
+            library: library, type: "article", id: "a1", fields: ["title=Breaking"])
+        #expect(
+            snapshot.contains(
+                #"{"id":"a1","type":"article","cell":"ArticleCell","height":64,"content":{"title":"Breaking"}"#),
+            "\(snapshot)")
     }
 }

@@ -7,11 +7,15 @@ import Testing
 @Suite(.serialized)
 struct ProtocolConsistencyEndToEndTests {
     func upsert(_ id: String, req: Int, type: String = "product") -> [UInt8] {
-        Array(#"{"req":\#(req),"client":"mf","op":"upsert","feed":"m","item":{"id":"\#(id)","type":"\#(type)","data":{"name":"n","operatedBy":"T","price":1,"image":"i"}}}"#.utf8)
+        Array(
+            #"{"req":\#(req),"client":"mf","op":"upsert","feed":"m","item":{"id":"\#(id)","type":"\#(type)","data":{"name":"n","operatedBy":"T","price":1,"image":"i"}}}"#
+                .utf8)
     }
 
     func rowIDs(_ snapshot: JSONValue) -> [String] {
-        (snapshot["sections"]?.arrayValue ?? []).flatMap { $0["rows"]?.arrayValue ?? [] }.compactMap { $0["id"]?.stringValue }
+        (snapshot["sections"]?.arrayValue ?? []).flatMap { $0["rows"]?.arrayValue ?? [] }.compactMap {
+            $0["id"]?.stringValue
+        }
     }
 
     @Test("control: [empty, U1, U2] is refused whole with invalid_request echoing U1's req; neither is applied")
@@ -31,7 +35,9 @@ struct ProtocolConsistencyEndToEndTests {
         daemon.stop()
     }
 
-    @Test("ingest: [U1, U2] is refused whole with an invalid_request event echoing U1's req and client; neither is applied")
+    @Test(
+        "ingest: [U1, U2] is refused whole with an invalid_request event echoing U1's req and client; neither is applied"
+    )
     func ingestMultiFrame() throws {
         let daemon = try DaemonProcess()
         let peer = try RawPeer(daemon)
@@ -66,9 +72,13 @@ struct ProtocolConsistencyEndToEndTests {
     @Test("an unknown item member is refused naming every allowed member, data included")
     func unknownMemberListsData() throws {
         let daemon = try DaemonProcess()
-        let reply = try RawPeer(daemon).request(["op": "upsert", "feed": "m", "item": ["id": "1", "type": "product", "colour": "red"]])
+        let reply = try RawPeer(daemon).request([
+            "op": "upsert", "feed": "m", "item": ["id": "1", "type": "product", "colour": "red"],
+        ])
         #expect(reply["error"]?["code"] == "invalid_field")
-        #expect(reply["error"]?["message"]?.stringValue?.contains("allowed: data, id, section, sort, type") == true, "\(reply)")
+        #expect(
+            reply["error"]?["message"]?.stringValue?.contains("allowed: data, id, section, sort, type") == true,
+            "\(reply)")
         daemon.stop()
     }
 }

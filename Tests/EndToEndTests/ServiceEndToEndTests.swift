@@ -25,11 +25,15 @@ struct ServiceEndToEndTests {
             case .boolean: values = []
             }
             let run = try runRowcastdToExit(["--check-config", flag] + values)
-            #expect(run.status == 0, "rowcastd --check-config \(flag) \(values.joined(separator: " ")): status \(run.status): \(run.stderr)")
+            #expect(
+                run.status == 0,
+                "rowcastd --check-config \(flag) \(values.joined(separator: " ")): status \(run.status): \(run.stderr)")
         }
     }
 
-    @Test("a reload request re-reads the file: new plugins render waiting items, live settings apply, others need a restart")
+    @Test(
+        "a reload request re-reads the file: new plugins render waiting items, live settings apply, others need a restart"
+    )
     func reloadRequest() throws {
         let directory = try TemporaryDirectory("rowcast-config")
         let config = directory.path + "/rowcastd.yaml"
@@ -37,16 +41,22 @@ struct ServiceEndToEndTests {
         let daemon = try DaemonProcess(plugins: ["librowcast-product.so"], extraArguments: ["--config", config])
         let peer = try RawPeer(daemon)
         try peer.subscribe([Array("rows.cars".utf8) + [0]])
-        #expect(try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.advertising("ad1")])["warning"]?["code"] == "unknown_type")
+        #expect(
+            try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.advertising("ad1")])[
+                "warning"]?["code"] == "unknown_type")
 
-        try FileManager.default.copyItem(atPath: try BuildProducts.path("librowcast-advertising.so"), toPath: daemon.pluginDirectory.path + "/librowcast-advertising.so")
+        try FileManager.default.copyItem(
+            atPath: try BuildProducts.path("librowcast-advertising.so"),
+            toPath: daemon.pluginDirectory.path + "/librowcast-advertising.so")
         let first = try peer.request(["op": "reload"])
         #expect(first["ok"] == true)
         #expect(first["config"] == .string(config))
         #expect(first["loaded"]?.arrayValue?.map { $0["name"] } == ["advertising"])
         #expect(first["applied"] == [])
         let delta = try peer.delta(feed: "cars", seq: 1)
-        #expect(delta["rows"]?["inserted"]?.arrayValue?.first?["id"] == "ad1" || delta["sections"]?["inserted"]?.arrayValue?.first?["rows"]?.arrayValue?.first?["id"] == "ad1")
+        #expect(
+            delta["rows"]?["inserted"]?.arrayValue?.first?["id"] == "ad1"
+                || delta["sections"]?["inserted"]?.arrayValue?.first?["rows"]?.arrayValue?.first?["id"] == "ad1")
 
         // The log level applies at once; a high-water mark needs a restart.
         let bad: JSONValue = ["op": "upsert", "feed": "cars"]
@@ -63,7 +73,9 @@ struct ServiceEndToEndTests {
         #expect(daemon.log.contains("key=limits.publish_high_water_mark"))
     }
 
-    @Test("a reload with a bad file keeps the running configuration and says why; a bad plugin file is refused without blocking the reload")
+    @Test(
+        "a reload with a bad file keeps the running configuration and says why; a bad plugin file is refused without blocking the reload"
+    )
     func failedReloadKeepsRunning() throws {
         let directory = try TemporaryDirectory("rowcast-config")
         let config = directory.path + "/rowcastd.yaml"
@@ -82,11 +94,13 @@ struct ServiceEndToEndTests {
         try Self.write("not a shared library", to: daemon.pluginDirectory.path + "/librowcast-broken.so")
         let badPlugin = try peer.request(["op": "reload"])
         #expect(badPlugin["ok"] == true)
-        #expect(badPlugin["refusals"]?.arrayValue?.first?["file"]?.stringValue?.hasSuffix("librowcast-broken.so") == true)
+        #expect(
+            badPlugin["refusals"]?.arrayValue?.first?["file"]?.stringValue?.hasSuffix("librowcast-broken.so") == true)
         let plugins = try peer.request(["op": "plugins"])
         #expect(plugins["refusals"]?.arrayValue?.first?["code"] == "open_failed")
         #expect(plugins["types"]?["product"]?["plugin"] == "product")
-        #expect(try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])["ok"] == true)
+        #expect(
+            try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])["ok"] == true)
 
         try Self.write("heartbeat_ms: 200\nlog_level: loud\n", to: config)
         daemon.signal(SIGHUP)
@@ -103,7 +117,8 @@ struct ServiceEndToEndTests {
         let daemon = try DaemonProcess()
         let peer = try RawPeer(daemon)
         try peer.subscribe([Array("rows.bulk".utf8) + [0]])
-        let acked = try Self.publishUntilStopped(daemon: daemon, peer: peer, feed: "bulk", total: 20_000, signalAfter: 300)
+        let acked = try Self.publishUntilStopped(
+            daemon: daemon, peer: peer, feed: "bulk", total: 20_000, signalAfter: 300)
         #expect(daemon.waitForExit(timeout: 30) == 0)
         #expect(acked.count >= 300)
         let published = Self.publishedIDs(peer.subscriber)
@@ -117,11 +132,15 @@ struct ServiceEndToEndTests {
         let state = try TemporaryDirectory("rowcast-state")
         let daemon = try DaemonProcess(stateDirectory: state)
         let peer = try RawPeer(daemon)
-        let acked = try Self.publishUntilStopped(daemon: daemon, peer: peer, feed: "bulk", total: 20_000, signalAfter: 300)
+        let acked = try Self.publishUntilStopped(
+            daemon: daemon, peer: peer, feed: "bulk", total: 20_000, signalAfter: 300)
         #expect(daemon.waitForExit(timeout: 30) == 0)
         let restarted = try DaemonProcess(pluginDirectory: daemon.pluginDirectory, stateDirectory: state)
         let snapshot = try RawPeer(restarted).request(["op": "snapshot", "feed": "bulk"])
-        let ids = Set((snapshot["sections"]?.arrayValue ?? []).flatMap { $0["rows"]?.arrayValue ?? [] }.compactMap { $0["id"]?.stringValue })
+        let ids = Set(
+            (snapshot["sections"]?.arrayValue ?? []).flatMap { $0["rows"]?.arrayValue ?? [] }.compactMap {
+                $0["id"]?.stringValue
+            })
         #expect(acked.subtracting(ids).isEmpty)
     }
 
@@ -139,11 +158,15 @@ struct ServiceEndToEndTests {
         try stuck.subscribe(Array("rows.big".utf8) + [0])
         try stuck.subscribe(Array("heartbeat".utf8) + [0])
         try stuck.connect(daemon.publish)
-        guard try stuck.receiveMultipart() != nil else { throw TestFailure("the subscriber got no heartbeat within 5 s") }
+        guard try stuck.receiveMultipart() != nil else {
+            throw TestFailure("the subscriber got no heartbeat within 5 s")
+        }
         try stuck.unsubscribe(Array("heartbeat".utf8) + [0])
         let name = String(repeating: "x", count: 900_000)
         for index in 0..<40 {
-            let ack = try peer.request(["op": "upsert", "feed": "big", "item": DaemonEndToEndTests.product("big\(index)", name: name)])
+            let ack = try peer.request([
+                "op": "upsert", "feed": "big", "item": DaemonEndToEndTests.product("big\(index)", name: name),
+            ])
             #expect(ack["ok"] == true, "\(ack)")
         }
         daemon.signal(SIGTERM)
@@ -156,7 +179,9 @@ struct ServiceEndToEndTests {
 
     /// Pipelines upserts of `feed` over the control socket, sends SIGTERM after `signalAfter`
     /// acks, and keeps reading replies until none come; the ids that were acked.
-    static func publishUntilStopped(daemon: DaemonProcess, peer: RawPeer, feed: String, total: Int, signalAfter: Int) throws -> Set<String> {
+    static func publishUntilStopped(
+        daemon: DaemonProcess, peer: RawPeer, feed: String, total: Int, signalAfter: Int
+    ) throws -> Set<String> {
         try peer.dealer.setOption(.receiveTimeout, 3000)
         try peer.dealer.setOption(.sendTimeout, 0)
         var acked = Set<String>()
@@ -165,7 +190,10 @@ struct ServiceEndToEndTests {
         var sending = true
         while true {
             while sending && sent < total && sent - acked.count < 200 {
-                let body: JSONValue = ["op": "upsert", "feed": .string(feed), "req": .number(Double(sent)), "item": DaemonEndToEndTests.product("i\(sent)")]
+                let body: JSONValue = [
+                    "op": "upsert", "feed": .string(feed), "req": .number(Double(sent)),
+                    "item": DaemonEndToEndTests.product("i\(sent)"),
+                ]
                 do {
                     _ = try peer.dealer.send([[], body.serialized()])
                     sent += 1
@@ -191,8 +219,12 @@ struct ServiceEndToEndTests {
     static func publishedIDs(_ subscriber: Socket) -> Set<String> {
         try? subscriber.setOption(.receiveTimeout, 3000)
         var ids = Set<String>()
-        while let frames = try? subscriber.receiveMultipart(), frames.count == 2, let delta = try? JSONParser.parse(frames[1]) {
-            for row in delta["rows"]?["inserted"]?.arrayValue ?? [] { if let id = row["id"]?.stringValue { ids.insert(id) } }
+        while let frames = try? subscriber.receiveMultipart(), frames.count == 2,
+            let delta = try? JSONParser.parse(frames[1])
+        {
+            for row in delta["rows"]?["inserted"]?.arrayValue ?? [] {
+                if let id = row["id"]?.stringValue { ids.insert(id) }
+            }
             for section in delta["sections"]?["inserted"]?.arrayValue ?? [] {
                 for row in section["rows"]?.arrayValue ?? [] { if let id = row["id"]?.stringValue { ids.insert(id) } }
             }

@@ -14,14 +14,17 @@ struct StateLossEndToEndTests {
         let daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state)
         let peer = try RawPeer(daemon)
         for index in 1...count {
-            #expect(try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(index)")])["ok"] == true)
+            #expect(
+                try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(index)")])[
+                    "ok"] == true)
         }
         daemon.crash()
         return (plugins, state)
     }
 
-    @Test("a zero-length rowcast.db after a SIGKILL: exit 65 naming the file, the position and --accept-state-loss; accepted, the feeds are gone and the next start needs no flag",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "a zero-length rowcast.db after a SIGKILL: exit 65 naming the file, the position and --accept-state-loss; accepted, the feeds are gone and the next start needs no flag",
+        .timeLimit(.minutes(2)))
     func zeroLengthDatabase() throws {
         let (plugins, state) = try Self.crashedState(items: 5)
         let database = state.url.appendingPathComponent("rowcast.db").path
@@ -32,13 +35,16 @@ struct StateLossEndToEndTests {
 
         let refused = try runRowcastdToExit(["--plugins", plugins.path, "--state-dir", state.path])
         #expect(refused.status == 65)
-        #expect(refused.stderr.contains("state was lost: the database \(database) is empty (0 bytes)"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("state was lost: the database \(database) is empty (0 bytes)"), "\(refused.stderr)")
         #expect(refused.stderr.contains(position))
         #expect(refused.stderr.contains("--accept-state-loss"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: database)).isEmpty, "the refused database was written")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: position)) == positionBefore, "the position file was rewritten")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: position)) == positionBefore, "the position file was rewritten")
 
-        var daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--accept-state-loss"])
+        var daemon = try DaemonProcess(
+            pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--accept-state-loss"])
         #expect(daemon.log.contains("state loss accepted"), "\(daemon.log)")
         #expect(daemon.log.contains(" error "), "the accepted loss must be logged as an error:\n\(daemon.log)")
         let status = try RawPeer(daemon).request(["op": "status"])
@@ -49,8 +55,9 @@ struct StateLossEndToEndTests {
         daemon.stop()
     }
 
-    @Test("a write-ahead log damaged in its first frames after a SIGKILL never starts silently with fewer items: all are there, or exit 65",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "a write-ahead log damaged in its first frames after a SIGKILL never starts silently with fewer items: all are there, or exit 65",
+        .timeLimit(.minutes(2)))
     func damagedWriteAheadLog() throws {
         let (plugins, state) = try Self.crashedState(items: 300)
         let wal = state.url.appendingPathComponent("rowcast.db-wal").path

@@ -7,8 +7,10 @@ import Testing
 struct WatchEndToEndTests {
     /// A product with the fields the product plugin needs.
     static func product(_ id: String, _ name: String, section: String? = nil) -> [String] {
-        ["publish", "--feed", "cars", "--type", "product", "--id", id, "--field", "name=\(name)",
-         "--field", "operatedBy=Tesla", "--field", "price=39999", "--field", "image=https://img/\(id).png"]
+        [
+            "publish", "--feed", "cars", "--type", "product", "--id", id, "--field", "name=\(name)",
+            "--field", "operatedBy=Tesla", "--field", "price=39999", "--field", "image=https://img/\(id).png",
+        ]
             + (section.map { ["--section", $0] } ?? [])
     }
 
@@ -29,9 +31,15 @@ struct WatchEndToEndTests {
 
     /// The terminal settings saved before and after the watch, its exit status and what it
     /// wrote on standard error.
-    static func saved(_ directory: TemporaryDirectory) -> (before: String, after: String, status: String, stderr: String) {
-        func read(_ name: String) -> String { (try? String(contentsOfFile: "\(directory.path)/\(name)", encoding: .utf8)) ?? "" }
-        return (read("before"), read("after"), read("status").trimmingCharacters(in: .whitespacesAndNewlines), read("err"))
+    static func saved(
+        _ directory: TemporaryDirectory
+    ) -> (before: String, after: String, status: String, stderr: String) {
+        func read(_ name: String) -> String {
+            (try? String(contentsOfFile: "\(directory.path)/\(name)", encoding: .utf8)) ?? ""
+        }
+        return (
+            read("before"), read("after"), read("status").trimmingCharacters(in: .whitespacesAndNewlines), read("err")
+        )
     }
 
     @Test("rows appear, an update shows, a resize changes the layout, / finds a row, q restores the terminal")
@@ -48,9 +56,14 @@ struct WatchEndToEndTests {
             screen.joined(separator: "\n").contains("Model S") && screen.contains { $0.contains("seq 3") }
         }
         #expect(screen.count == 30)
-        #expect(screen[0].contains("ID") && screen[0].contains("CELL") && screen[0].contains("HEIGHT") && screen[0].contains("CONTENT"))
+        #expect(
+            screen[0].contains("ID") && screen[0].contains("CELL") && screen[0].contains("HEIGHT")
+                && screen[0].contains("CONTENT"))
         #expect(screen.contains { $0.hasPrefix("section used (1 row)") })
-        #expect(screen.contains { $0.contains("42") && $0.contains("ProductImageCell") && $0.contains("120") && $0.contains("Model 3") })
+        #expect(
+            screen.contains {
+                $0.contains("42") && $0.contains("ProductImageCell") && $0.contains("120") && $0.contains("Model 3")
+            })
         #expect(try tmux.format("alternate_on") == "1")
 
         try Self.publish(Self.product("42", "Model 3 Performance"), daemon)
@@ -99,7 +112,8 @@ struct WatchEndToEndTests {
         // The pane runs the shell; rowcast is its child.
         let shell = try tmux.format("pane_pid")
         let children = try ProgramRun.run("/bin/ps", ["-o", "pid=", "--ppid", shell]).output
-        let pid = try #require(children.split(separator: "\n").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }.first)
+        let pid = try #require(
+            children.split(separator: "\n").compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }.first)
         #expect(kill(pid, SIGTERM) == 0)
 
         try tmux.waitForExit()
@@ -113,7 +127,9 @@ struct WatchEndToEndTests {
     func once() throws {
         let daemon = try DaemonProcess()
         try Self.publish(Self.product("42", "Model 3"), daemon)
-        let run = try CommandRunner.run(["watch", "--feed", "cars", "--control", daemon.control, "--publish", daemon.publish])
+        let run = try CommandRunner.run([
+            "watch", "--feed", "cars", "--control", daemon.control, "--publish", daemon.publish,
+        ])
         #expect(run.process.terminationStatus == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("feed cars  seq 1  epoch ") == true)

@@ -13,7 +13,9 @@ struct WatchdogEndToEndTests {
     /// A rowcastd with the fault fixture loaded into itself.
     static func inProcessDaemon(extraArguments: [String] = []) throws -> DaemonProcess {
         let plugins = try FaultPlugin.directory()
-        return try DaemonProcess(pluginDirectory: plugins, extraArguments: ["--plugin-isolation", "in_process"] + extraArguments, launcher: noCoreDumps)
+        return try DaemonProcess(
+            pluginDirectory: plugins, extraArguments: ["--plugin-isolation", "in_process"] + extraArguments,
+            launcher: noCoreDumps)
     }
 
     /// Sends the `hang` item without waiting for its ack, then shows that the loop no longer
@@ -21,13 +23,18 @@ struct WatchdogEndToEndTests {
     static func hangLoop(_ daemon: DaemonProcess) throws -> RawPeer {
         let peer = try RawPeer(daemon)
         #expect(try peer.request(["op": "status"])["ok"] == true)
-        let hang: JSONValue = ["op": "upsert", "feed": "stuck", "req": "hang", "item": ["id": "hang", "type": .string(FaultPlugin.itemType)]]
+        let hang: JSONValue = [
+            "op": "upsert", "feed": "stuck", "req": "hang",
+            "item": ["id": "hang", "type": .string(FaultPlugin.itemType)],
+        ]
         _ = try peer.dealer.send([[], hang.serialized()])
         try peer.dealer.setOption(.receiveTimeout, 1500)
         let status: JSONValue = ["op": "status", "req": "after-hang"]
         _ = try peer.dealer.send([[], status.serialized()])
         let reply = try peer.dealer.receiveMultipart()
-        #expect(reply == nil, "the loop still answers: \(reply.map { String(decoding: $0.last ?? [], as: UTF8.self) } ?? "")")
+        #expect(
+            reply == nil,
+            "the loop still answers: \(reply.map { String(decoding: $0.last ?? [], as: UTF8.self) } ?? "")")
         return peer
     }
 
@@ -42,8 +49,9 @@ struct WatchdogEndToEndTests {
         #expect(daemon.process.terminationReason == .uncaughtSignal)
     }
 
-    @Test("a rowcastd whose loop is stuck in a plugin dies of SIGABRT (the watchdog's signal)",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
+    @Test(
+        "a rowcastd whose loop is stuck in a plugin dies of SIGABRT (the watchdog's signal)",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
     func sigabrtKillsStuckLoop() throws {
         let daemon = try Self.inProcessDaemon()
         defer { daemon.stop() }
@@ -55,8 +63,9 @@ struct WatchdogEndToEndTests {
         #expect(daemon.process.terminationReason == .uncaughtSignal)
     }
 
-    @Test("a rowcastd whose loop is stuck in a plugin exits 70 once a SIGTERM's drain outlasts drain_timeout_ms",
-          .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
+    @Test(
+        "a rowcastd whose loop is stuck in a plugin exits 70 once a SIGTERM's drain outlasts drain_timeout_ms",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
     func sigtermDrainDeadlineEndsStuckLoop() throws {
         let daemon = try Self.inProcessDaemon(extraArguments: ["--drain-timeout-ms", "1000"])
         defer { daemon.stop() }
@@ -74,7 +83,8 @@ struct WatchdogEndToEndTests {
         let daemon = try DaemonProcess(extraArguments: ["--drain-timeout-ms", "30000"])
         defer { daemon.stop() }
         let peer = try RawPeer(daemon)
-        #expect(try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])["ok"] == true)
+        #expect(
+            try peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("1")])["ok"] == true)
         daemon.signal(SIGTERM)
         #expect(daemon.waitForExit(timeout: 20) == 0)
         #expect(!daemon.log.contains("the drain did not finish"))

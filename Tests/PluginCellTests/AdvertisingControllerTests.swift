@@ -9,9 +9,12 @@ import Testing
 
     @Test("an advertisement renders an AdvertisingCell row whose tap opens its URL")
     func renders() throws {
-        let row = try harness.row(id: "ad1", data: [
-            "name": "Garage sale", "operatedBy": "Bob", "price": 10, "image": "https://img/ad.png", "url": "https://example.com/sale",
-        ])
+        let row = try harness.row(
+            id: "ad1",
+            data: [
+                "name": "Garage sale", "operatedBy": "Bob", "price": 10, "image": "https://img/ad.png",
+                "url": "https://example.com/sale",
+            ])
         #expect(row.cell == "AdvertisingCell")
         #expect(row.height == 80)
         #expect(row.content["price"] == "$10")
@@ -27,8 +30,9 @@ import Testing
     @Test("a sponsored section's header shows its title, and Sponsored when it has no disclosure")
     func header() throws {
         let headers = HeaderHarness<SponsoredHeaderController>()
-        #expect(try headers.row(id: "ads", header: ["title": "Deals"])
-            == Row(cell: "SponsoredHeaderCell", height: 44, content: ["title": "Deals", "subtitle": "Sponsored"]))
+        #expect(
+            try headers.row(id: "ads", header: ["title": "Deals"])
+                == Row(cell: "SponsoredHeaderCell", height: 44, content: ["title": "Deals", "subtitle": "Sponsored"]))
         #expect(headers.error(id: "ads", header: [:])?.field == "title")
     }
 }

@@ -9,18 +9,27 @@ import Testing
 
     @Test("a complete product renders a ProductImageCell row with its price and a show_detail action")
     func renders() throws {
-        let row = try harness.row(#"{"id":"42","type":"product","data":{"name":"Model 3","operatedBy":"Tesla","price":39999.5,"image":"https://img/42.png"}}"#)
-        #expect(row == Row(
-            cell: "ProductImageCell", height: 120,
-            content: ["title": "Model 3", "subtitle": "Operated by Tesla", "price": "$39999.50", "image": "https://img/42.png"],
-            actions: [.select(kind: "show_detail", params: ["id": "42"])]
-        ))
+        let row = try harness.row(
+            #"{"id":"42","type":"product","data":{"name":"Model 3","operatedBy":"Tesla","price":39999.5,"image":"https://img/42.png"}}"#
+        )
+        #expect(
+            row
+                == Row(
+                    cell: "ProductImageCell", height: 120,
+                    content: [
+                        "title": "Model 3", "subtitle": "Operated by Tesla", "price": "$39999.50",
+                        "image": "https://img/42.png",
+                    ],
+                    actions: [.select(kind: "show_detail", params: ["id": "42"])]
+                ))
     }
 
-    @Test("a missing or mistyped field is refused, naming the field", arguments: [
-        (["name": "X", "operatedBy": "Y", "image": "i"] as JSONObject, "price", "missing_field"),
-        (["name": "X", "operatedBy": "Y", "price": "cheap", "image": "i"] as JSONObject, "price", "invalid_field"),
-    ])
+    @Test(
+        "a missing or mistyped field is refused, naming the field",
+        arguments: [
+            (["name": "X", "operatedBy": "Y", "image": "i"] as JSONObject, "price", "missing_field"),
+            (["name": "X", "operatedBy": "Y", "price": "cheap", "image": "i"] as JSONObject, "price", "invalid_field"),
+        ])
     func refuses(data: JSONObject, field: String, code: String) {
         let error = harness.error(id: "1", data: data)
         #expect(error?.field == field)

@@ -32,12 +32,19 @@ import Testing
     }
 
     @Test func twoFilesClaimingOneTypeKeepTheFirstAndNameIt() throws {
-        let path = try directory(["a.yaml": Self.cell("article", cell: "First"), "b.yaml": Self.cell("article", cell: "Second") + "  - types: [other]\n    cell: O\n    height: 1\n    content: {}\n"])
+        let path = try directory([
+            "a.yaml": Self.cell("article", cell: "First"),
+            "b.yaml": Self.cell("article", cell: "Second")
+                + "  - types: [other]\n    cell: O\n    height: 1\n    content: {}\n",
+        ])
         defer { try? FileManager.default.removeItem(atPath: path) }
         let catalog = CellCatalog.load(directory: path)
         #expect(catalog.definition(forItemType: "article")?.cell == "First")
         #expect(catalog.definition(forItemType: "other") == nil)  // the whole file is refused
-        #expect(catalog.refusals.map(\.problem) == ["item type \"article\" is already claimed by \(path)/a.yaml:2; one type has one cell"])
+        #expect(
+            catalog.refusals.map(\.problem) == [
+                "item type \"article\" is already claimed by \(path)/a.yaml:2; one type has one cell"
+            ])
     }
 
     @Test func aMissingDirectoryIsAnEmptyCatalog() {

@@ -69,7 +69,9 @@ import Testing
 
     @Test func nothingIsEscapedForHTML() throws {
         let definition = try #require(try parse(Self.article).first)
-        let data: JSONObject = ["author": "A & <B>", "avatar": "https://x", "published": 0, "title": "t", "preview": "\"quoted\""]
+        let data: JSONObject = [
+            "author": "A & <B>", "avatar": "https://x", "published": 0, "title": "t", "preview": "\"quoted\"",
+        ]
         let row = try definition.row(fields: data, id: "a", type: "article", section: nil, now: 0)
         #expect(row.content["author"] == "A & <B>")
         #expect(row.content["preview"] == "\"quoted\"")
@@ -105,7 +107,9 @@ import Testing
         let error = refusal(Self.article.replacingOccurrences(of: "\"{{author}}\"", with: "\"{{auther}}\""))
         #expect(error?.key == "cells[0].content.author")
         #expect(error?.line == 13)
-        #expect(error?.problem.contains("names \"auther\", which is not a declared field; declared: author, avatar") == true)
+        #expect(
+            error?.problem.contains("names \"auther\", which is not a declared field; declared: author, avatar") == true
+        )
     }
 
     @Test func aFieldNamedOnlyInsideAnInvertedSectionIsChecked() {
@@ -116,13 +120,17 @@ import Testing
     @Test func aTransformThatDoesNotFitTheFieldTypeIsRefused() {
         let error = refusal(Self.article.replacingOccurrences(of: "{{count(likes)}}", with: "{{money(author)}}"))
         #expect(error?.key == "cells[0].content.likes")
-        #expect(error?.problem.contains("applies money(...) to \"author\", a string field; it takes uppercased") == true)
+        #expect(
+            error?.problem.contains("applies money(...) to \"author\", a string field; it takes uppercased") == true)
     }
 
     @Test func anUnknownFieldTypeIsRefusedWithTheAllowedTypes() {
         let error = refusal(Self.article.replacingOccurrences(of: "title: string\n", with: "title: text\n"))
         #expect(error?.key == "cells[0].fields.title")
-        #expect(error?.problem == "unknown type \"text\"; allowed: string, number, integer, bool, url, date, with `?` after it for an optional field")
+        #expect(
+            error?.problem
+                == "unknown type \"text\"; allowed: string, number, integer, bool, url, date, with `?` after it for an optional field"
+        )
     }
 
     @Test func actionsAreChecked() {
@@ -139,13 +147,19 @@ import Testing
         func problem(_ replacement: String) -> String? {
             refusal(edit.replacingOccurrences(of: "role: edit, field: mail", with: replacement))?.problem
         }
-        #expect(refusal(edit)?.problem.contains("\"mail\" is not a declared field; declared: email, subscribed") == true)
+        #expect(
+            refusal(edit)?.problem.contains("\"mail\" is not a declared field; declared: email, subscribed") == true)
         #expect(refusal(edit)?.key == "cells[0].actions[0].field")
         #expect(problem("role: edit")?.contains("names the field it changes") == true)
         #expect(problem("role: toggle, field: email")?.contains("a `toggle` changes a bool field") == true)
-        #expect(problem("role: delete, field: email")?.contains("only `edit` and `toggle` actions name a field") == true)
-        #expect(problem("role: remove")?.contains("unknown role \"remove\"; allowed: select, edit, toggle, delete, custom") == true)
-        #expect(problem("role: edit, field: email, value: phone")?.contains("unknown value type; allowed: string, email, url, number, integer, bool") == true)
+        #expect(
+            problem("role: delete, field: email")?.contains("only `edit` and `toggle` actions name a field") == true)
+        #expect(
+            problem("role: remove")?.contains("unknown role \"remove\"; allowed: select, edit, toggle, delete, custom")
+                == true)
+        #expect(
+            problem("role: edit, field: email, value: phone")?.contains(
+                "unknown value type; allowed: string, email, url, number, integer, bool") == true)
         #expect(problem("role: custom, value: email")?.contains("only `edit` actions take a value type") == true)
     }
 
@@ -166,25 +180,36 @@ import Testing
                   - {name: select, kind: open_url}
             """
         let definition = try #require(try parse(file).first)
-        let row = try definition.row(fields: ["email": "a@b.c", "subscribed": true, "visits": 3], id: "e", type: "profile_email", section: nil, now: 0)
-        #expect(row.actions == [
-            .edit("edit_email", field: "email", value: .email),
-            .edit("edit_visits", field: "visits", value: .integer),
-            .toggle("subscribe", field: "subscribed", kind: "switch"),
-            .delete("remove"),
-            .custom("logout", kind: "logout", params: ["who": "e"]),
-            .select(kind: "open_url"),
-        ])
-        #expect(try definition.rowBytes(fields: ["email": "a@b.c", "subscribed": true, "visits": 3], id: "e", type: "profile_email", section: nil, now: 0) == row.serialized())
+        let row = try definition.row(
+            fields: ["email": "a@b.c", "subscribed": true, "visits": 3], id: "e", type: "profile_email", section: nil,
+            now: 0)
+        #expect(
+            row.actions == [
+                .edit("edit_email", field: "email", value: .email),
+                .edit("edit_visits", field: "visits", value: .integer),
+                .toggle("subscribe", field: "subscribed", kind: "switch"),
+                .delete("remove"),
+                .custom("logout", kind: "logout", params: ["who": "e"]),
+                .select(kind: "open_url"),
+            ])
+        #expect(
+            try definition.rowBytes(
+                fields: ["email": "a@b.c", "subscribed": true, "visits": 3], id: "e", type: "profile_email",
+                section: nil, now: 0) == row.serialized())
     }
 
     @Test func invalidYAMLAndWrongShapesAreRefused() {
         #expect(refusal("cells: [")?.problem.hasPrefix("not valid YAML") == true)
         #expect(refusal("- a")?.problem.contains("a cell file is a mapping with the key `cells`") == true)
         #expect(refusal("cells: []")?.problem == "must be a non-empty list of cell definitions")
-        #expect(refusal("cells:\n  - cell: X\n    height: 1\n    content: {}")?.problem.contains("names no type") == true)
+        #expect(
+            refusal("cells:\n  - cell: X\n    height: 1\n    content: {}")?.problem.contains("names no type") == true)
         #expect(refusal("cells:\n  - types: x\n    cell: X\n    height: -1\n    content: {}")?.key == "cells[0].height")
-        #expect(refusal("cells:\n  - types: x\n    cell: X\n    height: 1\n    fields: {item: string}\n    content: {}")?.problem.contains("reserved") == true)
-        #expect(refusal("cells:\n  - types: x\n    cell: X\n    height: 1\n    content: {a: \"{{#b}}\"}")?.problem.contains("does not parse") == true)
+        #expect(
+            refusal("cells:\n  - types: x\n    cell: X\n    height: 1\n    fields: {item: string}\n    content: {}")?
+                .problem.contains("reserved") == true)
+        #expect(
+            refusal("cells:\n  - types: x\n    cell: X\n    height: 1\n    content: {a: \"{{#b}}\"}")?.problem.contains(
+                "does not parse") == true)
     }
 }

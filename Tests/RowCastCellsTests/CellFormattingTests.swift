@@ -11,7 +11,10 @@ import Testing
         #expect(CellDate.parse("2026-11-22 10:00Z") == 1_795_341_600)
         #expect(CellDate.parse("2026-11-22T10:00:00.5Z") == 1_795_341_600.5)
         #expect(CellDate.parse("2024-02-29") != nil)
-        for bad in ["2026-02-29", "2026-13-01", "2026-11-22T25:00Z", "22/11/2026", "2026-11-22T10:00:00Zjunk", "", "2026-11-22T10:00:00."] {
+        for bad in [
+            "2026-02-29", "2026-13-01", "2026-11-22T25:00Z", "22/11/2026", "2026-11-22T10:00:00Zjunk", "",
+            "2026-11-22T10:00:00.",
+        ] {
             #expect(CellDate.parse(bad) == nil, "\(bad)")
         }
     }
@@ -56,22 +59,29 @@ import Testing
     /// `date` transform (a day count beyond `Int`), in rowcastd itself.
     @Test func fuzzFoundDateTooFarInThePastIsAFieldError() throws {
         var catalog = CellCatalog()
-        catalog.add(text: """
-            cells:
-              - types: [t]
-                cell: C
-                height: 10
-                fields: {s: string, d: date?}
-                content:
-                  formatted: "{{date(d)}} {{datetime(d)}} {{relative_date(d)}}"
-            """, file: "regression.yaml")
+        catalog.add(
+            text: """
+                cells:
+                  - types: [t]
+                    cell: C
+                    height: 10
+                    fields: {s: string, d: date?}
+                    content:
+                      formatted: "{{date(d)}} {{datetime(d)}} {{relative_date(d)}}"
+                """, file: "regression.yaml")
         let definition = try #require(catalog.definitions.first, "\(catalog.refusals)")
-        let item = try Item(json: JSONParser.parse(Array(#"{"id":"b","type":"t","data":{"s":"","d":-86444441111111111111111111111111111111111111111111111111111111111111114400.5}}"#.utf8)))
+        let item = try Item(
+            json: JSONParser.parse(
+                Array(
+                    #"{"id":"b","type":"t","data":{"s":"","d":-86444441111111111111111111111111111111111111111111111111111111111111114400.5}}"#
+                        .utf8)))
         #expect(throws: (any Error).self) {
-            _ = try definition.rowBytes(fields: item.data, id: item.id, type: item.type, section: item.section, now: 1_795_400_000)
+            _ = try definition.rowBytes(
+                fields: item.data, id: item.id, type: item.type, section: item.section, now: 1_795_400_000)
         }
         do {
-            _ = try definition.row(fields: item.data, id: item.id, type: item.type, section: item.section, now: 1_795_400_000)
+            _ = try definition.row(
+                fields: item.data, id: item.id, type: item.type, section: item.section, now: 1_795_400_000)
             Issue.record("the item was accepted")
         } catch {
             #expect("\(error)".contains("from year 1 to 9999"), "\(error)")

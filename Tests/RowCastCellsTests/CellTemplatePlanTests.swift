@@ -15,22 +15,31 @@ import Testing
 
     static let plain = [
         "", "plain text", "{{name}}", "Operated by {{name}}!", "{{ name }}", "{{money(price)}}", "{{count(likes)}}",
-        "{{date(when)}} / {{datetime(when)}} / {{relative_date(when)}}", "{{uppercased(name)}}{{lowercased(name)}}{{reversed(name)}}",
-        "{{capitalized(name)}}", "{{empty(name)}}", "{{on}}", "{{price}}", "{{likes}}", "{{site}}", "{{item.id}}-{{item.type}}-{{item.section}}",
+        "{{date(when)}} / {{datetime(when)}} / {{relative_date(when)}}",
+        "{{uppercased(name)}}{{lowercased(name)}}{{reversed(name)}}",
+        "{{capitalized(name)}}", "{{empty(name)}}", "{{on}}", "{{price}}", "{{likes}}", "{{site}}",
+        "{{item.id}}-{{item.type}}-{{item.section}}",
         "a {{name}} b {{price}} c", "a } {{name}} { b", "unicode é {{name}} ✓",
     ]
-    static let mustacheOnly = ["{{#on}}yes{{/on}}", "{{^site}}none{{/site}}", "{{{name}}}", "{{&name}}", "{{! note }}x", "{{uppercased(item.id)}}"]
+    static let mustacheOnly = [
+        "{{#on}}yes{{/on}}", "{{^site}}none{{/site}}", "{{{name}}}", "{{&name}}", "{{! note }}x",
+        "{{uppercased(item.id)}}",
+    ]
 
     static let values: [JSONObject] = [
-        ["name": "Ada <Lovelace> & \"co\"", "price": 39_999.5, "likes": 12_345, "when": "2026-11-22T09:00:00Z", "on": true, "site": "https://a.example"],
+        [
+            "name": "Ada <Lovelace> & \"co\"", "price": 39_999.5, "likes": 12_345, "when": "2026-11-22T09:00:00Z",
+            "on": true, "site": "https://a.example",
+        ],
         ["name": "", "price": 0, "when": 1_700_000_000, "on": false],
         ["name": "élan vital", "price": -5.25, "likes": 999, "when": "2026-11-20", "on": true],
     ]
 
     func definitions(_ template: String) throws -> (planned: CellDefinition, mustache: CellDefinition) {
         let content = CellContent.template(try CellTemplate(template))
-        var definition = CellDefinition(file: "t.yaml", line: 1, itemTypes: ["t"], sectionTypes: [], cell: "C", height: 1, currency: "€",
-                                        fields: Self.fields, content: [("text", content)], actions: [])
+        var definition = CellDefinition(
+            file: "t.yaml", line: 1, itemTypes: ["t"], sectionTypes: [], cell: "C", height: 1, currency: "€",
+            fields: Self.fields, content: [("text", content)], actions: [])
         definition.needsMustache = true
         return (definition.planned(), definition)
     }

@@ -23,14 +23,15 @@ import Testing
 
     static func renderer() -> DeclarativeRenderer {
         var catalog = CellCatalog()
-        catalog.add(text: """
-            cells:
-              - types: [c, p]
-                cell: C
-                height: 10
-                fields: {n: integer}
-                content: {text: "#{{n}} {{count(n)}}"}
-            """, file: "t.yaml")
+        catalog.add(
+            text: """
+                cells:
+                  - types: [c, p]
+                    cell: C
+                    height: 10
+                    fields: {n: integer}
+                    content: {text: "#{{n}} {{count(n)}}"}
+                """, file: "t.yaml")
         return DeclarativeRenderer(catalog: catalog, plugins: FakePlugins(), now: { 0 })
     }
 
@@ -44,14 +45,19 @@ import Testing
         let renderer = Self.renderer()
         #expect(renderer.rendererIdentity(forItemType: "p") == "fake")
         #expect(renderer.rendererIdentity(forItemType: "c")?.hasPrefix("cells t.yaml C ") == true)
-        #expect(renderer.catalog.refusals.map(\.problem) == ["item type \"p\" is rendered by the plugin fake; this cell is not used for it"])
+        #expect(
+            renderer.catalog.refusals.map(\.problem) == [
+                "item type \"p\" is rendered by the plugin fake; this cell is not used for it"
+            ])
     }
 
     @Test(arguments: [5, 31, 32, 500])
     func aBatchAnswersInOrderWhereverItsRowsAreRendered(size: Int) {
         let renderer = Self.renderer()
         let jobs = (0..<size).map { index in
-            RenderJob(kind: .renderItem, type: index % 3 == 0 ? "p" : "c", input: Self.item(index, type: index % 3 == 0 ? "p" : "c"))
+            RenderJob(
+                kind: .renderItem, type: index % 3 == 0 ? "p" : "c",
+                input: Self.item(index, type: index % 3 == 0 ? "p" : "c"))
         }
         let stream = renderer.startRendering(jobs)
         for (index, job) in jobs.enumerated() {

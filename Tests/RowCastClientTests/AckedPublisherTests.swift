@@ -18,7 +18,10 @@ final class AttemptCounter: @unchecked Sendable {  // every access holds `lock`
 
 struct AckedPublisherTests {
     static func ack(_ request: JSONValue) -> JSONValue {
-        ["ok": true, "op": request["op"] ?? "upsert", "feed": "f", "seq": request["req"] ?? 0, "req": request["req"] ?? .null, "client": request["client"] ?? .null]
+        [
+            "ok": true, "op": request["op"] ?? "upsert", "feed": "f", "seq": request["req"] ?? 0,
+            "req": request["req"] ?? .null, "client": request["client"] ?? .null,
+        ]
     }
 
     static func upserts(_ count: Int) -> [JSONValue] {
@@ -35,7 +38,9 @@ struct AckedPublisherTests {
             return FakeDaemon.Response(replies: [AckedPublisherTests.ack(request)])
         }
         defer { daemon.stop() }
-        let publisher = try AckedPublisher(endpoint: daemon.control, options: AckedPublisherOptions(window: 4, retryTimeout: .milliseconds(200), timeout: .seconds(10)))
+        let publisher = try AckedPublisher(
+            endpoint: daemon.control,
+            options: AckedPublisherOptions(window: 4, retryTimeout: .milliseconds(200), timeout: .seconds(10)))
         let results = publisher.publish(Self.upserts(6))
         #expect(results.count == 6)
         for (index, result) in results.enumerated() {
@@ -55,10 +60,13 @@ struct AckedPublisherTests {
     @Test("a request never answered fails with timeout, and the others still get their results")
     func giveUp() throws {
         let daemon = try FakeDaemon { request in
-            request["req"] == 1 ? FakeDaemon.Response() : FakeDaemon.Response(replies: [AckedPublisherTests.ack(request)])
+            request["req"] == 1
+                ? FakeDaemon.Response() : FakeDaemon.Response(replies: [AckedPublisherTests.ack(request)])
         }
         defer { daemon.stop() }
-        let publisher = try AckedPublisher(endpoint: daemon.control, options: AckedPublisherOptions(window: 2, retryTimeout: .milliseconds(100), timeout: .milliseconds(600)))
+        let publisher = try AckedPublisher(
+            endpoint: daemon.control,
+            options: AckedPublisherOptions(window: 2, retryTimeout: .milliseconds(100), timeout: .milliseconds(600)))
         let results = publisher.publish(Self.upserts(3))
         #expect(results.count == 3)
         if case .failure(let error) = results[0] {
@@ -71,11 +79,15 @@ struct AckedPublisherTests {
         #expect((try? results[2].get()) != nil)
     }
 
-    @Test("a daemon that never answers: the oldest times out, those in flight behind it too, the rest are not sent; results come out as they are known")
+    @Test(
+        "a daemon that never answers: the oldest times out, those in flight behind it too, the rest are not sent; results come out as they are known"
+    )
     func silentDaemonGivesUpOnce() throws {
         let daemon = try FakeDaemon { _ in FakeDaemon.Response() }
         defer { daemon.stop() }
-        let publisher = try AckedPublisher(endpoint: daemon.control, options: AckedPublisherOptions(window: 3, retryTimeout: .milliseconds(100), timeout: .milliseconds(500)))
+        let publisher = try AckedPublisher(
+            endpoint: daemon.control,
+            options: AckedPublisherOptions(window: 3, retryTimeout: .milliseconds(100), timeout: .milliseconds(500)))
         var streamed: [Int] = []
         let results = publisher.publish(Self.upserts(50)) { index, _ in streamed.append(index) }
         #expect(streamed == Array(0..<50))
@@ -92,13 +104,26 @@ struct AckedPublisherTests {
     func refusal() throws {
         let daemon = try FakeDaemon { request in
             let error: JSONValue = ["code": "not_found", "message": "no item"]
-            return FakeDaemon.Response(replies: [["ok": false, "op": "delete", "error": error, "req": request["req"] ?? .null, "client": request["client"] ?? .null]])
+            return FakeDaemon.Response(replies: [
+                [
+                    "ok": false, "op": "delete", "error": error, "req": request["req"] ?? .null,
+                    "client": request["client"] ?? .null,
+                ]
+            ])
         }
         defer { daemon.stop() }
         let publisher = try AckedPublisher(endpoint: daemon.control)
         let results = publisher.publish([["op": "delete", "feed": "f", "id": "x"], .string("not an object")])
-        if case .failure(let error) = results[0] { #expect(error.code == "not_found") } else { Issue.record("expected not_found") }
-        if case .failure(let error) = results[1] { #expect(error.code == "invalid_request") } else { Issue.record("expected invalid_request") }
+        if case .failure(let error) = results[0] {
+            #expect(error.code == "not_found")
+        } else {
+            Issue.record("expected not_found")
+        }
+        if case .failure(let error) = results[1] {
+            #expect(error.code == "invalid_request")
+        } else {
+            Issue.record("expected invalid_request")
+        }
         #expect(AckedPublisherOptions(window: 0).window == 1)
         #expect(AckedPublisherOptions(window: 100_000).window == AckedPublisherOptions.maximumWindow)
         #expect(AckedPublisher.randomClientID() != AckedPublisher.randomClientID())

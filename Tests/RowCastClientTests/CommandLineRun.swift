@@ -17,11 +17,13 @@ final class CommandLineRun: @unchecked Sendable {
             url.deleteLastPathComponent()
             let candidate = url.appendingPathComponent("rowcast")
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue
+            {
                 return candidate
             }
         }
-        throw FakeDaemonError("the rowcast executable was not found beside the tests; run `swift build --product rowcast` first")
+        throw FakeDaemonError(
+            "the rowcast executable was not found beside the tests; run `swift build --product rowcast` first")
     }
 
     /// Starts `rowcast arguments`, with `input` on standard input.
@@ -64,7 +66,8 @@ final class CommandLineRun: @unchecked Sendable {
     }
 
     /// Runs `rowcast arguments` to the end.
-    static func run(_ arguments: [String], input: String = "") throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(_ arguments: [String], input: String = "") throws -> (status: Int32, stdout: String, stderr: String)
+    {
         let run = try CommandLineRun(arguments, input: input)
         let status = run.wait()
         return (status, run.stdout.value, run.stderr.value)

@@ -34,22 +34,34 @@ import Testing
     @Test func publishPrintsOneLinePerRequestAndFailsWhenOneFails() throws {
         let daemon = try FakeDaemon { request in
             if request["item"]?["id"] == nil, request["op"] == "upsert" {
-                return FakeDaemon.Response(replies: [[
-                    "ok": false, "op": "upsert", "req": request["req"] ?? nil,
-                    "error": ["code": "missing_field", "message": "upsert: missing field \"item.id\"", "field": "item.id"],
-                ]])
+                return FakeDaemon.Response(replies: [
+                    [
+                        "ok": false, "op": "upsert", "req": request["req"] ?? nil,
+                        "error": [
+                            "code": "missing_field", "message": "upsert: missing field \"item.id\"", "field": "item.id",
+                        ],
+                    ]
+                ])
             }
             return FakeDaemon.Response(replies: [okReply(to: request, ["feed": "cars", "seq": 12, "epoch": "e"])])
         }
         defer { daemon.stop() }
-        let one = try CommandLineRun.run(["publish", "--feed", "cars", "--type", "product", "--id", "42",
-                                          "--field", "name=Tesla", "--field", "price=39999"] + Self.endpoints(daemon))
+        let one = try CommandLineRun.run(
+            [
+                "publish", "--feed", "cars", "--type", "product", "--id", "42",
+                "--field", "name=Tesla", "--field", "price=39999",
+            ] + Self.endpoints(daemon))
         #expect(one.status == 0)
         #expect(one.stdout == "ok cars seq=12\n")
-        #expect(daemon.requests.first?["item"] == ["id": "42", "type": "product", "data": ["name": "Tesla", "price": 39999]])
+        #expect(
+            daemon.requests.first?["item"] == [
+                "id": "42", "type": "product", "data": ["name": "Tesla", "price": 39999],
+            ])
 
-        let input = "{\"id\":\"1\",\"type\":\"t\"}\n{\"op\":\"upsert\",\"item\":{\"type\":\"t\"}}\n{\"op\":\"delete\",\"id\":\"1\"}\n"
-        let file = try CommandLineRun.run(["publish", "--feed", "cars", "--file", "-"] + Self.endpoints(daemon, "ingest"), input: input)
+        let input =
+            "{\"id\":\"1\",\"type\":\"t\"}\n{\"op\":\"upsert\",\"item\":{\"type\":\"t\"}}\n{\"op\":\"delete\",\"id\":\"1\"}\n"
+        let file = try CommandLineRun.run(
+            ["publish", "--feed", "cars", "--file", "-"] + Self.endpoints(daemon, "ingest"), input: input)
         #expect(file.status == 1)
         #expect(file.stdout == "ok cars seq=12\nok cars seq=12\n")
         #expect(file.stderr == "error: missing_field: upsert: missing field \"item.id\"\n")
@@ -67,11 +79,15 @@ import Testing
     @Test func replicaSubscriptionEndsWithTheSnapshotsState() throws {
         let state = Shared(F.snapshotReply(seq: 1, sections: [F.section("A", ["a"])]))
         let daemon = try FakeDaemon { request in
-            guard request["op"] == "snapshot", case .object(let members) = state.value else { return FakeDaemon.Response() }
+            guard request["op"] == "snapshot", case .object(let members) = state.value else {
+                return FakeDaemon.Response()
+            }
             return FakeDaemon.Response(replies: [okReply(to: request, members)])
         }
         defer { daemon.stop() }
-        let run = try CommandLineRun(["subscribe", "--feed", "cars", "--replica", "--count", "2", "--heartbeats"] + Self.endpoints(daemon, "publish"))
+        let run = try CommandLineRun(
+            ["subscribe", "--feed", "cars", "--replica", "--count", "2", "--heartbeats"]
+                + Self.endpoints(daemon, "publish"))
         daemon.setHeartbeating(true)
         let live = eventually { run.stderr.value.contains("heartbeat event") }
         daemon.setHeartbeating(false)

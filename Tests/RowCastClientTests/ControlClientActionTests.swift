@@ -9,14 +9,30 @@ import Testing
         let daemon = try FakeDaemon { request in
             switch request["op"]?.stringValue {
             case "events":
-                return FakeDaemon.Response(replies: [okReply(to: request, [
-                    "feed": "inbox", "after": 4, "last": 9, "first": 3, "covered": true, "more": true,
-                    "events": [["event": "action", "eventSeq": 5, "action": "delete"], ["event": "action", "eventSeq": 6, "action": "select"]],
-                ])])
+                return FakeDaemon.Response(replies: [
+                    okReply(
+                        to: request,
+                        [
+                            "feed": "inbox", "after": 4, "last": 9, "first": 3, "covered": true, "more": true,
+                            "events": [
+                                ["event": "action", "eventSeq": 5, "action": "delete"],
+                                ["event": "action", "eventSeq": 6, "action": "select"],
+                            ],
+                        ])
+                ])
             case "locate":
-                return FakeDaemon.Response(replies: [okReply(to: request, ["feed": "inbox", "id": "m7", "section": 1, "row": 4, "sectionId": "today", "seq": 12, "epoch": "e1"])])
+                return FakeDaemon.Response(replies: [
+                    okReply(
+                        to: request,
+                        [
+                            "feed": "inbox", "id": "m7", "section": 1, "row": 4, "sectionId": "today", "seq": 12,
+                            "epoch": "e1",
+                        ])
+                ])
             default:
-                return FakeDaemon.Response(replies: [okReply(to: request, ["feed": "inbox", "seq": 3, "change": "update", "eventSeq": 2])])
+                return FakeDaemon.Response(replies: [
+                    okReply(to: request, ["feed": "inbox", "seq": 3, "change": "update", "eventSeq": 2])
+                ])
             }
         }
         defer { daemon.stop() }
@@ -29,7 +45,9 @@ import Testing
         #expect(page.more && page.covered)
         #expect(page.last == 9 && page.first == 3)
         let location = try client.locate(feed: "inbox", id: "m7")
-        #expect(location.section == 1 && location.row == 4 && location.sectionID == "today" && location.seq == 12 && location.epoch == "e1")
+        #expect(
+            location.section == 1 && location.row == 4 && location.sectionID == "today" && location.seq == 12
+                && location.epoch == "e1")
         let sent = daemon.requests
         #expect(sent[0]["value"] == "Hello" && sent[0]["action"] == "edit_subject")
         #expect(sent[1]["after"] == 4 && sent[1]["limit"] == 2)
@@ -37,7 +55,8 @@ import Testing
     }
 
     @Test func aReplyWithoutItsMembersIsAClearError() throws {
-        let daemon = try FakeDaemon { request in FakeDaemon.Response(replies: [okReply(to: request, ["feed": "inbox"])]) }
+        let daemon = try FakeDaemon { request in FakeDaemon.Response(replies: [okReply(to: request, ["feed": "inbox"])])
+        }
         defer { daemon.stop() }
         let client = try ControlClient(endpoint: daemon.control, timeout: .seconds(10))
         let events = #expect(throws: RowCastClientError.self) { try client.events(feed: "inbox") }

@@ -24,11 +24,15 @@ import Testing
 
     @Test func okFalseBecomesAnErrorWithCodeMessageAndField() throws {
         let daemon = try FakeDaemon { request in
-            FakeDaemon.Response(replies: [[
-                "ok": false, "op": "upsert",
-                "error": ["code": "missing_field", "message": "upsert: missing field \"item.id\"", "field": "item.id"],
-                "req": request["req"] ?? nil,
-            ]])
+            FakeDaemon.Response(replies: [
+                [
+                    "ok": false, "op": "upsert",
+                    "error": [
+                        "code": "missing_field", "message": "upsert: missing field \"item.id\"", "field": "item.id",
+                    ],
+                    "req": request["req"] ?? nil,
+                ]
+            ])
         }
         defer { daemon.stop() }
         let client = try ControlClient(endpoint: daemon.control, timeout: .seconds(10))
@@ -53,7 +57,9 @@ import Testing
 
     @Test func typedHelpersSendTheProtocolsRequests() throws {
         let daemon = try FakeDaemon { request in
-            FakeDaemon.Response(replies: [okReply(to: request, ["feed": request["feed"] ?? nil, "seq": 7, "epoch": "e"])])
+            FakeDaemon.Response(replies: [
+                okReply(to: request, ["feed": request["feed"] ?? nil, "seq": 7, "epoch": "e"])
+            ])
         }
         defer { daemon.stop() }
         let client = try ControlClient(endpoint: daemon.control, timeout: .seconds(10), clientName: "tests")
@@ -76,31 +82,40 @@ import Testing
             object["client"] = nil
             return .object(object)
         }
-        #expect(sent == [
-            ["op": "upsert", "feed": "cars", "item": item],
-            ["op": "delete", "feed": "cars", "id": "42"],
-            ["op": "section", "feed": "cars", "section": ["id": "deals", "order": 1]],
-            ["op": "delete_section", "feed": "cars", "id": "deals"],
-            ["op": "reset", "feed": "cars", "items": [item], "sections": []],
-            ["op": "snapshot", "feed": "cars", "chunked": true],
-            ["op": "status"],
-            ["op": "plugins"],
-            ["op": "select", "feed": "cars", "id": "42", "action": "select"],
-        ])
+        #expect(
+            sent == [
+                ["op": "upsert", "feed": "cars", "item": item],
+                ["op": "delete", "feed": "cars", "id": "42"],
+                ["op": "section", "feed": "cars", "section": ["id": "deals", "order": 1]],
+                ["op": "delete_section", "feed": "cars", "id": "deals"],
+                ["op": "reset", "feed": "cars", "items": [item], "sections": []],
+                ["op": "snapshot", "feed": "cars", "chunked": true],
+                ["op": "status"],
+                ["op": "plugins"],
+                ["op": "select", "feed": "cars", "id": "42", "action": "select"],
+            ])
     }
 
     @Test func pipelinedRequestsAnswerInRequestOrder() throws {
         let daemon = try FakeDaemon { request in
             guard request["item"]?["id"] != "bad" else {
-                return FakeDaemon.Response(replies: [["ok": false, "op": "upsert", "req": request["req"] ?? nil,
-                                                      "error": ["code": "invalid_field", "message": "bad item"]]])
+                return FakeDaemon.Response(replies: [
+                    [
+                        "ok": false, "op": "upsert", "req": request["req"] ?? nil,
+                        "error": ["code": "invalid_field", "message": "bad item"],
+                    ]
+                ])
             }
-            return FakeDaemon.Response(replies: [okReply(to: request, ["feed": "cars", "seq": request["item"]?["sort"] ?? nil])])
+            return FakeDaemon.Response(replies: [
+                okReply(to: request, ["feed": "cars", "seq": request["item"]?["sort"] ?? nil])
+            ])
         }
         defer { daemon.stop() }
         let client = try ControlClient(endpoint: daemon.control, timeout: .seconds(10))
         let requests = (0..<30).map { index in
-            RowCastRequest.upsert(feed: "cars", item: ["id": .string(index == 17 ? "bad" : "i\(index)"), "type": "t", "sort": .number(Double(index))])
+            RowCastRequest.upsert(
+                feed: "cars",
+                item: ["id": .string(index == 17 ? "bad" : "i\(index)"), "type": "t", "sort": .number(Double(index))])
         }
         let results = client.requests(requests, window: 8)
         #expect(results.count == 30)
@@ -116,7 +131,9 @@ import Testing
         let daemon = try FakeDaemon()
         defer { daemon.stop() }
         let publisher = try Publisher(endpoint: daemon.ingest, timeout: .seconds(10))
-        let requests: [JSONValue] = [RowCastRequest.delete(feed: "cars", id: "1"), RowCastRequest.delete(feed: "cars", id: "2")]
+        let requests: [JSONValue] = [
+            RowCastRequest.delete(feed: "cars", id: "1"), RowCastRequest.delete(feed: "cars", id: "2"),
+        ]
         for request in requests { try publisher.send(request) }
         #expect(eventually { daemon.ingested.count == 2 })
         #expect(daemon.ingested == requests)

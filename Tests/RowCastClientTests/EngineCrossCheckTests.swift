@@ -14,9 +14,13 @@ import Testing
     /// of it is a reload. Section type `banner` gets a header row.
     final class EchoRenderer: RowRendering {
         func renderItem(type: String, input: [UInt8]) -> RenderOutcome {
-            guard let data = (try? JSONParser.parse(input))?["data"]?.objectValue else { return .failed(message: "bad input") }
-            let row: JSONValue = ["cell": .string(data["cell"]?.stringValue ?? "Cell"), "height": 44,
-                                  "content": .object(data), "actions": []]
+            guard let data = (try? JSONParser.parse(input))?["data"]?.objectValue else {
+                return .failed(message: "bad input")
+            }
+            let row: JSONValue = [
+                "cell": .string(data["cell"]?.stringValue ?? "Cell"), "height": 44,
+                "content": .object(data), "actions": [],
+            ]
             return .ok(row.serialized())
         }
 
@@ -55,25 +59,33 @@ import Testing
                 "title": .string("t\(Int.random(in: 0..<3, using: &random))"),
                 "cell": .string(Bool.random(using: &random) ? "Cell" : "BigCell"),
             ]
-            return ["op": "upsert", "feed": "cars", "item": [
-                "id": .string(id), "type": "product", "section": .string(sections.randomElement(using: &random)!),
-                "sort": .number(Double(Int.random(in: 0..<4, using: &random))), "data": .object(data),
-            ]]
+            return [
+                "op": "upsert", "feed": "cars",
+                "item": [
+                    "id": .string(id), "type": "product", "section": .string(sections.randomElement(using: &random)!),
+                    "sort": .number(Double(Int.random(in: 0..<4, using: &random))), "data": .object(data),
+                ],
+            ]
         case 55..<75:
             return ["op": "delete", "feed": "cars", "id": .string(id)]
         case 75..<85:
             let section = sections.randomElement(using: &random)!
-            return ["op": "section", "feed": "cars", "section": [
-                "id": .string(section), "order": .number(Double(Int.random(in: 0..<3, using: &random))),
-                "type": Bool.random(using: &random) ? "banner" : "plain",
-                "header": ["title": .string("h\(Int.random(in: 0..<2, using: &random))")],
-            ]]
+            return [
+                "op": "section", "feed": "cars",
+                "section": [
+                    "id": .string(section), "order": .number(Double(Int.random(in: 0..<3, using: &random))),
+                    "type": Bool.random(using: &random) ? "banner" : "plain",
+                    "header": ["title": .string("h\(Int.random(in: 0..<2, using: &random))")],
+                ],
+            ]
         case 85..<93:
             return ["op": "delete_section", "feed": "cars", "id": .string(sections.randomElement(using: &random)!)]
         default:
             let items: [JSONValue] = (0..<Int.random(in: 0..<8, using: &random)).map { _ in
-                ["id": .string("i\(Int.random(in: 0..<24, using: &random))"), "type": "product",
-                 "section": .string(sections.randomElement(using: &random)!), "data": ["title": "r"]]
+                [
+                    "id": .string("i\(Int.random(in: 0..<24, using: &random))"), "type": "product",
+                    "section": .string(sections.randomElement(using: &random)!), "data": ["title": "r"],
+                ]
             }
             return ["op": "reset", "feed": "cars", "items": .array(items)]
         }
@@ -86,7 +98,10 @@ import Testing
         var token = 0
         let snapshot = { () -> JSONValue in
             token += 1
-            let reply = engine.process([IncomingMessage(origin: .control(replyTo: token), body: RowCastRequest.snapshot(feed: "cars").serialized())]).replies[0]
+            let reply = engine.process([
+                IncomingMessage(
+                    origin: .control(replyTo: token), body: RowCastRequest.snapshot(feed: "cars").serialized())
+            ]).replies[0]
             return try! JSONParser.parse(reply.body)
         }
         var replica = try FeedReplica(snapshot: snapshot())

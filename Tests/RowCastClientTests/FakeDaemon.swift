@@ -37,7 +37,9 @@ final class FakeDaemon: @unchecked Sendable {
         self.handler = handler
         let thread = Thread { [self] in run() }
         thread.start()
-        guard ready.wait(timeout: .now() + 10) == .success else { throw FakeDaemonError("the fake daemon did not start") }
+        guard ready.wait(timeout: .now() + 10) == .success else {
+            throw FakeDaemonError("the fake daemon did not start")
+        }
         if let startError = locked({ self.startError }) { throw FakeDaemonError(startError) }
     }
 

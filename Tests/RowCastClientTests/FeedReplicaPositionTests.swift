@@ -20,23 +20,30 @@ import Testing
         #expect(replica == before)
     }
 
-    @Test("a position past the replica's seq is a gap naming how many deltas were missed; another epoch is epoch_changed")
+    @Test(
+        "a position past the replica's seq is a gap naming how many deltas were missed; another epoch is epoch_changed")
     func behind() throws {
         var replica = try F.replica(seq: 3, [F.section("A", ["a"])])
         let gap = #expect(throws: ReplicaError.self) { try replica.apply(delta: Self.position(seq: 5)) }
         #expect(gap?.kind == .gap)
         #expect(gap?.message.contains("2 delta(s) were missed") == true, "\(String(describing: gap))")
-        let epoch = #expect(throws: ReplicaError.self) { try replica.apply(delta: Self.position(seq: 3, epoch: "another")) }
+        let epoch = #expect(throws: ReplicaError.self) {
+            try replica.apply(delta: Self.position(seq: 3, epoch: "another"))
+        }
         #expect(epoch?.kind == .epochChanged)
         let feed = #expect(throws: ReplicaError.self) { try replica.apply(delta: Self.position(seq: 3, feed: "bikes")) }
         #expect(feed?.kind == .feedMismatch)
-        let malformed = #expect(throws: ReplicaError.self) { try replica.apply(delta: ["event": "position", "feed": "cars"]) }
+        let malformed = #expect(throws: ReplicaError.self) {
+            try replica.apply(delta: ["event": "position", "feed": "cars"])
+        }
         #expect(malformed?.kind == .invalidDelta)
     }
 
     @Test("a replica of a feed that did not exist is behind any position past seq 0")
     func emptyFeed() throws {
-        var replica = try FeedReplica(snapshot: ["ok": true, "op": "snapshot", "feed": "cars", "seq": 0, "epoch": .null, "sections": []])
+        var replica = try FeedReplica(snapshot: [
+            "ok": true, "op": "snapshot", "feed": "cars", "seq": 0, "epoch": .null, "sections": [],
+        ])
         #expect(try replica.apply(delta: Self.position(seq: 0)) == .alreadyIncluded)
         #expect(throws: ReplicaError.self) { try replica.apply(delta: Self.position(seq: 1)) }
     }

@@ -76,9 +76,11 @@ import Testing
     }
 
     @Test func snapshotJSONHasTheSnapshotShapeInWireOrder() throws {
-        let text = #"{"ok":true,"op":"snapshot","feed":"cars","seq":12,"epoch":"7d0c","sections":[{"id":"default","order":null,"type":null,"header":null,"headerRow":null,"rows":[{"id":"42","type":"product","cell":"ProductImageCell","height":120,"content":{"title":"Tesla","price":"$39999"},"actions":[]}]}],"pending":0}"#
+        let text =
+            #"{"ok":true,"op":"snapshot","feed":"cars","seq":12,"epoch":"7d0c","sections":[{"id":"default","order":null,"type":null,"header":null,"headerRow":null,"rows":[{"id":"42","type":"product","cell":"ProductImageCell","height":120,"content":{"title":"Tesla","price":"$39999"},"actions":[]}]}],"pending":0}"#
         let replica = try FeedReplica(snapshot: try JSONParser.parse(text))
-        let expected = #"{"feed":"cars","seq":12,"epoch":"7d0c","sections":[{"id":"default","order":null,"type":null,"header":null,"headerRow":null,"rows":[{"id":"42","type":"product","cell":"ProductImageCell","height":120,"content":{"title":"Tesla","price":"$39999"},"actions":[]}]}]}"#
+        let expected =
+            #"{"feed":"cars","seq":12,"epoch":"7d0c","sections":[{"id":"default","order":null,"type":null,"header":null,"headerRow":null,"rows":[{"id":"42","type":"product","cell":"ProductImageCell","height":120,"content":{"title":"Tesla","price":"$39999"},"actions":[]}]}]}"#
         #expect(String(decoding: replica.snapshotJSON.serialized(), as: UTF8.self) == expected)
         #expect(try FeedReplica(snapshot: replica.snapshotJSON) == replica)
     }

@@ -12,8 +12,10 @@ import Testing
     }
 
     /// Applies `delta`, expects a refusal of `kind`, and that the replica did not change.
-    func expectRefusal(_ kind: ReplicaError.Kind, _ build: (inout DeltaBuilder) -> Void,
-                       sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectRefusal(
+        _ kind: ReplicaError.Kind, _ build: (inout DeltaBuilder) -> Void,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         var replica = try Self.start()
         let before = replica
         var delta = DeltaBuilder(seq: 4)
@@ -96,7 +98,9 @@ import Testing
         var valid = DeltaBuilder(seq: 4)
         valid.moveRow("b", from: (0, 1), to: (1, 1))
         #expect(try replica.apply(delta: valid.json) == .applied)
-        #expect(replica.snapshotJSON == F.state(seq: 4, sections: [F.section("A", ["a", "c"]), F.section("B", ["d", "b"])]))
+        #expect(
+            replica.snapshotJSON
+                == F.state(seq: 4, sections: [F.section("A", ["a", "c"]), F.section("B", ["d", "b"])]))
     }
 
     @Test func malformedDeltas() throws {
@@ -104,8 +108,14 @@ import Testing
         let before = replica
         let bad: [JSONValue] = [
             ["event": "delta", "feed": "cars", "epoch": "e1", "seq": 4, "rows": ["deleted": "all"]],
-            ["event": "delta", "feed": "cars", "epoch": "e1", "seq": 4, "rows": ["deleted": [["id": "a", "at": [0]]]]],
-            ["event": "delta", "feed": "cars", "epoch": "e1", "seq": 4, "rows": ["inserted": [["id": "x", "at": [0, 0]]]]],
+            [
+                "event": "delta", "feed": "cars", "epoch": "e1", "seq": 4,
+                "rows": ["deleted": [["id": "a", "at": [0]]]],
+            ],
+            [
+                "event": "delta", "feed": "cars", "epoch": "e1", "seq": 4,
+                "rows": ["inserted": [["id": "x", "at": [0, 0]]]],
+            ],
             ["event": "delta", "feed": "cars", "epoch": "e1", "seq": 4.5],
             ["event": "delta", "feed": "cars", "seq": 4],
         ]
@@ -129,6 +139,9 @@ import Testing
         var delta = DeltaBuilder(seq: 4)
         delta.deleteRow("b", at: (0, 0))
         let error = #expect(throws: ReplicaError.self) { try replica.apply(delta: delta.json) }
-        #expect(error?.description == #"id_mismatch: feed cars, delta seq 4: rows.deleted names row "b" at [0,0], but the row there is "a""#)
+        #expect(
+            error?.description
+                == #"id_mismatch: feed cars, delta seq 4: rows.deleted names row "b" at [0,0], but the row there is "a""#
+        )
     }
 }

@@ -5,56 +5,77 @@ import Testing
 /// The readable forms of snapshots, status, plugins and quarantine replies.
 @Suite struct FormattingTests {
     @Test func snapshotTableShowsSectionsAndRowSummaries() throws {
-        let row: JSONValue = ["id": "42", "type": "product", "cell": "ProductImageCell", "height": 120,
-                              "content": ["title": "Tesla Model 3", "subtitle": "Operated by Tesla", "price": "$39999", "image": "https://x"],
-                              "actions": []]
-        let banner: JSONValue = ["id": "7", "type": "ad", "cell": "Banner", "height": 60, "content": ["slot": "top", "weight": 2]]
-        let reply = Fixture.snapshotReply(seq: 12, epoch: "7d0c", sections: [
-            Fixture.section("default", rows: [row, banner]),
-            Fixture.section("deals", rows: [], order: 1, header: ["title": "Deals"]),
-        ])
+        let row: JSONValue = [
+            "id": "42", "type": "product", "cell": "ProductImageCell", "height": 120,
+            "content": [
+                "title": "Tesla Model 3", "subtitle": "Operated by Tesla", "price": "$39999", "image": "https://x",
+            ],
+            "actions": [],
+        ]
+        let banner: JSONValue = [
+            "id": "7", "type": "ad", "cell": "Banner", "height": 60, "content": ["slot": "top", "weight": 2],
+        ]
+        let reply = Fixture.snapshotReply(
+            seq: 12, epoch: "7d0c",
+            sections: [
+                Fixture.section("default", rows: [row, banner]),
+                Fixture.section("deals", rows: [], order: 1, header: ["title": "Deals"]),
+            ])
         let lines = SnapshotTable().render(try FeedReplica(snapshot: reply), pending: 2)
-        #expect(lines == [
-            "feed cars  seq 12  epoch 7d0c  2 sections, 2 rows, 2 pending (no row: no plugin yet, or quarantined)",
-            "",
-            "section default (2 rows)",
-            "  ID  TYPE     CELL              HEIGHT  CONTENT",
-            "  42  product  ProductImageCell  120     Tesla Model 3 · Operated by Tesla · $39999",
-            "  7   ad       Banner            60      slot=top · weight=2",
-            "",
-            "section deals (0 rows)  order=1  header: Deals",
-            "  (no rows)",
-        ])
-        #expect(SnapshotTable().render(FeedReplica(feed: "boats")) == [
-            "feed boats  seq 0  epoch none  0 sections, 0 rows", "(the feed does not exist yet)",
-        ])
+        #expect(
+            lines == [
+                "feed cars  seq 12  epoch 7d0c  2 sections, 2 rows, 2 pending (no row: no plugin yet, or quarantined)",
+                "",
+                "section default (2 rows)",
+                "  ID  TYPE     CELL              HEIGHT  CONTENT",
+                "  42  product  ProductImageCell  120     Tesla Model 3 · Operated by Tesla · $39999",
+                "  7   ad       Banner            60      slot=top · weight=2",
+                "",
+                "section deals (0 rows)  order=1  header: Deals",
+                "  (no rows)",
+            ])
+        #expect(
+            SnapshotTable().render(FeedReplica(feed: "boats")) == [
+                "feed boats  seq 0  epoch none  0 sections, 0 rows", "(the feed does not exist yet)",
+            ])
     }
 
     @Test func statusAndPluginsReports() {
         let status: JSONValue = [
             "ok": true, "op": "status", "version": "0.1.0", "protocol": 1, "uptime": 3723,
-            "feeds": [["feed": "cars", "seq": 12, "epoch": "7d0c", "sections": 1, "rows": 3, "items": 4, "pending": 1]],
+            "feeds": [
+                ["feed": "cars", "seq": 12, "epoch": "7d0c", "sections": 1, "rows": 3, "items": 4, "pending": 1]
+            ],
             "plugins": 2, "counters": ["received": 10, "applied": 9, "rejected": 1, "published": 9],
-            "endpoints": ["ingest": "tcp://127.0.0.1:7701", "control": "tcp://127.0.0.1:7702", "publish": "tcp://127.0.0.1:7703"],
+            "endpoints": [
+                "ingest": "tcp://127.0.0.1:7701", "control": "tcp://127.0.0.1:7702", "publish": "tcp://127.0.0.1:7703",
+            ],
         ]
-        #expect(DaemonReport.status(status) == [
-            "rowcastd 0.1.0 (protocol 1), up 1h 2m 3s",
-            "endpoints  ingest=tcp://127.0.0.1:7701  control=tcp://127.0.0.1:7702  publish=tcp://127.0.0.1:7703",
-            "counters   received=10  applied=9  rejected=1  published=9",
-            "plugins    2",
-            "FEED  SEQ  EPOCH  SECTIONS  ROWS  ITEMS  PENDING",
-            "cars  12   7d0c   1         3     4      1",
-        ])
+        #expect(
+            DaemonReport.status(status) == [
+                "rowcastd 0.1.0 (protocol 1), up 1h 2m 3s",
+                "endpoints  ingest=tcp://127.0.0.1:7701  control=tcp://127.0.0.1:7702  publish=tcp://127.0.0.1:7703",
+                "counters   received=10  applied=9  rejected=1  published=9",
+                "plugins    2",
+                "FEED  SEQ  EPOCH  SECTIONS  ROWS  ITEMS  PENDING",
+                "cars  12   7d0c   1         3     4      1",
+            ])
         let plugins: JSONValue = [
             "ok": true, "op": "plugins",
-            "plugins": [["name": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "itemTypes": ["product"], "headerTypes": []]],
+            "plugins": [
+                [
+                    "name": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "itemTypes": ["product"],
+                    "headerTypes": [],
+                ]
+            ],
             "types": [:], "refusals": [["file": "/p/librowcast-old.so", "reason": "ABI version 0, rowcastd speaks 1"]],
         ]
-        #expect(DaemonReport.plugins(plugins) == [
-            "NAME     VERSION  ITEM TYPES  HEADER TYPES  FILE",
-            "product  1.0.0    product     -             /p/librowcast-product.so",
-            "refused /p/librowcast-old.so: ABI version 0, rowcastd speaks 1",
-        ])
+        #expect(
+            DaemonReport.plugins(plugins) == [
+                "NAME     VERSION  ITEM TYPES  HEADER TYPES  FILE",
+                "product  1.0.0    product     -             /p/librowcast-product.so",
+                "refused /p/librowcast-old.so: ABI version 0, rowcastd speaks 1",
+            ])
     }
 
     @Test func reloadReport() {
@@ -64,28 +85,47 @@ import Testing
             "refusals": [["file": "/p/librowcast-old.so", "reason": "speaks ABI 99"]],
             "applied": ["log_level"], "restartRequired": ["endpoints.control"],
         ]
-        #expect(DaemonReport.reload(reply) == [
-            "reloaded configuration /etc/rowcast/rowcastd.yaml and plugins: 2 plugins loaded",
-            "loaded advertising 1.1.0 from /p/librowcast-advertising.so",
-            "applied: log_level",
-            "needs a restart to apply: endpoints.control",
-            "refused /p/librowcast-old.so: speaks ABI 99",
-        ])
-        #expect(DaemonReport.reload(["ok": true, "op": "reload", "config": nil, "plugins": 1, "loaded": [], "refusals": [], "applied": [], "restartRequired": []])
-            == ["reloaded plugins: 1 plugin loaded"])
+        #expect(
+            DaemonReport.reload(reply) == [
+                "reloaded configuration /etc/rowcast/rowcastd.yaml and plugins: 2 plugins loaded",
+                "loaded advertising 1.1.0 from /p/librowcast-advertising.so",
+                "applied: log_level",
+                "needs a restart to apply: endpoints.control",
+                "refused /p/librowcast-old.so: speaks ABI 99",
+            ])
+        #expect(
+            DaemonReport.reload([
+                "ok": true, "op": "reload", "config": nil, "plugins": 1, "loaded": [], "refusals": [], "applied": [],
+                "restartRequired": [],
+            ])
+                == ["reloaded plugins: 1 plugin loaded"])
     }
 
     @Test func pluginHostsShowTheLastFaultWithItsTime() {
         let hosts: JSONValue = [
-            ["plugin": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "pid": 4242, "state": "running",
-             "restarts": 1, "rendered": 120345, "faults": 1,
-             "lastFault": ["code": "plugin_crashed", "reason": "killed by signal 11 (SIGSEGV)", "item": "42", "at": 1795650067123]],
-            ["plugin": "advertising", "version": "1.1.0", "file": "/p/librowcast-advertising.so", "pid": 4243, "state": "restarting",
-             "restarts": 0, "rendered": 12, "faults": 0, "lastFault": nil],
+            [
+                "plugin": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "pid": 4242,
+                "state": "running",
+                "restarts": 1, "rendered": 120345, "faults": 1,
+                "lastFault": [
+                    "code": "plugin_crashed", "reason": "killed by signal 11 (SIGSEGV)", "item": "42",
+                    "at": 1795650067123,
+                ],
+            ],
+            [
+                "plugin": "advertising", "version": "1.1.0", "file": "/p/librowcast-advertising.so", "pid": 4243,
+                "state": "restarting",
+                "restarts": 0, "rendered": 12, "faults": 0, "lastFault": nil,
+            ],
         ]
         let plugins: JSONValue = [
             "ok": true, "op": "plugins", "isolation": "process",
-            "plugins": [["name": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "itemTypes": ["product"], "headerTypes": []]],
+            "plugins": [
+                [
+                    "name": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "itemTypes": ["product"],
+                    "headerTypes": [],
+                ]
+            ],
             "types": [:], "refusals": [], "hosts": hosts,
         ]
         let hostLines = [
@@ -94,13 +134,17 @@ import Testing
             "advertising  4243  restarting  0         12        0",
             "last fault of product at 2026-11-25T23:41:07Z: plugin_crashed on item 42: killed by signal 11 (SIGSEGV)",
         ]
-        #expect(DaemonReport.plugins(plugins) == [
-            "NAME     VERSION  ITEM TYPES  HEADER TYPES  FILE",
-            "product  1.0.0    product     -             /p/librowcast-product.so",
-            "isolation: process",
-        ] + hostLines)
+        #expect(
+            DaemonReport.plugins(plugins) == [
+                "NAME     VERSION  ITEM TYPES  HEADER TYPES  FILE",
+                "product  1.0.0    product     -             /p/librowcast-product.so",
+                "isolation: process",
+            ] + hostLines)
         // `status` shows the same hosts, from `pluginHosts`.
-        let status: JSONValue = ["ok": true, "op": "status", "version": "0.1.0", "protocol": 1, "uptime": 5, "feeds": [], "pluginHosts": hosts]
+        let status: JSONValue = [
+            "ok": true, "op": "status", "version": "0.1.0", "protocol": 1, "uptime": 5, "feeds": [],
+            "pluginHosts": hosts,
+        ]
         #expect(DaemonReport.status(status) == ["rowcastd 0.1.0 (protocol 1), up 5s"] + hostLines + ["no feeds yet"])
     }
 
@@ -117,15 +161,18 @@ import Testing
 
     @Test func quarantineReport() {
         let item: JSONValue = [
-            "feed": "cars", "id": "42", "type": "product", "code": "plugin_crashed", "message": "killed by signal 11 (SIGSEGV)",
+            "feed": "cars", "id": "42", "type": "product", "code": "plugin_crashed",
+            "message": "killed by signal 11 (SIGSEGV)",
             "plugin": "product", "file": "/p/librowcast-product.so", "at": 1795650067123,
         ]
-        #expect(DaemonReport.quarantine(["ok": true, "op": "quarantine", "items": [item]]) == [
-            "FEED  ID  TYPE     CODE            PLUGIN   SINCE (UTC)           REASON",
-            "cars  42  product  plugin_crashed  product  2026-11-25T23:41:07Z  killed by signal 11 (SIGSEGV)",
-        ])
-        #expect(DaemonReport.quarantine(["ok": true, "op": "quarantine", "retried": 3, "items": []]) == [
-            "retried 3 item(s)", "no items in quarantine",
-        ])
+        #expect(
+            DaemonReport.quarantine(["ok": true, "op": "quarantine", "items": [item]]) == [
+                "FEED  ID  TYPE     CODE            PLUGIN   SINCE (UTC)           REASON",
+                "cars  42  product  plugin_crashed  product  2026-11-25T23:41:07Z  killed by signal 11 (SIGSEGV)",
+            ])
+        #expect(
+            DaemonReport.quarantine(["ok": true, "op": "quarantine", "retried": 3, "items": []]) == [
+                "retried 3 item(s)", "no items in quarantine",
+            ])
     }
 }

@@ -7,8 +7,10 @@ enum Fixture {
 
     /// A rendered row; `title` stands for the content, `cell` for the reuse identifier.
     static func row(_ id: String, _ title: String = "", cell: String = "ProductCell") -> JSONValue {
-        ["id": .string(id), "type": "product", "cell": .string(cell), "height": 44,
-         "content": ["title": .string(title.isEmpty ? "title \(id)" : title)], "actions": []]
+        [
+            "id": .string(id), "type": "product", "cell": .string(cell), "height": 44,
+            "content": ["title": .string(title.isEmpty ? "title \(id)" : title)], "actions": [],
+        ]
     }
 
     /// A section object without rows.
@@ -17,7 +19,8 @@ enum Fixture {
     }
 
     /// A snapshot section: the section object followed by `rows`.
-    static func section(_ id: String, _ rowIDs: [String], order: JSONValue = nil, header: JSONValue = nil) -> JSONValue {
+    static func section(_ id: String, _ rowIDs: [String], order: JSONValue = nil, header: JSONValue = nil) -> JSONValue
+    {
         section(id, rows: rowIDs.map { row($0) }, order: order, header: header)
     }
 
@@ -30,14 +33,18 @@ enum Fixture {
 
     /// A snapshot reply as the daemon sends it.
     static func snapshotReply(seq: Int, epoch: String? = Fixture.epoch, sections: [JSONValue]) -> JSONValue {
-        ["ok": true, "op": "snapshot", "feed": "cars", "seq": .number(Double(seq)),
-         "epoch": epoch.map(JSONValue.string) ?? .null, "sections": .array(sections), "pending": 0]
+        [
+            "ok": true, "op": "snapshot", "feed": "cars", "seq": .number(Double(seq)),
+            "epoch": epoch.map(JSONValue.string) ?? .null, "sections": .array(sections), "pending": 0,
+        ]
     }
 
     /// The replica-shaped state `{"feed","seq","epoch","sections"}`.
     static func state(seq: Int, epoch: String? = Fixture.epoch, sections: [JSONValue]) -> JSONValue {
-        ["feed": "cars", "seq": .number(Double(seq)), "epoch": epoch.map(JSONValue.string) ?? .null,
-         "sections": .array(sections)]
+        [
+            "feed": "cars", "seq": .number(Double(seq)), "epoch": epoch.map(JSONValue.string) ?? .null,
+            "sections": .array(sections),
+        ]
     }
 
     /// A replica loaded from a snapshot; fails the calling test through `try`.
@@ -91,9 +98,11 @@ struct DeltaBuilder {
     }
 
     mutating func insertSection(_ id: String, at: Int, rows: [String], section: JSONValue? = nil) {
-        sectionsInserted.append(["id": .string(id), "at": .number(Double(at)),
-                                 "section": section ?? Fixture.sectionObject(id),
-                                 "rows": .array(rows.map { Fixture.row($0) })])
+        sectionsInserted.append([
+            "id": .string(id), "at": .number(Double(at)),
+            "section": section ?? Fixture.sectionObject(id),
+            "rows": .array(rows.map { Fixture.row($0) }),
+        ])
     }
 
     mutating func moveSection(_ id: String, from: Int, to: Int) {
@@ -105,10 +114,16 @@ struct DeltaBuilder {
     }
 
     var json: JSONValue {
-        ["event": "delta", "feed": .string(feed), "epoch": .string(epoch), "seq": .number(Double(seq)),
-         "sections": ["deleted": .array(sectionsDeleted), "inserted": .array(sectionsInserted),
-                      "moved": .array(sectionsMoved), "updated": .array(sectionsUpdated)],
-         "rows": ["deleted": .array(rowsDeleted), "inserted": .array(rowsInserted), "moved": .array(rowsMoved),
-                  "reconfigured": .array(rowsReconfigured), "reloaded": .array(rowsReloaded)]]
+        [
+            "event": "delta", "feed": .string(feed), "epoch": .string(epoch), "seq": .number(Double(seq)),
+            "sections": [
+                "deleted": .array(sectionsDeleted), "inserted": .array(sectionsInserted),
+                "moved": .array(sectionsMoved), "updated": .array(sectionsUpdated),
+            ],
+            "rows": [
+                "deleted": .array(rowsDeleted), "inserted": .array(rowsInserted), "moved": .array(rowsMoved),
+                "reconfigured": .array(rowsReconfigured), "reloaded": .array(rowsReloaded),
+            ],
+        ]
     }
 }

@@ -22,8 +22,14 @@ import Testing
             let history = Shared<[JSONValue]?>(nil)
             daemon = try FakeDaemon { request in
                 if request["op"] == "since" {
-                    guard let deltas = history.value else { return FakeDaemon.Response(replies: [okReply(to: request, ["covered": false, "reason": "gone"])]) }
-                    return FakeDaemon.Response(replies: [okReply(to: request, ["covered": true, "deltas": .array(deltas)])])
+                    guard let deltas = history.value else {
+                        return FakeDaemon.Response(replies: [
+                            okReply(to: request, ["covered": false, "reason": "gone"])
+                        ])
+                    }
+                    return FakeDaemon.Response(replies: [
+                        okReply(to: request, ["covered": true, "deltas": .array(deltas)])
+                    ])
                 }
                 guard request["op"] == "snapshot" else { return FakeDaemon.Response() }
                 guard case .object(let snapshot) = state.value else { return FakeDaemon.Response() }
@@ -34,8 +40,9 @@ import Testing
             self.state = state
             self.beforeSnapshot = beforeSnapshot
             self.history = history
-            session = try ReplicaSession(feed: "cars", controlEndpoint: daemon.control, publishEndpoint: daemon.publish,
-                                         timeout: .seconds(10))
+            session = try ReplicaSession(
+                feed: "cars", controlEndpoint: daemon.control, publishEndpoint: daemon.publish,
+                timeout: .seconds(10))
         }
 
         /// Starts the session and waits until a heartbeat shows its subscriptions are live.
@@ -105,7 +112,8 @@ import Testing
         #expect(resumed.snapshotJSON == F.state(seq: 3, sections: [F.section("A", ["a", "b", "c"])]))
         #expect(setup.session.resumeCount == 1)
         #expect(setup.session.resyncCount == 1)
-        #expect(setup.daemon.requests.filter { $0["op"] == "snapshot" }.count == 1, "only the first load took a snapshot")
+        #expect(
+            setup.daemon.requests.filter { $0["op"] == "snapshot" }.count == 1, "only the first load took a snapshot")
     }
 
     @Test func aGapResyncsFromAFreshSnapshotAndKeepsTheDeltasThatFollowIt() throws {
@@ -177,7 +185,9 @@ import Testing
         defer { setup.daemon.stop() }
         try setup.session.subscribe(.errors("cars"))
         _ = try setup.start()
-        let error: JSONValue = ["event": "error", "code": "unknown_type", "message": "no plugin for type boat", "feed": "cars"]
+        let error: JSONValue = [
+            "event": "error", "code": "unknown_type", "message": "no plugin for type boat", "feed": "cars",
+        ]
         setup.daemon.publish("errors.cars", error)
         guard case .message(let message) = try setup.nextEvent() else {
             Issue.record("expected the error event")
@@ -189,8 +199,9 @@ import Testing
     @Test func aSnapshotThatNeverComesIsATimeout() throws {
         let daemon = try FakeDaemon()
         defer { daemon.stop() }
-        let session = try ReplicaSession(feed: "cars", controlEndpoint: daemon.control, publishEndpoint: daemon.publish,
-                                         timeout: .milliseconds(100))
+        let session = try ReplicaSession(
+            feed: "cars", controlEndpoint: daemon.control, publishEndpoint: daemon.publish,
+            timeout: .milliseconds(100))
         let error = #expect(throws: RowCastClientError.self) { try session.start() }
         #expect(error?.code == "timeout")
         #expect(session.replica == nil)

@@ -30,8 +30,10 @@ import Testing
         try builder.addField("query=a=b")
         try builder.addField("sku=0042", forceString: true)
         try builder.addField("price=100")
-        #expect(builder.item.description
-            == #"{"id":"42","type":"product","section":"used","sort":3,"data":{"name":"Tesla","price":100,"query":"a=b","sku":"0042"}}"#)
+        #expect(
+            builder.item.description
+                == #"{"id":"42","type":"product","section":"used","sort":3,"data":{"name":"Tesla","price":100,"query":"a=b","sku":"0042"}}"#
+        )
         #expect(ItemBuilder(id: "1", type: "t").item.description == #"{"id":"1","type":"t","data":{}}"#)
     }
 
@@ -52,25 +54,32 @@ import Testing
             {"op":"status"}\r
             """
         let requests = try RequestReader(source: "items.ndjson", defaultFeed: "cars").requests(from: text)
-        #expect(requests.map(\.description) == [
-            #"{"op":"upsert","feed":"boats","item":{"id":"1","type":"boat"}}"#,
-            #"{"op":"upsert","feed":"cars","item":{"id":"42","type":"product","data":{"price":1}}}"#,
-            #"{"op":"delete","id":"7","feed":"cars"}"#,
-            #"{"op":"status"}"#,
-        ])
+        #expect(
+            requests.map(\.description) == [
+                #"{"op":"upsert","feed":"boats","item":{"id":"1","type":"boat"}}"#,
+                #"{"op":"upsert","feed":"cars","item":{"id":"42","type":"product","data":{"price":1}}}"#,
+                #"{"op":"delete","id":"7","feed":"cars"}"#,
+                #"{"op":"status"}"#,
+            ])
     }
 
     @Test func ndjsonLinesEndAtLineFeedsOnly() throws {
         // CRLF line ends, a raw U+2028 and U+0085 inside strings (not line breaks in NDJSON),
         // a line of Unicode spaces skipped as blank, and the line numbers errors name.
-        let text = "{\"id\":\"1\",\"type\":\"t\",\"data\":{\"s\":\"a\u{2028}b\u{85}c\"}}\r\n\u{A0}\u{3000}\r\n{\"op\":\"delete\",\"id\":\"2\"}\r\n"
+        let text =
+            "{\"id\":\"1\",\"type\":\"t\",\"data\":{\"s\":\"a\u{2028}b\u{85}c\"}}\r\n\u{A0}\u{3000}\r\n{\"op\":\"delete\",\"id\":\"2\"}\r\n"
         let reader = RequestReader(source: "items.ndjson", defaultFeed: "cars")
-        #expect(try reader.requests(from: text) == [
-            ["op": "upsert", "feed": "cars", "item": ["id": "1", "type": "t", "data": ["s": "a\u{2028}b\u{85}c"]]],
-            ["op": "delete", "id": "2", "feed": "cars"],
-        ])
+        #expect(
+            try reader.requests(from: text) == [
+                [
+                    "op": "upsert", "feed": "cars",
+                    "item": ["id": "1", "type": "t", "data": ["s": "a\u{2028}b\u{85}c"]],
+                ],
+                ["op": "delete", "id": "2", "feed": "cars"],
+            ])
         let broken = #expect(throws: RowCastClientError.self) {
-            try reader.requests(from: "{\"id\":\"1\",\"type\":\"t\"}\r\n\r\n{\"id\":\"2\",\"type\":\"t\"}\r\n{oops}\r\n")
+            try reader.requests(
+                from: "{\"id\":\"1\",\"type\":\"t\"}\r\n\r\n{\"id\":\"2\",\"type\":\"t\"}\r\n{oops}\r\n")
         }
         #expect(broken?.message.hasPrefix("items.ndjson line 4: ") == true, "\(broken.map { "\($0)" } ?? "")")
     }
@@ -83,12 +92,16 @@ import Testing
               "items": [{"id": "1", "type": "t"}]
             }
             """
-        #expect(try reader.requests(from: pretty) == [["op": "reset", "items": [["id": "1", "type": "t"]], "feed": "cars"]])
+        #expect(
+            try reader.requests(from: pretty) == [
+                ["op": "reset", "items": [["id": "1", "type": "t"]], "feed": "cars"]
+            ])
         let array = #"[{"id":"1","type":"t"}, {"op":"delete","feed":"x","id":"2"}]"#
-        #expect(try reader.requests(from: array) == [
-            ["op": "upsert", "feed": "cars", "item": ["id": "1", "type": "t"]],
-            ["op": "delete", "feed": "x", "id": "2"],
-        ])
+        #expect(
+            try reader.requests(from: array) == [
+                ["op": "upsert", "feed": "cars", "item": ["id": "1", "type": "t"]],
+                ["op": "delete", "feed": "x", "id": "2"],
+            ])
     }
 
     @Test func badLinesAreNamed() throws {
@@ -99,9 +112,13 @@ import Testing
         #expect(broken?.code == "invalid_json")
         #expect(broken?.message.hasPrefix("items.ndjson line 2: ") == true)
 
-        let notObject = #expect(throws: RowCastClientError.self) { try reader.requests(from: "{\"op\":\"status\"}\n[1]\n") }
+        let notObject = #expect(throws: RowCastClientError.self) {
+            try reader.requests(from: "{\"op\":\"status\"}\n[1]\n")
+        }
         #expect(notObject?.code == "invalid_request")
-        #expect(notObject?.message == "items.ndjson line 2: a JSON array is neither a request nor an item (expected an object)")
+        #expect(
+            notObject?.message
+                == "items.ndjson line 2: a JSON array is neither a request nor an item (expected an object)")
 
         let noFeed = #expect(throws: RowCastClientError.self) {
             try RequestReader(source: "stdin").requests(from: #"{"id":"1","type":"t"}"#)

@@ -14,25 +14,39 @@ import Testing
 
     /// The replies to one control request.
     private static func replies(_ engine: Engine, _ request: JSONValue) -> [JSONValue] {
-        engine.process([IncomingMessage(origin: .control(replyTo: 1), body: request.serialized())]).replies.map { try! JSONParser.parse($0.body) }
+        engine.process([IncomingMessage(origin: .control(replyTo: 1), body: request.serialized())]).replies.map {
+            try! JSONParser.parse($0.body)
+        }
     }
 
     /// An engine holding a feed of three sections of 40, 300 and 2 rows.
     private static func filledEngine() -> Engine {
         let engine = Engine(renderer: Cross.EchoRenderer())
         var token = 0
-        var requests: [JSONValue] = [["op": "section", "feed": "cars", "section": ["id": "top", "order": 0, "type": "banner", "header": ["title": "Top"]]]]
+        var requests: [JSONValue] = [
+            [
+                "op": "section", "feed": "cars",
+                "section": ["id": "top", "order": 0, "type": "banner", "header": ["title": "Top"]],
+            ]
+        ]
         for (section, count) in [("top", 40), ("middle", 300), ("end", 2)] {
             for index in 0..<count {
-                requests.append(["op": "upsert", "feed": "cars", "item": ["id": .string("\(section)-\(index)"), "type": "product", "section": .string(section),
-                                                                        "sort": .number(Double(index)), "data": ["title": .string("row \(index) of \(section)")]]])
+                requests.append([
+                    "op": "upsert", "feed": "cars",
+                    "item": [
+                        "id": .string("\(section)-\(index)"), "type": "product", "section": .string(section),
+                        "sort": .number(Double(index)), "data": ["title": .string("row \(index) of \(section)")],
+                    ],
+                ])
             }
         }
         _ = Cross.process(engine, requests, token: &token)
         return engine
     }
 
-    @Test("parts of any size join into the whole snapshot; each part stays near the limit", arguments: [1024, 1500, 4096, 20_000, 1 << 20])
+    @Test(
+        "parts of any size join into the whole snapshot; each part stays near the limit",
+        arguments: [1024, 1500, 4096, 20_000, 1 << 20])
     func partsJoin(limit: Int) throws {
         let engine = Self.filledEngine()
         let whole = try #require(Self.replies(engine, ["op": "snapshot", "feed": "cars", "req": 1]).first)
@@ -56,7 +70,9 @@ import Testing
         #expect(try FeedReplica(snapshot: #require(joined)).snapshotJSON == FeedReplica(snapshot: whole).snapshotJSON)
     }
 
-    @Test("a snapshot over the message limit asked for whole is refused with limit_exceeded; a feed that does not exist is one empty part")
+    @Test(
+        "a snapshot over the message limit asked for whole is refused with limit_exceeded; a feed that does not exist is one empty part"
+    )
     func wholeRefused() throws {
         let engine = Self.filledEngine()
         engine.decoder.maximumMessageBytes = 4096
@@ -90,7 +106,11 @@ import Testing
     func statusPages() throws {
         let engine = Engine(renderer: Cross.EchoRenderer())
         var token = 0
-        _ = Cross.process(engine, (0..<300).map { ["op": "upsert", "feed": .string("feed-\($0)"), "item": ["id": "1", "type": "product", "data": [:]]] }, token: &token)
+        _ = Cross.process(
+            engine,
+            (0..<300).map {
+                ["op": "upsert", "feed": .string("feed-\($0)"), "item": ["id": "1", "type": "product", "data": [:]]]
+            }, token: &token)
         engine.decoder.maximumMessageBytes = 8192
         var names: [String] = []
         var request: JSONValue = ["op": "status"]

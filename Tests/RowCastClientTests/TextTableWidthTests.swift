@@ -4,10 +4,12 @@ import Testing
 
 /// Tables that fit the terminal, and numbers with thousands separators.
 @Suite struct TextTableWidthTests {
-    @Test("whole numbers get a comma every three digits; anything else is left alone", arguments: [
-        ("0", "0"), ("999", "999"), ("1000", "1,000"), ("1234567", "1,234,567"), ("-1234", "-1,234"),
-        ("12.5", "12.5"), ("abc1234", "abc1234"), ("-", "-"), ("", ""),
-    ])
+    @Test(
+        "whole numbers get a comma every three digits; anything else is left alone",
+        arguments: [
+            ("0", "0"), ("999", "999"), ("1000", "1,000"), ("1234567", "1,234,567"), ("-1234", "-1,234"),
+            ("12.5", "12.5"), ("abc1234", "abc1234"), ("-", "-"), ("", ""),
+        ])
     func grouped(_ input: String, _ expected: String) {
         #expect(TextTable.grouped(input) == expected)
     }
@@ -43,8 +45,12 @@ import Testing
         let reply: JSONValue = [
             "ok": true, "version": "0.1.0", "protocol": 1, "uptime": 5,
             "counters": ["received": 1234567, "applied": 1000],
-            "feeds": [["feed": "a-feed-with-a-rather-long-name", "seq": 12345, "epoch": "7d0c5e2a91b3f604", "sections": 1,
-                       "rows": 1000, "items": 1000, "pending": 0]],
+            "feeds": [
+                [
+                    "feed": "a-feed-with-a-rather-long-name", "seq": 12345, "epoch": "7d0c5e2a91b3f604", "sections": 1,
+                    "rows": 1000, "items": 1000, "pending": 0,
+                ]
+            ],
         ]
         let lines = DaemonReport.status(reply, width: 60)
         #expect(lines.contains("counters   received=1,234,567  applied=1,000"))

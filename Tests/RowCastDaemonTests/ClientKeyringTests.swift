@@ -9,14 +9,19 @@ struct ClientKeyringTests {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
-    @Test("names come from file names; zcert-style indentation and comments are read; bad files are refused each with its reason")
+    @Test(
+        "names come from file names; zcert-style indentation and comments are read; bad files are refused each with its reason"
+    )
     func loading() throws {
         let directory = try TemporaryDirectory()
         let alice = try Curve.keyPair()
         let bob = try Curve.keyPair()
-        try Self.write("# alice\ncurve\n    public-key = \"\(alice.publicKey)\"\nallow = \"read cars\"\n", directory.path + "/alice.key")
+        try Self.write(
+            "# alice\ncurve\n    public-key = \"\(alice.publicKey)\"\nallow = \"read cars\"\n",
+            directory.path + "/alice.key")
         try Self.write("public-key = \"\(alice.publicKey)\"\n", directory.path + "/copycat.key")
-        try Self.write("public-key = \"\(bob.publicKey)\"\nsecret-key = \"\(bob.secretKey)\"\n", directory.path + "/bob.key")
+        try Self.write(
+            "public-key = \"\(bob.publicKey)\"\nsecret-key = \"\(bob.secretKey)\"\n", directory.path + "/bob.key")
         try Self.write("public-key = \"short\"\n", directory.path + "/broken.key")
         try Self.write("public-key = \"\(bob.publicKey)\"\nallow = \"write cars\"\n", directory.path + "/typo.key")
         try Self.write("ignored", directory.path + "/notes.txt")
@@ -48,7 +53,8 @@ struct ClientKeyringTests {
         let first = try ServerKeyPair.loadOrCreate(path)
         var info = stat()
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
-        #expect(try String(contentsOfFile: directory.path + "/curve/server.pub", encoding: .utf8).contains(first.publicKey))
+        #expect(
+            try String(contentsOfFile: directory.path + "/curve/server.pub", encoding: .utf8).contains(first.publicKey))
         #expect(try ServerKeyPair.loadOrCreate(path).publicKey == first.publicKey)
 
         let other = try Curve.keyPair()
@@ -61,8 +67,12 @@ struct ClientKeyringTests {
     @Test("socket modes are octal up to 0777; only ipc:// endpoints with a path have a socket file")
     func socketPermissions() {
         #expect(SocketPermissions.parseMode("0660") == 0o660 && SocketPermissions.parseMode("600") == 0o600)
-        #expect(SocketPermissions.parseMode("0668") == nil && SocketPermissions.parseMode("1777") == nil && SocketPermissions.parseMode("") == nil)
+        #expect(
+            SocketPermissions.parseMode("0668") == nil && SocketPermissions.parseMode("1777") == nil
+                && SocketPermissions.parseMode("") == nil)
         #expect(SocketPermissions.socketPath(of: "ipc:///run/rowcast/control.sock") == "/run/rowcast/control.sock")
-        #expect(SocketPermissions.socketPath(of: "ipc://@abstract") == nil && SocketPermissions.socketPath(of: "tcp://127.0.0.1:7702") == nil)
+        #expect(
+            SocketPermissions.socketPath(of: "ipc://@abstract") == nil
+                && SocketPermissions.socketPath(of: "tcp://127.0.0.1:7702") == nil)
     }
 }

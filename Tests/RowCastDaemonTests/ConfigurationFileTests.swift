@@ -34,16 +34,23 @@ struct ConfigurationFileTests {
         for setting in ConfigurationSchema.settings {
             // Start from values that differ from every default, so a missing key shows.
             switch setting.kind {
-            case .endpoint: changed = try ConfigurationOverrides.with(setting.key, .text("inproc://x-\(setting.key)"), on: changed)
-            case .httpEndpoint: changed = try ConfigurationOverrides.with(setting.key, .text("ipc:///x-\(setting.key)"), on: changed)
-            case .path, .optionalPath: changed = try ConfigurationOverrides.with(setting.key, .text("/elsewhere"), on: changed)
+            case .endpoint:
+                changed = try ConfigurationOverrides.with(setting.key, .text("inproc://x-\(setting.key)"), on: changed)
+            case .httpEndpoint:
+                changed = try ConfigurationOverrides.with(setting.key, .text("ipc:///x-\(setting.key)"), on: changed)
+            case .path, .optionalPath:
+                changed = try ConfigurationOverrides.with(setting.key, .text("/elsewhere"), on: changed)
             case .user: changed = try ConfigurationOverrides.with(setting.key, .text("someone-else"), on: changed)
             case .paths: break  // [] means the built-in directories, checked below
-            case .integer(let range): changed = try ConfigurationOverrides.with(setting.key, .integer(range.lowerBound + 1), on: changed)
-            case .choice(let choices): changed = try ConfigurationOverrides.with(setting.key, .text(choices.last!), on: changed)
+            case .integer(let range):
+                changed = try ConfigurationOverrides.with(setting.key, .integer(range.lowerBound + 1), on: changed)
+            case .choice(let choices):
+                changed = try ConfigurationOverrides.with(setting.key, .text(choices.last!), on: changed)
             case .group: changed = try ConfigurationOverrides.with(setting.key, .text("some-group"), on: changed)
             case .mode: changed = try ConfigurationOverrides.with(setting.key, .text("0600"), on: changed)
-            case .boolean: changed = try ConfigurationOverrides.with(setting.key, .boolean(!(setting.value(in: changed) == .boolean(true))), on: changed)
+            case .boolean:
+                changed = try ConfigurationOverrides.with(
+                    setting.key, .boolean(!(setting.value(in: changed) == .boolean(true))), on: changed)
             }
         }
         #expect(changed != defaults)
@@ -55,11 +62,16 @@ struct ConfigurationFileTests {
         }
     }
 
-    @Test("make install's file (the shipped one plus Config/rowcastd.service.yaml) binds ipc sockets in /run/rowcast for the group rowcast")
+    @Test(
+        "make install's file (the shipped one plus Config/rowcastd.service.yaml) binds ipc sockets in /run/rowcast for the group rowcast"
+    )
     func installedFileUsesIPC() throws {
         let shipped = try String(contentsOfFile: Self.shipped, encoding: .utf8)
-        let service = try String(contentsOfFile: TestPaths.repositoryRoot.appendingPathComponent("Config/rowcastd.service.yaml").path, encoding: .utf8)
-        let configuration = try ConfigurationFile.apply(yaml: shipped + service, file: "/etc/rowcast/rowcastd.yaml", to: DaemonConfiguration())
+        let service = try String(
+            contentsOfFile: TestPaths.repositoryRoot.appendingPathComponent("Config/rowcastd.service.yaml").path,
+            encoding: .utf8)
+        let configuration = try ConfigurationFile.apply(
+            yaml: shipped + service, file: "/etc/rowcast/rowcastd.yaml", to: DaemonConfiguration())
         #expect(configuration.ingestEndpoint == "ipc:///run/rowcast/ingest.sock")
         #expect(configuration.controlEndpoint == "ipc:///run/rowcast/control.sock")
         #expect(configuration.publishEndpoint == "ipc:///run/rowcast/publish.sock")
@@ -77,46 +89,79 @@ struct ConfigurationFileTests {
         configuration.durability = .full
         configuration.batchLimit = 7
         let text = ConfigurationFile.render(configuration)
-        #expect(try ConfigurationFile.apply(yaml: text, file: "rendered.yaml", to: DaemonConfiguration()) == configuration)
+        #expect(
+            try ConfigurationFile.apply(yaml: text, file: "rendered.yaml", to: DaemonConfiguration()) == configuration)
     }
 
-    @Test("nested keys, lists and choices are read", arguments: [
-        ("endpoints:\n  control: \"ipc:///run/rowcast/c.sock\"\n", "endpoints.control", ConfigurationValue.text("ipc:///run/rowcast/c.sock")),
-        ("plugin_directories: [\"/opt/p\", relative/q]\n", "plugin_directories", .texts(["/opt/p", "relative/q"])),
-        ("limits:\n  batch_limit: 12\n", "limits.batch_limit", .integer(12)),
-        ("durability: full\n", "durability", .text("full")),
-        ("log_level: debug\n", "log_level", .text("debug")),
-        ("state_directory: /var/lib/rowcast\n", "state_directory", .text("/var/lib/rowcast")),
-        ("endpoints: {ingest: \"tcp://0.0.0.0:7701\"}\n", "endpoints.ingest", .text("tcp://0.0.0.0:7701")),
-    ])
+    @Test(
+        "nested keys, lists and choices are read",
+        arguments: [
+            (
+                "endpoints:\n  control: \"ipc:///run/rowcast/c.sock\"\n", "endpoints.control",
+                ConfigurationValue.text("ipc:///run/rowcast/c.sock")
+            ),
+            ("plugin_directories: [\"/opt/p\", relative/q]\n", "plugin_directories", .texts(["/opt/p", "relative/q"])),
+            ("limits:\n  batch_limit: 12\n", "limits.batch_limit", .integer(12)),
+            ("durability: full\n", "durability", .text("full")),
+            ("log_level: debug\n", "log_level", .text("debug")),
+            ("state_directory: /var/lib/rowcast\n", "state_directory", .text("/var/lib/rowcast")),
+            ("endpoints: {ingest: \"tcp://0.0.0.0:7701\"}\n", "endpoints.ingest", .text("tcp://0.0.0.0:7701")),
+        ])
     func reads(yaml: String, key: String, expected: ConfigurationValue) throws {
-        let configuration = try ConfigurationFile.apply(yaml: yaml, file: "/etc/rowcast/rowcastd.yaml", to: DaemonConfiguration())
+        let configuration = try ConfigurationFile.apply(
+            yaml: yaml, file: "/etc/rowcast/rowcastd.yaml", to: DaemonConfiguration())
         #expect(ConfigurationSchema.setting(key)?.value(in: configuration) == expected)
     }
 
     @Test("an empty file or only comments keeps the defaults")
     func emptyFile() throws {
-        #expect(try ConfigurationFile.apply(yaml: "", file: "f.yaml", to: DaemonConfiguration()) == DaemonConfiguration())
-        #expect(try ConfigurationFile.apply(yaml: "# nothing\n", file: "f.yaml", to: DaemonConfiguration()) == DaemonConfiguration())
+        #expect(
+            try ConfigurationFile.apply(yaml: "", file: "f.yaml", to: DaemonConfiguration()) == DaemonConfiguration())
+        #expect(
+            try ConfigurationFile.apply(yaml: "# nothing\n", file: "f.yaml", to: DaemonConfiguration())
+                == DaemonConfiguration())
     }
 
-    @Test("every error names the file, the line, the key and what is allowed", arguments: [
-        ("heartbeat: 5\n", ConfigurationError.Code.unknownKey, 1, "heartbeat", "allowed at the top level: endpoints, plugin_directories"),
-        ("limits:\n  max_bytes: 5\n", .unknownKey, 2, "limits.max_bytes", "allowed under limits: max_message_bytes, batch_limit"),
-        ("endpoints:\n  ingest: 7701\n", .wrongType, 2, "endpoints.ingest", "must be a ZeroMQ endpoint such as \"tcp://127.0.0.1:7701\""),
-        ("endpoints:\n  ingest: \"http://x\"\n", .invalidValue, 2, "endpoints.ingest", "transports: tcp, ipc"),
-        ("endpoints: tcp://127.0.0.1:1\n", .wrongType, 1, "endpoints", "must be a mapping of ingest, control, publish"),
-        ("heartbeat_ms: fast\n", .wrongType, 1, "heartbeat_ms", "must be a whole number from 10 to 3600000, got the text \"fast\""),
-        ("heartbeat_ms: 2.5\n", .wrongType, 1, "heartbeat_ms", "must be a whole number from 10 to 3600000, got the number 2.5"),
-        ("heartbeat_ms: 5\n", .invalidValue, 1, "heartbeat_ms", "must be a whole number from 10 to 3600000, got 5"),
-        ("\n\nlimits:\n  linger_ms: -1\n", .invalidValue, 4, "limits.linger_ms", "from 0 to 60000"),
-        ("log_level: loud\n", .invalidValue, 1, "log_level", "must be one of trace, debug, info, notice, warning, error, critical, got \"loud\""),
-        ("durability: 1\n", .wrongType, 1, "durability", "must be one of normal, full, got the number 1"),
-        ("plugin_directories: /opt/p\n", .wrongType, 1, "plugin_directories", "must be a list of non-empty paths"),
-        ("plugin_directories: [\"\"]\n", .invalidValue, 1, "plugin_directories", "got an empty path in the list"),
-        ("state_directory:\n", .wrongType, 1, "state_directory", "must be a non-empty path, got nothing (null)"),
-        ("state_directory: \"\"\n", .invalidValue, 1, "state_directory", "must be a non-empty path"),
-    ])
+    @Test(
+        "every error names the file, the line, the key and what is allowed",
+        arguments: [
+            (
+                "heartbeat: 5\n", ConfigurationError.Code.unknownKey, 1, "heartbeat",
+                "allowed at the top level: endpoints, plugin_directories"
+            ),
+            (
+                "limits:\n  max_bytes: 5\n", .unknownKey, 2, "limits.max_bytes",
+                "allowed under limits: max_message_bytes, batch_limit"
+            ),
+            (
+                "endpoints:\n  ingest: 7701\n", .wrongType, 2, "endpoints.ingest",
+                "must be a ZeroMQ endpoint such as \"tcp://127.0.0.1:7701\""
+            ),
+            ("endpoints:\n  ingest: \"http://x\"\n", .invalidValue, 2, "endpoints.ingest", "transports: tcp, ipc"),
+            (
+                "endpoints: tcp://127.0.0.1:1\n", .wrongType, 1, "endpoints",
+                "must be a mapping of ingest, control, publish"
+            ),
+            (
+                "heartbeat_ms: fast\n", .wrongType, 1, "heartbeat_ms",
+                "must be a whole number from 10 to 3600000, got the text \"fast\""
+            ),
+            (
+                "heartbeat_ms: 2.5\n", .wrongType, 1, "heartbeat_ms",
+                "must be a whole number from 10 to 3600000, got the number 2.5"
+            ),
+            ("heartbeat_ms: 5\n", .invalidValue, 1, "heartbeat_ms", "must be a whole number from 10 to 3600000, got 5"),
+            ("\n\nlimits:\n  linger_ms: -1\n", .invalidValue, 4, "limits.linger_ms", "from 0 to 60000"),
+            (
+                "log_level: loud\n", .invalidValue, 1, "log_level",
+                "must be one of trace, debug, info, notice, warning, error, critical, got \"loud\""
+            ),
+            ("durability: 1\n", .wrongType, 1, "durability", "must be one of normal, full, got the number 1"),
+            ("plugin_directories: /opt/p\n", .wrongType, 1, "plugin_directories", "must be a list of non-empty paths"),
+            ("plugin_directories: [\"\"]\n", .invalidValue, 1, "plugin_directories", "got an empty path in the list"),
+            ("state_directory:\n", .wrongType, 1, "state_directory", "must be a non-empty path, got nothing (null)"),
+            ("state_directory: \"\"\n", .invalidValue, 1, "state_directory", "must be a non-empty path"),
+        ])
     func errors(yaml: String, code: ConfigurationError.Code, line: Int, key: String, allowed: String) {
         let file = "/etc/rowcast/rowcastd.yaml"
         #expect {
@@ -131,12 +176,15 @@ struct ConfigurationFileTests {
 
     @Test("a file that is not YAML, or not a mapping, or repeats a key, is refused naming the file")
     func malformed() {
-        for (yaml, expectedLine) in [("log_level: [\n", 2), ("- a\n- b\n", 1), ("log_level: info\nlog_level: debug\n", 1)] {
+        for (yaml, expectedLine) in [
+            ("log_level: [\n", 2), ("- a\n- b\n", 1), ("log_level: info\nlog_level: debug\n", 1),
+        ] {
             #expect {
                 _ = try ConfigurationFile.apply(yaml: yaml, file: "bad.yaml", to: DaemonConfiguration())
             } throws: { error in
                 guard let error = error as? ConfigurationError else { return false }
-                return error.file == "bad.yaml" && error.line == expectedLine && error.description.hasPrefix("bad.yaml:\(expectedLine): ")
+                return error.file == "bad.yaml" && error.line == expectedLine
+                    && error.description.hasPrefix("bad.yaml:\(expectedLine): ")
             }
         }
     }
@@ -144,7 +192,9 @@ struct ConfigurationFileTests {
 
 extension ConfigurationOverrides {
     /// `configuration` with one key set, checked like a flag.
-    static func with(_ key: String, _ value: ConfigurationValue, on configuration: DaemonConfiguration) throws -> DaemonConfiguration {
+    static func with(
+        _ key: String, _ value: ConfigurationValue, on configuration: DaemonConfiguration
+    ) throws -> DaemonConfiguration {
         var overrides = ConfigurationOverrides()
         overrides.set(key, value)
         return try overrides.apply(to: configuration)

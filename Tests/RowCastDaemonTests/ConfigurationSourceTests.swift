@@ -8,7 +8,8 @@ struct ConfigurationSourceTests {
     func precedence() throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/rowcastd.yaml"
-        try "heartbeat_ms: 500\nlog_level: debug\nlimits:\n  batch_limit: 10\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "heartbeat_ms: 500\nlog_level: debug\nlimits:\n  batch_limit: 10\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
         var overrides = ConfigurationOverrides()
         overrides.set("heartbeat_ms", .integer(250))
         let source = ConfigurationSource(defaults: DaemonConfiguration(), file: file, overrides: overrides)
@@ -27,7 +28,9 @@ struct ConfigurationSourceTests {
 
     @Test("with neither file nor flags, the embedded defaults")
     func defaultsOnly() throws {
-        #expect(try ConfigurationSource(defaults: DaemonConfiguration(), file: nil, overrides: ConfigurationOverrides()).load() == DaemonConfiguration())
+        #expect(
+            try ConfigurationSource(defaults: DaemonConfiguration(), file: nil, overrides: ConfigurationOverrides())
+                .load() == DaemonConfiguration())
     }
 
     @Test("a bad flag value names the flag; a missing file names the file")
@@ -43,11 +46,15 @@ struct ConfigurationSourceTests {
             #expect(error.description == "--max-message-bytes: must be a whole number from 1024 to 268435456, got 10")
         }
         do {
-            _ = try ConfigurationSource(defaults: DaemonConfiguration(), file: "/nonexistent/rowcastd.yaml", overrides: ConfigurationOverrides()).load()
+            _ = try ConfigurationSource(
+                defaults: DaemonConfiguration(), file: "/nonexistent/rowcastd.yaml", overrides: ConfigurationOverrides()
+            ).load()
             Issue.record("a missing file was accepted")
         } catch {
             #expect(error.code == .unreadableFile)
-            #expect(error.description == "/nonexistent/rowcastd.yaml: cannot read the configuration file: No such file or directory")
+            #expect(
+                error.description
+                    == "/nonexistent/rowcastd.yaml: cannot read the configuration file: No such file or directory")
         }
     }
 
@@ -63,15 +70,22 @@ struct ConfigurationSourceTests {
             #expect(error.problem.contains("endpoints.ingest"))
         }
         var wildcard = ConfigurationOverrides()
-        for key in ["endpoints.ingest", "endpoints.control", "endpoints.publish"] { wildcard.set(key, .text("tcp://127.0.0.1:*")) }
-        #expect(try ConfigurationSource(defaults: DaemonConfiguration(), file: nil, overrides: wildcard).load().controlEndpoint == "tcp://127.0.0.1:*")
+        for key in ["endpoints.ingest", "endpoints.control", "endpoints.publish"] {
+            wildcard.set(key, .text("tcp://127.0.0.1:*"))
+        }
+        #expect(
+            try ConfigurationSource(defaults: DaemonConfiguration(), file: nil, overrides: wildcard).load()
+                .controlEndpoint == "tcp://127.0.0.1:*")
     }
 
     @Test("systemd's STATE_DIRECTORY is the default state directory")
     func stateDirectoryFromSystemd() {
-        let configuration = ConfigurationSource.processDefaults(pluginDirectories: ["/p"], environment: ["STATE_DIRECTORY": "/var/lib/rowcast:/var/lib/other"])
+        let configuration = ConfigurationSource.processDefaults(
+            pluginDirectories: ["/p"], environment: ["STATE_DIRECTORY": "/var/lib/rowcast:/var/lib/other"])
         #expect(configuration.stateDirectory == "/var/lib/rowcast")
         #expect(configuration.pluginDirectories == ["/p"])
-        #expect(ConfigurationSource.processDefaults(pluginDirectories: [], environment: [:]).stateDirectory == DaemonConfiguration().stateDirectory)
+        #expect(
+            ConfigurationSource.processDefaults(pluginDirectories: [], environment: [:]).stateDirectory
+                == DaemonConfiguration().stateDirectory)
     }
 }

@@ -32,8 +32,14 @@ struct DescribedPrometheusFactoryTests {
     func separateRegistries() {
         let first = PrometheusCollectorRegistry()
         let second = PrometheusCollectorRegistry()
-        Counter(label: DaemonMetricNames.applied, factory: DescribedPrometheusFactory(registry: first, descriptions: DaemonMetricNames.descriptions)).increment(by: 5)
-        Counter(label: DaemonMetricNames.applied, factory: DescribedPrometheusFactory(registry: second, descriptions: DaemonMetricNames.descriptions)).increment(by: 1)
+        Counter(
+            label: DaemonMetricNames.applied,
+            factory: DescribedPrometheusFactory(registry: first, descriptions: DaemonMetricNames.descriptions)
+        ).increment(by: 5)
+        Counter(
+            label: DaemonMetricNames.applied,
+            factory: DescribedPrometheusFactory(registry: second, descriptions: DaemonMetricNames.descriptions)
+        ).increment(by: 1)
         #expect(first.emitToString().contains("rowcast_items_applied_total 5"))
         #expect(second.emitToString().contains("rowcast_items_applied_total 1"))
     }
@@ -45,8 +51,10 @@ struct DescribedPrometheusFactoryTests {
             #expect(!description.help.isEmpty)
             if description.durationBuckets != nil { #expect(description.name.hasSuffix("_seconds")) }
         }
-        let counters = [DaemonMetricNames.received, DaemonMetricNames.applied, DaemonMetricNames.rejected, DaemonMetricNames.deltas,
-                        DaemonMetricNames.publishedBytes, DaemonMetricNames.droppedReplies, DaemonMetricNames.pluginFaults]
+        let counters = [
+            DaemonMetricNames.received, DaemonMetricNames.applied, DaemonMetricNames.rejected, DaemonMetricNames.deltas,
+            DaemonMetricNames.publishedBytes, DaemonMetricNames.droppedReplies, DaemonMetricNames.pluginFaults,
+        ]
         for name in counters { #expect(name.hasSuffix("_total")) }
     }
 }

@@ -25,8 +25,12 @@ struct FeedPermissionTests {
         #expect(!grant.allows(.reset, feed: "payroll") && !grant.allows(.read, feed: "cars"))
         #expect(try FeedGrant.parse("all").get().permissions == Set(FeedPermission.allCases))
         #expect(try FeedGrant.parse("read").get().patterns == ["*"])
-        guard case .failure(let problem) = FeedGrant.parse("write cars") else { Issue.record("write was accepted"); return }
-        #expect(problem.message.contains("\"write\" is not a permission; allowed: read, publish, reset, select, admin, all"))
+        guard case .failure(let problem) = FeedGrant.parse("write cars") else {
+            Issue.record("write was accepted"); return
+        }
+        #expect(
+            problem.message.contains("\"write\" is not a permission; allowed: read, publish, reset, select, admin, all")
+        )
     }
 
     @Test("each request needs its permission; admin ignores feed patterns; an unknown client may do nothing")
@@ -40,35 +44,53 @@ struct FeedPermissionTests {
         let refusal = try #require(access.refusal(of: reset, from: "app"))
         #expect(refusal.code == .forbidden)
         #expect(refusal.message.contains("lacks the reset permission on feed \"cars\""))
-        #expect(access.refusal(of: Request(op: "snapshot", feed: "cars", operation: .snapshot(chunked: false)), from: "app") == nil)
+        #expect(
+            access.refusal(of: Request(op: "snapshot", feed: "cars", operation: .snapshot(chunked: false)), from: "app")
+                == nil)
         // events and locate read the feed: allowed on cars, refused on payroll.
         for operation in [Request.Operation.events(after: 0, limit: 10), .locate(id: "1")] {
             #expect(access.refusal(of: Request(op: "events", feed: "cars", operation: operation), from: "app") == nil)
             let refused = access.refusal(of: Request(op: "events", feed: "payroll", operation: operation), from: "app")
-            #expect(refused?.message.contains("lacks the read permission on feed \"payroll\"") == true, "\(String(describing: refused))")
+            #expect(
+                refused?.message.contains("lacks the read permission on feed \"payroll\"") == true,
+                "\(String(describing: refused))")
         }
         // A select with a value (an edit, a delete) needs select, not publish.
         let edit = Request(op: "select", feed: "cars", operation: .select(id: "1", action: "edit", value: "x"))
         #expect(access.refusal(of: edit, from: "app") == nil)
         #expect(access.refusal(of: edit, from: "ops")?.message.contains("lacks the select permission") == true)
         // since reads; every step of a reset in parts needs reset.
-        #expect(access.refusal(of: Request(op: "since", feed: "cars", operation: .since(epoch: "e", seq: 1)), from: "app") == nil)
-        for (op, operation) in [("reset_begin", Request.Operation.resetBegin), ("reset_append", .resetAppend(token: "t", part: 0, items: [], sections: [])), ("reset_commit", .resetCommit(token: "t"))] {
+        #expect(
+            access.refusal(of: Request(op: "since", feed: "cars", operation: .since(epoch: "e", seq: 1)), from: "app")
+                == nil)
+        for (op, operation) in [
+            ("reset_begin", Request.Operation.resetBegin),
+            ("reset_append", .resetAppend(token: "t", part: 0, items: [], sections: [])),
+            ("reset_commit", .resetCommit(token: "t")),
+        ] {
             let refused = access.refusal(of: Request(op: op, feed: "cars", operation: operation), from: "app")
-            #expect(refused?.message.contains("lacks the reset permission") == true, "\(op): \(String(describing: refused))")
+            #expect(
+                refused?.message.contains("lacks the reset permission") == true, "\(op): \(String(describing: refused))"
+            )
         }
     }
 
-    @Test("subscriptions: exact per-feed topics need read on the feed, heartbeats are free, other prefixes need read on *")
+    @Test(
+        "subscriptions: exact per-feed topics need read on the feed, heartbeats are free, other prefixes need read on *"
+    )
     func subscriptions() throws {
         let access = KeyringAccess(keyring: try Self.keyring(["app": ["read cars"], "all": ["read *"]]))
         func allows(_ prefix: String, _ terminated: Bool, _ who: String) -> Bool {
             SubscriptionFilter.allows(Array(prefix.utf8) + (terminated ? [0] : []), principal: who, access: access)
         }
-        #expect(allows("rows.cars", true, "app") && allows("errors.cars", true, "app") && allows("actions.cars", true, "app"))
+        #expect(
+            allows("rows.cars", true, "app") && allows("errors.cars", true, "app")
+                && allows("actions.cars", true, "app"))
         #expect(!allows("rows.payroll", true, "app"))
         #expect(allows("heartbeat", true, "app") && allows("heart", false, "app"))
-        #expect(!allows("rows.car", false, "app") && !allows("rows.", false, "app") && !allows("errors", false, "app") && !allows("", false, "app"))
+        #expect(
+            !allows("rows.car", false, "app") && !allows("rows.", false, "app") && !allows("errors", false, "app")
+                && !allows("", false, "app"))
         #expect(allows("rows.", false, "all") && allows("", false, "all"))
     }
 }

@@ -14,14 +14,16 @@ struct HTTPEndpointTests {
         #expect(HTTPEndpoint.tcp(host: "::1", port: 80).description == "tcp://[::1]:80")
     }
 
-    @Test("malformed endpoints are refused with what is wrong", arguments: [
-        ("127.0.0.1:7780", "the transport must be tcp:// or ipc://"),
-        ("tcp://127.0.0.1", "needs a port"),
-        ("tcp://127.0.0.1:http", "the port must be a number"),
-        ("tcp://127.0.0.1:70000", "the port must be a number"),
-        ("tcp://*:7780", "needs an address"),
-        ("ipc://relative.sock", "absolute path"),
-    ])
+    @Test(
+        "malformed endpoints are refused with what is wrong",
+        arguments: [
+            ("127.0.0.1:7780", "the transport must be tcp:// or ipc://"),
+            ("tcp://127.0.0.1", "needs a port"),
+            ("tcp://127.0.0.1:http", "the port must be a number"),
+            ("tcp://127.0.0.1:70000", "the port must be a number"),
+            ("tcp://*:7780", "needs an address"),
+            ("ipc://relative.sock", "absolute path"),
+        ])
     func refused(text: String, reason: String) {
         let problem = HTTPEndpoint.problem(with: text)
         #expect(problem?.contains(reason) == true, "\(text): \(problem ?? "accepted")")

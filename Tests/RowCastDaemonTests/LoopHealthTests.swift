@@ -14,7 +14,7 @@ struct LoopHealthTests {
         #expect(health.report().isHealthy == false)
         #expect(health.report().state == "starting")
         health.enter(.running)
-        #expect(health.report() .isHealthy)
+        #expect(health.report().isHealthy)
         #expect(health.report().state == "ok")
         health.enter(.draining)
         #expect(health.report().state == "draining")

@@ -7,16 +7,21 @@ struct LoopStateMachineTests {
     func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
 
     func machine(batchLimit: Int = 1_024, heartbeat: Int = 1_000) -> LoopStateMachine {
-        LoopStateMachine(settings: LoopStateMachine.Settings(batchLimit: batchLimit, heartbeat: .milliseconds(heartbeat), controlRequestsPerPass: 256),
-                         now: at(0))
+        LoopStateMachine(
+            settings: LoopStateMachine.Settings(
+                batchLimit: batchLimit, heartbeat: .milliseconds(heartbeat), controlRequestsPerPass: 256),
+            now: at(0))
     }
 
-    let idle = LoopStateMachine.Pipeline(isCommitting: false, holdsForBacklog: false, commitDue: nil, ingestHeldUntil: nil)
-    let committing = LoopStateMachine.Pipeline(isCommitting: true, holdsForBacklog: false, commitDue: nil, ingestHeldUntil: nil)
+    let idle = LoopStateMachine.Pipeline(
+        isCommitting: false, holdsForBacklog: false, commitDue: nil, ingestHeldUntil: nil)
+    let committing = LoopStateMachine.Pipeline(
+        isCommitting: true, holdsForBacklog: false, commitDue: nil, ingestHeldUntil: nil)
     let quiet = LoopStateMachine.Deadlines(watchdog: nil, positionTick: nil, snapshotsBusy: false)
 
     func held(until milliseconds: Int) -> LoopStateMachine.Pipeline {
-        LoopStateMachine.Pipeline(isCommitting: false, holdsForBacklog: false, commitDue: nil, ingestHeldUntil: at(milliseconds))
+        LoopStateMachine.Pipeline(
+            isCommitting: false, holdsForBacklog: false, commitDue: nil, ingestHeldUntil: at(milliseconds))
     }
 
     @Test("while a commit is written the pass does not wait and reads every socket")
@@ -42,11 +47,14 @@ struct LoopStateMachineTests {
         #expect(wait == .poll(milliseconds: 0, watchesIngest: true, holdUntil: nil))
     }
 
-    @Test("the wait ends at the earliest deadline: watchdog, paced commit, position tick, or 1 ms while snapshots are written; rounded up")
+    @Test(
+        "the wait ends at the earliest deadline: watchdog, paced commit, position tick, or 1 ms while snapshots are written; rounded up"
+    )
     func earliestDeadline() {
         var wait: LoopStateMachine.Wait
         var loop = machine()
-        let due = LoopStateMachine.Pipeline(isCommitting: false, holdsForBacklog: false, commitDue: at(7) + .microseconds(200), ingestHeldUntil: nil)
+        let due = LoopStateMachine.Pipeline(
+            isCommitting: false, holdsForBacklog: false, commitDue: at(7) + .microseconds(200), ingestHeldUntil: nil)
         wait = loop.passBegan(at: at(0), pipeline: due, deadlines: quiet)
         #expect(wait == .poll(milliseconds: 8, watchesIngest: true, holdUntil: nil))
         let watchdog = LoopStateMachine.Deadlines(watchdog: .milliseconds(3), positionTick: nil, snapshotsBusy: false)
@@ -63,12 +71,15 @@ struct LoopStateMachineTests {
     @Test("batches held for a backlog look for the next batch without waiting")
     func backlogDoesNotWait() {
         var loop = machine()
-        let backlog = LoopStateMachine.Pipeline(isCommitting: false, holdsForBacklog: true, commitDue: at(50), ingestHeldUntil: nil)
+        let backlog = LoopStateMachine.Pipeline(
+            isCommitting: false, holdsForBacklog: true, commitDue: at(50), ingestHeldUntil: nil)
         let wait = loop.passBegan(at: at(0), pipeline: backlog, deadlines: quiet)
         #expect(wait == .poll(milliseconds: 0, watchesIngest: true, holdUntil: nil))
     }
 
-    @Test("ingest found during a hold is left unread, then no longer watched, and read when the hold ends even if the wait saw nothing")
+    @Test(
+        "ingest found during a hold is left unread, then no longer watched, and read when the hold ends even if the wait saw nothing"
+    )
     func holdsIngest() {
         var wait: LoopStateMachine.Wait
         var reads: LoopStateMachine.Reads
@@ -86,8 +97,9 @@ struct LoopStateMachineTests {
         wait = loop.passBegan(at: at(6), pipeline: held(until: 80), deadlines: quiet)
         #expect(wait == .poll(milliseconds: 74, watchesIngest: false, holdUntil: at(80)))
         reads = loop.waitEnded(at: at(40), ingestReadable: false, controlReadable: true)
-        #expect(reads == .init(ingest: false, control: true),
-                "control requests are never held")
+        #expect(
+            reads == .init(ingest: false, control: true),
+            "control requests are never held")
         wait = loop.passBegan(at: at(41), pipeline: held(until: 80), deadlines: quiet)
         #expect(wait == .poll(milliseconds: 39, watchesIngest: false, holdUntil: at(80)))
         reads = loop.waitEnded(at: at(80), ingestReadable: false, controlReadable: false)
@@ -109,7 +121,9 @@ struct LoopStateMachineTests {
         #expect(reads == .init(ingest: false, control: false))
     }
 
-    @Test("a commit in flight ends the hold's effect on reads: ingest found while held is read in the next pass that does not wait")
+    @Test(
+        "a commit in flight ends the hold's effect on reads: ingest found while held is read in the next pass that does not wait"
+    )
     func commitInFlightReadsEverything() {
         var wait: LoopStateMachine.Wait
         var reads: LoopStateMachine.Reads

@@ -8,8 +8,11 @@ struct NotifyMessageTests {
         #expect(NotifyMessage.ready.description == "READY=1")
         #expect(NotifyMessage.stopping.description == "STOPPING=1")
         #expect(NotifyMessage.watchdog.description == "WATCHDOG=1")
-        #expect(NotifyMessage.reloading(monotonicMicroseconds: 123_456).description == "RELOADING=1\nMONOTONIC_USEC=123456")
-        #expect(NotifyMessage.ready.adding(.mainPID(42)).adding(.status("2 feeds,\n3 rows\r")).description == "READY=1\nMAINPID=42\nSTATUS=2 feeds, 3 rows ")
+        #expect(
+            NotifyMessage.reloading(monotonicMicroseconds: 123_456).description == "RELOADING=1\nMONOTONIC_USEC=123456")
+        #expect(
+            NotifyMessage.ready.adding(.mainPID(42)).adding(.status("2 feeds,\n3 rows\r")).description
+                == "READY=1\nMAINPID=42\nSTATUS=2 feeds, 3 rows ")
         #expect(NotifyMessage.status("x").bytes == Array("STATUS=x".utf8))
     }
 }
@@ -19,7 +22,9 @@ struct WatchdogScheduleTests {
     @Test("WATCHDOG_USEC gives half the interval; WATCHDOG_PID must be this process")
     func environment() {
         #expect(WatchdogSchedule(environment: ["WATCHDOG_USEC": "30000000"], pid: 7)?.interval == .seconds(15))
-        #expect(WatchdogSchedule(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "7"], pid: 7)?.interval == .seconds(15))
+        #expect(
+            WatchdogSchedule(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "7"], pid: 7)?.interval
+                == .seconds(15))
         #expect(WatchdogSchedule(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "8"], pid: 7) == nil)
         #expect(WatchdogSchedule(environment: ["WATCHDOG_USEC": "0"], pid: 7) == nil)
         #expect(WatchdogSchedule(environment: ["WATCHDOG_USEC": "soon"], pid: 7) == nil)
@@ -46,12 +51,27 @@ struct StatusSummaryTests {
     func summary() {
         var summary = StatusSummary(interval: .seconds(2))
         let start = ContinuousClock.now
-        do { let text = summary.update(at: start, feeds: 1, rows: 1, applied: 0, plugins: 1); #expect(text == "1 feed, 1 row, 0 items/s, 1 plugin") }
+        do {
+            let text = summary.update(at: start, feeds: 1, rows: 1, applied: 0, plugins: 1);
+            #expect(text == "1 feed, 1 row, 0 items/s, 1 plugin")
+        }
         #expect(!summary.isDue(at: start + .seconds(1)))
-        do { let text = summary.update(at: start + .seconds(1), feeds: 2, rows: 9, applied: 50, plugins: 2); #expect(text == nil) }
+        do {
+            let text = summary.update(at: start + .seconds(1), feeds: 2, rows: 9, applied: 50, plugins: 2);
+            #expect(text == nil)
+        }
         #expect(summary.isDue(at: start + .seconds(2)))
-        do { let text = summary.update(at: start + .seconds(2), feeds: 2, rows: 9, applied: 50, plugins: 2); #expect(text == "2 feeds, 9 rows, 25 items/s, 2 plugins") }
-        do { let text = summary.update(at: start + .seconds(4), feeds: 2, rows: 9, applied: 100, plugins: 2); #expect(text == nil) }
-        do { let text = summary.update(at: start + .seconds(6), feeds: 2, rows: 9, applied: 100, plugins: 2); #expect(text == "2 feeds, 9 rows, 0 items/s, 2 plugins") }
+        do {
+            let text = summary.update(at: start + .seconds(2), feeds: 2, rows: 9, applied: 50, plugins: 2);
+            #expect(text == "2 feeds, 9 rows, 25 items/s, 2 plugins")
+        }
+        do {
+            let text = summary.update(at: start + .seconds(4), feeds: 2, rows: 9, applied: 100, plugins: 2);
+            #expect(text == nil)
+        }
+        do {
+            let text = summary.update(at: start + .seconds(6), feeds: 2, rows: 9, applied: 100, plugins: 2);
+            #expect(text == "2 feeds, 9 rows, 0 items/s, 2 plugins")
+        }
     }
 }

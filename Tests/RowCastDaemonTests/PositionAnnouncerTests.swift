@@ -15,13 +15,17 @@ struct PositionAnnouncerTests {
         }
     }
 
-    @Test("each feed with new deltas is announced once per interval, at its latest position; nothing when nothing changed")
+    @Test(
+        "each feed with new deltas is announced once per interval, at its latest position; nothing when nothing changed"
+    )
     func ticks() {
         let announcer = PositionAnnouncer()
         announcer.reset(to: [FeedPosition(feed: "quiet", epoch: "e", seq: 9)])
         let start = ContinuousClock.now
         #expect(announcer.nextTick(interval: .seconds(1)) == nil)
-        announcer.record([FeedPosition(feed: "cars", epoch: "e", seq: 1), FeedPosition(feed: "bikes", epoch: "e", seq: 4)])
+        announcer.record([
+            FeedPosition(feed: "cars", epoch: "e", seq: 1), FeedPosition(feed: "bikes", epoch: "e", seq: 4),
+        ])
         announcer.record([FeedPosition(feed: "cars", epoch: "e", seq: 2)])
         #expect(announcer.nextTick(interval: .seconds(1)) != nil)
         #expect(announcer.due(at: start, interval: .seconds(10)).isEmpty)

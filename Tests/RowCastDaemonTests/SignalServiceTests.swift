@@ -18,7 +18,9 @@ struct SignalServiceTests {
         let signals = await UnixSignalsSequence(trapping: .sigusr1, .sigwinch)
         let stop = StopSignal()
         let exits = Atomic<Int>(0)
-        let service = SignalService(signals: signals, stop: stop, logger: Logger(label: "test"), reloadSignals: [.sigusr1]) {
+        let service = SignalService(
+            signals: signals, stop: stop, logger: Logger(label: "test"), reloadSignals: [.sigusr1]
+        ) {
             exits.add(1, ordering: .relaxed)
         }
         try await testGracefulShutdown { trigger in

@@ -3,7 +3,8 @@ import Foundation
 /// Paths the tests need.
 enum TestPaths {
     /// The repository root, from this file's path.
-    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 }
 
 /// A fresh directory under the system temporary directory, removed on deinit.

@@ -36,8 +36,12 @@ struct TwoDaemonsMetricsTests {
         for index in 0..<2 {
             var environment = DaemonEnvironment()
             environment.announceReady = { line in readyLines.lines.withLock { $0[index] = line } }
-            environment.metrics = DescribedPrometheusFactory(registry: registries[index], descriptions: DaemonMetricNames.descriptions)
-            let daemon = UncheckedDaemon(try Daemon(configuration: Self.configuration(state: states[index].path), logger: Logger(label: "test"), environment: environment))
+            environment.metrics = DescribedPrometheusFactory(
+                registry: registries[index], descriptions: DaemonMetricNames.descriptions)
+            let daemon = UncheckedDaemon(
+                try Daemon(
+                    configuration: Self.configuration(state: states[index].path), logger: Logger(label: "test"),
+                    environment: environment))
             try daemon.value.start()
             let signal = signals[index], done = stopped[index]
             Thread {
@@ -50,7 +54,9 @@ struct TwoDaemonsMetricsTests {
             for done in stopped { _ = done.wait(timeout: .now() + 30) }
         }
         let deadline = ContinuousClock.now + .seconds(60)
-        while readyLines.lines.withLock({ $0.count }) < 2 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        while readyLines.lines.withLock({ $0.count }) < 2 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
         let lines = readyLines.lines.withLock { $0 }
         try #require(lines.count == 2, "not both ready: \(lines)")
         let first = try #require(ReadyLine(in: lines[0]!))
@@ -61,11 +67,15 @@ struct TwoDaemonsMetricsTests {
         try dealer.setOption(.linger, 0)
         try dealer.setOption(.receiveTimeout, 30_000)
         try dealer.connect(first.control)
-        _ = try dealer.send([[], Array(#"{"op":"upsert","feed":"cars","req":1,"item":{"id":"a","type":"nobody-renders"}}"#.utf8)])
+        _ = try dealer.send([
+            [], Array(#"{"op":"upsert","feed":"cars","req":1,"item":{"id":"a","type":"nobody-renders"}}"#.utf8),
+        ])
         let reply = try #require(try dealer.receiveMultipart(), "no reply within 30 s")
         #expect(String(decoding: reply.last ?? [], as: UTF8.self).contains(#""ok":true"#))
         // The counters are fed once per pass: wait (bounded) for the next one.
-        while !registries[0].emitToString().contains("rowcast_items_applied_total 1\n") && ContinuousClock.now < deadline {
+        while !registries[0].emitToString().contains("rowcast_items_applied_total 1\n")
+            && ContinuousClock.now < deadline
+        {
             Thread.sleep(forTimeInterval: 0.02)
         }
         #expect(registries[0].emitToString().contains("rowcast_items_applied_total 1\n"))

@@ -45,7 +45,8 @@ import Testing
         state.deliver(snapshot: snapshot(5), seq: 5, epoch: "e")
         #expect(!state.needsSnapshot)
         state.apply(seq: 6, epoch: "e", deltaText: delta(6))
-        #expect(await drain(outbox) == [snapshot(5), StreamMessages.position(feed: "cars", epoch: "e", seq: 5), delta(6)])
+        #expect(
+            await drain(outbox) == [snapshot(5), StreamMessages.position(feed: "cars", epoch: "e", seq: 5), delta(6)])
     }
 
     @Test func aResumeTheHistoryCoversGetsOnlyTheMissedDeltas() async throws {
@@ -60,7 +61,9 @@ import Testing
         _ = state.attach(upToDate, resume: ResumePoint(seq: 5, epoch: "e"))
         #expect(try events(await drain(upToDate)) == ["position"])
         // Not covered: the first waits for a snapshot; the others get the one made for it.
-        for (index, resume) in [ResumePoint(seq: 2, epoch: "e"), ResumePoint(seq: 4, epoch: "f"), ResumePoint(seq: 9, epoch: "e")].enumerated() {
+        for (index, resume) in [
+            ResumePoint(seq: 2, epoch: "e"), ResumePoint(seq: 4, epoch: "f"), ResumePoint(seq: 9, epoch: "e"),
+        ].enumerated() {
             let uncovered = ConnectionOutbox(limit: 10)
             _ = state.attach(uncovered, resume: resume)
             #expect(state.needsSnapshot == (index == 0), "\(resume) is not covered")

@@ -11,10 +11,11 @@ import Testing
         #expect(try ResumePoint.parse(since: "0", epoch: nil) == ResumePoint(seq: 0, epoch: nil))
     }
 
-    @Test(arguments: [
-        ("abc", "e", "since=abc"), ("-1", "e", "since=-1"), ("1.5", "e", "since=1.5"), ("", "e", "since="),
-        ("99999999999999999999", "e", "is not a seq"), ("3", nil, "needs epoch"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("abc", "e", "since=abc"), ("-1", "e", "since=-1"), ("1.5", "e", "since=1.5"), ("", "e", "since="),
+            ("99999999999999999999", "e", "is not a seq"), ("3", nil, "needs epoch"),
+        ] as [(String, String?, String)])
     func badSinceIsRefusedNamingIt(since: String, epoch: String?, text: String) {
         #expect {
             try ResumePoint.parse(since: since, epoch: epoch)

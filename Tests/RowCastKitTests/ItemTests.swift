@@ -4,7 +4,8 @@ import Testing
 /// The item view and its typed accessors: every error names the field.
 @Suite("Item")
 struct ItemTests {
-    private static let json = #"{"id":"p1","type":"product","section":"cars","sort":3,"data":{"name":"Tesla","price":39999.5,"count":3,"new":true,"url":"https://x.example/a?b=c","notes":null,"tags":["a"],"spec":{"hp":300}}}"#
+    private static let json =
+        #"{"id":"p1","type":"product","section":"cars","sort":3,"data":{"name":"Tesla","price":39999.5,"count":3,"new":true,"url":"https://x.example/a?b=c","notes":null,"tags":["a"],"spec":{"hp":300}}}"#
 
     private func item(_ text: String = ItemTests.json) throws -> Item {
         try Item(json: try JSONParser.parse(text))
@@ -67,17 +68,19 @@ struct ItemTests {
         #expect(failure { () throws(ItemError) in try item.url("absent") }?.code == .missingField)
     }
 
-    @Test("a mistyped field is invalid_field, naming it and both types", arguments: [
-        ("price", "string", #"field "price" must be a string, got number"#),
-        ("name", "number", #"field "name" must be a number, got string"#),
-        ("notes", "number", #"field "notes" must be a number, got null"#),
-        ("tags", "bool", #"field "tags" must be a boolean, got array"#),
-        ("spec", "array", #"field "spec" must be an array, got object"#),
-        ("new", "object", #"field "new" must be an object, got boolean"#),
-        ("price", "integer", #"field "price" must be an integer, got 39999.5"#),
-        ("name", "optionalNumber", #"field "name" must be a number, got string"#),
-        ("name", "url", #"field "name" must be a URL with a scheme such as https://, got "Tesla""#),
-    ])
+    @Test(
+        "a mistyped field is invalid_field, naming it and both types",
+        arguments: [
+            ("price", "string", #"field "price" must be a string, got number"#),
+            ("name", "number", #"field "name" must be a number, got string"#),
+            ("notes", "number", #"field "notes" must be a number, got null"#),
+            ("tags", "bool", #"field "tags" must be a boolean, got array"#),
+            ("spec", "array", #"field "spec" must be an array, got object"#),
+            ("new", "object", #"field "new" must be an object, got boolean"#),
+            ("price", "integer", #"field "price" must be an integer, got 39999.5"#),
+            ("name", "optionalNumber", #"field "name" must be a number, got string"#),
+            ("name", "url", #"field "name" must be a URL with a scheme such as https://, got "Tesla""#),
+        ])
     func invalidField(field: String, accessor: String, message: String) throws {
         let item = try item()
         let error = failure { () throws(ItemError) -> Any in
@@ -95,25 +98,42 @@ struct ItemTests {
         #expect(error == ItemError(code: .invalidField, field: field, message: message))
     }
 
-    @Test("URL-ish strings", arguments: [
-        ("https://example.com", true), ("myapp:detail/1", true), ("mailto:a@b.c", true), ("x-y.z+w://q", true),
-        ("", false), ("example.com", false), (":nothing", false), ("1http://x", false), ("https://", true),
-        ("https:", false), ("https://a b", false), ("ht tp://x", false), ("https://x\n", false),
-    ])
+    @Test(
+        "URL-ish strings",
+        arguments: [
+            ("https://example.com", true), ("myapp:detail/1", true), ("mailto:a@b.c", true), ("x-y.z+w://q", true),
+            ("", false), ("example.com", false), (":nothing", false), ("1http://x", false), ("https://", true),
+            ("https:", false), ("https://a b", false), ("ht tp://x", false), ("https://x\n", false),
+        ])
     func urls(_ string: String, _ valid: Bool) throws {
         let item = try Item(json: ["id": "i", "type": "t", "data": ["u": .string(string)]])
         #expect((failure { () throws(ItemError) in try item.url("u") } == nil) == valid, "\(string)")
     }
 
-    @Test("a malformed envelope names the envelope field", arguments: [
-        (#"{"type":"t"}"#, ItemError(code: .missingField, field: "id", message: #"missing field "id""#)),
-        (#"{"id":1,"type":"t"}"#, ItemError(code: .invalidField, field: "id", message: #"field "id" must be a string, got number"#)),
-        (#"{"id":"i"}"#, ItemError(code: .missingField, field: "type", message: #"missing field "type""#)),
-        (#"{"id":"i","type":"t","section":7}"#, ItemError(code: .invalidField, field: "section", message: #"field "section" must be a string, got number"#)),
-        (#"{"id":"i","type":"t","sort":"1"}"#, ItemError(code: .invalidField, field: "sort", message: #"field "sort" must be a number, got string"#)),
-        (#"{"id":"i","type":"t","data":[]}"#, ItemError(code: .invalidField, field: "data", message: #"field "data" must be an object, got array"#)),
-        (#"[]"#, ItemError(code: .invalidInput, message: "an item must be a JSON object, got array")),
-    ])
+    @Test(
+        "a malformed envelope names the envelope field",
+        arguments: [
+            (#"{"type":"t"}"#, ItemError(code: .missingField, field: "id", message: #"missing field "id""#)),
+            (
+                #"{"id":1,"type":"t"}"#,
+                ItemError(code: .invalidField, field: "id", message: #"field "id" must be a string, got number"#)
+            ),
+            (#"{"id":"i"}"#, ItemError(code: .missingField, field: "type", message: #"missing field "type""#)),
+            (
+                #"{"id":"i","type":"t","section":7}"#,
+                ItemError(
+                    code: .invalidField, field: "section", message: #"field "section" must be a string, got number"#)
+            ),
+            (
+                #"{"id":"i","type":"t","sort":"1"}"#,
+                ItemError(code: .invalidField, field: "sort", message: #"field "sort" must be a number, got string"#)
+            ),
+            (
+                #"{"id":"i","type":"t","data":[]}"#,
+                ItemError(code: .invalidField, field: "data", message: #"field "data" must be an object, got array"#)
+            ),
+            (#"[]"#, ItemError(code: .invalidInput, message: "an item must be a JSON object, got array")),
+        ])
     func badEnvelope(text: String, expected: ItemError) throws {
         let value = try JSONParser.parse(text)
         #expect(failure { () throws(ItemError) in try Item(json: value) } == expected)
@@ -143,7 +163,9 @@ struct ItemTests {
         guard case .string = type else { return .failure(.invalidField("type", mustBe: "a string", got: type)) }
         var section = JSONValue.string("default")
         if let value = object["section"], !value.isNull {
-            guard case .string = value else { return .failure(.invalidField("section", mustBe: "a string", got: value)) }
+            guard case .string = value else {
+                return .failure(.invalidField("section", mustBe: "a string", got: value))
+            }
             section = value
         }
         var sort: JSONValue? = nil
@@ -163,8 +185,11 @@ struct ItemTests {
     func envelopeMatchesLookups() {
         // Names, near misses of every length, and texts that are not ASCII or equal a name only
         // canonically ("é" both ways).
-        let keys = ["id", "type", "section", "sort", "data", "ID", "i", "idd", "typ", "types", "Type", "sectio", "sections",
-                    "date", "dat", "sorts", "name", "\u{212A}", "i\u{301}d", "d\u{0}", "t\u{443}pe", "\u{E9}", "e\u{301}", "  ", ""]
+        let keys = [
+            "id", "type", "section", "sort", "data", "ID", "i", "idd", "typ", "types", "Type", "sectio", "sections",
+            "date", "dat", "sorts", "name", "\u{212A}", "i\u{301}d", "d\u{0}", "t\u{443}pe", "\u{E9}", "e\u{301}", "  ",
+            "",
+        ]
         let values: [JSONValue] = [.string("a"), .string("b"), 1, 2.5, .null, ["x": 1], [], true]
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next(_ bound: Int) -> Int {
@@ -179,7 +204,12 @@ struct ItemTests {
             if next(4) > 0 { members.insert((key: "type", value: "t"), at: next(members.count + 1)) }
             let object = JSONObject(members)
             let made = Result { () throws(ItemError) in try Item(object: object) }
-                .map { item -> [JSONValue?] in [.string(item.id), .string(item.type), .string(item.section), item.sort.map { .number($0) }, .object(item.data)] }
+                .map { item -> [JSONValue?] in
+                    [
+                        .string(item.id), .string(item.type), .string(item.section), item.sort.map { .number($0) },
+                        .object(item.data),
+                    ]
+                }
             #expect(made == Self.lookedUp(object), "round \(round): \(JSONValue.object(object))")
         }
     }
@@ -188,19 +218,27 @@ struct ItemTests {
     func invalidBytes() {
         let bytes = Array(#"{"id":"#.utf8)
         let error = bytes.withUnsafeBytes { raw in failure { () throws(ItemError) in try Item(parsing: raw) } }
-        #expect(error == ItemError(code: .invalidInput, message: "the item is not valid JSON: unexpected end of input at byte 6"))
+        #expect(
+            error
+                == ItemError(
+                    code: .invalidInput, message: "the item is not valid JSON: unexpected end of input at byte 6"))
     }
 
     @Test("an item error crosses the ABI as {message, field, code}")
     func errorJSON() {
-        #expect(ItemError.missingField("price").jsonValue.description == #"{"message":"missing field \"price\"","field":"price","code":"missing_field"}"#)
-        #expect(ItemError(code: .invalidInput, message: "bad").jsonValue.description == #"{"message":"bad","code":"invalid_input"}"#)
+        #expect(
+            ItemError.missingField("price").jsonValue.description
+                == #"{"message":"missing field \"price\"","field":"price","code":"missing_field"}"#)
+        #expect(
+            ItemError(code: .invalidInput, message: "bad").jsonValue.description
+                == #"{"message":"bad","code":"invalid_input"}"#)
         #expect(ItemError.unknownAction("buy").description == #"unknown action "buy""#)
     }
 
     @Test("section headers read the header object")
     func sectionHeader() throws {
-        let header = try SectionHeader(json: try JSONParser.parse(#"{"id":"cars","type":"brand","order":2,"header":{"title":"Cars"}}"#))
+        let header = try SectionHeader(
+            json: try JSONParser.parse(#"{"id":"cars","type":"brand","order":2,"header":{"title":"Cars"}}"#))
         #expect(header.id == "cars")
         #expect(header.type == "brand")
         #expect(header.order == 2)
@@ -208,6 +246,8 @@ struct ItemTests {
         #expect(failure { () throws(ItemError) in try header.string("subtitle") } == .missingField("subtitle"))
         let bare = try SectionHeader(json: ["id": "s", "type": "t"])
         #expect(bare.header.isEmpty)
-        #expect(failure { () throws(ItemError) in try SectionHeader(json: ["id": "s", "type": "t", "header": 1]) }?.field == "header")
+        #expect(
+            failure { () throws(ItemError) in try SectionHeader(json: ["id": "s", "type": "t", "header": 1]) }?.field
+                == "header")
     }
 }

@@ -7,10 +7,12 @@ struct JSONNumberTests {
         String(decoding: try JSONParser.parse(text).serialized(), as: UTF8.self)
     }
 
-    @Test("a parsed number is written back exactly as it came", arguments: [
-        "123456789012345678", "123456789012345679", "-0", "0", "-7", "1.50", "1e0", "1E+2", "-0.0",
-        "12345678901234567890123456789012345678901234567890", "0.1", "5e-324", "1e-400", "999999999999999",
-    ])
+    @Test(
+        "a parsed number is written back exactly as it came",
+        arguments: [
+            "123456789012345678", "123456789012345679", "-0", "0", "-7", "1.50", "1e0", "1E+2", "-0.0",
+            "12345678901234567890123456789012345678901234567890", "0.1", "5e-324", "1e-400", "999999999999999",
+        ])
     func exactText(text: String) throws {
         #expect(try roundTrip(text) == text)
         #expect(try roundTrip(#"{"h":[\#(text),{"n":\#(text)}]}"#) == #"{"h":[\#(text),{"n":\#(text)}]}"#)

@@ -52,6 +52,9 @@ struct JSONObjectTests {
         #expect(value["s"]?.numberValue == nil)
         #expect(value["n"]?.stringValue == nil)
         #expect(JSONValue.string("x")["key"] == nil)
-        #expect([JSONValue.null, true, 1, "s", [], [:]].map(\.kindName) == ["null", "boolean", "number", "string", "array", "object"])
+        #expect(
+            [JSONValue.null, true, 1, "s", [], [:]].map(\.kindName) == [
+                "null", "boolean", "number", "string", "array", "object",
+            ])
     }
 }

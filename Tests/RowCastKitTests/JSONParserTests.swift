@@ -36,8 +36,9 @@ struct JSONParserTests {
         #expect(try parse("\"\"") == .string(""))
         #expect(try parse("[]") == .array([]))
         #expect(try parse("{}") == .object(JSONObject()))
-        #expect(try parse(#" { "a" : [ 1 , { "b" : null } ] , "c" : "d" } "#)
-            == ["a": [1, ["b": nil]], "c": "d"])
+        #expect(
+            try parse(#" { "a" : [ 1 , { "b" : null } ] , "c" : "d" } "#)
+                == ["a": [1, ["b": nil]], "c": "d"])
         #expect(try parse(" \t\r\n 7 \n") == .number(7))
     }
 
@@ -55,9 +56,12 @@ struct JSONParserTests {
         #expect(error("-1e400")?.reason == "number out of range")
     }
 
-    @Test("malformed numbers are refused", arguments: [
-        "01", "-01", "00", "1.", ".5", "+1", "-", "--1", "1e", "1e+", "1.e5", "0x10", "NaN", "Infinity", "-Infinity", "1_000",
-    ])
+    @Test(
+        "malformed numbers are refused",
+        arguments: [
+            "01", "-01", "00", "1.", ".5", "+1", "-", "--1", "1e", "1e+", "1.e5", "0x10", "NaN", "Infinity",
+            "-Infinity", "1_000",
+        ])
     func refusesMalformedNumbers(_ text: String) {
         #expect(error(text) != nil, "\(text) must not parse")
     }
@@ -84,32 +88,38 @@ struct JSONParserTests {
         #expect(try parse(#""x\uDBFF\uDFFFy""#) == .string("x\u{10FFFF}y"))
     }
 
-    @Test("lone and broken surrogates are refused", arguments: [
-        #""\ud83d""#, #""\ud83dx""#, #""\ud83d\u0041""#, #""\ude00""#, #""\ud83d\ud83d""#, #""\ud83d\n""#,
-    ])
+    @Test(
+        "lone and broken surrogates are refused",
+        arguments: [
+            #""\ud83d""#, #""\ud83dx""#, #""\ud83d\u0041""#, #""\ude00""#, #""\ud83d\ud83d""#, #""\ud83d\n""#,
+        ])
     func refusesBadSurrogates(_ text: String) {
         #expect(error(text) != nil, "\(text) must not parse")
     }
 
-    @Test("invalid UTF-8 is refused, in fast and escaped strings", arguments: [
-        [0x22, 0xC3, 0x28, 0x22],              // bad continuation
-        [0x22, 0xC0, 0x80, 0x22],              // overlong NUL
-        [0x22, 0xE0, 0x80, 0xAF, 0x22],        // overlong '/'
-        [0x22, 0xED, 0xA0, 0x80, 0x22],        // UTF-8-encoded surrogate
-        [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22],  // above U+10FFFF
-        [0x22, 0xFF, 0x22],                    // never valid
-        [0x22, 0xE2, 0x82, 0x22],              // truncated sequence
-        [0x22, 0x5C, 0x6E, 0xC3, 0x28, 0x22],  // after an escape: slow path
-        [0xFF],                                // outside a string
-        [0x5B, 0x31, 0x5D, 0xFF],              // after the value
-    ] as [[UInt8]])
+    @Test(
+        "invalid UTF-8 is refused, in fast and escaped strings",
+        arguments: [
+            [0x22, 0xC3, 0x28, 0x22],  // bad continuation
+            [0x22, 0xC0, 0x80, 0x22],  // overlong NUL
+            [0x22, 0xE0, 0x80, 0xAF, 0x22],  // overlong '/'
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // UTF-8-encoded surrogate
+            [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22],  // above U+10FFFF
+            [0x22, 0xFF, 0x22],  // never valid
+            [0x22, 0xE2, 0x82, 0x22],  // truncated sequence
+            [0x22, 0x5C, 0x6E, 0xC3, 0x28, 0x22],  // after an escape: slow path
+            [0xFF],  // outside a string
+            [0x5B, 0x31, 0x5D, 0xFF],  // after the value
+        ] as [[UInt8]])
     func refusesBadUTF8(_ bytes: [UInt8]) {
         #expect(error(bytes) != nil, "\(bytes) must not parse")
     }
 
     @Test("invalid UTF-8 in a string reports where the string starts")
     func badUTF8Offset() {
-        #expect(error([0x5B, 0x22, 0xC3, 0x28, 0x22, 0x5D]) == JSONParseError(offset: 2, reason: "invalid UTF-8 in a string"))
+        #expect(
+            error([0x5B, 0x22, 0xC3, 0x28, 0x22, 0x5D])
+                == JSONParseError(offset: 2, reason: "invalid UTF-8 in a string"))
     }
 
     @Test("control characters in strings are refused", arguments: [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F] as [UInt8])
@@ -123,22 +133,29 @@ struct JSONParserTests {
         #expect(try parse(bytes: [0x22, 0x7F, 0x22]) == .string("\u{7F}"))
     }
 
-    @Test("trailing garbage is refused", arguments: ["{} x", "1 2", "[1],", "truefalse", "nullx", "\"a\"\"b\"", "{}}", "[]]", "0 0"])
+    @Test(
+        "trailing garbage is refused",
+        arguments: ["{} x", "1 2", "[1],", "truefalse", "nullx", "\"a\"\"b\"", "{}}", "[]]", "0 0"])
     func refusesTrailingGarbage(_ text: String) {
         #expect(error(text)?.reason == "unexpected data after the JSON value", "\(text)")
     }
 
-    @Test("truncated input is refused", arguments: [
-        "", " ", "{", "[", "{\"a\"", "{\"a\":", "{\"a\":1", "{\"a\":1,", "[1,", "[1", "\"abc", "\"\\", "\"\\u12", "\"\\u12\"", "tru", "fals", "nul", "-", "1e",
-    ])
+    @Test(
+        "truncated input is refused",
+        arguments: [
+            "", " ", "{", "[", "{\"a\"", "{\"a\":", "{\"a\":1", "{\"a\":1,", "[1,", "[1", "\"abc", "\"\\", "\"\\u12",
+            "\"\\u12\"", "tru", "fals", "nul", "-", "1e",
+        ])
     func refusesTruncatedInput(_ text: String) {
         #expect(error(text) != nil, "\(text) must not parse")
     }
 
-    @Test("syntax errors are refused", arguments: [
-        "[1,]", "{\"a\":1,}", "{a:1}", "{'a':1}", "['a']", "[1 2]", "{\"a\" 1}", "{\"a\":1 \"b\":2}", "{1:2}",
-        "// comment\n1", "True", "NULL", "\"\\x41\"", "\"\\U0041\"", "\u{FEFF}1", "\u{0C}1", "[,1]", ":", "}",
-    ])
+    @Test(
+        "syntax errors are refused",
+        arguments: [
+            "[1,]", "{\"a\":1,}", "{a:1}", "{'a':1}", "['a']", "[1 2]", "{\"a\" 1}", "{\"a\":1 \"b\":2}", "{1:2}",
+            "// comment\n1", "True", "NULL", "\"\\x41\"", "\"\\U0041\"", "\u{FEFF}1", "\u{0C}1", "[,1]", ":", "}",
+        ])
     func refusesSyntaxErrors(_ text: String) {
         #expect(error(text) != nil, "\(text) must not parse")
     }
@@ -155,7 +172,10 @@ struct JSONParserTests {
         let hostile = String(repeating: "[", count: 100_000)
         #expect(error(hostile)?.reason == "nesting deeper than 64 levels")
         // Depth is released on the way out: many shallow siblings are fine.
-        let siblings = "[" + Array(repeating: String(repeating: "[", count: 63) + String(repeating: "]", count: 63), count: 3).joined(separator: ",") + "]"
+        let siblings =
+            "["
+            + Array(repeating: String(repeating: "[", count: 63) + String(repeating: "]", count: 63), count: 3).joined(
+                separator: ",") + "]"
         #expect(throws: Never.self) { try JSONParser.parse(siblings) }
     }
 

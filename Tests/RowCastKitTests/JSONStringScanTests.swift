@@ -18,18 +18,21 @@ struct JSONStringScanTests {
         let made: String?
         if case .string(let text)? = try? JSONParser.parse(bytes) { made = text } else { made = nil }
         let object = Array(#"{"k":"#.utf8) + bytes + Array("}".utf8)
-        let skipped = (try? JSONParser.read(object) { reader -> Bool in
-            try reader.beginObject()
-            while try reader.nextKey() != nil { try reader.skipValue() }
-            return true
-        }) ?? false
+        let skipped =
+            (try? JSONParser.read(object) { reader -> Bool in
+                try reader.beginObject()
+                while try reader.nextKey() != nil { try reader.skipValue() }
+                return true
+            }) ?? false
         return (made, skipped)
     }
 
-    @Test("every offset of 0 to 24 in strings of 0 to 24 letters", arguments: [
-        (Array(#"\""#.utf8), "\""), (Array(#"\\"#.utf8), "\\"), (Array(#"\u00e9"#.utf8), "é"),
-        ([0xC3, 0xA9], "é"), ([0xE2, 0x82, 0xAC], "€"), ([0x7F], "\u{7F}"),
-    ] as [([UInt8], String)])
+    @Test(
+        "every offset of 0 to 24 in strings of 0 to 24 letters",
+        arguments: [
+            (Array(#"\""#.utf8), "\""), (Array(#"\\"#.utf8), "\\"), (Array(#"\u00e9"#.utf8), "é"),
+            ([0xC3, 0xA9], "é"), ([0xE2, 0x82, 0xAC], "€"), ([0x7F], "\u{7F}"),
+        ] as [([UInt8], String)])
     func acceptsAtEveryOffset(inserted: [UInt8], meaning: String) {
         for count in 0...24 {
             for offset in 0...count {
@@ -43,9 +46,11 @@ struct JSONStringScanTests {
         }
     }
 
-    @Test("refused at every offset: control characters, invalid UTF-8, a bad escape", arguments: [
-        [0x00], [0x1F], [0x0A], [0xFF], [0xC3, 0x28], [0xED, 0xA0, 0x80], Array(#"\x"#.utf8),
-    ] as [[UInt8]])
+    @Test(
+        "refused at every offset: control characters, invalid UTF-8, a bad escape",
+        arguments: [
+            [0x00], [0x1F], [0x0A], [0xFF], [0xC3, 0x28], [0xED, 0xA0, 0x80], Array(#"\x"#.utf8),
+        ] as [[UInt8]])
     func refusesAtEveryOffset(inserted: [UInt8]) {
         for count in 0...24 {
             for offset in 0...count {

@@ -6,19 +6,25 @@ import Testing
 struct JSONWriterTests {
     private func text(_ value: JSONValue) -> String { String(decoding: value.serialized(), as: UTF8.self) }
 
-    @Test("integral numbers print without a fraction", arguments: [
-        (0.0, "0"), (-0.0, "0"), (1, "1"), (-1, "-1"), (120, "120"), (39999, "39999"), (1e15, "1000000000000000"),
-        (9_007_199_254_740_991, "9007199254740991"), (-9_007_199_254_740_991, "-9007199254740991"),
-    ])
+    @Test(
+        "integral numbers print without a fraction",
+        arguments: [
+            (0.0, "0"), (-0.0, "0"), (1, "1"), (-1, "-1"), (120, "120"), (39999, "39999"), (1e15, "1000000000000000"),
+            (9_007_199_254_740_991, "9007199254740991"), (-9_007_199_254_740_991, "-9007199254740991"),
+        ])
     func integral(_ number: Double, _ expected: String) {
         #expect(text(.number(number)) == expected)
     }
 
-    @Test("fractional and huge numbers print in shortest round-trip form", arguments: [
-        (0.5, "0.5"), (-17.25, "-17.25"), (0.1, "0.1"), (39999.5, "39999.5"), (0.30000000000000004, "0.30000000000000004"),
-        (1e-7, "1e-07"), (.leastNonzeroMagnitude, "5e-324"), (9_007_199_254_740_992, "9007199254740992.0"), (1e16, "1e+16"), (1e21, "1e+21"),
-        (1.7976931348623157e308, "1.7976931348623157e+308"),
-    ])
+    @Test(
+        "fractional and huge numbers print in shortest round-trip form",
+        arguments: [
+            (0.5, "0.5"), (-17.25, "-17.25"), (0.1, "0.1"), (39999.5, "39999.5"),
+            (0.30000000000000004, "0.30000000000000004"),
+            (1e-7, "1e-07"), (.leastNonzeroMagnitude, "5e-324"), (9_007_199_254_740_992, "9007199254740992.0"),
+            (1e16, "1e+16"), (1e21, "1e+21"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+        ])
     func fractional(_ number: Double, _ expected: String) throws {
         let written = text(.number(number))
         #expect(written == expected)
@@ -67,21 +73,26 @@ struct JSONWriterTests {
         #expect(String(decoding: writer.bytes, as: UTF8.self) == #"[{"cell":"X"}]"#)
     }
 
-    @Test("parse then write gives back the same compact text", arguments: [
-        #"{"id":"p1","type":"product","section":"cars","sort":1,"data":{"name":"Tesla","price":39999.5}}"#,
-        #"[null,true,false,0,-1,0.25,"a\"b","\u0001",{"":[]},[[[]]]]"#,
-        #""😀 \\ /""#,
-        #"{"a":1,"a":2}"#,
-    ])
+    @Test(
+        "parse then write gives back the same compact text",
+        arguments: [
+            #"{"id":"p1","type":"product","section":"cars","sort":1,"data":{"name":"Tesla","price":39999.5}}"#,
+            #"[null,true,false,0,-1,0.25,"a\"b","\u0001",{"":[]},[[[]]]]"#,
+            #""😀 \\ /""#,
+            #"{"a":1,"a":2}"#,
+        ])
     func roundTrip(_ text: String) throws {
         let value = try JSONParser.parse(text)
         #expect(String(decoding: value.serialized(), as: UTF8.self) == text)
         #expect(try JSONParser.parse(value.serialized()) == value)
     }
 
-    @Test("every string survives a write and a parse", arguments: [
-        "", "quote\"", "back\\slash", "nul\u{0}byte", "\u{1}\u{2}\u{1F}", "tab\tnew\nline", "ümlaut", "𝄞😀", "\u{FFFF}\u{10FFFF}", "\u{7F}",
-    ])
+    @Test(
+        "every string survives a write and a parse",
+        arguments: [
+            "", "quote\"", "back\\slash", "nul\u{0}byte", "\u{1}\u{2}\u{1F}", "tab\tnew\nline", "ümlaut", "𝄞😀",
+            "\u{FFFF}\u{10FFFF}", "\u{7F}",
+        ])
     func stringRoundTrip(_ string: String) throws {
         #expect(try JSONParser.parse(JSONValue.string(string).serialized()) == .string(string))
     }
@@ -106,9 +117,11 @@ struct JSONWriterTests {
         return out + "\""
     }
 
-    @Test("each special byte at every offset of strings of 0 to 24 letters, alone and beside multi-byte characters", arguments: [
-        "\"", "\\", "\n", "\u{0}", "\u{1F}", "\t", "é", "😀", "\u{7F}", "é\"", "\\😀", "\u{1}中",
-    ])
+    @Test(
+        "each special byte at every offset of strings of 0 to 24 letters, alone and beside multi-byte characters",
+        arguments: [
+            "\"", "\\", "\n", "\u{0}", "\u{1F}", "\t", "é", "😀", "\u{7F}", "é\"", "\\😀", "\u{1}中",
+        ])
     func escapesAtEveryOffset(inserted: String) {
         for count in 0...24 {
             for offset in 0...count {

@@ -15,7 +15,9 @@ struct PluginExportTests {
             (try item.string("name"), try item.optionalNumber("size") ?? 1)
         }
         func row(for model: (name: String, size: Double), item: Item) -> Row {
-            Row(cell: "GadgetCell", height: 40 * model.size, content: ["name": .string(model.name), "type": .string(item.type)],
+            Row(
+                cell: "GadgetCell", height: 40 * model.size,
+                content: ["name": .string(model.name), "type": .string(item.type)],
                 actions: [.select(kind: "tap")])
         }
         func select(action: String, model: (name: String, size: Double), item: Item) throws(ItemError) -> JSONObject? {
@@ -38,7 +40,9 @@ struct PluginExportTests {
     struct ShelfHeader: HeaderController {
         static let sectionTypes = ["shelf"]
         func model(from header: SectionHeader) throws(ItemError) -> String { try header.string("title") }
-        func row(for model: String, header: SectionHeader) -> Row { Row(cell: "ShelfHeader", height: 30, content: ["title": .string(model)]) }
+        func row(for model: String, header: SectionHeader) -> Row {
+            Row(cell: "ShelfHeader", height: 30, content: ["title": .string(model)])
+        }
     }
 
     /// Another controller claiming `gadget`: a programming error.
@@ -56,12 +60,16 @@ struct PluginExportTests {
     }
 
     /// Calls `function` with `input` and returns the status and what went to the sink.
-    private func call(_ function: rowcast_render_fn?, _ input: String, context: UnsafeMutableRawPointer? = Self.gadgets.pointee.context) -> (Int32, String) {
+    private func call(
+        _ function: rowcast_render_fn?, _ input: String,
+        context: UnsafeMutableRawPointer? = Self.gadgets.pointee.context
+    ) -> (Int32, String) {
         guard let function else { return (-1, "no function") }
         var output: [UInt8] = []
         let status = withUnsafeMutablePointer(to: &output) { outputPointer in
             var sink = rowcast_sink(opaque: UnsafeMutableRawPointer(outputPointer)) { opaque, bytes, length in
-                opaque!.assumingMemoryBound(to: [UInt8].self).pointee.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: length))
+                opaque!.assumingMemoryBound(to: [UInt8].self).pointee.append(
+                    contentsOf: UnsafeRawBufferPointer(start: bytes, count: length))
             }
             return Array(input.utf8).withUnsafeBytes { bytes in
                 function(context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, &sink)
@@ -80,7 +88,10 @@ struct PluginExportTests {
         #expect(Int(plugin.struct_size) == MemoryLayout<rowcast_plugin>.size)
         #expect(String(cString: plugin.name) == "kit-test-gadgets")
         #expect(String(cString: plugin.version) == "2.1.0")
-        #expect((0..<plugin.item_type_count).map { String(cString: plugin.item_types[$0]!) } == ["gadget", "widget", "quiet"])
+        #expect(
+            (0..<plugin.item_type_count).map { String(cString: plugin.item_types[$0]!) } == [
+                "gadget", "widget", "quiet",
+            ])
         #expect((0..<plugin.header_type_count).map { String(cString: plugin.header_types[$0]!) } == ["shelf"])
         #expect(plugin.context != nil)
         #expect(plugin.render_item != nil)
@@ -93,7 +104,9 @@ struct PluginExportTests {
         let addresses = await withTaskGroup(of: UInt.self) { group in
             for _ in 0..<8 {
                 group.addTask {
-                    UInt(bitPattern: RowCastPluginExport.descriptor(name: "kit-test-once", version: "1", controllers: [QuietController.self]))
+                    UInt(
+                        bitPattern: RowCastPluginExport.descriptor(
+                            name: "kit-test-once", version: "1", controllers: [QuietController.self]))
                 }
             }
             var all: Set<UInt> = []
@@ -107,13 +120,24 @@ struct PluginExportTests {
     @Test("render dispatches by item type and writes the row")
     func render() {
         let plugin = Self.gadgets.pointee
-        #expect(call(plugin.render_item, #"{"id":"g1","type":"gadget","data":{"name":"Sprocket","size":2}}"#)
-            == (ok, #"{"cell":"GadgetCell","height":80,"content":{"name":"Sprocket","type":"gadget"},"actions":[{"name":"select","kind":"tap","params":{}}]}"#))
-        #expect(call(plugin.render_item, #"{"id":"w1","type":"widget","data":{"name":"W"}}"#).1.contains(#""type":"widget""#))
-        #expect(call(plugin.render_item, #"{"id":"q","type":"quiet"}"#) == (ok, #"{"cell":"Quiet","height":1,"content":{},"actions":[]}"#))
+        #expect(
+            call(plugin.render_item, #"{"id":"g1","type":"gadget","data":{"name":"Sprocket","size":2}}"#)
+                == (
+                    ok,
+                    #"{"cell":"GadgetCell","height":80,"content":{"name":"Sprocket","type":"gadget"},"actions":[{"name":"select","kind":"tap","params":{}}]}"#
+                ))
+        #expect(
+            call(plugin.render_item, #"{"id":"w1","type":"widget","data":{"name":"W"}}"#).1.contains(
+                #""type":"widget""#))
+        #expect(
+            call(plugin.render_item, #"{"id":"q","type":"quiet"}"#) == (
+                ok, #"{"cell":"Quiet","height":1,"content":{},"actions":[]}"#
+            ))
     }
 
-    @Test("calls from several threads at once each get their own row (the ABI asks for one thread, a plugin's tests may not)")
+    @Test(
+        "calls from several threads at once each get their own row (the ABI asks for one thread, a plugin's tests may not)"
+    )
     func concurrentRenders() {
         let wrong = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
@@ -121,10 +145,12 @@ struct PluginExportTests {
             for index in 0..<500 {
                 let name = "G\(thread)-\(index)"
                 let header = index % 5 == 0
-                let (status, row) = header
+                let (status, row) =
+                    header
                     ? call(plugin.render_header, #"{"id":"s","type":"shelf","header":{"title":"\#(name)"}}"#)
                     : call(plugin.render_item, #"{"id":"g","type":"gadget","data":{"name":"\#(name)"}}"#)
-                let expected = header
+                let expected =
+                    header
                     ? #"{"cell":"ShelfHeader","height":30,"content":{"title":"\#(name)"},"actions":[]}"#
                     : #"{"cell":"GadgetCell","height":40,"content":{"name":"\#(name)","type":"gadget"},"actions":[{"name":"select","kind":"tap","params":{}}]}"#
                 if status != ok || row != expected { wrong.add(1, ordering: .relaxed) }
@@ -132,19 +158,45 @@ struct PluginExportTests {
         }
         #expect(wrong.load(ordering: .relaxed) == 0)
         // The kept buffer is given back: a call after them all renders as before.
-        #expect(call(Self.gadgets.pointee.render_item, #"{"id":"q","type":"quiet"}"#) == (ok, #"{"cell":"Quiet","height":1,"content":{},"actions":[]}"#))
+        #expect(
+            call(Self.gadgets.pointee.render_item, #"{"id":"q","type":"quiet"}"#) == (
+                ok, #"{"cell":"Quiet","height":1,"content":{},"actions":[]}"#
+            ))
     }
 
-    @Test("item errors come back as ROWCAST_ITEM_ERROR with message, field and code", arguments: [
-        (#"{"id":"g1","type":"gadget","data":{}}"#, #"{"message":"missing field \"name\"","field":"name","code":"missing_field"}"#),
-        (#"{"id":"g1","type":"gadget","data":{"name":7}}"#, #"{"message":"field \"name\" must be a string, got number","field":"name","code":"invalid_field"}"#),
-        (#"{"id":"g1","type":"nope","data":{}}"#, #"{"message":"plugin kit-test-gadgets has no controller for item type \"nope\"","field":"type","code":"unknown_type"}"#),
-        (#"{"id":"g1","#, #"{"message":"the item is not valid JSON: expected a string key at byte 11","code":"invalid_input"}"#),
-        ("", #"{"message":"the item is not valid JSON: unexpected end of input at byte 0","code":"invalid_input"}"#),
-        ("\u{0}", #"{"message":"the item is not valid JSON: unexpected character '0x0' at byte 0","code":"invalid_input"}"#),
-        (String(repeating: "[", count: 10_000), #"{"message":"the item is not valid JSON: nesting deeper than 64 levels at byte 64","code":"invalid_input"}"#),
-        ("42", #"{"message":"an item must be a JSON object, got number","code":"invalid_input"}"#),
-    ])
+    @Test(
+        "item errors come back as ROWCAST_ITEM_ERROR with message, field and code",
+        arguments: [
+            (
+                #"{"id":"g1","type":"gadget","data":{}}"#,
+                #"{"message":"missing field \"name\"","field":"name","code":"missing_field"}"#
+            ),
+            (
+                #"{"id":"g1","type":"gadget","data":{"name":7}}"#,
+                #"{"message":"field \"name\" must be a string, got number","field":"name","code":"invalid_field"}"#
+            ),
+            (
+                #"{"id":"g1","type":"nope","data":{}}"#,
+                #"{"message":"plugin kit-test-gadgets has no controller for item type \"nope\"","field":"type","code":"unknown_type"}"#
+            ),
+            (
+                #"{"id":"g1","#,
+                #"{"message":"the item is not valid JSON: expected a string key at byte 11","code":"invalid_input"}"#
+            ),
+            (
+                "",
+                #"{"message":"the item is not valid JSON: unexpected end of input at byte 0","code":"invalid_input"}"#
+            ),
+            (
+                "\u{0}",
+                #"{"message":"the item is not valid JSON: unexpected character '0x0' at byte 0","code":"invalid_input"}"#
+            ),
+            (
+                String(repeating: "[", count: 10_000),
+                #"{"message":"the item is not valid JSON: nesting deeper than 64 levels at byte 64","code":"invalid_input"}"#
+            ),
+            ("42", #"{"message":"an item must be a JSON object, got number","code":"invalid_input"}"#),
+        ])
     func itemErrors(input: String, expected: String) {
         #expect(call(Self.gadgets.pointee.render_item, input) == (itemError, expected))
     }
@@ -162,33 +214,53 @@ struct PluginExportTests {
     func select() {
         let plugin = Self.gadgets.pointee
         let item = #"{"id":"g1","type":"gadget","data":{"name":"Sprocket"}}"#
-        #expect(call(plugin.select, #"{"feed":"f","id":"g1","action":"select","item":\#(item)}"#) == (ok, #"{"kind":"tapped","name":"Sprocket"}"#))
+        #expect(
+            call(plugin.select, #"{"feed":"f","id":"g1","action":"select","item":\#(item)}"#) == (
+                ok, #"{"kind":"tapped","name":"Sprocket"}"#
+            ))
         #expect(call(plugin.select, #"{"feed":"f","id":"g1","action":"noop","item":\#(item)}"#) == (ok, "null"))
-        #expect(call(plugin.select, #"{"feed":"f","id":"q","action":"select","item":{"id":"q","type":"quiet"}}"#) == (ok, "null"))
-        #expect(call(plugin.select, #"{"feed":"f","id":"g1","action":"buy","item":\#(item)}"#)
-            == (itemError, #"{"message":"unknown action \"buy\"","field":"action","code":"unknown_action"}"#))
-        #expect(call(plugin.select, #"{"feed":"f","id":"g1","action":"select","item":{"id":"g1","type":"gadget","data":{}}}"#)
-            == (itemError, #"{"message":"missing field \"name\"","field":"name","code":"missing_field"}"#))
-        #expect(call(plugin.select, #"{"feed":"f","id":"g1","item":\#(item)}"#)
-            == (itemError, #"{"message":"missing field \"action\"","field":"action","code":"missing_field"}"#))
-        #expect(call(plugin.select, "[]") == (itemError, #"{"message":"a select request must be a JSON object, got array","code":"invalid_input"}"#))
+        #expect(
+            call(plugin.select, #"{"feed":"f","id":"q","action":"select","item":{"id":"q","type":"quiet"}}"#) == (
+                ok, "null"
+            ))
+        #expect(
+            call(plugin.select, #"{"feed":"f","id":"g1","action":"buy","item":\#(item)}"#)
+                == (itemError, #"{"message":"unknown action \"buy\"","field":"action","code":"unknown_action"}"#))
+        #expect(
+            call(
+                plugin.select, #"{"feed":"f","id":"g1","action":"select","item":{"id":"g1","type":"gadget","data":{}}}"#
+            )
+                == (itemError, #"{"message":"missing field \"name\"","field":"name","code":"missing_field"}"#))
+        #expect(
+            call(plugin.select, #"{"feed":"f","id":"g1","item":\#(item)}"#)
+                == (itemError, #"{"message":"missing field \"action\"","field":"action","code":"missing_field"}"#))
+        #expect(
+            call(plugin.select, "[]") == (
+                itemError, #"{"message":"a select request must be a JSON object, got array","code":"invalid_input"}"#
+            ))
         #expect(call(plugin.select, "{").1.contains("the select request is not valid JSON"))
     }
 
     @Test("headers render through render_header")
     func header() {
         let plugin = Self.gadgets.pointee
-        #expect(call(plugin.render_header, #"{"id":"s1","type":"shelf","order":1,"header":{"title":"Top"}}"#)
-            == (ok, #"{"cell":"ShelfHeader","height":30,"content":{"title":"Top"},"actions":[]}"#))
-        #expect(call(plugin.render_header, #"{"id":"s1","type":"shelf","header":{}}"#)
-            == (itemError, #"{"message":"missing field \"title\"","field":"title","code":"missing_field"}"#))
-        #expect(call(plugin.render_header, #"{"id":"s1","type":"aisle"}"#).1.contains(#"no controller for section type \"aisle\""#))
+        #expect(
+            call(plugin.render_header, #"{"id":"s1","type":"shelf","order":1,"header":{"title":"Top"}}"#)
+                == (ok, #"{"cell":"ShelfHeader","height":30,"content":{"title":"Top"},"actions":[]}"#))
+        #expect(
+            call(plugin.render_header, #"{"id":"s1","type":"shelf","header":{}}"#)
+                == (itemError, #"{"message":"missing field \"title\"","field":"title","code":"missing_field"}"#))
+        #expect(
+            call(plugin.render_header, #"{"id":"s1","type":"aisle"}"#).1.contains(
+                #"no controller for section type \"aisle\""#))
     }
 
     @Test("a plugin without header controllers has no render_header")
     func noHeaders() {
-        let plugin = RowCastPluginExport.descriptor(name: "kit-test-quiet", version: "1", controllers: [QuietController.self])
-            .assumingMemoryBound(to: rowcast_plugin.self).pointee
+        let plugin = RowCastPluginExport.descriptor(
+            name: "kit-test-quiet", version: "1", controllers: [QuietController.self]
+        )
+        .assumingMemoryBound(to: rowcast_plugin.self).pointee
         #expect(plugin.render_header == nil)
         #expect(plugin.header_type_count == 0)
         #expect(plugin.item_type_count == 1)
@@ -196,8 +268,10 @@ struct PluginExportTests {
 
     @Test("two controllers claiming one type export no item types, so rowcastd refuses the plugin")
     func duplicateTypes() {
-        let plugin = RowCastPluginExport.descriptor(name: "kit-test-rivals", version: "1", controllers: [GadgetController.self, RivalController.self])
-            .assumingMemoryBound(to: rowcast_plugin.self).pointee
+        let plugin = RowCastPluginExport.descriptor(
+            name: "kit-test-rivals", version: "1", controllers: [GadgetController.self, RivalController.self]
+        )
+        .assumingMemoryBound(to: rowcast_plugin.self).pointee
         #expect(plugin.item_type_count == 0)
         #expect(plugin.abi_version == ROWCAST_PLUGIN_ABI_VERSION)
         let none = RowCastPluginExport.descriptor(name: "kit-test-none", version: "1", controllers: [])

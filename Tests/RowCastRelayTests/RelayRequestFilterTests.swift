@@ -11,23 +11,29 @@ import Testing
         return try JSONParser.parse(reply)
     }
 
-    @Test("the read-only operations replicas use are forwarded unchanged", arguments: [
-        #"{"op":"snapshot","feed":"cars","chunked":true,"req":1}"#,
-        #"{"op":"since","feed":"cars","epoch":"e","seq":4,"req":"x"}"#,
-        #"{"op":"status"}"#,
-        #"{"op":"plugins","client":"c"}"#,
-    ])
+    @Test(
+        "the read-only operations replicas use are forwarded unchanged",
+        arguments: [
+            #"{"op":"snapshot","feed":"cars","chunked":true,"req":1}"#,
+            #"{"op":"since","feed":"cars","epoch":"e","seq":4,"req":"x"}"#,
+            #"{"op":"status"}"#,
+            #"{"op":"plugins","client":"c"}"#,
+        ])
     func forwardsReads(_ body: String) {
         #expect(RelayRequestFilter.decide(Array(body.utf8)) == .forward)
     }
 
-    @Test("every other operation is refused with read_only, echoing op, req (as written) and client", arguments: [
-        "upsert", "delete", "section", "delete_section", "reset", "reset_begin", "reset_append", "reset_commit",
-        "select", "reload", "quarantine", "frobnicate",
-    ])
+    @Test(
+        "every other operation is refused with read_only, echoing op, req (as written) and client",
+        arguments: [
+            "upsert", "delete", "section", "delete_section", "reset", "reset_begin", "reset_append", "reset_commit",
+            "select", "reload", "quarantine", "frobnicate",
+        ])
     func refusesWrites(_ op: String) throws {
         let text = #"{"op":"\#(op)","feed":"cars","req":123456789012345678,"client":"me"}"#
-        guard case .refuse(let bytes) = RelayRequestFilter.decide(Array(text.utf8)) else { throw TestFailure("forwarded") }
+        guard case .refuse(let bytes) = RelayRequestFilter.decide(Array(text.utf8)) else {
+            throw TestFailure("forwarded")
+        }
         let reply = String(decoding: bytes, as: UTF8.self)
         #expect(reply.contains(#""req":123456789012345678"#), "\(reply)")
         let json = try JSONParser.parse(bytes)
@@ -46,13 +52,15 @@ import Testing
         #expect(reply["req"] == "a")
     }
 
-    @Test("malformed requests are answered by the relay with rowcastd's codes", arguments: [
-        (#"{"op":"snapshot","#, "invalid_json"),
-        (#"[1,2]"#, "invalid_request"),
-        (#"{"feed":"cars"}"#, "missing_field"),
-        (#"{"op":7}"#, "invalid_field"),
-        ("", "invalid_json"),
-    ])
+    @Test(
+        "malformed requests are answered by the relay with rowcastd's codes",
+        arguments: [
+            (#"{"op":"snapshot","#, "invalid_json"),
+            (#"[1,2]"#, "invalid_request"),
+            (#"{"feed":"cars"}"#, "missing_field"),
+            (#"{"op":7}"#, "invalid_field"),
+            ("", "invalid_json"),
+        ])
     func malformed(_ body: String, _ code: String) throws {
         #expect(try Self.refusal(body)["error"]?["code"] == .string(code))
     }
@@ -65,7 +73,9 @@ import Testing
 
     @Test("the unavailable refusal echoes the request's correlation fields")
     func unavailable() throws {
-        let bytes = RelayRequestFilter.refusal(of: Array(#"{"op":"since","req":"r9","client":"c"}"#.utf8), code: RelayRequestFilter.unavailableCode, "full")
+        let bytes = RelayRequestFilter.refusal(
+            of: Array(#"{"op":"since","req":"r9","client":"c"}"#.utf8), code: RelayRequestFilter.unavailableCode, "full"
+        )
         let reply = try JSONParser.parse(bytes)
         #expect(reply["error"]?["code"] == "unavailable")
         #expect(reply["req"] == "r9")

@@ -22,9 +22,11 @@ struct RelaySocketTests {
             upstreamPublish = try Self.socket(context, .xpub)
             try upstreamPublish.setOption(.xpubVerbose, true)
             try upstreamPublish.bind("tcp://127.0.0.1:*")
-            relay = try Relay.start(RelayConfiguration(
-                upstreamPublish: try upstreamPublish.lastEndpoint, upstreamControl: try upstreamControl.lastEndpoint,
-                publish: "tcp://127.0.0.1:*", control: "tcp://127.0.0.1:*"))
+            relay = try Relay.start(
+                RelayConfiguration(
+                    upstreamPublish: try upstreamPublish.lastEndpoint,
+                    upstreamControl: try upstreamControl.lastEndpoint,
+                    publish: "tcp://127.0.0.1:*", control: "tcp://127.0.0.1:*"))
         }
 
         /// A socket with no linger and a 5 s receive timeout (every wait is bounded).
@@ -54,7 +56,9 @@ struct RelaySocketTests {
 
     static func json(_ frame: [UInt8]) throws -> JSONValue { try JSONParser.parse(frame) }
 
-    @Test("pipelined requests of two clients: each reply, and each part of a reply in parts, reaches the client that asked, in order")
+    @Test(
+        "pipelined requests of two clients: each reply, and each part of a reply in parts, reaches the client that asked, in order"
+    )
     func repliesGoToTheirClient() throws {
         let setup = try Setup()
         defer { try? setup.stop() }
@@ -75,7 +79,12 @@ struct RelaySocketTests {
             let req = String(decoding: request["req"]!.serialized(), as: UTF8.self)
             let parts = request["op"] == "snapshot" ? 3 : 1
             for part in 0..<parts {
-                try setup.upstreamControl.send(envelope + [Self.body(#"{"ok":true,"op":\#(String(decoding: request["op"]!.serialized(), as: UTF8.self)),"part":\#(part),"parts":\#(parts),"req":\#(req)}"#)])
+                try setup.upstreamControl.send(
+                    envelope + [
+                        Self.body(
+                            #"{"ok":true,"op":\#(String(decoding: request["op"]!.serialized(), as: UTF8.self)),"part":\#(part),"parts":\#(parts),"req":\#(req)}"#
+                        )
+                    ])
             }
         }
         for n in 0..<3 {
@@ -145,8 +154,10 @@ struct RelaySocketTests {
             endpoints = (setup.relay.publishEndpoint, setup.relay.controlEndpoint)
             try setup.stop()
         }
-        let again = try Relay.start(RelayConfiguration(
-            upstreamPublish: "tcp://127.0.0.1:1", upstreamControl: "tcp://127.0.0.1:1", publish: endpoints.0, control: endpoints.1))
+        let again = try Relay.start(
+            RelayConfiguration(
+                upstreamPublish: "tcp://127.0.0.1:1", upstreamControl: "tcp://127.0.0.1:1", publish: endpoints.0,
+                control: endpoints.1))
         again.stop()
         try again.wait()
     }
@@ -156,9 +167,10 @@ struct RelaySocketTests {
         let setup = try Setup()
         defer { try? setup.stop() }
         do {
-            _ = try Relay.start(RelayConfiguration(
-                upstreamPublish: "tcp://127.0.0.1:1", upstreamControl: "tcp://127.0.0.1:1",
-                publish: "tcp://127.0.0.1:*", control: setup.relay.controlEndpoint))
+            _ = try Relay.start(
+                RelayConfiguration(
+                    upstreamPublish: "tcp://127.0.0.1:1", upstreamControl: "tcp://127.0.0.1:1",
+                    publish: "tcp://127.0.0.1:*", control: setup.relay.controlEndpoint))
             Issue.record("a second relay bound the same control endpoint")
         } catch {
             #expect(error.message.contains(setup.relay.controlEndpoint), "\(error)")

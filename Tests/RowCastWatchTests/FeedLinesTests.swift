@@ -14,10 +14,11 @@ struct FeedLinesTests {
         let lines = FeedLines(replica)
         #expect(lines.count == 6)
         let all = (0..<lines.count).map(lines.line(at:))
-        #expect(all == [
-            .header(section: 0), .row(RowIndexPath(section: 0, row: 0)), .row(RowIndexPath(section: 0, row: 1)),
-            .header(section: 1), .header(section: 2), .row(RowIndexPath(section: 2, row: 0)),
-        ])
+        #expect(
+            all == [
+                .header(section: 0), .row(RowIndexPath(section: 0, row: 0)), .row(RowIndexPath(section: 0, row: 1)),
+                .header(section: 1), .header(section: 2), .row(RowIndexPath(section: 2, row: 0)),
+            ])
         #expect(lines.index(of: RowIndexPath(section: 2, row: 0)) == 5)
         #expect(lines.index(ofSection: 1) == 3)
         #expect(FeedLines(FeedReplica(feed: "cars")).count == 0)

@@ -8,12 +8,15 @@ struct HighlightsTests {
 
     @Test("a delta's inserted, reconfigured and moved rows are highlighted by kind until their time is up")
     func recordAndExpire() throws {
-        let delta = try FeedDelta(json: WatchFixture.delta(
-            seq: 4,
-            inserted: [["id": "n", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("n")]],
-            moved: [["id": "b", "from": WatchFixture.path(0, 1), "to": WatchFixture.path(0, 3)],
-                    ["id": "c", "from": WatchFixture.path(0, 2), "to": WatchFixture.path(0, 1)]],
-            reconfigured: [["id": "c", "at": WatchFixture.path(0, 1), "row": WatchFixture.row("c", "new")]]))
+        let delta = try FeedDelta(
+            json: WatchFixture.delta(
+                seq: 4,
+                inserted: [["id": "n", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("n")]],
+                moved: [
+                    ["id": "b", "from": WatchFixture.path(0, 1), "to": WatchFixture.path(0, 3)],
+                    ["id": "c", "from": WatchFixture.path(0, 2), "to": WatchFixture.path(0, 1)],
+                ],
+                reconfigured: [["id": "c", "at": WatchFixture.path(0, 1), "row": WatchFixture.row("c", "new")]]))
         var highlights = Highlights(duration: .seconds(1))
         highlights.record(delta, now: start)
         #expect(highlights.kind(of: "n", now: start) == .inserted)
@@ -32,8 +35,12 @@ struct HighlightsTests {
     @Test("a row changed again keeps its latest highlight for the full time")
     func renewed() throws {
         var highlights = Highlights(duration: .seconds(1))
-        let first = try FeedDelta(json: WatchFixture.delta(seq: 4, inserted: [["id": "n", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("n")]]))
-        let second = try FeedDelta(json: WatchFixture.delta(seq: 5, reconfigured: [["id": "n", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("n", "x")]]))
+        let first = try FeedDelta(
+            json: WatchFixture.delta(
+                seq: 4, inserted: [["id": "n", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("n")]]))
+        let second = try FeedDelta(
+            json: WatchFixture.delta(
+                seq: 5, reconfigured: [["id": "n", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("n", "x")]]))
         highlights.record(first, now: start)
         highlights.record(second, now: start + .milliseconds(800))
         highlights.expire(now: start + .milliseconds(1200))
@@ -46,10 +53,13 @@ struct HighlightsTests {
         var highlights = Highlights(duration: .seconds(1), limit: 2)
         highlights.mark("a", as: .found, now: start)
         #expect(highlights.kind(of: "a", now: start + .milliseconds(1500)) == .found)
-        let delta = try FeedDelta(json: WatchFixture.delta(seq: 4, inserted: [
-            ["id": "x", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("x")],
-            ["id": "y", "at": WatchFixture.path(0, 1), "row": WatchFixture.row("y")],
-        ]))
+        let delta = try FeedDelta(
+            json: WatchFixture.delta(
+                seq: 4,
+                inserted: [
+                    ["id": "x", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("x")],
+                    ["id": "y", "at": WatchFixture.path(0, 1), "row": WatchFixture.row("y")],
+                ]))
         highlights.record(delta, now: start)
         #expect(highlights.count == 2)
         // Batches expire in order of their end, whatever order they were recorded in.

@@ -14,7 +14,8 @@ struct KeyDecoderTests {
         #expect(keys("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D") == [.up, .down, .right, .left])
         #expect(keys("\u{1B}OA\u{1B}OB\u{1B}OH\u{1B}OF") == [.up, .down, .home, .end])
         #expect(keys("\u{1B}[5~\u{1B}[6~") == [.pageUp, .pageDown])
-        #expect(keys("\u{1B}[H\u{1B}[F\u{1B}[1~\u{1B}[4~\u{1B}[7~\u{1B}[8~") == [.home, .end, .home, .end, .home, .end])
+        #expect(
+            keys("\u{1B}[H\u{1B}[F\u{1B}[1~\u{1B}[4~\u{1B}[7~\u{1B}[8~") == [.home, .end, .home, .end, .home, .end])
         #expect(keys("\u{1B}[1;5A\u{1B}[5;2~") == [.up, .pageUp])
         #expect(keys("\u{1B}[2~\u{1B}[Z") == [.unknown, .unknown])
     }

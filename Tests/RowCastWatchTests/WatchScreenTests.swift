@@ -8,11 +8,14 @@ struct WatchScreenTests {
     let now = ContinuousClock.now
 
     /// The screen of `replica` at `columns` × `rows`, scrolled to `top`.
-    func render(_ replica: FeedReplica, columns: Int = 80, rows: Int = 12, top: Int = 0,
-                highlights: Highlights = Highlights(), status: WatchStatus = WatchStatus()) -> [String] {
+    func render(
+        _ replica: FeedReplica, columns: Int = 80, rows: Int = 12, top: Int = 0,
+        highlights: Highlights = Highlights(), status: WatchStatus = WatchStatus()
+    ) -> [String] {
         let screen = WatchScreen(columns: columns, rows: rows)
-        return screen.render(replica, lines: FeedLines(replica), viewport: Viewport(top: top, height: screen.bodyHeight),
-                             highlights: highlights, status: status, now: now)
+        return screen.render(
+            replica, lines: FeedLines(replica), viewport: Viewport(top: top, height: screen.bodyHeight),
+            highlights: highlights, status: status, now: now)
     }
 
     @Test("titles, section headers, one line per row, the status line and the keys, each exactly the terminal width")
@@ -27,7 +30,10 @@ struct WatchScreenTests {
         #expect(plain[5].hasPrefix("section used (1 row)"))
         #expect(plain[6].hasPrefix("  d   ProductCell      44  title d"))
         #expect(plain[7].trimmingTrailingSpaces == "")
-        #expect(plain[10] == TerminalText.fit(" cars  seq 3  epoch e1  2 sections  4 rows  2.3 deltas/s  lines 1-6 of 6", width: 80))
+        #expect(
+            plain[10]
+                == TerminalText.fit(
+                    " cars  seq 3  epoch e1  2 sections  4 rows  2.3 deltas/s  lines 1-6 of 6", width: 80))
         #expect(plain[11] == TerminalText.fit(WatchScreen.keyHelp, width: 80))
         #expect(lines[10].hasPrefix("\u{1B}[7m"))  // the status line in reverse video
     }
@@ -52,7 +58,9 @@ struct WatchScreenTests {
     @Test("long ids and contents are cut to fit, never wrapped")
     func longText() throws {
         let long = String(repeating: "x", count: 300)
-        let replica = try WatchFixture.replica([WatchFixture.section("s", [WatchFixture.row(long, "中文 " + long, cell: long)])])
+        let replica = try WatchFixture.replica([
+            WatchFixture.section("s", [WatchFixture.row(long, "中文 " + long, cell: long)])
+        ])
         let lines = render(replica, columns: 60).map(WatchFixture.plain)
         #expect(lines[2].hasPrefix("  " + String(repeating: "x", count: 14) + "…  "))
         #expect(lines[2].hasSuffix("…"))
@@ -63,11 +71,14 @@ struct WatchScreenTests {
     func highlighted() throws {
         let replica = try WatchFixture.small()
         var highlights = Highlights()
-        highlights.record(try FeedDelta(json: WatchFixture.delta(
-            seq: 4,
-            inserted: [["id": "a", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("a")]],
-            moved: [["id": "b", "from": WatchFixture.path(0, 2), "to": WatchFixture.path(0, 1)]],
-            reconfigured: [["id": "c", "at": WatchFixture.path(0, 2), "row": WatchFixture.row("c")]])), now: now)
+        highlights.record(
+            try FeedDelta(
+                json: WatchFixture.delta(
+                    seq: 4,
+                    inserted: [["id": "a", "at": WatchFixture.path(0, 0), "row": WatchFixture.row("a")]],
+                    moved: [["id": "b", "from": WatchFixture.path(0, 2), "to": WatchFixture.path(0, 1)]],
+                    reconfigured: [["id": "c", "at": WatchFixture.path(0, 2), "row": WatchFixture.row("c")]])), now: now
+        )
         highlights.mark("d", as: .found, now: now)
         let lines = render(replica, highlights: highlights)
         #expect(lines[2].hasPrefix("\u{1B}[30;42m+ a "))
@@ -90,7 +101,8 @@ struct WatchScreenTests {
         #expect(lines[2].hasPrefix("  d "))
         #expect(lines[4].contains("lines 5-6 of 6"))
         #expect(lines[5].hasPrefix("/ab_ "))
-        let message = render(replica, rows: 6, status: WatchStatus(message: "no row with id \"z\"")).map(WatchFixture.plain)
+        let message = render(replica, rows: 6, status: WatchStatus(message: "no row with id \"z\"")).map(
+            WatchFixture.plain)
         #expect(message[5].hasPrefix("no row with id \"z\""))
     }
 

@@ -8,7 +8,9 @@ struct WatchStateTests {
 
     /// Handles `keys` in order; the outcome of the last one.
     @discardableResult
-    func press(_ keys: [Key], _ state: inout WatchState, _ replica: FeedReplica, _ highlights: inout Highlights) -> WatchState.Outcome {
+    func press(
+        _ keys: [Key], _ state: inout WatchState, _ replica: FeedReplica, _ highlights: inout Highlights
+    ) -> WatchState.Outcome {
         var outcome = WatchState.Outcome.proceed
         for key in keys {
             outcome = state.handle(key, replica: replica, lines: FeedLines(replica), highlights: &highlights, now: now)
@@ -38,7 +40,9 @@ struct WatchStateTests {
         let replica = try WatchFixture.replica([WatchFixture.section("s", (0..<50).map { WatchFixture.row("r\($0)") })])
         var state = WatchState(height: 10)
         var highlights = Highlights()
-        press([.character("/"), .character("r"), .character("4"), .character("x"), .backspace, .character("2")], &state, replica, &highlights)
+        press(
+            [.character("/"), .character("r"), .character("4"), .character("x"), .backspace, .character("2")], &state,
+            replica, &highlights)
         #expect(state.prompt == "r42")
         #expect(press([.character("q")], &state, replica, &highlights) == .proceed)  // q is text while finding
         press([.backspace, .enter], &state, replica, &highlights)

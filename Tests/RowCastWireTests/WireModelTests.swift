@@ -16,14 +16,26 @@ import Testing
         var delta = RowCastEngine.FeedDelta()
         let section = bytes(#"{"id":"deals","order":1,"type":null,"header":null,"headerRow":null}"#)
         delta.deletedSections = [.init(id: "old", at: 2)]
-        delta.insertedSections = [.init(id: "deals", at: 0, section: section, rows: [bytes(#"{"id":"r0","cell":"C"}"#)])]
+        delta.insertedSections = [
+            .init(id: "deals", at: 0, section: section, rows: [bytes(#"{"id":"r0","cell":"C"}"#)])
+        ]
         delta.movedSections = [.init(id: "used", from: 0, to: 1)]
-        delta.updatedSections = [.init(id: "used", at: 1, section: bytes(#"{"id":"used","order":2,"type":null,"header":null,"headerRow":null}"#))]
+        delta.updatedSections = [
+            .init(
+                id: "used", at: 1,
+                section: bytes(#"{"id":"used","order":2,"type":null,"header":null,"headerRow":null}"#))
+        ]
         delta.deletedRows = [.init(id: "7", at: RowIndexPath(section: 1, row: 3))]
-        delta.insertedRows = [.init(id: "8", at: RowIndexPath(section: 1, row: 0), row: bytes(#"{"id":"8","cell":"C","height":120}"#))]
+        delta.insertedRows = [
+            .init(id: "8", at: RowIndexPath(section: 1, row: 0), row: bytes(#"{"id":"8","cell":"C","height":120}"#))
+        ]
         delta.movedRows = [.init(id: "9", from: RowIndexPath(section: 1, row: 1), to: RowIndexPath(section: 2, row: 4))]
-        delta.reconfiguredRows = [.init(id: "10", at: RowIndexPath(section: 2, row: 0), row: bytes(#"{"id":"10","cell":"C"}"#))]
-        delta.reloadedRows = [.init(id: "11", at: RowIndexPath(section: 2, row: 2), row: bytes(#"{"id":"11","cell":"D"}"#))]
+        delta.reconfiguredRows = [
+            .init(id: "10", at: RowIndexPath(section: 2, row: 0), row: bytes(#"{"id":"10","cell":"C"}"#))
+        ]
+        delta.reloadedRows = [
+            .init(id: "11", at: RowIndexPath(section: 2, row: 2), row: bytes(#"{"id":"11","cell":"D"}"#))
+        ]
         return delta
     }
 

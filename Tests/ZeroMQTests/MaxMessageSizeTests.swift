@@ -99,4 +99,3 @@ struct MaxMessageSizeTests {
         #expect(try pull.receiveFirstFrame(dontWait: true, keepingAtMost: 10) == nil)
     }
 }
-

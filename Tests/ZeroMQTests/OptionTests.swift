@@ -79,7 +79,10 @@ struct OptionTests {
 
     @Test("every socket type is covered by the mapping test")
     func allTypesCovered() {
-        #expect(Set(SocketType.allCases.map(\.description)) == ["PAIR", "PUB", "SUB", "REQ", "REP", "DEALER", "ROUTER", "PULL", "PUSH", "XPUB", "XSUB"])
+        #expect(
+            Set(SocketType.allCases.map(\.description)) == [
+                "PAIR", "PUB", "SUB", "REQ", "REP", "DEALER", "ROUTER", "PULL", "PUSH", "XPUB", "XSUB",
+            ])
     }
 
     @Test("zmqVersion reports the loaded libzmq 4.x")

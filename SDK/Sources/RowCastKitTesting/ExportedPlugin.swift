@@ -7,7 +7,8 @@ import RowCastKit
 /// ```swift
 /// let plugin = ExportedPlugin(rowcastPluginEntry())
 /// #expect(plugin.itemTypes == ["article"])
-/// #expect(plugin.render(#"{"id":"1","type":"article","data":{"title":"Hi"}}"#).value?.objectValue?["cell"] == "ArticleCell")
+/// let row = plugin.render(#"{"id":"1","type":"article","data":{"title":"Hi"}}"#)
+/// #expect(row.value?.objectValue?["cell"] == "ArticleCell")
 /// ```
 ///
 /// Not `Sendable`: a plugin is called from one thread at a time.
@@ -29,7 +30,9 @@ public struct ExportedPlugin {
     /// The item types it renders.
     public var itemTypes: [String] { Self.strings(descriptor.pointee.item_types, descriptor.pointee.item_type_count) }
     /// The section types whose headers it renders.
-    public var headerTypes: [String] { Self.strings(descriptor.pointee.header_types, descriptor.pointee.header_type_count) }
+    public var headerTypes: [String] {
+        Self.strings(descriptor.pointee.header_types, descriptor.pointee.header_type_count)
+    }
 
     /// `render_item` with the item `json` (as published).
     public func render(_ json: String) -> PluginReply {
@@ -57,10 +60,13 @@ public struct ExportedPlugin {
         let status = withUnsafeMutablePointer(to: &output) { outputPointer in
             var sink = rowcast_sink(opaque: UnsafeMutableRawPointer(outputPointer)) { opaque, bytes, length in
                 guard let opaque, let bytes, length > 0 else { return }
-                opaque.assumingMemoryBound(to: [UInt8].self).pointee.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: length))
+                opaque.assumingMemoryBound(to: [UInt8].self).pointee.append(
+                    contentsOf: UnsafeRawBufferPointer(start: bytes, count: length))
             }
             return Array(input.utf8).withUnsafeBytes { bytes in
-                function(descriptor.pointee.context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, &sink)
+                function(
+                    descriptor.pointee.context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count,
+                    &sink)
             }
         }
         let text = String(decoding: output, as: UTF8.self)

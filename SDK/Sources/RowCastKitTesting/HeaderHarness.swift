@@ -15,7 +15,8 @@ public struct HeaderHarness<Controller: HeaderController> {
     /// controller's first section type.
     public func row(id: String, type: String? = nil, header: JSONObject) throws(ItemError) -> Row {
         let section = try SectionHeader(json: [
-            "id": .string(id), "type": .string(type ?? Controller.sectionTypes.first ?? ""), "order": .null, "header": .object(header),
+            "id": .string(id), "type": .string(type ?? Controller.sectionTypes.first ?? ""), "order": .null,
+            "header": .object(header),
         ])
         return controller.row(for: try controller.model(from: section), header: section)
     }

@@ -23,7 +23,8 @@ public struct ActionEventPage: Sendable, Equatable {
     /// Reads an `events` reply.
     public init(reply: JSONValue) throws(RowCastClientError) {
         guard let events = reply["events"]?.arrayValue, let last = reply["last"]?.numberValue else {
-            throw RowCastClientError(code: "invalid_reply", message: "an events reply without \"events\" and \"last\": \(reply)")
+            throw RowCastClientError(
+                code: "invalid_reply", message: "an events reply without \"events\" and \"last\": \(reply)")
         }
         self.events = events
         self.last = Int(last)

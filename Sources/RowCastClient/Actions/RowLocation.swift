@@ -16,9 +16,12 @@ public struct RowLocation: Sendable, Equatable {
     /// Reads a `locate` reply.
     public init(reply: JSONValue) throws(RowCastClientError) {
         guard let section = reply["section"]?.numberValue, let row = reply["row"]?.numberValue,
-              let sectionID = reply["sectionId"]?.stringValue, let seq = reply["seq"]?.numberValue,
-              let epoch = reply["epoch"]?.stringValue else {
-            throw RowCastClientError(code: "invalid_reply", message: "a locate reply without section, row, sectionId, seq and epoch: \(reply)")
+            let sectionID = reply["sectionId"]?.stringValue, let seq = reply["seq"]?.numberValue,
+            let epoch = reply["epoch"]?.stringValue
+        else {
+            throw RowCastClientError(
+                code: "invalid_reply",
+                message: "a locate reply without section, row, sectionId, seq and epoch: \(reply)")
         }
         self.section = Int(section)
         self.row = Int(row)

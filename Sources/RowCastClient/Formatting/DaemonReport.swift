@@ -18,20 +18,25 @@ public enum DaemonReport {
         }
         if let plugins = reply["plugins"] { lines.append("plugins    \(text(plugins))") }
         if let curve = reply["curve"], curve.objectValue != nil {
-            lines.append("curve      server key \(text(curve["serverKey"]))  clients=\(list(curve["clients"]))  refused=\(text(curve["refused"]))"
-                + "  refusedSubscriptions=\(text(curve["refusedSubscriptions"]))")
+            lines.append(
+                "curve      server key \(text(curve["serverKey"]))  clients=\(list(curve["clients"]))  refused=\(text(curve["refused"]))"
+                    + "  refusedSubscriptions=\(text(curve["refusedSubscriptions"]))")
             for problem in curve["keyProblems"]?.arrayValue ?? [] { lines.append("refused key file: \(text(problem))") }
         }
-        if let quarantined = reply["quarantined"] { lines.append("quarantined \(text(quarantined)) item(s) (rowcast quarantine lists them)") }
+        if let quarantined = reply["quarantined"] {
+            lines.append("quarantined \(text(quarantined)) item(s) (rowcast quarantine lists them)")
+        }
         lines += hosts(reply["pluginHosts"], width: width)
         let feeds = reply["feeds"]?.arrayValue ?? []
         if feeds.isEmpty {
             lines.append("no feeds yet")
         } else {
-            var table = TextTable(headers: ["FEED", "SEQ", "EPOCH", "SECTIONS", "ROWS", "ITEMS", "PENDING"], width: width)
+            var table = TextTable(
+                headers: ["FEED", "SEQ", "EPOCH", "SECTIONS", "ROWS", "ITEMS", "PENDING"], width: width)
             for feed in feeds {
-                table.append([text(feed["feed"]), number(feed["seq"]), text(feed["epoch"])]
-                    + ["sections", "rows", "items", "pending"].map { number(feed[$0]) })
+                table.append(
+                    [text(feed["feed"]), number(feed["seq"]), text(feed["epoch"])]
+                        + ["sections", "rows", "items", "pending"].map { number(feed[$0]) })
             }
             lines += table.render()
         }
@@ -70,7 +75,10 @@ public enum DaemonReport {
         if let cells = reply["cells"]?.arrayValue, !cells.isEmpty {
             var table = TextTable(headers: ["CELL", "ITEM TYPES", "HEADER TYPES", "FILE"], width: width)
             for cell in cells {
-                table.append([text(cell["cell"]), list(cell["types"]), list(cell["section_types"]), "\(text(cell["file"])):\(number(cell["line"]))"])
+                table.append([
+                    text(cell["cell"]), list(cell["types"]), list(cell["section_types"]),
+                    "\(text(cell["file"])):\(number(cell["line"]))",
+                ])
             }
             lines += table.render()
         }
@@ -87,13 +95,20 @@ public enum DaemonReport {
         guard let hosts = value?.arrayValue, !hosts.isEmpty else { return [] }
         var table = TextTable(headers: ["HOST", "PID", "STATE", "RESTARTS", "RENDERED", "FAULTS"], width: width)
         for host in hosts {
-            table.append([text(host["plugin"]), text(host["pid"]), text(host["state"]), number(host["restarts"]), number(host["rendered"]), number(host["faults"])])
+            table.append([
+                text(host["plugin"]), text(host["pid"]), text(host["state"]), number(host["restarts"]),
+                number(host["rendered"]), number(host["faults"]),
+            ])
         }
         var lines = table.render()
         for host in hosts {
             guard let fault = host["lastFault"], fault.objectValue != nil else { continue }
-            let at = fault["at"]?.numberValue.flatMap { UTCTimestamp.iso8601(unixMilliseconds: $0) }.map { " at \($0)" } ?? ""
-            lines.append("last fault of \(text(host["plugin"]))\(at): \(text(fault["code"])) on item \(text(fault["item"])): \(text(fault["reason"]))")
+            let at =
+                fault["at"]?.numberValue.flatMap { UTCTimestamp.iso8601(unixMilliseconds: $0) }.map { " at \($0)" }
+                ?? ""
+            lines.append(
+                "last fault of \(text(host["plugin"]))\(at): \(text(fault["code"])) on item \(text(fault["item"])): \(text(fault["reason"]))"
+            )
         }
         return lines
     }
@@ -108,7 +123,8 @@ public enum DaemonReport {
         var table = TextTable(headers: ["FEED", "ID", "TYPE", "CODE", "PLUGIN", "SINCE (UTC)", "REASON"], width: width)
         for item in items {
             let since = item["at"]?.numberValue.flatMap { UTCTimestamp.iso8601(unixMilliseconds: $0) } ?? "-"
-            table.append(["feed", "id", "type", "code", "plugin"].map { text(item[$0]) } + [since, text(item["message"])])
+            table.append(
+                ["feed", "id", "type", "code", "plugin"].map { text(item[$0]) } + [since, text(item["message"])])
         }
         return lines + table.render()
     }
@@ -117,7 +133,9 @@ public enum DaemonReport {
     /// refused plugin files.
     public static func reload(_ reply: JSONValue) -> [String] {
         let plugins = Int(reply["plugins"]?.numberValue ?? 0)
-        var lines = ["reloaded \(reply["config"].flatMap(\.stringValue).map { "configuration \($0) and " } ?? "")plugins: \(plugins) plugin\(plugins == 1 ? "" : "s") loaded"]
+        var lines = [
+            "reloaded \(reply["config"].flatMap(\.stringValue).map { "configuration \($0) and " } ?? "")plugins: \(plugins) plugin\(plugins == 1 ? "" : "s") loaded"
+        ]
         for plugin in reply["loaded"]?.arrayValue ?? [] {
             lines.append("loaded \(text(plugin["name"])) \(text(plugin["version"])) from \(text(plugin["file"]))")
         }

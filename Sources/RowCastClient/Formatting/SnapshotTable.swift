@@ -17,8 +17,10 @@ public struct SnapshotTable: Sendable {
 
     /// The text lines for `replica`; `pending` (from a snapshot reply) is shown when non-zero.
     public func render(_ replica: FeedReplica, pending: Int? = nil) -> [String] {
-        var title = "feed \(replica.feed)  seq \(TextTable.grouped(String(replica.seq)))  epoch \(replica.epoch ?? "none")"
-        title += "  \(replica.sections.count) section\(replica.sections.count == 1 ? "" : "s"), \(TextTable.grouped(String(replica.rowCount))) row\(replica.rowCount == 1 ? "" : "s")"
+        var title =
+            "feed \(replica.feed)  seq \(TextTable.grouped(String(replica.seq)))  epoch \(replica.epoch ?? "none")"
+        title +=
+            "  \(replica.sections.count) section\(replica.sections.count == 1 ? "" : "s"), \(TextTable.grouped(String(replica.rowCount))) row\(replica.rowCount == 1 ? "" : "s")"
         // Items without a row: waiting for a plugin, or quarantined (their plugin crashed or
         // hung on them; `rowcast quarantine` lists those).
         if let pending, pending > 0 { title += ", \(pending) pending (no row: no plugin yet, or quarantined)" }

@@ -43,7 +43,8 @@ public final class AckedPublisher {
     private var nextNumber = 1
     private var nextToDeliver = 1
     /// Refuses requests over the daemon's hard message limit before they are sent.
-    private lazy var hardLimit = HardLimitProbe(controlEndpoint: endpoint, context: context, timeout: options.timeout, curve: curve)
+    private lazy var hardLimit = HardLimitProbe(
+        controlEndpoint: endpoint, context: context, timeout: options.timeout, curve: curve)
 
     /// One sent, unanswered request.
     private struct Pending {
@@ -59,8 +60,10 @@ public final class AckedPublisher {
     /// A publisher for `endpoint`. `clientID` defaults to `rowcast-` and 16 random hex digits;
     /// one given explicitly must not be used by any other publisher. With `curve`, every
     /// connection uses CURVE.
-    public init(endpoint: String = RowCastEndpoints.control, options: AckedPublisherOptions = AckedPublisherOptions(),
-                clientID: String? = nil, context: Context? = nil, curve: CurveCredentials? = nil) throws(RowCastClientError) {
+    public init(
+        endpoint: String = RowCastEndpoints.control, options: AckedPublisherOptions = AckedPublisherOptions(),
+        clientID: String? = nil, context: Context? = nil, curve: CurveCredentials? = nil
+    ) throws(RowCastClientError) {
         self.endpoint = endpoint
         self.curve = curve
         self.options = options
@@ -82,7 +85,8 @@ public final class AckedPublisher {
     @discardableResult
     public func submit(_ request: JSONValue) throws(RowCastClientError) -> Int {
         guard var object = request.objectValue else {
-            throw RowCastClientError(code: "invalid_request", message: "a request must be a JSON object, not a \(request.kindName)")
+            throw RowCastClientError(
+                code: "invalid_request", message: "a request must be a JSON object, not a \(request.kindName)")
         }
         while inFlight.count >= options.window { try pump() }
         let number = nextNumber
@@ -93,12 +97,15 @@ public final class AckedPublisher {
         do {
             try hardLimit.check(size: bytes.count, op: op)
         } catch {
-            finished[number] = AckedResult(number: number, request: .object(object), result: .failure(error), attempts: 0)
+            finished[number] = AckedResult(
+                number: number, request: .object(object), result: .failure(error), attempts: 0)
             return number
         }
         let now = ContinuousClock.now
-        inFlight.append(Pending(number: number, op: op, request: .object(object),
-                                bytes: bytes, firstSent: now, lastSent: now, attempts: 0))
+        inFlight.append(
+            Pending(
+                number: number, op: op, request: .object(object),
+                bytes: bytes, firstSent: now, lastSent: now, attempts: 0))
         do {
             try transmitLast()
         } catch {
@@ -136,7 +143,9 @@ public final class AckedPublisher {
     /// handed to `onResult` as soon as it and those before it are known. After a `timeout` the
     /// daemon is taken to be gone: the requests not yet sent fail with `not_sent` at once.
     @discardableResult
-    public func publish(_ requests: [JSONValue], onResult: (Int, Result<JSONValue, RowCastClientError>) -> Void = { _, _ in }) -> [Result<JSONValue, RowCastClientError>] {
+    public func publish(
+        _ requests: [JSONValue], onResult: (Int, Result<JSONValue, RowCastClientError>) -> Void = { _, _ in }
+    ) -> [Result<JSONValue, RowCastClientError>] {
         var results = [Result<JSONValue, RowCastClientError>?](repeating: nil, count: requests.count)
         var positions: [Int: Int] = [:]
         var delivered = 0
@@ -144,7 +153,9 @@ public final class AckedPublisher {
         func collect() {
             for ready in takeResults() {
                 if let index = positions.removeValue(forKey: ready.number) { results[index] = ready.result }
-                if case .failure(let error) = ready.result, Self.endsThePublish.contains(error.code), gaveUp == nil { gaveUp = error }
+                if case .failure(let error) = ready.result, Self.endsThePublish.contains(error.code), gaveUp == nil {
+                    gaveUp = error
+                }
             }
             while delivered < results.count, let result = results[delivered] {
                 onResult(delivered, result)
@@ -159,9 +170,11 @@ public final class AckedPublisher {
             }
             collect()
             if let cause = gaveUp {
-                let reason = RowCastClientError(code: "not_sent", message: cause.code == "timeout"
-                    ? "not sent: rowcastd at \(endpoint) gave an earlier request no answer within \(formatSeconds(options.timeout.seconds))"
-                    : "not sent: an earlier request failed with \(cause.code) (\(endpoint))")
+                let reason = RowCastClientError(
+                    code: "not_sent",
+                    message: cause.code == "timeout"
+                        ? "not sent: rowcastd at \(endpoint) gave an earlier request no answer within \(formatSeconds(options.timeout.seconds))"
+                        : "not sent: an earlier request failed with \(cause.code) (\(endpoint))")
                 for rest in index..<requests.count { results[rest] = .failure(reason) }
                 collect()
                 break
@@ -175,7 +188,9 @@ public final class AckedPublisher {
         }
         do { try flush() } catch { abandonAll(error) }
         collect()
-        return results.map { $0 ?? .failure(RowCastClientError(code: "internal_error", message: "request was not answered")) }
+        return results.map {
+            $0 ?? .failure(RowCastClientError(code: "internal_error", message: "request was not answered"))
+        }
     }
 
     /// The codes after which ``publish(_:onResult:)`` sends nothing more: the daemon is gone
@@ -185,7 +200,8 @@ public final class AckedPublisher {
     /// Fails every unanswered request with `error`.
     private func abandonAll(_ error: RowCastClientError) {
         for pending in inFlight {
-            finished[pending.number] = AckedResult(number: pending.number, request: pending.request, result: .failure(error), attempts: pending.attempts)
+            finished[pending.number] = AckedResult(
+                number: pending.number, request: pending.request, result: .failure(error), attempts: pending.attempts)
         }
         inFlight.removeAll()
         socket?.close()
@@ -227,14 +243,18 @@ public final class AckedPublisher {
     /// When the oldest unanswered request has waited `timeout`, fails it and every request
     /// after it (answers come in order, so none of those can come first) with `timeout`.
     private func expireIfTimedOut() {
-        guard let oldest = inFlight.first, ContinuousClock.now >= oldest.firstSent.advanced(by: options.timeout) else { return }
+        guard let oldest = inFlight.first, ContinuousClock.now >= oldest.firstSent.advanced(by: options.timeout) else {
+            return
+        }
         let waited = formatSeconds(options.timeout.seconds)
         for pending in inFlight {
-            let message = pending.number == oldest.number
+            let message =
+                pending.number == oldest.number
                 ? "no answer to \(pending.op) (req \(pending.number) of client \(clientID)) from rowcastd at \(endpoint) within \(waited), after \(pending.attempts) attempt(s); it may or may not have been applied"
                 : "no answer to \(pending.op) (req \(pending.number) of client \(clientID)) from rowcastd at \(endpoint): req \(oldest.number) before it had none within \(waited), and rowcastd answers in order; it may or may not have been applied"
             let error = RowCastClientError(code: "timeout", message: message)
-            finished[pending.number] = AckedResult(number: pending.number, request: pending.request, result: .failure(error), attempts: pending.attempts)
+            finished[pending.number] = AckedResult(
+                number: pending.number, request: pending.request, result: .failure(error), attempts: pending.attempts)
         }
         inFlight.removeAll()
         socket?.close()
@@ -244,12 +264,16 @@ public final class AckedPublisher {
     /// Records one reply.
     private func handleReply(_ frames: [[UInt8]]) {
         guard let body = frames.last, let reply = try? JSONParser.parse(body),
-              let number = reply["req"]?.integerValue, reply["client"] == nil || reply["client"]?.stringValue == clientID,
-              let index = inFlight.firstIndex(where: { $0.number == number }) else { return }
+            let number = reply["req"]?.integerValue, reply["client"] == nil || reply["client"]?.stringValue == clientID,
+            let index = inFlight.firstIndex(where: { $0.number == number })
+        else { return }
         heardFromDaemon = true
         let pending = inFlight.remove(at: index)
-        let result = Result<JSONValue, RowCastClientError> { () throws(RowCastClientError) in try ControlClient.check(reply) }
-        finished[number] = AckedResult(number: number, request: pending.request, result: result, attempts: pending.attempts)
+        let result = Result<JSONValue, RowCastClientError> { () throws(RowCastClientError) in
+            try ControlClient.check(reply)
+        }
+        finished[number] = AckedResult(
+            number: number, request: pending.request, result: result, attempts: pending.attempts)
     }
 
     /// Sends the newest request on the current connection, opening one (and resending
@@ -274,7 +298,9 @@ public final class AckedPublisher {
             socket = nil
             reconnects += 1
             let watch = options.reportsRefusal && !heardFromDaemon
-            let fresh = try ClientSocket(context: context, type: .dealer, endpoint: endpoint, curve: curve, watchConnection: watch) { socket throws(ZeroMQError) in
+            let fresh = try ClientSocket(
+                context: context, type: .dealer, endpoint: endpoint, curve: curve, watchConnection: watch
+            ) { socket throws(ZeroMQError) in
                 try socket.setOption(.immediate, true)
                 try socket.setOption(.reconnectInterval, -1)
                 try socket.setOption(.sendHighWaterMark, max(1000, 2 * options.window))

@@ -21,7 +21,10 @@ public struct AckedPublisherOptions: Sendable, Equatable {
     public static let maximumWindow = 1024
 
     /// Options from their parts; `window` is kept between 1 and ``maximumWindow``.
-    public init(window: Int = 64, retryTimeout: Duration = .seconds(1), timeout: Duration = .seconds(30), connectTimeout: Duration = .milliseconds(250)) {
+    public init(
+        window: Int = 64, retryTimeout: Duration = .seconds(1), timeout: Duration = .seconds(30),
+        connectTimeout: Duration = .milliseconds(250)
+    ) {
         self.window = min(max(window, 1), Self.maximumWindow)
         self.retryTimeout = retryTimeout
         self.timeout = timeout

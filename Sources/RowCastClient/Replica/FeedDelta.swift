@@ -27,7 +27,8 @@ extension RowCastWire.FeedDelta where Payload == ParsedPayload {
         let sections = try reader.lists(json["sections"], "sections")
         let rows = try reader.lists(json["rows"], "rows")
         deletedSections = try reader.entries(sections, "sections", "deleted") { entry, path throws(ReplicaError) in
-            SectionDeletion(id: try reader.string(entry["id"], path + ".id"), at: try reader.index(entry["at"], path + ".at"))
+            SectionDeletion(
+                id: try reader.string(entry["id"], path + ".id"), at: try reader.index(entry["at"], path + ".at"))
         }
         insertedSections = try reader.entries(sections, "sections", "inserted") { entry, path throws(ReplicaError) in
             SectionInsertion(
@@ -49,7 +50,8 @@ extension RowCastWire.FeedDelta where Payload == ParsedPayload {
                 section: try reader.section(entry["section"], path + ".section"))
         }
         deletedRows = try reader.entries(rows, "rows", "deleted") { entry, path throws(ReplicaError) in
-            RowDeletion(id: try reader.string(entry["id"], path + ".id"), at: try reader.indexPath(entry["at"], path + ".at"))
+            RowDeletion(
+                id: try reader.string(entry["id"], path + ".id"), at: try reader.indexPath(entry["at"], path + ".at"))
         }
         insertedRows = try reader.placements(rows, "inserted")
         movedRows = try reader.entries(rows, "rows", "moved") { entry, path throws(ReplicaError) in
@@ -91,7 +93,8 @@ private struct DeltaReader {
     func indexPath(_ value: JSONValue?, _ path: String) throws(ReplicaError) -> RowIndexPath {
         guard let value else { throw fail(path, "is missing") }
         guard let pair = value.arrayValue, pair.count == 2,
-              let section = pair[0].integerValue, let row = pair[1].integerValue, section >= 0, row >= 0 else {
+            let section = pair[0].integerValue, let row = pair[1].integerValue, section >= 0, row >= 0
+        else {
             throw fail(path, "is \(value.compactText), not a [section,row] index path")
         }
         return RowIndexPath(section: section, row: row)
@@ -139,7 +142,9 @@ private struct DeltaReader {
         result.reserveCapacity(array.count)
         for (offset, element) in array.enumerated() {
             let entryPath = "\(path)[\(offset)]"
-            guard let object = element.objectValue else { throw fail(entryPath, "is a \(element.kindName), not an object") }
+            guard let object = element.objectValue else {
+                throw fail(entryPath, "is a \(element.kindName), not an object")
+            }
             result.append(try read(object, entryPath))
         }
         return result

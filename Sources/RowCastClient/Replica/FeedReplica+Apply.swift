@@ -15,7 +15,8 @@ extension FeedReplica {
         // Position events share the feed's topic: they change nothing, but show a miss.
         if json["event"]?.stringValue == "position" { return try check(position: json) }
         guard let deltaFeed = json["feed"]?.stringValue, let deltaSeq = json["seq"]?.integerValue,
-              let deltaEpoch = json["epoch"]?.stringValue else {
+            let deltaEpoch = json["epoch"]?.stringValue
+        else {
             return try apply(FeedDelta(json: json))  // throws the precise reason
         }
         guard try accepts(feed: deltaFeed, epoch: deltaEpoch, seq: deltaSeq) else { return .alreadyIncluded }
@@ -62,8 +63,11 @@ extension FeedReplica {
 
     /// The sections of `replica` after `delta`, and the row ids that left their place and
     /// that took one.
-    private static func structure(of replica: FeedReplica, after delta: FeedDelta)
-        throws(ReplicaError) -> ([ReplicaSection], removed: Set<String>, added: Set<String>) {
+    private static func structure(
+        of replica: FeedReplica, after delta: FeedDelta
+    )
+        throws(ReplicaError) -> ([ReplicaSection], removed: Set<String>, added: Set<String>)
+    {
         var application = DeltaApplication(replica: replica, delta: delta)
         try application.run()
         return (application.sections, application.removedRowIDs, application.addedRowIDs)
@@ -79,14 +83,23 @@ extension FeedReplica {
             // The feed did not exist at the snapshot: seq 1 of any epoch starts it.
             if deltaSeq == 1 { return true }
             if deltaSeq <= 0 { return false }
-            throw ReplicaError(.gap, "feed \(feed): the replica starts at seq 0 but the next delta has seq \(deltaSeq); \(deltaSeq - 1) delta(s) were missed")
+            throw ReplicaError(
+                .gap,
+                "feed \(feed): the replica starts at seq 0 but the next delta has seq \(deltaSeq); \(deltaSeq - 1) delta(s) were missed"
+            )
         }
         guard deltaEpoch == epoch else {
-            throw ReplicaError(.epochChanged, "feed \(feed): the replica follows epoch \(epoch ?? "null") at seq \(seq), but delta seq \(deltaSeq) has epoch \(deltaEpoch)")
+            throw ReplicaError(
+                .epochChanged,
+                "feed \(feed): the replica follows epoch \(epoch ?? "null") at seq \(seq), but delta seq \(deltaSeq) has epoch \(deltaEpoch)"
+            )
         }
         if deltaSeq <= seq { return false }
         guard deltaSeq == seq + 1 else {
-            throw ReplicaError(.gap, "feed \(feed): the replica is at seq \(seq) but the next delta has seq \(deltaSeq); \(deltaSeq - seq - 1) delta(s) were missed")
+            throw ReplicaError(
+                .gap,
+                "feed \(feed): the replica is at seq \(seq) but the next delta has seq \(deltaSeq); \(deltaSeq - seq - 1) delta(s) were missed"
+            )
         }
         return true
     }
@@ -162,10 +175,16 @@ private struct DeltaApplication {
         var moved: [String: ReplicaSection] = [:]
         func take(_ id: String, _ index: Int, _ list: String) throws(ReplicaError) -> ReplicaSection {
             guard index < sections.count else {
-                throw fail(.indexOutOfBounds, "sections.\(list) names section \"\(id)\" at \(index), but the old snapshot has \(sections.count) section(s)")
+                throw fail(
+                    .indexOutOfBounds,
+                    "sections.\(list) names section \"\(id)\" at \(index), but the old snapshot has \(sections.count) section(s)"
+                )
             }
             guard sections[index].id == id else {
-                throw fail(.idMismatch, "sections.\(list) names section \"\(id)\" at \(index), but the section there is \"\(sections[index].id)\"")
+                throw fail(
+                    .idMismatch,
+                    "sections.\(list) names section \"\(id)\" at \(index), but the section there is \"\(sections[index].id)\""
+                )
             }
             guard removals.insert(index).inserted else {
                 throw fail(.invalidDelta, "section \"\(id)\" at \(index) is deleted or moved twice")
@@ -189,7 +208,10 @@ private struct DeltaApplication {
         var placements: [(at: Int, section: ReplicaSection, list: String)] = []
         for entry in delta.insertedSections {
             guard entry.section["id"]?.stringValue == entry.id else {
-                throw fail(.idMismatch, "sections.inserted entry \"\(entry.id)\" carries a section whose id is \"\(entry.section["id"]?.stringValue ?? "?")\"")
+                throw fail(
+                    .idMismatch,
+                    "sections.inserted entry \"\(entry.id)\" carries a section whose id is \"\(entry.section["id"]?.stringValue ?? "?")\""
+                )
             }
             for row in entry.rows {
                 try identity.add(row.rowID ?? "", "the rows of inserted section \"\(entry.id)\"")
@@ -207,7 +229,10 @@ private struct DeltaApplication {
                 throw fail(.invalidDelta, "two sections are placed at new index \(placement.at)")
             }
             guard placement.at <= sections.count else {
-                throw fail(.indexOutOfBounds, "sections.\(placement.list) places section \"\(placement.section.id)\" at \(placement.at), past the end of the new list of \(sections.count) section(s)")
+                throw fail(
+                    .indexOutOfBounds,
+                    "sections.\(placement.list) places section \"\(placement.section.id)\" at \(placement.at), past the end of the new list of \(sections.count) section(s)"
+                )
             }
             sections.insert(placement.section, at: placement.at)
             previous = placement.at
@@ -220,7 +245,9 @@ private struct DeltaApplication {
         var bySection: [Int: [(row: Int, value: JSONValue, id: String, list: String)]] = [:]
         for entry in delta.insertedRows {
             guard entry.row.rowID == entry.id else {
-                throw fail(.idMismatch, "rows.inserted entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
+                throw fail(
+                    .idMismatch,
+                    "rows.inserted entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
             }
             try identity.add(entry.id, "rows.inserted")
             bySection[entry.at.section, default: []].append((entry.at.row, entry.row, entry.id, "inserted"))
@@ -233,7 +260,10 @@ private struct DeltaApplication {
         for (sectionIndex, placements) in bySection {
             guard sectionIndex < sections.count else {
                 let first = placements[0]
-                throw fail(.indexOutOfBounds, "rows.\(first.list) places row \"\(first.id)\" in section \(sectionIndex), but the new snapshot has \(sections.count) section(s)")
+                throw fail(
+                    .indexOutOfBounds,
+                    "rows.\(first.list) places row \"\(first.id)\" in section \(sectionIndex), but the new snapshot has \(sections.count) section(s)"
+                )
             }
             let sorted = placements.sorted { $0.row < $1.row }
             let old = sections[sectionIndex].rows
@@ -242,11 +272,15 @@ private struct DeltaApplication {
             var oldIndex = 0
             for placement in sorted {
                 guard placement.row >= merged.count else {
-                    throw fail(.invalidDelta, "two rows are placed at new index path [\(sectionIndex),\(placement.row)]")
+                    throw fail(
+                        .invalidDelta, "two rows are placed at new index path [\(sectionIndex),\(placement.row)]")
                 }
                 let needed = placement.row - merged.count
                 guard needed <= old.count - oldIndex else {
-                    throw fail(.indexOutOfBounds, "rows.\(placement.list) places row \"\(placement.id)\" at [\(sectionIndex),\(placement.row)], past the end of section \"\(sections[sectionIndex].id)\"")
+                    throw fail(
+                        .indexOutOfBounds,
+                        "rows.\(placement.list) places row \"\(placement.id)\" at [\(sectionIndex),\(placement.row)], past the end of section \"\(sections[sectionIndex].id)\""
+                    )
                 }
                 merged.append(contentsOf: old[oldIndex..<(oldIndex + needed)])
                 oldIndex += needed
@@ -279,8 +313,9 @@ private struct DeltaApplication {
 }
 
 /// Stage 2 of a delta: the rows of `reconfigured` and `reloaded` and the sections of section
-/// `updated`, replaced by new index (also used by ``InPlaceRowChanges``' path). ``check(_:)`` reads only; ``apply(to:)`` then writes only
-/// the entries, so a delta that changes nothing else is applied in place.
+/// `updated`, replaced by new index (also used by ``InPlaceRowChanges``' path). ``check(_:)``
+/// reads only; ``apply(to:)`` then writes only the entries, so a delta that changes nothing
+/// else is applied in place.
 struct ContentChanges {
     /// The delta whose stage 2 this is.
     let delta: FeedDelta
@@ -298,23 +333,35 @@ struct ContentChanges {
             for entry in entries {
                 let path = entry.at
                 guard path.section < sections.count, path.row < sections[path.section].rows.count else {
-                    throw fail(.indexOutOfBounds, "rows.\(list) names row \"\(entry.id)\" at \(path), outside the new snapshot")
+                    throw fail(
+                        .indexOutOfBounds, "rows.\(list) names row \"\(entry.id)\" at \(path), outside the new snapshot"
+                    )
                 }
                 let current = sections[path.section].rows[path.row].rowID
                 guard current == entry.id else {
-                    throw fail(.idMismatch, "rows.\(list) names row \"\(entry.id)\" at \(path), but the row there is \"\(current ?? "?")\"")
+                    throw fail(
+                        .idMismatch,
+                        "rows.\(list) names row \"\(entry.id)\" at \(path), but the row there is \"\(current ?? "?")\"")
                 }
                 guard entry.row.rowID == entry.id else {
-                    throw fail(.idMismatch, "rows.\(list) entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
+                    throw fail(
+                        .idMismatch,
+                        "rows.\(list) entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
                 }
             }
         }
         for entry in delta.updatedSections {
             guard entry.at < sections.count else {
-                throw fail(.indexOutOfBounds, "sections.updated names section \"\(entry.id)\" at \(entry.at), but the new snapshot has \(sections.count) section(s)")
+                throw fail(
+                    .indexOutOfBounds,
+                    "sections.updated names section \"\(entry.id)\" at \(entry.at), but the new snapshot has \(sections.count) section(s)"
+                )
             }
             guard sections[entry.at].id == entry.id, entry.section["id"]?.stringValue == entry.id else {
-                throw fail(.idMismatch, "sections.updated names section \"\(entry.id)\" at \(entry.at), but the section there is \"\(sections[entry.at].id)\"")
+                throw fail(
+                    .idMismatch,
+                    "sections.updated names section \"\(entry.id)\" at \(entry.at), but the section there is \"\(sections[entry.at].id)\""
+                )
             }
         }
     }

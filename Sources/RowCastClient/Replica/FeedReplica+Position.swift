@@ -9,9 +9,12 @@ extension FeedReplica {
     ///   missed), `epoch_changed` when it names another epoch, `feed_mismatch` or
     ///   `invalid_delta`; the replica must then be reloaded from a snapshot.
     public func check(position json: JSONValue) throws(ReplicaError) -> DeltaOutcome {
-        guard let positionFeed = json["feed"]?.stringValue, let positionSeq = json["seq"]?.integerValue, positionSeq >= 0,
-              let positionEpoch = json["epoch"]?.stringValue else {
-            throw ReplicaError(.invalidDelta, "position event of feed \(feed): \"feed\", \"epoch\" or \"seq\" is missing or mistyped")
+        guard let positionFeed = json["feed"]?.stringValue, let positionSeq = json["seq"]?.integerValue,
+            positionSeq >= 0,
+            let positionEpoch = json["epoch"]?.stringValue
+        else {
+            throw ReplicaError(
+                .invalidDelta, "position event of feed \(feed): \"feed\", \"epoch\" or \"seq\" is missing or mistyped")
         }
         guard positionFeed == feed else {
             throw ReplicaError(.feedMismatch, "a position of feed \(positionFeed) reached the replica of feed \(feed)")
@@ -20,15 +23,24 @@ extension FeedReplica {
             // The feed did not exist at the snapshot: a position at seq 1 or later means its
             // first deltas went by.
             guard positionSeq == 0 else {
-                throw ReplicaError(.gap, "feed \(feed): the daemon is at seq \(positionSeq) (epoch \(positionEpoch)) but the replica has no delta; \(positionSeq) delta(s) were missed")
+                throw ReplicaError(
+                    .gap,
+                    "feed \(feed): the daemon is at seq \(positionSeq) (epoch \(positionEpoch)) but the replica has no delta; \(positionSeq) delta(s) were missed"
+                )
             }
             return .alreadyIncluded
         }
         guard positionEpoch == epoch else {
-            throw ReplicaError(.epochChanged, "feed \(feed): the replica follows epoch \(epoch ?? "null") at seq \(seq), but the daemon's position is epoch \(positionEpoch) seq \(positionSeq)")
+            throw ReplicaError(
+                .epochChanged,
+                "feed \(feed): the replica follows epoch \(epoch ?? "null") at seq \(seq), but the daemon's position is epoch \(positionEpoch) seq \(positionSeq)"
+            )
         }
         guard positionSeq <= seq else {
-            throw ReplicaError(.gap, "feed \(feed): the daemon is at seq \(positionSeq) but the replica at seq \(seq); the last \(positionSeq - seq) delta(s) were missed")
+            throw ReplicaError(
+                .gap,
+                "feed \(feed): the daemon is at seq \(positionSeq) but the replica at seq \(seq); the last \(positionSeq - seq) delta(s) were missed"
+            )
         }
         return .alreadyIncluded
     }

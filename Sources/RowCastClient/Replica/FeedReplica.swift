@@ -54,15 +54,20 @@ public struct FeedReplica: Sendable, Equatable {
             guard let object = value.objectValue, let id = object["id"]?.stringValue else {
                 throw fail("sections[\(index)] of feed \(feed) is not an object with a string \"id\"")
             }
-            guard sectionIDs.insert(id).inserted else { throw fail("section id \"\(id)\" appears twice in feed \(feed)") }
+            guard sectionIDs.insert(id).inserted else {
+                throw fail("section id \"\(id)\" appears twice in feed \(feed)")
+            }
             guard let rows = (object["rows"] ?? .array([])).arrayValue else {
                 throw fail("\"rows\" of section \"\(id)\" of feed \(feed) is not an array")
             }
             for (rowIndex, row) in rows.enumerated() {
                 guard row.objectValue != nil, let rowID = row.rowID else {
-                    throw fail("row \(rowIndex) of section \"\(id)\" of feed \(feed) is not an object with a string \"id\"")
+                    throw fail(
+                        "row \(rowIndex) of section \"\(id)\" of feed \(feed) is not an object with a string \"id\"")
                 }
-                guard rowIDs.insert(rowID).inserted else { throw fail("row id \"\(rowID)\" appears twice in feed \(feed)") }
+                guard rowIDs.insert(rowID).inserted else {
+                    throw fail("row id \"\(rowID)\" appears twice in feed \(feed)")
+                }
             }
             sections.append(ReplicaSection(attributes: object, rows: rows))
         }

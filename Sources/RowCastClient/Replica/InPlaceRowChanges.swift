@@ -46,7 +46,9 @@ struct InPlaceRowChanges {
         var bySection: [Int: [(placement: Placement, list: String)]] = [:]
         for entry in delta.insertedRows {
             guard entry.row.rowID == entry.id else {
-                throw identity.fail(.idMismatch, "rows.inserted entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
+                throw identity.fail(
+                    .idMismatch,
+                    "rows.inserted entry \"\(entry.id)\" carries a row whose id is \"\(entry.row.rowID ?? "?")\"")
             }
             try identity.add(entry.id, "rows.inserted")
             bySection[entry.at.section, default: []].append(((entry.at.row, entry.id, entry.row), "inserted"))
@@ -59,7 +61,10 @@ struct InPlaceRowChanges {
         for (sectionIndex, entries) in bySection {
             guard sectionIndex < sections.count else {
                 let first = entries[0]
-                throw identity.fail(.indexOutOfBounds, "rows.\(first.list) places row \"\(first.placement.id)\" in section \(sectionIndex), but the new snapshot has \(sections.count) section(s)")
+                throw identity.fail(
+                    .indexOutOfBounds,
+                    "rows.\(first.list) places row \"\(first.placement.id)\" in section \(sectionIndex), but the new snapshot has \(sections.count) section(s)"
+                )
             }
             let sorted = entries.sorted { $0.placement.row < $1.placement.row }
             // The rows left after stage 1's removals; the j-th placement (from 0) can be at
@@ -72,7 +77,10 @@ struct InPlaceRowChanges {
                     throw identity.fail(.invalidDelta, "two rows are placed at new index path [\(sectionIndex),\(row)]")
                 }
                 guard row <= remaining + offset else {
-                    throw identity.fail(.indexOutOfBounds, "rows.\(entry.list) places row \"\(entry.placement.id)\" at [\(sectionIndex),\(row)], past the end of section \"\(sections[sectionIndex].id)\"")
+                    throw identity.fail(
+                        .indexOutOfBounds,
+                        "rows.\(entry.list) places row \"\(entry.placement.id)\" at [\(sectionIndex),\(row)], past the end of section \"\(sections[sectionIndex].id)\""
+                    )
                 }
                 previous = row
             }

@@ -37,7 +37,9 @@ struct RowIdentityCheck {
         }
         let row = oldSections[path.section].rows[path.row]
         guard row.rowID == id else {
-            throw fail(.idMismatch, "rows.\(list) names row \"\(id)\" at \(path), but the row there is \"\(row.rowID ?? "?")\"")
+            throw fail(
+                .idMismatch, "rows.\(list) names row \"\(id)\" at \(path), but the row there is \"\(row.rowID ?? "?")\""
+            )
         }
         guard taken[path.section, default: []].insert(path.row).inserted else {
             throw fail(.invalidDelta, "row \"\(id)\" at \(path) is deleted or moved twice")

@@ -24,11 +24,17 @@ public struct SnapshotAssembler {
             guard first == nil else { throw fail("part \(expectedPart) has no \"part\" or \"parts\"") }
             return reply
         }
-        guard part == expectedPart, parts > part else { throw fail("got part \(part) of \(parts), expected part \(expectedPart)") }
-        guard let partSections = reply["sections"]?.arrayValue else { throw fail("\"sections\" is missing or not an array") }
+        guard part == expectedPart, parts > part else {
+            throw fail("got part \(part) of \(parts), expected part \(expectedPart)")
+        }
+        guard let partSections = reply["sections"]?.arrayValue else {
+            throw fail("\"sections\" is missing or not an array")
+        }
         if let first {
             for key in ["feed", "seq", "epoch"] where first[key] != object[key] {
-                throw fail("part \(part) has \(key) \(object[key]?.compactText ?? "none"), part 0 had \(first[key]?.compactText ?? "none")")
+                throw fail(
+                    "part \(part) has \(key) \(object[key]?.compactText ?? "none"), part 0 had \(first[key]?.compactText ?? "none")"
+                )
             }
         } else {
             first = object
@@ -49,11 +55,12 @@ public struct SnapshotAssembler {
         guard expectedPart == parts, var whole = first else { return nil }
         whole["part"] = nil
         whole["parts"] = nil
-        whole["sections"] = .array(sections.map { section in
-            var object = section.object
-            object.append(key: "rows", value: .array(section.rows))
-            return .object(object)
-        })
+        whole["sections"] = .array(
+            sections.map { section in
+                var object = section.object
+                object.append(key: "rows", value: .array(section.rows))
+                return .object(object)
+            })
         if let pending = object["pending"] { whole["pending"] = pending }
         return .object(whole)
     }

@@ -14,7 +14,9 @@ public struct ItemBuilder: Sendable, Equatable {
     public var fields: JSONObject
 
     /// An item with no fields yet.
-    public init(id: String, type: String, section: String? = nil, sort: Double? = nil, fields: JSONObject = JSONObject()) {
+    public init(
+        id: String, type: String, section: String? = nil, sort: Double? = nil, fields: JSONObject = JSONObject()
+    ) {
         self.id = id
         self.type = type
         self.section = section
@@ -41,10 +43,16 @@ public struct ItemBuilder: Sendable, Equatable {
 
     /// The JSON value of a field's text: parsed when it is JSON, else the text as a string.
     public static func value(of text: String) -> JSONValue {
-        guard let first = text.utf8.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return .string(text) }
+        guard let first = text.utf8.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else {
+            return .string(text)
+        }
         // Only texts that start like a JSON value are tried, so "Tesla" stays a string cheaply.
-        let startsJSON = first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
-            || [UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\""), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n")].contains(first)
+        let startsJSON =
+            first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+            || [
+                UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\""), UInt8(ascii: "t"), UInt8(ascii: "f"),
+                UInt8(ascii: "n"),
+            ].contains(first)
         guard startsJSON, let parsed = try? JSONParser.parse(text) else { return .string(text) }
         return parsed
     }

@@ -29,7 +29,8 @@ public struct RequestReader: Sendable {
         let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         let contentLines = lines.enumerated().filter { !Self.isBlank($0.element) }
         guard !contentLines.isEmpty else {
-            throw RowCastClientError(code: "invalid_request", message: "\(source) holds no request (expected JSON or NDJSON)")
+            throw RowCastClientError(
+                code: "invalid_request", message: "\(source) holds no request (expected JSON or NDJSON)")
         }
         let whole: JSONValue
         do {
@@ -70,7 +71,8 @@ public struct RequestReader: Sendable {
         }
         guard let op = opValue.stringValue else {
             throw RowCastClientError(
-                code: "invalid_field", message: "\(location): \"op\" is a \(opValue.kindName), not a string", field: "op")
+                code: "invalid_field", message: "\(location): \"op\" is a \(opValue.kindName), not a string",
+                field: "op")
         }
         if object["feed"] == nil, op != "status", op != "plugins", let feed = defaultFeed {
             object["feed"] = .string(feed)

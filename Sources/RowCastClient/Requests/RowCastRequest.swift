@@ -30,7 +30,9 @@ public enum RowCastRequest {
     }
 
     /// `{"op":"snapshot","feed","chunked":true}`: answered in parts (``SnapshotAssembler``).
-    public static func snapshot(feed: String) -> JSONValue { ["op": "snapshot", "feed": .string(feed), "chunked": true] }
+    public static func snapshot(feed: String) -> JSONValue {
+        ["op": "snapshot", "feed": .string(feed), "chunked": true]
+    }
 
     /// `{"op":"since","feed","epoch","seq"}`: the deltas after `seq` from the feed's history.
     public static func since(feed: String, epoch: String, seq: Int) -> JSONValue {
@@ -61,7 +63,8 @@ public enum RowCastRequest {
 
     /// `{"op":"select","feed","id","action","value"?}`: run a row's action handler, with the
     /// value an edit or a toggle carries.
-    public static func select(feed: String, id: String, action: String = "select", value: JSONValue? = nil) -> JSONValue {
+    public static func select(feed: String, id: String, action: String = "select", value: JSONValue? = nil) -> JSONValue
+    {
         var object: JSONObject = ["op": "select", "feed": .string(feed), "id": .string(id), "action": .string(action)]
         if let value { object.append(key: "value", value: value) }
         return .object(object)

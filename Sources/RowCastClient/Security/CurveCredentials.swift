@@ -19,15 +19,23 @@ public struct CurveCredentials: Sendable, Equatable {
     /// Credentials from Z85 keys; the public key is derived from the secret one.
     public init(serverKey: String, secretKey: String) throws(RowCastClientError) {
         guard Curve.isAvailable else {
-            throw RowCastClientError(code: "curve_unavailable", message: "this libzmq has no CURVE (zmq_has(\"curve\") is false); install a libzmq built with libsodium")
+            throw RowCastClientError(
+                code: "curve_unavailable",
+                message: "this libzmq has no CURVE (zmq_has(\"curve\") is false); install a libzmq built with libsodium"
+            )
         }
         guard Curve.isKey(serverKey) else {
-            throw RowCastClientError(code: "invalid_key", message: "the server key must be 40 characters of Z85 (the public-key of the daemon's server.pub), got \(serverKey.count) characters")
+            throw RowCastClientError(
+                code: "invalid_key",
+                message:
+                    "the server key must be 40 characters of Z85 (the public-key of the daemon's server.pub), got \(serverKey.count) characters"
+            )
         }
         do {
             publicKey = try Curve.publicKey(ofSecret: secretKey)
         } catch {
-            throw RowCastClientError(code: "invalid_key", message: "the client secret key is not 40 characters of Z85: \(error)")
+            throw RowCastClientError(
+                code: "invalid_key", message: "the client secret key is not 40 characters of Z85: \(error)")
         }
         self.serverKey = serverKey
         self.secretKey = secretKey
@@ -47,13 +55,21 @@ public struct CurveCredentials: Sendable, Equatable {
         } else {
             let text = try readFile(serverKey, what: "server key (a file with a public-key line, or the key itself)")
             guard let key = KeyLine.value(of: "public-key", in: text) else {
-                throw RowCastClientError(code: "invalid_key", message: "\(serverKey): no public-key = \"...\" line; give the daemon's server.pub or its 40-character key")
+                throw RowCastClientError(
+                    code: "invalid_key",
+                    message:
+                        "\(serverKey): no public-key = \"...\" line; give the daemon's server.pub or its 40-character key"
+                )
             }
             server = key
         }
         let text = try readFile(keyFile, what: "client key file")
         guard let secret = KeyLine.value(of: "secret-key", in: text) else {
-            throw RowCastClientError(code: "invalid_key", message: "\(keyFile): no secret-key = \"...\" line; give the NAME.key file rowcast keygen wrote (not NAME.pub)")
+            throw RowCastClientError(
+                code: "invalid_key",
+                message:
+                    "\(keyFile): no secret-key = \"...\" line; give the NAME.key file rowcast keygen wrote (not NAME.pub)"
+            )
         }
         return try CurveCredentials(serverKey: server, secretKey: secret)
     }
@@ -61,7 +77,10 @@ public struct CurveCredentials: Sendable, Equatable {
     /// A new CURVE key pair (`zmq_curve_keypair`), Z85.
     public static func newKeyPair() throws(RowCastClientError) -> (publicKey: String, secretKey: String) {
         guard Curve.isAvailable else {
-            throw RowCastClientError(code: "curve_unavailable", message: "this libzmq has no CURVE (zmq_has(\"curve\") is false); install a libzmq built with libsodium")
+            throw RowCastClientError(
+                code: "curve_unavailable",
+                message: "this libzmq has no CURVE (zmq_has(\"curve\") is false); install a libzmq built with libsodium"
+            )
         }
         do {
             return try Curve.keyPair()
@@ -79,7 +98,8 @@ public struct CurveCredentials: Sendable, Equatable {
 
     private static func readFile(_ path: String, what: String) throws(RowCastClientError) -> String {
         guard let stream = fopen(path, "r") else {
-            throw RowCastClientError(code: "invalid_key", message: "cannot read the \(what) \(path): \(String(cString: strerror(errno)))")
+            throw RowCastClientError(
+                code: "invalid_key", message: "cannot read the \(what) \(path): \(String(cString: strerror(errno)))")
         }
         defer { fclose(stream) }
         var bytes: [UInt8] = []

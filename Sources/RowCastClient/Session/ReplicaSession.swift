@@ -49,12 +49,15 @@ public final class ReplicaSession {
     /// A session with its own control client and subscriber, on `context` (one of its own
     /// when `nil`), both with CURVE when `curve` is given. With `reportsRefusal`, the control
     /// client reports a daemon that is not listening at once (``ControlClient``).
-    public convenience init(feed: String, controlEndpoint: String = RowCastEndpoints.control,
-                            publishEndpoint: String = RowCastEndpoints.publish, context: Context? = nil,
-                            timeout: Duration = .seconds(5), curve: CurveCredentials? = nil, reportsRefusal: Bool = false) throws(RowCastClientError) {
+    public convenience init(
+        feed: String, controlEndpoint: String = RowCastEndpoints.control,
+        publishEndpoint: String = RowCastEndpoints.publish, context: Context? = nil,
+        timeout: Duration = .seconds(5), curve: CurveCredentials? = nil, reportsRefusal: Bool = false
+    ) throws(RowCastClientError) {
         let context = if let context { context } else { try ClientSocket.makeContext() }
         let subscriber = try Subscriber(endpoint: publishEndpoint, context: context, curve: curve)
-        let control = try ControlClient(endpoint: controlEndpoint, context: context, timeout: timeout, curve: curve, reportsRefusal: reportsRefusal)
+        let control = try ControlClient(
+            endpoint: controlEndpoint, context: context, timeout: timeout, curve: curve, reportsRefusal: reportsRefusal)
         try self.init(feed: feed, control: control, subscriber: subscriber)
     }
 
@@ -192,11 +195,14 @@ public final class ReplicaSession {
     private func loadSnapshot() throws(RowCastClientError) -> FeedReplica {
         var assembler = SnapshotAssembler()
         return try exchange(RowCastRequest.snapshot(feed: feed)) { reply throws(RowCastClientError) in
-            guard let whole = try control.assemble(try ControlClient.check(reply), into: &assembler, feed: feed) else { return nil }
+            guard let whole = try control.assemble(try ControlClient.check(reply), into: &assembler, feed: feed) else {
+                return nil
+            }
             do {
                 return try FeedReplica(snapshot: whole)
             } catch {
-                throw .invalidReply(endpoint: control.endpoint, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
+                throw .invalidReply(
+                    endpoint: control.endpoint, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
             }
         }
     }
@@ -204,7 +210,9 @@ public final class ReplicaSession {
     /// Sends `body` over the control socket and hands each reply to it to `handle` until
     /// that returns a result, buffering what the subscriber receives meanwhile (a reply
     /// restarts the timeout, so a snapshot of many parts is not cut short).
-    private func exchange<Outcome>(_ body: JSONValue, handle: (JSONValue) throws(RowCastClientError) -> Outcome?) throws(RowCastClientError) -> Outcome {
+    private func exchange<Outcome>(
+        _ body: JSONValue, handle: (JSONValue) throws(RowCastClientError) -> Outcome?
+    ) throws(RowCastClientError) -> Outcome {
         let limit = control.timeout
         var deadline = Deadline(limit)
         let (req, op) = try control.send(body, deadline: deadline, limit: limit)

@@ -20,8 +20,11 @@ final class ClientSocket {
     /// CURVE client when `curve` is given, connected to `endpoint`. With `watchConnection`,
     /// waits on it fail at once with `not_listening` or `handshake_failed` when the transport
     /// tells that the daemon is not there or refused the handshake (``ConnectionWatch``).
-    init(context: Context?, type: SocketType, endpoint: String, curve: CurveCredentials? = nil, watchConnection: Bool = false,
-         configure: (Socket) throws(ZeroMQError) -> Void = { _ in }) throws(RowCastClientError) {
+    init(
+        context: Context?, type: SocketType, endpoint: String, curve: CurveCredentials? = nil,
+        watchConnection: Bool = false,
+        configure: (Socket) throws(ZeroMQError) -> Void = { _ in }
+    ) throws(RowCastClientError) {
         self.endpoint = endpoint
         do {
             socket = try Socket(context: context ?? Context(), type: type)
@@ -120,7 +123,8 @@ extension ClientSocket {
         do {
             _ = try poller.poll(timeoutMilliseconds: deadline.remainingMilliseconds)
         } catch {
-            throw .socket(error, endpoint: sockets.map(\.endpoint).joined(separator: " and "), doing: "waiting for messages from")
+            throw .socket(
+                error, endpoint: sockets.map(\.endpoint).joined(separator: " and "), doing: "waiting for messages from")
         }
     }
 }

@@ -35,7 +35,7 @@ final class ConnectionWatch {
             do {
                 event = try monitor.nextEvent()
             } catch {
-                return // The watch is a convenience: the reply timeout still bounds the wait.
+                return  // The watch is a convenience: the reply timeout still bounds the wait.
             }
             guard let event else { return }
             if event.kind.contains(.connected) || event.kind.contains(.handshakeSucceeded) {

@@ -11,8 +11,10 @@ extension ControlClient {
     /// acked once. A part that gets no reply is sent again (the daemon applies a part number
     /// once). `progress` is called after each part with the items sent so far.
     /// - Returns: the commit's ack.
-    public func resetInParts(feed: String, items: [JSONValue], sections: [JSONValue] = [], partBytes: Int = ControlClient.resetPartBytes,
-                      progress: (Int) -> Void = { _ in }) throws(RowCastClientError) -> RowCastAck {
+    public func resetInParts(
+        feed: String, items: [JSONValue], sections: [JSONValue] = [], partBytes: Int = ControlClient.resetPartBytes,
+        progress: (Int) -> Void = { _ in }
+    ) throws(RowCastClientError) -> RowCastAck {
         let begun = try request(["op": "reset_begin", "feed": .string(feed)])
         guard let token = begun["reset"]?.stringValue else {
             throw .invalidReply(endpoint: endpoint, "to reset_begin has no \"reset\" name")
@@ -22,15 +24,17 @@ extension ControlClient {
         var pendingBytes = 0
         var sent = 0
         func append(sections: [JSONValue]) throws(RowCastClientError) {
-            let body: JSONValue = ["op": "reset_append", "feed": .string(feed), "reset": .string(token), "part": .number(Double(part)),
-                                   "items": .array(pending), "sections": .array(sections)]
+            let body: JSONValue = [
+                "op": "reset_append", "feed": .string(feed), "reset": .string(token), "part": .number(Double(part)),
+                "items": .array(pending), "sections": .array(sections),
+            ]
             var attempts = 0
             while true {
                 attempts += 1
                 do {
                     _ = try request(body)
                     break
-                } catch where error.code == "timeout" && attempts < 3 {
+                } catch let error where error.code == "timeout" && attempts < 3 {
                     continue  // the same part again: applied once
                 }
             }

@@ -21,7 +21,8 @@ public final class ControlClient {
     /// The number of the next generated `req`.
     private var nextRequestNumber = 1
     /// Refuses requests over the daemon's hard message limit before they are sent.
-    private lazy var hardLimit = HardLimitProbe(controlEndpoint: socket.endpoint, context: nil, timeout: timeout, curve: curve)
+    private lazy var hardLimit = HardLimitProbe(
+        controlEndpoint: socket.endpoint, context: nil, timeout: timeout, curve: curve)
     /// The CURVE credentials it connects with, if any.
     private let curve: CurveCredentials?
 
@@ -31,9 +32,12 @@ public final class ControlClient {
     /// `handshake_failed` when the daemon refuses the handshake (CURVE), instead of waiting
     /// for `timeout`; once connected, a lost connection still waits for `timeout` (the daemon
     /// may be restarting).
-    public init(endpoint: String = RowCastEndpoints.control, context: Context? = nil, timeout: Duration = .seconds(5),
-                clientName: String? = nil, curve: CurveCredentials? = nil, reportsRefusal: Bool = false) throws(RowCastClientError) {
-        socket = try ClientSocket(context: context, type: .dealer, endpoint: endpoint, curve: curve, watchConnection: reportsRefusal)
+    public init(
+        endpoint: String = RowCastEndpoints.control, context: Context? = nil, timeout: Duration = .seconds(5),
+        clientName: String? = nil, curve: CurveCredentials? = nil, reportsRefusal: Bool = false
+    ) throws(RowCastClientError) {
+        socket = try ClientSocket(
+            context: context, type: .dealer, endpoint: endpoint, curve: curve, watchConnection: reportsRefusal)
         self.timeout = timeout
         self.clientName = clientName
         self.curve = curve
@@ -63,7 +67,9 @@ public final class ControlClient {
     /// Sends every request before reading replies (pipelining), and returns one result per
     /// request, in order. Requests still unanswered when no reply has come for `timeout`
     /// fail with `timeout`. At most `window` requests are in flight at once.
-    public func requests(_ bodies: [JSONValue], timeout: Duration? = nil, window: Int = 1000) -> [Result<JSONValue, RowCastClientError>] {
+    public func requests(
+        _ bodies: [JSONValue], timeout: Duration? = nil, window: Int = 1000
+    ) -> [Result<JSONValue, RowCastClientError>] {
         let limit = timeout ?? self.timeout
         var results = [Result<JSONValue, RowCastClientError>?](repeating: nil, count: bodies.count)
         var outstanding: [(index: Int, req: JSONValue, op: String)] = []
@@ -102,7 +108,9 @@ public final class ControlClient {
             let entry = outstanding.remove(at: position)
             results[entry.index] = Result { () throws(RowCastClientError) in try Self.check(reply) }
         }
-        return results.map { $0 ?? .failure(RowCastClientError(code: "internal_error", message: "request was not sent")) }
+        return results.map {
+            $0 ?? .failure(RowCastClientError(code: "internal_error", message: "request was not sent"))
+        }
     }
 
     /// Closes the socket; later requests fail.
@@ -131,7 +139,9 @@ public final class ControlClient {
     }
 
     /// Replaces the whole contents of `feed`.
-    public func reset(feed: String, items: [JSONValue], sections: [JSONValue]? = nil) throws(RowCastClientError) -> RowCastAck {
+    public func reset(
+        feed: String, items: [JSONValue], sections: [JSONValue]? = nil
+    ) throws(RowCastClientError) -> RowCastAck {
         RowCastAck(reply: try request(RowCastRequest.reset(feed: feed, items: items, sections: sections)))
     }
 
@@ -152,7 +162,9 @@ public final class ControlClient {
     }
 
     /// Adds a snapshot part to `assembler`; the whole snapshot once it is complete.
-    func assemble(_ reply: JSONValue, into assembler: inout SnapshotAssembler, feed: String) throws(RowCastClientError) -> JSONValue? {
+    func assemble(
+        _ reply: JSONValue, into assembler: inout SnapshotAssembler, feed: String
+    ) throws(RowCastClientError) -> JSONValue? {
         do {
             return try assembler.add(reply)
         } catch {
@@ -199,7 +211,9 @@ public final class ControlClient {
 
     /// The `quarantine` reply: the items whose plugin crashed or hung on them; with `retry`,
     /// after rendering them again (`retried` says how many were tried).
-    public func quarantine(retry: Bool = false, feed: String? = nil, id: String? = nil) throws(RowCastClientError) -> JSONValue {
+    public func quarantine(
+        retry: Bool = false, feed: String? = nil, id: String? = nil
+    ) throws(RowCastClientError) -> JSONValue {
         try request(RowCastRequest.quarantine(retry: retry, feed: feed, id: id))
     }
 
@@ -213,7 +227,9 @@ public final class ControlClient {
     /// Runs `action` of the row `id` of `feed`, with `value` for an edit or a toggle; returns
     /// the reply: `event` (the action event the daemon also published), `change` (`update`,
     /// `delete` or null), the feed's `seq` after the change and the event's `eventSeq`.
-    public func select(feed: String, id: String, action: String = "select", value: JSONValue? = nil) throws(RowCastClientError) -> JSONValue {
+    public func select(
+        feed: String, id: String, action: String = "select", value: JSONValue? = nil
+    ) throws(RowCastClientError) -> JSONValue {
         try request(RowCastRequest.select(feed: feed, id: id, action: action, value: value))
     }
 
@@ -222,9 +238,12 @@ public final class ControlClient {
     /// Sends `[empty, body]` with a `req` (and `client`) added; returns the `req` and `op`.
     /// `req` and `client` go first, so that rowcastd can echo them in a `too_large` reply,
     /// which it writes from the first bytes of the message only.
-    func send(_ body: JSONValue, deadline: Deadline, limit: Duration) throws(RowCastClientError) -> (req: JSONValue, op: String) {
+    func send(
+        _ body: JSONValue, deadline: Deadline, limit: Duration
+    ) throws(RowCastClientError) -> (req: JSONValue, op: String) {
         guard let object = body.objectValue else {
-            throw RowCastClientError(code: "invalid_request", message: "a request must be a JSON object, not a \(body.kindName)")
+            throw RowCastClientError(
+                code: "invalid_request", message: "a request must be a JSON object, not a \(body.kindName)")
         }
         let op = object["op"]?.stringValue ?? "request"
         let req: JSONValue
@@ -277,7 +296,9 @@ public final class ControlClient {
     static func check(_ reply: JSONValue) throws(RowCastClientError) -> JSONValue {
         if reply["ok"]?.boolValue == true { return reply }
         guard let error = reply["error"] else {
-            throw RowCastClientError(code: "invalid_reply", message: "a reply with neither \"ok\":true nor an error: \(reply.compactText)", reply: reply)
+            throw RowCastClientError(
+                code: "invalid_reply", message: "a reply with neither \"ok\":true nor an error: \(reply.compactText)",
+                reply: reply)
         }
         throw RowCastClientError(errorObject: error, reply: reply)
     }

@@ -37,14 +37,17 @@ final class HardLimitProbe {
         guard size > Self.alwaysAccepted, let limit = hardLimit(), size > limit else { return }
         throw RowCastClientError(
             code: "too_large",
-            message: "\(op) request of \(size) bytes is over the hard limit of \(limit) bytes of rowcastd at \(controlEndpoint) (limits.hard_message_bytes in status): it was not sent, since rowcastd would drop the connection without an answer. Split it (a reset into upserts, say) or raise limits.max_message_bytes")
+            message:
+                "\(op) request of \(size) bytes is over the hard limit of \(limit) bytes of rowcastd at \(controlEndpoint) (limits.hard_message_bytes in status): it was not sent, since rowcastd would drop the connection without an answer. Split it (a reset into upserts, say) or raise limits.max_message_bytes"
+        )
     }
 
     /// The daemon's hard limit, asked once.
     private func hardLimit() -> Int? {
         if let learned { return learned }
         var limit: Int?
-        if let client = try? ControlClient(endpoint: controlEndpoint, context: context, timeout: timeout, curve: curve) {
+        if let client = try? ControlClient(endpoint: controlEndpoint, context: context, timeout: timeout, curve: curve)
+        {
             limit = (try? client.status())?["limits"]?["hard_message_bytes"]?.integerValue
             client.close()
         }

@@ -21,11 +21,15 @@ public final class Publisher {
     /// CURVE when `curve` is given. With a `controlEndpoint`, a request over the daemon's hard
     /// message limit is refused with `too_large` instead of being sent (rowcastd never sees
     /// such a message: it is lost with the connection).
-    public init(endpoint: String = RowCastEndpoints.ingest, context: Context? = nil, timeout: Duration = .seconds(5),
-                controlEndpoint: String? = nil, curve: CurveCredentials? = nil) throws(RowCastClientError) {
+    public init(
+        endpoint: String = RowCastEndpoints.ingest, context: Context? = nil, timeout: Duration = .seconds(5),
+        controlEndpoint: String? = nil, curve: CurveCredentials? = nil
+    ) throws(RowCastClientError) {
         socket = try ClientSocket(context: context, type: .push, endpoint: endpoint, curve: curve)
         self.timeout = timeout
-        hardLimit = controlEndpoint.map { HardLimitProbe(controlEndpoint: $0, context: context, timeout: timeout, curve: curve) }
+        hardLimit = controlEndpoint.map {
+            HardLimitProbe(controlEndpoint: $0, context: context, timeout: timeout, curve: curve)
+        }
     }
 
     /// Queues one request (one frame of compact JSON).
@@ -35,14 +39,17 @@ public final class Publisher {
     ///   when it is over the daemon's hard limit (with a `controlEndpoint`).
     public func send(_ request: JSONValue) throws(RowCastClientError) {
         guard request.objectValue != nil else {
-            throw RowCastClientError(code: "invalid_request", message: "a request must be a JSON object, not a \(request.kindName)")
+            throw RowCastClientError(
+                code: "invalid_request", message: "a request must be a JSON object, not a \(request.kindName)")
         }
         let bytes = request.serialized()
         try hardLimit?.check(size: bytes.count, op: request["op"]?.stringValue ?? "request")
         guard try socket.send([bytes], deadline: Deadline(timeout)) else {
             throw RowCastClientError(
                 code: "timeout",
-                message: "could not queue a request for rowcastd at \(endpoint) within \(formatSeconds(timeout.seconds)); the daemon may not be running there (start rowcastd, or pass the right --ingest endpoint)")
+                message:
+                    "could not queue a request for rowcastd at \(endpoint) within \(formatSeconds(timeout.seconds)); the daemon may not be running there (start rowcastd, or pass the right --ingest endpoint)"
+            )
         }
     }
 

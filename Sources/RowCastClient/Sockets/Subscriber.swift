@@ -17,9 +17,12 @@ public final class Subscriber {
     /// A subscriber connected to `endpoint`; it receives nothing until it subscribes.
     /// `queueLimit` is the receive high-water mark: messages beyond it are dropped. With
     /// `curve`, it connects with CURVE.
-    public init(endpoint: String = RowCastEndpoints.publish, context: Context? = nil, queueLimit: Int = 100_000,
-                curve: CurveCredentials? = nil) throws(RowCastClientError) {
-        socket = try ClientSocket(context: context, type: .sub, endpoint: endpoint, curve: curve) { socket throws(ZeroMQError) in
+    public init(
+        endpoint: String = RowCastEndpoints.publish, context: Context? = nil, queueLimit: Int = 100_000,
+        curve: CurveCredentials? = nil
+    ) throws(RowCastClientError) {
+        socket = try ClientSocket(context: context, type: .sub, endpoint: endpoint, curve: curve) {
+            socket throws(ZeroMQError) in
             try socket.setOption(.receiveHighWaterMark, queueLimit)
         }
     }

@@ -50,12 +50,16 @@ public struct ClientKeyring: Sendable {
     public static func load(directory: String) -> ClientKeyring {
         var keyring = ClientKeyring()
         guard let stream = opendir(directory) else {
-            keyring.problems.append("\(directory): cannot read the client keys directory: \(String(cString: strerror(errno))); create it (mkdir -m 0755 \(directory)) and put one NAME.key file per client in it")
+            keyring.problems.append(
+                "\(directory): cannot read the client keys directory: \(String(cString: strerror(errno))); create it (mkdir -m 0755 \(directory)) and put one NAME.key file per client in it"
+            )
             return keyring
         }
         var names: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
             if name.hasSuffix(".key"), !name.hasPrefix("."), name.count > 4 { names.append(name) }
         }
         closedir(stream)
@@ -64,7 +68,9 @@ public struct ClientKeyring: Sendable {
             do {
                 let client = try readClient(path, name: String(name.dropLast(4)))
                 if let other = keyring.clientsByKey[client.publicKey] {
-                    keyring.problems.append("\(path): the same public key as \(other.name).key; each client needs its own key pair (rowcast keygen \(client.name))")
+                    keyring.problems.append(
+                        "\(path): the same public key as \(other.name).key; each client needs its own key pair (rowcast keygen \(client.name))"
+                    )
                     continue
                 }
                 keyring.clientsByKey[client.publicKey] = client
@@ -85,20 +91,30 @@ public struct ClientKeyring: Sendable {
     /// Reads one client key file.
     static func readClient(_ path: String, name: String) throws(KeyFileError) -> Client {
         guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
-            throw KeyFileError(file: path, problem: "a client name may hold letters, digits, '-', '_' and '.'; rename the file")
+            throw KeyFileError(
+                file: path, problem: "a client name may hold letters, digits, '-', '_' and '.'; rename the file")
         }
         let text = try SmallFile.readTrusted(path, what: "client key file")
         if KeyFileText.value(of: "secret-key", in: text) != nil {
-            throw KeyFileError(file: path, problem: "holds a secret key; the server needs only the public key: copy NAME.pub from rowcast keygen, never NAME.key")
+            throw KeyFileError(
+                file: path,
+                problem:
+                    "holds a secret key; the server needs only the public key: copy NAME.pub from rowcast keygen, never NAME.key"
+            )
         }
         guard let key = KeyFileText.value(of: "public-key", in: text), Curve.isKey(key) else {
-            throw KeyFileError(file: path, problem: "no public-key = \"...\" line with 40 characters of Z85; copy the NAME.pub file that rowcast keygen wrote")
+            throw KeyFileError(
+                file: path,
+                problem:
+                    "no public-key = \"...\" line with 40 characters of Z85; copy the NAME.pub file that rowcast keygen wrote"
+            )
         }
         var grants: [FeedGrant] = []
         for line in KeyFileText.values(of: "allow", in: text) {
             switch FeedGrant.parse(line) {
             case .success(let grant): grants.append(grant)
-            case .failure(let problem): throw KeyFileError(file: path, problem: "allow = \"\(line)\": \(problem.message)")
+            case .failure(let problem):
+                throw KeyFileError(file: path, problem: "allow = \"\(line)\": \(problem.message)")
             }
         }
         return Client(name: name, publicKey: key, grants: grants)

@@ -11,7 +11,9 @@ public struct FeedGrant: Sendable, Equatable {
     /// for every permission. Nil and the problem when a word is not a permission.
     public static func parse(_ text: String) -> Result<FeedGrant, KeyringProblem> {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        guard let first = words.first else { return .failure(KeyringProblem("an allow line needs permissions, e.g. allow = \"publish,reset cars*\"")) }
+        guard let first = words.first else {
+            return .failure(KeyringProblem("an allow line needs permissions, e.g. allow = \"publish,reset cars*\""))
+        }
         var permissions = Set<FeedPermission>()
         for word in first.split(separator: ",") {
             if word == "all" {
@@ -19,10 +21,14 @@ public struct FeedGrant: Sendable, Equatable {
             } else if let permission = FeedPermission(rawValue: String(word)) {
                 permissions.insert(permission)
             } else {
-                return .failure(KeyringProblem("\"\(word)\" is not a permission; allowed: \(FeedPermission.allCases.map(\.rawValue).joined(separator: ", ")), all"))
+                return .failure(
+                    KeyringProblem(
+                        "\"\(word)\" is not a permission; allowed: \(FeedPermission.allCases.map(\.rawValue).joined(separator: ", ")), all"
+                    ))
             }
         }
-        return .success(FeedGrant(permissions: permissions, patterns: words.count > 1 ? Array(words.dropFirst()) : ["*"]))
+        return .success(
+            FeedGrant(permissions: permissions, patterns: words.count > 1 ? Array(words.dropFirst()) : ["*"]))
     }
 
     /// Whether this grant gives `permission` on `feed`.

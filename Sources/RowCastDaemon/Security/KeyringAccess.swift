@@ -12,6 +12,8 @@ struct KeyringAccess: AccessCheck {
     }
 
     func allowsEveryFeed(_ principal: String, _ permission: FeedPermission) -> Bool {
-        keyring.clientsByName[principal]?.grants.contains { $0.permissions.contains(permission) && $0.patterns.contains("*") } ?? false
+        keyring.clientsByName[principal]?.grants.contains {
+            $0.permissions.contains(permission) && $0.patterns.contains("*")
+        } ?? false
     }
 }

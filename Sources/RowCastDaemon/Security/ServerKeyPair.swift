@@ -17,7 +17,8 @@ public struct ServerKeyPair: Sendable {
 
     /// The key file for `configuration`: `curve_server_key`, or the default in the state directory.
     public static func path(for configuration: DaemonConfiguration) -> String {
-        configuration.curveServerKey.isEmpty ? configuration.stateDirectory + "/curve/server.key" : configuration.curveServerKey
+        configuration.curveServerKey.isEmpty
+            ? configuration.stateDirectory + "/curve/server.key" : configuration.curveServerKey
     }
 
     /// The public key file written beside a generated secret key file.
@@ -29,10 +30,15 @@ public struct ServerKeyPair: Sendable {
     /// directory is created with mode 0700 when missing).
     public static func loadOrCreate(_ path: String) throws(KeyFileError) -> ServerKeyPair {
         if access(path, F_OK) == 0 { return try load(path) }
-        guard errno == ENOENT else { throw KeyFileError(file: path, problem: "cannot check the server key file: \(String(cString: strerror(errno)))") }
+        guard errno == ENOENT else {
+            throw KeyFileError(
+                file: path, problem: "cannot check the server key file: \(String(cString: strerror(errno)))")
+        }
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         if !directory.isEmpty, access(directory, F_OK) != 0, mkdir(directory, 0o700) != 0, errno != EEXIST {
-            throw KeyFileError(file: directory, problem: "cannot create the directory of the server key: \(String(cString: strerror(errno)))")
+            throw KeyFileError(
+                file: directory,
+                problem: "cannot create the directory of the server key: \(String(cString: strerror(errno)))")
         }
         let pair: (publicKey: String, secretKey: String)
         do {
@@ -40,21 +46,25 @@ public struct ServerKeyPair: Sendable {
         } catch {
             throw KeyFileError(file: path, problem: "cannot generate a CURVE key pair: \(error)")
         }
-        try SmallFile.create(path, mode: 0o600, text: """
-            # rowcastd's CURVE key pair, generated on first start. Keep it secret: whoever has it can
-            # pose as this server. Clients need only the public key (server.pub beside this file).
-            public-key = "\(pair.publicKey)"
-            secret-key = "\(pair.secretKey)"
-
-            """)
-        let publicFile = publicPath(of: path)
-        if access(publicFile, F_OK) != 0 {
-            try SmallFile.create(publicFile, mode: 0o644, text: """
-                # rowcastd's CURVE public key: clients connect with rowcast --server-key \(publicFile)
-                # (or --server-key \(pair.publicKey), or ROWCAST_SERVER_KEY).
+        try SmallFile.create(
+            path, mode: 0o600,
+            text: """
+                # rowcastd's CURVE key pair, generated on first start. Keep it secret: whoever has it can
+                # pose as this server. Clients need only the public key (server.pub beside this file).
                 public-key = "\(pair.publicKey)"
+                secret-key = "\(pair.secretKey)"
 
                 """)
+        let publicFile = publicPath(of: path)
+        if access(publicFile, F_OK) != 0 {
+            try SmallFile.create(
+                publicFile, mode: 0o644,
+                text: """
+                    # rowcastd's CURVE public key: clients connect with rowcast --server-key \(publicFile)
+                    # (or --server-key \(pair.publicKey), or ROWCAST_SERVER_KEY).
+                    public-key = "\(pair.publicKey)"
+
+                    """)
         }
         return ServerKeyPair(publicKey: pair.publicKey, secretKey: pair.secretKey, file: path)
     }
@@ -63,7 +73,11 @@ public struct ServerKeyPair: Sendable {
     public static func load(_ path: String) throws(KeyFileError) -> ServerKeyPair {
         let text = try SmallFile.readTrusted(path, what: "server key file", secret: true)
         guard let secret = KeyFileText.value(of: "secret-key", in: text), Curve.isKey(secret) else {
-            throw KeyFileError(file: path, problem: "no secret-key = \"...\" line with 40 characters of Z85; give a file written by rowcastd (or rowcast keygen), or remove it to have a new pair generated")
+            throw KeyFileError(
+                file: path,
+                problem:
+                    "no secret-key = \"...\" line with 40 characters of Z85; give a file written by rowcastd (or rowcast keygen), or remove it to have a new pair generated"
+            )
         }
         let derived: String
         do {
@@ -72,7 +86,9 @@ public struct ServerKeyPair: Sendable {
             throw KeyFileError(file: path, problem: "the secret key is not a CURVE key: \(error)")
         }
         if let stated = KeyFileText.value(of: "public-key", in: text), stated != derived {
-            throw KeyFileError(file: path, problem: "its public-key does not belong to its secret-key; fix or remove the public-key line")
+            throw KeyFileError(
+                file: path,
+                problem: "its public-key does not belong to its secret-key; fix or remove the public-key line")
         }
         return ServerKeyPair(publicKey: derived, secretKey: secret, file: path)
     }

@@ -11,14 +11,20 @@ enum SmallFile {
     /// an error names the file and the fix.
     static func readTrusted(_ path: String, what: String, secret: Bool = false) throws(KeyFileError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw KeyFileError(file: path, problem: "cannot open the \(what): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw KeyFileError(file: path, problem: "cannot open the \(what): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
         if let problem = FileTrust.problem(descriptor: descriptor, file: path, what: what) {
             throw KeyFileError(file: path, problem: problem)
         }
         var info = stat()
         if secret, fstat(descriptor, &info) == 0, info.st_mode & 0o077 != 0 {
-            throw KeyFileError(file: path, problem: "the \(what) holds a secret key but others may read it (mode \(FileMode.octal(info.st_mode & 0o7777))); fix: chmod 0600 \(path)")
+            throw KeyFileError(
+                file: path,
+                problem:
+                    "the \(what) holds a secret key but others may read it (mode \(FileMode.octal(info.st_mode & 0o7777))); fix: chmod 0600 \(path)"
+            )
         }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -30,7 +36,9 @@ enum SmallFile {
             }
             if count == 0 { break }
             bytes += buffer[0..<count]
-            if bytes.count > 65536 { throw KeyFileError(file: path, problem: "the \(what) is over 64 KiB; is it the right file?") }
+            if bytes.count > 65536 {
+                throw KeyFileError(file: path, problem: "the \(what) is over 64 KiB; is it the right file?")
+            }
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -38,7 +46,9 @@ enum SmallFile {
     /// Creates `path` with `mode` and `text`; fails when it exists.
     static func create(_ path: String, mode: mode_t, text: String) throws(KeyFileError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw KeyFileError(file: path, problem: "cannot create it: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw KeyFileError(file: path, problem: "cannot create it: \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
         let bytes = Array(text.utf8)
         guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {

@@ -46,7 +46,10 @@ final class ZAPHandler {
     /// mechanism, credentials...).
     func reply(to frames: [[UInt8]]) -> [[UInt8]] {
         func answer(_ status: String, _ text: String, user: String = "") -> [[UInt8]] {
-            [Array("1.0".utf8), frames.count > 1 ? frames[1] : [], Array(status.utf8), Array(text.utf8), Array(user.utf8), []]
+            [
+                Array("1.0".utf8), frames.count > 1 ? frames[1] : [], Array(status.utf8), Array(text.utf8),
+                Array(user.utf8), [],
+            ]
         }
         guard frames.count >= 6, frames[0] == Array("1.0".utf8) else {
             return answer("500", "malformed ZAP request")
@@ -75,9 +78,11 @@ final class ZAPHandler {
         if let last = lastLogged[host], now - last < .seconds(60) { return }
         if lastLogged.count >= 4096 { lastLogged.removeAll() }
         lastLogged[host] = now
-        logger.warning("refused a connection: its key is not in the client keys directory (logged once a minute per address)", metadata: [
-            "address": "\(host)", "key": "\(key ?? "-")", "mechanism": "\(mechanism)", "refusedSoFar": "\(refused)",
-        ])
+        logger.warning(
+            "refused a connection: its key is not in the client keys directory (logged once a minute per address)",
+            metadata: [
+                "address": "\(host)", "key": "\(key ?? "-")", "mechanism": "\(mechanism)", "refusedSoFar": "\(refused)",
+            ])
     }
 }
 

@@ -75,7 +75,9 @@ public enum DeltaEncoder {
     }
 
     /// Writes `{entry},{entry}...`: the body writes an entry's members after its opening brace.
-    private static func writeList<Entry>(_ entries: [Entry], _ writer: inout JSONWriter, _ body: (Entry, inout JSONWriter) -> Void) {
+    private static func writeList<Entry>(
+        _ entries: [Entry], _ writer: inout JSONWriter, _ body: (Entry, inout JSONWriter) -> Void
+    ) {
         for (offset, entry) in entries.enumerated() {
             if offset > 0 { writer.writeRaw(",") }
             body(entry, &writer)
@@ -120,7 +122,9 @@ extension FeedDelta {
         var size = 0
         for entry in insertedSections { size += entry.section.count + entry.rows.reduce(0) { $0 + $1.count + 1 } }
         for entry in updatedSections { size += entry.section.count + 32 }
-        for list in [insertedRows, reconfiguredRows, reloadedRows] { for entry in list { size += entry.row.count + 48 } }
+        for list in [insertedRows, reconfiguredRows, reloadedRows] {
+            for entry in list { size += entry.row.count + 48 }
+        }
         return size + (deletedRows.count + movedRows.count) * 48
     }
 }

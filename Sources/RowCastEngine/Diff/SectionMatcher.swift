@@ -46,7 +46,9 @@ struct SectionMatcher {
             let to = commonNew[position]
             let section = new[to]
             if !kept.contains(position) { delta.movedSections.append(.init(id: section.id, from: from, to: to)) }
-            if old[from].bytes != section.bytes { delta.updatedSections.append(.init(id: section.id, at: to, section: section.bytes)) }
+            if old[from].bytes != section.bytes {
+                delta.updatedSections.append(.init(id: section.id, at: to, section: section.bytes))
+            }
         }
     }
 }

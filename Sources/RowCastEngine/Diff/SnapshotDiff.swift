@@ -17,14 +17,17 @@ public enum SnapshotDiff {
             new: new.sections.map { .init(id: $0.id, bytes: $0.bytes) },
             into: &delta, inserted: &insertedSections)
         for (id, at) in insertedSections {
-            delta.insertedSections.append(.init(id: id, at: at, section: new.sections[at].bytes, rows: new.sections[at].rows.map(\.bytes)))
+            delta.insertedSections.append(
+                .init(id: id, at: at, section: new.sections[at].bytes, rows: new.sections[at].rows.map(\.bytes)))
         }
         diffRows(old: old, new: new, sections: match, into: &delta)
         delta.normalizeOrder()
         return delta
     }
 
-    private static func diffRows(old: FeedSnapshot, new: FeedSnapshot, sections match: SectionMatcher, into delta: inout FeedDelta) {
+    private static func diffRows(
+        old: FeedSnapshot, new: FeedSnapshot, sections match: SectionMatcher, into delta: inout FeedDelta
+    ) {
         // Flat index of old rows → (section, row), and each old section's first flat index.
         let oldCount = old.rowCount
         var oldSectionOf = [Int](repeating: 0, count: oldCount)
@@ -43,8 +46,12 @@ public enum SnapshotDiff {
         // others are hashed (ids are unique, so a row found either way is the same match).
         var matched = [Bool](repeating: false, count: oldCount)
         var walked = new.sections.indices.map { sectionIndex -> [Int] in
-            guard !match.newInserted[sectionIndex], let oldIndex = match.oldIndex[new.sections[sectionIndex].id], !match.oldDeleted[oldIndex] else { return [] }
-            return walkTogether(old.sections[oldIndex].rows, new.sections[sectionIndex].rows, base: oldStart[oldIndex], matched: &matched)
+            guard !match.newInserted[sectionIndex], let oldIndex = match.oldIndex[new.sections[sectionIndex].id],
+                !match.oldDeleted[oldIndex]
+            else { return [] }
+            return walkTogether(
+                old.sections[oldIndex].rows, new.sections[sectionIndex].rows, base: oldStart[oldIndex],
+                matched: &matched)
         }
         var oldFlat: [String: Int] = Dictionary(minimumCapacity: oldCount - matched.lazy.filter { $0 }.count)
         for index in 0..<oldCount where !matched[index] {
@@ -87,10 +94,15 @@ public enum SnapshotDiff {
                         stayingOld.append(oldPath.row)
                         stayingNew.append(rowIndex)
                     } else {
-                        delta.movedRows.append(.init(id: new.sections[sectionIndex].rows[rowIndex].id, from: oldPath, to: newPath))
+                        delta.movedRows.append(
+                            .init(id: new.sections[sectionIndex].rows[rowIndex].id, from: oldPath, to: newPath))
                     }
-                    if old.sections[oldPath.section].rows[oldPath.row].bytes != new.sections[sectionIndex].rows[rowIndex].bytes {
-                        if old.sections[oldPath.section].rows[oldPath.row].cell == new.sections[sectionIndex].rows[rowIndex].cell {
+                    if old.sections[oldPath.section].rows[oldPath.row].bytes
+                        != new.sections[sectionIndex].rows[rowIndex].bytes
+                    {
+                        if old.sections[oldPath.section].rows[oldPath.row].cell
+                            == new.sections[sectionIndex].rows[rowIndex].cell
+                        {
                             delta.reconfiguredRows.append(content(new, newPath))
                         } else {
                             delta.reloadedRows.append(content(new, newPath))
@@ -104,10 +116,11 @@ public enum SnapshotDiff {
             guard longest.count < stayingOld.count else { continue }
             for position in longest { kept[position] = true }
             for position in stayingOld.indices where !kept[position] {
-                delta.movedRows.append(.init(
-                    id: new.sections[sectionIndex].rows[stayingNew[position]].id,
-                    from: IndexPath(section: oldSectionIndex, row: stayingOld[position]),
-                    to: IndexPath(section: sectionIndex, row: stayingNew[position])))
+                delta.movedRows.append(
+                    .init(
+                        id: new.sections[sectionIndex].rows[stayingNew[position]].id,
+                        from: IndexPath(section: oldSectionIndex, row: stayingOld[position]),
+                        to: IndexPath(section: sectionIndex, row: stayingNew[position])))
             }
         }
 
@@ -129,14 +142,20 @@ public enum SnapshotDiff {
     /// old row with its id when a walk met it, else -1; marks those old rows `matched`. Rows
     /// the walks miss (moved far, past the lookahead, or past where a walk stopped) are left
     /// for the hash lookup; ids are unique, so a row matched either way is the same match.
-    static func walkTogether(_ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], base: Int, matched: inout [Bool]) -> [Int] {
+    static func walkTogether(
+        _ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], base: Int, matched: inout [Bool]
+    ) -> [Int] {
         var found = [Int](repeating: -1, count: new.count)
         // The misses and the searches for where the lists line up again compare about as many
         // ids as the two lists hold, at most, before the walks give the rest to hashing.
         var searchBudget = old.count + new.count
-        let front = walk(old, new, from: (0, 0), to: (old.count, new.count), step: 1, base: base, found: &found, matched: &matched, searchBudget: &searchBudget)
-        _ = walk(old, new, from: (old.count - 1, new.count - 1), to: (front.old - 1, front.new - 1), step: -1, base: base, found: &found, matched: &matched,
-                 searchBudget: &searchBudget)
+        let front = walk(
+            old, new, from: (0, 0), to: (old.count, new.count), step: 1, base: base, found: &found, matched: &matched,
+            searchBudget: &searchBudget)
+        _ = walk(
+            old, new, from: (old.count - 1, new.count - 1), to: (front.old - 1, front.new - 1), step: -1, base: base,
+            found: &found, matched: &matched,
+            searchBudget: &searchBudget)
         return found
     }
 
@@ -145,8 +164,11 @@ public enum SnapshotDiff {
     /// list holds the new row expected now or the new list holds the old one (a range inserted
     /// or deleted shifts every row after it by its length). Each distance costs two id
     /// comparisons of `budget`; nil when none is found within reach, the lists or the budget.
-    private static func realign(_ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], at position: (old: Int, new: Int), limit: (Int, Int), step: Int,
-                                reach: Int, budget: inout Int) -> (old: Int, new: Int)? {
+    private static func realign(
+        _ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], at position: (old: Int, new: Int), limit: (Int, Int),
+        step: Int,
+        reach: Int, budget: inout Int
+    ) -> (old: Int, new: Int)? {
         func inside(_ row: Int, _ end: Int) -> Bool { isBefore(row, end, step: step) }
         var distance = 1
         while distance <= reach && budget > 0 {
@@ -163,8 +185,10 @@ public enum SnapshotDiff {
 
     /// One walk of `walkTogether`, from `start` towards `limit` (exclusive) in steps of `step`
     /// (1 or -1); returns where it stopped.
-    private static func walk(_ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], from start: (Int, Int), to limit: (Int, Int), step: Int,
-                             base: Int, found: inout [Int], matched: inout [Bool], searchBudget: inout Int) -> (old: Int, new: Int) {
+    private static func walk(
+        _ old: [FeedSnapshot.Row], _ new: [FeedSnapshot.Row], from start: (Int, Int), to limit: (Int, Int), step: Int,
+        base: Int, found: inout [Int], matched: inout [Bool], searchBudget: inout Int
+    ) -> (old: Int, new: Int) {
         var oldRow = start.0
         var newRow = start.1
         var misses = 0
@@ -178,7 +202,10 @@ public enum SnapshotDiff {
                 // Out of budget, the walk stops and leaves the rest to the hash lookup.
                 guard searchBudget > 0 else { break }
                 misses = 0
-                if let aligned = realign(old, new, at: (oldRow, newRow), limit: limit, step: step, reach: 4 * max(run, missesBeforeStopping), budget: &searchBudget) {
+                if let aligned = realign(
+                    old, new, at: (oldRow, newRow), limit: limit, step: step, reach: 4 * max(run, missesBeforeStopping),
+                    budget: &searchBudget)
+                {
                     (oldRow, newRow) = aligned
                     run = 0
                 }
@@ -229,6 +256,8 @@ public enum SnapshotDiff {
     /// The row at `path` of `snapshot` as delta content.
     @inline(__always)
     private static func content(_ snapshot: FeedSnapshot, _ path: IndexPath) -> FeedDelta.RowContent {
-        FeedDelta.RowContent(id: snapshot.sections[path.section].rows[path.row].id, at: path, row: snapshot.sections[path.section].rows[path.row].bytes)
+        FeedDelta.RowContent(
+            id: snapshot.sections[path.section].rows[path.row].id, at: path,
+            row: snapshot.sections[path.section].rows[path.row].bytes)
     }
 }

@@ -15,7 +15,8 @@ extension Engine {
             history.remove(bytes: removed.bytes)
         }
         while history.bytes > limits.historyBytes, let (name, seq) = history.popOldest() {
-            guard let owner = feeds[name], owner.history.oldestSeq == seq, let removed = owner.history.removeOldest() else { continue }
+            guard let owner = feeds[name], owner.history.oldestSeq == seq, let removed = owner.history.removeOldest()
+            else { continue }
             history.remove(bytes: removed.bytes)
         }
         history.compact { name, seq in (feeds[name]?.history.oldestSeq).map { seq >= $0 } ?? false }
@@ -55,7 +56,8 @@ extension Engine {
         }
         let size = deltas.reduce(0) { $0 + $1.count + 1 }
         guard size <= decoder.maximumMessageBytes else {
-            return uncovered("the \(deltas.count) deltas after seq \(seq) take \(size) bytes, over limits.max_message_bytes")
+            return uncovered(
+                "the \(deltas.count) deltas after seq \(seq) take \(size) bytes, over limits.max_message_bytes")
         }
         writer.writeRaw(",\"covered\":true,\"deltas\":[")
         for (index, delta) in deltas.enumerated() {

@@ -13,7 +13,8 @@ extension Engine {
         case .fresh:
             return nil
         case .answered(let reply):
-            logger.debug("repeated request answered from the ledger", metadata: ["client": "\(key.client)", "req": "\(key.req)"])
+            logger.debug(
+                "repeated request answered from the ledger", metadata: ["client": "\(key.client)", "req": "\(key.req)"])
             return .recalled(key, answer: reply)
         case .inBatch:
             return .recalled(key, answer: nil)
@@ -23,7 +24,8 @@ extension Engine {
     /// Whether `request` is a retry of a feed operation that `recall` will answer from the
     /// ledger (it came over the control socket and its answer is known), so it applies nothing.
     func isAnsweredRetry(_ request: Request, from origin: IncomingMessage.Origin) -> Bool {
-        guard origin != .ingest, request.isMutation, let key = LedgerKey(client: request.client, req: request.req) else { return false }
+        guard origin != .ingest, request.isMutation, let key = LedgerKey(client: request.client, req: request.req)
+        else { return false }
         return ledger.answer(key) != nil
     }
 
@@ -46,7 +48,10 @@ extension Engine {
     /// was written earlier in the same batch.
     func recalledReply(_ key: LedgerKey, answer: [UInt8]?) -> [UInt8] {
         if let reply = answer ?? ledger.answer(key) { return reply }
-        let error = RowCastError(.internalError, "request \(key.req) of client \"\(key.client)\" was sent twice in one batch and its first answer is gone; please report this")
+        let error = RowCastError(
+            .internalError,
+            "request \(key.req) of client \"\(key.client)\" was sent twice in one batch and its first answer is gone; please report this"
+        )
         return ReplyBuilder.failure(error, op: nil, req: nil, client: key.client)
     }
 }

@@ -21,7 +21,9 @@ extension Engine {
     /// cost no lookup of the item. Returns the feed when it exists already, so that the upsert
     /// does not look it up by name again.
     @discardableResult
-    func checkUpsertLimits(_ item: ItemInput, row: RenderedRow?, feed name: String, op: String) throws(RowCastError) -> Feed? {
+    func checkUpsertLimits(
+        _ item: ItemInput, row: RenderedRow?, feed name: String, op: String
+    ) throws(RowCastError) -> Feed? {
         try checkFeedLimit(creating: name, op: op)
         let added = Feed.bytes(of: item, row: row)
         let feed = feeds[name]
@@ -52,7 +54,9 @@ extension Engine {
 
     /// Refuses a reset whose items or sections are more than one feed may hold; checked
     /// before anything is rendered.
-    func checkResetCounts(items: [ItemInput], sections: [SectionInput], feed name: String, op: String) throws(RowCastError) {
+    func checkResetCounts(
+        items: [ItemInput], sections: [SectionInput], feed name: String, op: String
+    ) throws(RowCastError) {
         try checkFeedLimit(creating: name, op: op)
         if items.count > limits.itemsPerFeed {
             throw RowCastError(

@@ -26,10 +26,14 @@ extension Engine {
     func locateReply(_ request: Request, id: String) throws(RowCastError) -> [UInt8] {
         let name = request.feed!
         guard let feed = feeds[name], let item = feed.item(id) else {
-            throw RowCastError(.notFound, "locate: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
+            throw RowCastError(
+                .notFound, "locate: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
         }
         guard let place = feed.locate(id) else {
-            throw RowCastError(.notFound, "locate: item \"\(id)\" of feed \"\(name)\" has no row (no plugin renders type \(item.input.type), or it is quarantined)", field: "id", feed: name, id: id)
+            throw RowCastError(
+                .notFound,
+                "locate: item \"\(id)\" of feed \"\(name)\" has no row (no plugin renders type \(item.input.type), or it is quarantined)",
+                field: "id", feed: name, id: id)
         }
         var members = JSONObject()
         members.append(key: "feed", value: .string(name))

@@ -4,7 +4,9 @@ import RowCastWire
 extension Engine {
     /// Applies one feed operation to its feed, or throws without changing anything.
     /// Returns extra reply members (`warning`, `rejected`).
-    func apply(_ request: Request, batch: inout BatchState, publications: inout [Publication]) throws(RowCastError) -> JSONObject {
+    func apply(
+        _ request: Request, batch: inout BatchState, publications: inout [Publication]
+    ) throws(RowCastError) -> JSONObject {
         let name = request.feed!
         var extra = JSONObject()
         switch request.operation {
@@ -12,7 +14,7 @@ extension Engine {
             let rendered: RenderedRow?
             do {
                 rendered = try renderItem(item, feed: name)
-            } catch where Self.isQuarantining(error) {
+            } catch let error where Self.isQuarantining(error) {
                 // Stored without a row, so it is not lost and a restart does not lose it either.
                 try checkUpsertLimits(item, row: nil, feed: name, op: request.op)
                 feed(named: name, create: true)!.upsert(item, row: nil)
@@ -29,7 +31,8 @@ extension Engine {
 
         case .delete(let id):
             guard let feed = feeds[name], feed.delete(id: id) else {
-                throw RowCastError(.notFound, "delete: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
+                throw RowCastError(
+                    .notFound, "delete: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
             }
             quarantine.remove(feed: name, id: id)
 
@@ -41,17 +44,21 @@ extension Engine {
 
         case .deleteSection(let id):
             guard let feed = feeds[name], feed.deleteSection(id: id) else {
-                throw RowCastError(.notFound, "delete_section: feed \"\(name)\" has no section \"\(id)\"", field: "id", feed: name, id: id)
+                throw RowCastError(
+                    .notFound, "delete_section: feed \"\(name)\" has no section \"\(id)\"", field: "id", feed: name,
+                    id: id)
             }
             quarantine.removeAll(feed: name) { feed.item($0) == nil }
 
         case .reset(let items, let sections):
-            extra = try reset(feed: name, items: items, sections: sections, request: request, publications: &publications)
+            extra = try reset(
+                feed: name, items: items, sections: sections, request: request, publications: &publications)
 
         case .resetCommit(let token):
             extra = try commitStagedReset(token, request: request, publications: &publications)
 
-        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine, .events, .locate:
+        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine, .events,
+            .locate:
             preconditionFailure("queries are not mutations")
         }
         batch.touch(name)
@@ -61,7 +68,10 @@ extension Engine {
     /// Replaces the feed whole, or throws `limit_exceeded` without changing it. Items that
     /// fail to render are reported and left out (those whose plugin crashed or hung are kept
     /// without a row, quarantined).
-    private func reset(feed name: String, items: [ItemInput], sections: [SectionInput], request: Request, publications: inout [Publication]) throws(RowCastError) -> JSONObject {
+    private func reset(
+        feed name: String, items: [ItemInput], sections: [SectionInput], request: Request,
+        publications: inout [Publication]
+    ) throws(RowCastError) -> JSONObject {
         func report(_ error: RowCastError) {
             counters.countRejection(error.code)
             publications.append(ReplyBuilder.errorEvent(error, req: request.req, client: request.client))
@@ -76,7 +86,10 @@ extension Engine {
 
     /// Renders sections and items into `contents`; those that do not render are reported and
     /// listed in its `rejected` (an item whose plugin crashed or hung is kept, without a row).
-    func render(sections: [SectionInput], items: [ItemInput], feed name: String, into contents: inout ResetContents, report: (RowCastError) -> Void) {
+    func render(
+        sections: [SectionInput], items: [ItemInput], feed name: String, into contents: inout ResetContents,
+        report: (RowCastError) -> Void
+    ) {
         for section in sections {
             do {
                 contents.add(section: section, headerRow: try renderHeader(section, feed: name))
@@ -99,10 +112,13 @@ extension Engine {
 
     /// Replaces the feed with `contents`, or throws `limit_exceeded` (stored bytes) without
     /// changing it. Returns the reply's extra members (`warning`, `rejected`).
-    func install(_ contents: ResetContents, feed name: String, request: Request, publications: inout [Publication]) throws(RowCastError) -> JSONObject {
+    func install(
+        _ contents: ResetContents, feed name: String, request: Request, publications: inout [Publication]
+    ) throws(RowCastError) -> JSONObject {
         let quarantined = contents.quarantined
         do {
-            try checkStoredBytes(adding: contents.bytes - (feeds[name]?.storedBytes ?? 0), feed: name, id: nil, op: request.op)
+            try checkStoredBytes(
+                adding: contents.bytes - (feeds[name]?.storedBytes ?? 0), feed: name, id: nil, op: request.op)
         } catch {
             // Items this reset quarantined but did not store are not listed.
             let current = feeds[name]
@@ -126,7 +142,9 @@ extension Engine {
 
     /// The elements whose id does not appear again later, in order; each earlier duplicate is
     /// reported as `duplicate_id`.
-    private func lastOccurrences<Element>(_ elements: [Element], id: KeyPath<Element, String>, kind: String, feed: String, report: (RowCastError) -> Void) -> [Element] {
+    private func lastOccurrences<Element>(
+        _ elements: [Element], id: KeyPath<Element, String>, kind: String, feed: String, report: (RowCastError) -> Void
+    ) -> [Element] {
         var lastIndex: [String: Int] = [:]
         lastIndex.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() { lastIndex[element[keyPath: id]] = index }
@@ -138,7 +156,11 @@ extension Engine {
             if lastIndex[elementID] == index {
                 kept.append(element)
             } else {
-                report(RowCastError(.duplicateID, "reset: \(kind) id \"\(elementID)\" appears more than once; the last one was kept", feed: feed, id: elementID))
+                report(
+                    RowCastError(
+                        .duplicateID,
+                        "reset: \(kind) id \"\(elementID)\" appears more than once; the last one was kept", feed: feed,
+                        id: elementID))
             }
         }
         return kept
@@ -147,10 +169,17 @@ extension Engine {
     /// The `unknown_type` warning for an item that waits for a plugin; published once per
     /// feed and type, with the `req` and `client` of the request that brought the item
     /// (`cause`; nil for an item loaded from the store).
-    func unknownTypeWarning(_ item: ItemInput, feed: Feed, cause: Request?, publications: inout [Publication]) -> RowCastError {
-        let warning = RowCastError(.unknownType, "no plugin handles item type \"\(item.type)\"; item \"\(item.id)\" is kept and will be rendered when one is loaded", field: "item.type", feed: feed.name, id: item.id)
+    func unknownTypeWarning(
+        _ item: ItemInput, feed: Feed, cause: Request?, publications: inout [Publication]
+    ) -> RowCastError {
+        let warning = RowCastError(
+            .unknownType,
+            "no plugin handles item type \"\(item.type)\"; item \"\(item.id)\" is kept and will be rendered when one is loaded",
+            field: "item.type", feed: feed.name, id: item.id)
         if feed.reportedUnknownTypes.insert(item.type).inserted {
-            logger.warning("no plugin for item type", metadata: ["feed": "\(feed.name)", "type": "\(item.type)", "item": "\(item.id)"])
+            logger.warning(
+                "no plugin for item type",
+                metadata: ["feed": "\(feed.name)", "type": "\(item.type)", "item": "\(item.id)"])
             publications.append(ReplyBuilder.errorEvent(warning, req: cause?.req, client: cause?.client))
         }
         return warning

@@ -18,11 +18,16 @@ extension Engine {
         for stored in restored {
             let feed = Feed(name: stored.name, epoch: stored.epoch, tally: storage)
             feed.reserveItems(stored.items.count)
-            prerenderIfBatching(stored.sections.compactMap { Self.headerJob(SectionInput(id: $0.id, order: $0.order, type: $0.type, header: $0.header)) })
+            prerenderIfBatching(
+                stored.sections.compactMap {
+                    Self.headerJob(SectionInput(id: $0.id, order: $0.order, type: $0.type, header: $0.header))
+                })
             for section in stored.sections {
                 var headerRow: [UInt8]?
                 do {
-                    headerRow = try renderHeader(SectionInput(id: section.id, order: section.order, type: section.type, header: section.header), feed: stored.name)
+                    headerRow = try renderHeader(
+                        SectionInput(id: section.id, order: section.order, type: section.type, header: section.header),
+                        feed: stored.name)
                 } catch {
                     publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
                 }
@@ -34,9 +39,15 @@ extension Engine {
                 inputs.reserveCapacity(chunk.count)
                 for item in stored.items[chunk] {
                     do {
-                        inputs.append((try RequestDecoder.item(json: item.json, context: "restore of feed \"\(stored.name)\""), item.arrival))
+                        inputs.append(
+                            (
+                                try RequestDecoder.item(json: item.json, context: "restore of feed \"\(stored.name)\""),
+                                item.arrival
+                            ))
                     } catch {
-                        logger.error("stored item unreadable; skipped", metadata: ["feed": "\(stored.name)", "item": "\(item.id)", "error": "\(error)"])
+                        logger.error(
+                            "stored item unreadable; skipped",
+                            metadata: ["feed": "\(stored.name)", "item": "\(item.id)", "error": "\(error)"])
                     }
                 }
                 prerenderIfBatching(inputs.map { RenderJob(kind: .renderItem, type: $0.0.type, input: $0.0.json) })

@@ -35,18 +35,21 @@ extension Engine {
         case .since(let epoch, let seq):
             return sinceReply(request, epoch: epoch, seq: seq)
         case .status(let after):
-            return ReplyBuilder.success(op: request.op, members: statusMembersNow(after: after), req: request.req, client: request.client)
+            return ReplyBuilder.success(
+                op: request.op, members: statusMembersNow(after: after), req: request.req, client: request.client)
         case .plugins:
             var members = renderer.pluginsDescription()
             members.append(key: "isolation", value: .string(renderer.rendersInBatches ? "process" : "in_process"))
             members.append(key: "hosts", value: .array(renderer.hostsDescription()))
             return ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
         case .quarantine(_, let id):
-            let items: JSONValue = .array(quarantine.json.arrayValue!.filter { entry in
-                (request.feed == nil || entry.objectValue?["feed"]?.stringValue == request.feed)
-                    && (id == nil || entry.objectValue?["id"]?.stringValue == id)
-            })
-            return ReplyBuilder.success(op: request.op, members: ["items": items], req: request.req, client: request.client)
+            let items: JSONValue = .array(
+                quarantine.json.arrayValue!.filter { entry in
+                    (request.feed == nil || entry.objectValue?["feed"]?.stringValue == request.feed)
+                        && (id == nil || entry.objectValue?["id"]?.stringValue == id)
+                })
+            return ReplyBuilder.success(
+                op: request.op, members: ["items": items], req: request.req, client: request.client)
         case .select:
             preconditionFailure("select runs in the batch (Engine.performSelect)")
         case .events(let after, let limit):
@@ -92,11 +95,13 @@ extension Engine {
         members.append(key: "plugins", value: .number(Double(renderer.pluginCount)))
         members.append(key: "quarantined", value: .number(Double(quarantine.count)))
         members.append(key: "pluginHosts", value: .array(renderer.hostsDescription()))
-        members.append(key: "counters", value: [
-            "received": .number(Double(counters.received)), "applied": .number(Double(counters.applied)),
-            "rejected": .number(Double(counters.rejected)), "published": .number(Double(counters.published)),
-            "dropped": .number(Double(counters.dropped)),
-        ])
+        members.append(
+            key: "counters",
+            value: [
+                "received": .number(Double(counters.received)), "applied": .number(Double(counters.applied)),
+                "rejected": .number(Double(counters.rejected)), "published": .number(Double(counters.published)),
+                "dropped": .number(Double(counters.dropped)),
+            ])
         return members
     }
 }

@@ -9,7 +9,9 @@ extension Engine {
     /// error thrown has code `plugin_crashed` or `plugin_timeout` (see ``isQuarantining``);
     /// an item that renders leaves quarantine.
     func renderItem(_ item: ItemInput, feed: String) throws(RowCastError) -> RenderedRow? {
-        try renderItem(item, feed: feed, outcome: prerenderedOutcome(item.json) ?? renderer.renderItem(type: item.type, input: item.json))
+        try renderItem(
+            item, feed: feed,
+            outcome: prerenderedOutcome(item.json) ?? renderer.renderItem(type: item.type, input: item.json))
     }
 
     /// As `renderItem(_:feed:)`, with the renderer's outcome already at hand.
@@ -19,10 +21,14 @@ extension Engine {
         if case .faulted(let fault) = outcome {
             quarantine.add(feed: feed, id: item.id, type: item.type, fault: fault)
             let verb = fault.code == .pluginTimeout ? "did not return in time on" : "crashed on"
-            let message = "plugin \(fault.plugin) (\(fault.file)) \(verb) \(subject): \(fault.reason); the item is stored and quarantined: fix the plugin and reload, or run `rowcast quarantine retry`"
-            logger.error("plugin fault; item quarantined", metadata: [
-                "feed": "\(feed)", "id": "\(item.id)", "plugin": "\(fault.plugin)", "file": "\(fault.file)", "code": "\(fault.code)", "reason": "\(fault.reason)",
-            ])
+            let message =
+                "plugin \(fault.plugin) (\(fault.file)) \(verb) \(subject): \(fault.reason); the item is stored and quarantined: fix the plugin and reload, or run `rowcast quarantine retry`"
+            logger.error(
+                "plugin fault; item quarantined",
+                metadata: [
+                    "feed": "\(feed)", "id": "\(item.id)", "plugin": "\(fault.plugin)", "file": "\(fault.file)",
+                    "code": "\(fault.code)", "reason": "\(fault.reason)",
+                ])
             throw RowCastError(fault.code, message, feed: feed, id: item.id)
         }
         quarantine.remove(feed: feed, id: item.id)
@@ -33,12 +39,16 @@ extension Engine {
             do {
                 return try RowAssembler.row(id: item.id, type: item.type, output: output, cells: &cellNames)
             } catch {
-                throw pluginFailure("the plugin for type \(item.type) returned an invalid row for \(subject): \(error)", feed: feed, id: item.id, plugin: plugin(forItemType: item.type))
+                throw pluginFailure(
+                    "the plugin for type \(item.type) returned an invalid row for \(subject): \(error)", feed: feed,
+                    id: item.id, plugin: plugin(forItemType: item.type))
             }
         case .rejected(let message, let field, let code):
             throw rejection(message, field: field, code: code, subject: subject, feed: feed, id: item.id)
         case .failed(let message):
-            throw pluginFailure("the plugin for type \(item.type) failed on \(subject): \(message)", feed: feed, id: item.id, plugin: plugin(forItemType: item.type))
+            throw pluginFailure(
+                "the plugin for type \(item.type) failed on \(subject): \(message)", feed: feed, id: item.id,
+                plugin: plugin(forItemType: item.type))
         case .noRenderer:
             return nil
         }
@@ -62,31 +72,46 @@ extension Engine {
         let subject = "section \"\(section.id)\" (type \(type))"
         switch prerenderedHeaderOutcome(job.input) ?? renderer.renderHeader(type: type, input: job.input) {
         case .faulted(let fault):
-            throw pluginFailure("the plugin for section type \(type) failed on \(subject): \(fault.reason)", feed: feed, id: section.id, plugin: (fault.plugin, fault.file), code: fault.code)
+            throw pluginFailure(
+                "the plugin for section type \(type) failed on \(subject): \(fault.reason)", feed: feed, id: section.id,
+                plugin: (fault.plugin, fault.file), code: fault.code)
         case .ok(let output):
             do {
                 return try RowAssembler.header(output: output)
             } catch {
-                throw pluginFailure("the plugin for section type \(type) returned an invalid header for \(subject): \(error)", feed: feed, id: section.id, plugin: plugin(forHeaderType: type))
+                throw pluginFailure(
+                    "the plugin for section type \(type) returned an invalid header for \(subject): \(error)",
+                    feed: feed, id: section.id, plugin: plugin(forHeaderType: type))
             }
         case .rejected(let message, let field, let code):
             throw rejection(message, field: field, code: code, subject: subject, feed: feed, id: section.id)
         case .failed(let message):
-            throw pluginFailure("the plugin for section type \(type) failed on \(subject): \(message)", feed: feed, id: section.id, plugin: plugin(forHeaderType: type))
+            throw pluginFailure(
+                "the plugin for section type \(type) failed on \(subject): \(message)", feed: feed, id: section.id,
+                plugin: plugin(forHeaderType: type))
         case .noRenderer:
             return nil
         }
     }
 
-    private func rejection(_ message: String, field: String?, code: String?, subject: String, feed: String, id: String) -> RowCastError {
-        let known: Set<String> = [ErrorCode.missingField.rawValue, ErrorCode.invalidField.rawValue, ErrorCode.invalidItem.rawValue]
-        let errorCode = code.flatMap { known.contains($0) ? ErrorCode(rawValue: $0) : nil } ?? (field == nil ? .invalidItem : .invalidField)
+    private func rejection(
+        _ message: String, field: String?, code: String?, subject: String, feed: String, id: String
+    ) -> RowCastError {
+        let known: Set<String> = [
+            ErrorCode.missingField.rawValue, ErrorCode.invalidField.rawValue, ErrorCode.invalidItem.rawValue,
+        ]
+        let errorCode =
+            code.flatMap { known.contains($0) ? ErrorCode(rawValue: $0) : nil }
+            ?? (field == nil ? .invalidItem : .invalidField)
         return RowCastError(errorCode, "\(subject): \(message)", field: field, feed: feed, id: id)
     }
 
     /// Logs a plugin's failure on item or section `id` of `feed` (naming the plugin and its
     /// file, as a fault that quarantines does) and returns the error to throw.
-    private func pluginFailure(_ message: String, feed: String, id: String, plugin: (name: String, file: String)?, code: ErrorCode = .pluginFailed) -> RowCastError {
+    private func pluginFailure(
+        _ message: String, feed: String, id: String, plugin: (name: String, file: String)?,
+        code: ErrorCode = .pluginFailed
+    ) -> RowCastError {
         var metadata: Logger.Metadata = ["feed": "\(feed)", "id": "\(id)", "error": "\(message)"]
         if let plugin {
             metadata["plugin"] = "\(plugin.name)"
@@ -115,7 +140,9 @@ extension Engine {
     func prerender(_ batch: [RequestDecoder.Outcome], of messages: [IncomingMessage]) {
         var jobs: [RenderJob] = []
         for (message, outcome) in zip(messages, batch) {
-            guard case .request(let request) = outcome, !isAnsweredRetry(request, from: message.origin) else { continue }
+            guard case .request(let request) = outcome, !isAnsweredRetry(request, from: message.origin) else {
+                continue
+            }
             switch request.operation {
             case .upsert(let item):
                 jobs.append(RenderJob(kind: .renderItem, type: item.type, input: item.json))
@@ -181,7 +208,9 @@ extension Engine {
 
     /// Renders the quarantined items again (all, those of `feed`, or item `id` of `feed`);
     /// those that render get their rows back. Returns the `quarantine` reply members.
-    func retryQuarantine(feed: String?, id: String?, batch: inout BatchState, publications: inout [Publication]) -> JSONObject {
+    func retryQuarantine(
+        feed: String?, id: String?, batch: inout BatchState, publications: inout [Publication]
+    ) -> JSONObject {
         let keys = quarantine.keys(feed: feed, id: id)
         var items: [(Feed, ItemInput)] = []
         for key in keys {
@@ -221,7 +250,8 @@ extension Engine {
             var changedTypes: [String: Bool] = [:]
             func changed(_ type: String) -> Bool {
                 if let known = changedTypes[type] { return known }
-                let result = previous.rendererIdentity(forItemType: type) != newRenderer.rendererIdentity(forItemType: type)
+                let result =
+                    previous.rendererIdentity(forItemType: type) != newRenderer.rendererIdentity(forItemType: type)
                 changedTypes[type] = result
                 return result
             }
@@ -230,7 +260,8 @@ extension Engine {
                 changed(item.input.type) || (item.row == nil && !quarantine.contains(feed: name, id: item.input.id))
             }
             for chunk in Self.renderChunks(stale.count) {
-                prerenderIfBatching(stale[chunk].map { RenderJob(kind: .renderItem, type: $0.input.type, input: $0.input.json) })
+                prerenderIfBatching(
+                    stale[chunk].map { RenderJob(kind: .renderItem, type: $0.input.type, input: $0.input.json) })
                 for item in stale[chunk] {
                     let row: RenderedRow?
                     do {
@@ -250,7 +281,8 @@ extension Engine {
             }
             for section in Array(feed.allSections) {
                 guard let type = section.input.type,
-                      previous.rendererIdentity(forHeaderType: type) != newRenderer.rendererIdentity(forHeaderType: type) else { continue }
+                    previous.rendererIdentity(forHeaderType: type) != newRenderer.rendererIdentity(forHeaderType: type)
+                else { continue }
                 var headerRow: [UInt8]?
                 do {
                     headerRow = try renderHeader(section.input, feed: name)

@@ -31,11 +31,17 @@ extension Engine {
         case .resetBegin:
             try checkFeedLimit(creating: name, op: request.op)
             guard stagedResets.count < Self.maximumStagedResets else {
-                throw RowCastError(.limitExceeded, "reset_begin: \(Self.maximumStagedResets) resets in parts are under way already; commit one, or wait until an abandoned one expires (\(Self.stagedResetLifetime.components.seconds) s after its last part)", feed: name, limit: "reset_in_parts")
+                throw RowCastError(
+                    .limitExceeded,
+                    "reset_begin: \(Self.maximumStagedResets) resets in parts are under way already; commit one, or wait until an abandoned one expires (\(Self.stagedResetLifetime.components.seconds) s after its last part)",
+                    feed: name, limit: "reset_in_parts")
             }
             let token = Self.randomEpoch()
             stagedResets[token] = StagedReset(feed: name, lastTouched: now)
-            return ["feed": .string(name), "reset": .string(token), "expiresAfterMs": .number(Double(Self.stagedResetLifetime.components.seconds * 1000))]
+            return [
+                "feed": .string(name), "reset": .string(token),
+                "expiresAfterMs": .number(Double(Self.stagedResetLifetime.components.seconds * 1000)),
+            ]
         case .resetAppend(let token, let part, let items, let sections):
             _ = try stagedReset(token, feed: name, op: request.op)
             // Taken out of the table while it grows, so that adding to it does not copy what
@@ -54,22 +60,43 @@ extension Engine {
                 publications.append(ReplyBuilder.errorEvent(error, req: request.req, client: request.client))
             }
             if staged.contents.itemCount + items.count > limits.itemsPerFeed {
-                throw RowCastError(.limitExceeded, "reset_append: this part would take reset \(token) past the \(limits.itemsPerFeed) items limits.max_items_per_feed allows; the part was not added", feed: name, limit: "limits.max_items_per_feed")
+                throw RowCastError(
+                    .limitExceeded,
+                    "reset_append: this part would take reset \(token) past the \(limits.itemsPerFeed) items limits.max_items_per_feed allows; the part was not added",
+                    feed: name, limit: "limits.max_items_per_feed")
             }
-            if staged.contents.sectionIDs.union(sections.map(\.id)).union(items.map(\.section)).count > limits.sectionsPerFeed {
-                throw RowCastError(.limitExceeded, "reset_append: this part would take reset \(token) past the \(limits.sectionsPerFeed) sections limits.max_sections_per_feed allows; the part was not added", feed: name, limit: "limits.max_sections_per_feed")
+            if staged.contents.sectionIDs.union(sections.map(\.id)).union(items.map(\.section)).count
+                > limits.sectionsPerFeed
+            {
+                throw RowCastError(
+                    .limitExceeded,
+                    "reset_append: this part would take reset \(token) past the \(limits.sectionsPerFeed) sections limits.max_sections_per_feed allows; the part was not added",
+                    feed: name, limit: "limits.max_sections_per_feed")
             }
             var received = ResetContents()
             render(sections: sections, items: items, feed: name, into: &received, report: report)
             if staged.contents.bytes + received.bytes > limits.storedBytes {
-                throw RowCastError(.limitExceeded, "reset_append: this part would take reset \(token) past the \(limits.storedBytes) bytes limits.max_stored_bytes allows; the part was not added", feed: name, limit: "limits.max_stored_bytes")
+                throw RowCastError(
+                    .limitExceeded,
+                    "reset_append: this part would take reset \(token) past the \(limits.storedBytes) bytes limits.max_stored_bytes allows; the part was not added",
+                    feed: name, limit: "limits.max_stored_bytes")
             }
             let placed = received.placed
-            for (section, headerRow) in placed.sections where staged.contents.add(section: section, headerRow: headerRow) {
-                report(RowCastError(.duplicateID, "reset_append: section id \"\(section.id)\" appears more than once; the last one was kept", feed: name, id: section.id))
+            for (section, headerRow) in placed.sections
+            where staged.contents.add(section: section, headerRow: headerRow) {
+                report(
+                    RowCastError(
+                        .duplicateID,
+                        "reset_append: section id \"\(section.id)\" appears more than once; the last one was kept",
+                        feed: name, id: section.id))
             }
-            for (item, row) in placed.items where staged.contents.add(item: item, row: row, quarantined: received.quarantined.contains(item.id)) {
-                report(RowCastError(.duplicateID, "reset_append: item id \"\(item.id)\" appears more than once; the last one was kept", feed: name, id: item.id))
+            for (item, row) in placed.items
+            where staged.contents.add(item: item, row: row, quarantined: received.quarantined.contains(item.id)) {
+                report(
+                    RowCastError(
+                        .duplicateID,
+                        "reset_append: item id \"\(item.id)\" appears more than once; the last one was kept",
+                        feed: name, id: item.id))
             }
             staged.contents.rejected += received.rejected
             staged.parts.insert(part)
@@ -82,7 +109,9 @@ extension Engine {
     }
 
     /// Applies `reset_commit`: the feed becomes what the staged reset received.
-    func commitStagedReset(_ token: String, request: Request, publications: inout [Publication]) throws(RowCastError) -> JSONObject {
+    func commitStagedReset(
+        _ token: String, request: Request, publications: inout [Publication]
+    ) throws(RowCastError) -> JSONObject {
         let name = request.feed!
         let staged = try stagedReset(token, feed: name, op: request.op)
         try checkFeedLimit(creating: name, op: request.op)
@@ -93,7 +122,10 @@ extension Engine {
     /// The staged reset `token` of `feed`, or `not_found`.
     private func stagedReset(_ token: String, feed name: String, op: String) throws(RowCastError) -> StagedReset {
         guard let staged = stagedResets[token], staged.feed == name else {
-            throw RowCastError(.notFound, "\(op): no reset \"\(token)\" under way for feed \"\(name)\" (it was committed, or it expired \(Self.stagedResetLifetime.components.seconds) s after its last part, or rowcastd restarted); begin again with reset_begin", field: "reset", feed: name)
+            throw RowCastError(
+                .notFound,
+                "\(op): no reset \"\(token)\" under way for feed \"\(name)\" (it was committed, or it expired \(Self.stagedResetLifetime.components.seconds) s after its last part, or rowcastd restarted); begin again with reset_begin",
+                field: "reset", feed: name)
         }
         return staged
     }

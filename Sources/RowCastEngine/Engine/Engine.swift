@@ -65,7 +65,10 @@ public final class Engine {
 
     /// An engine rendering through `renderer`.
     /// - Parameter makeEpoch: names a new feed history; random by default.
-    public init(renderer: any RowRendering, decoder: RequestDecoder = RequestDecoder(), logger: Logger = Logger(label: "rowcast.engine"), makeEpoch: @escaping () -> String = Engine.randomEpoch) {
+    public init(
+        renderer: any RowRendering, decoder: RequestDecoder = RequestDecoder(),
+        logger: Logger = Logger(label: "rowcast.engine"), makeEpoch: @escaping () -> String = Engine.randomEpoch
+    ) {
         self.renderer = renderer
         self.decoder = decoder
         self.logger = logger
@@ -116,7 +119,9 @@ public final class Engine {
         for index in decoded.indices {
             counters.received += 1
             let origin = messages[index].origin
-            let outcome = handle(decoded[index], from: origin, principal: messages[index].principal, batch: &batch, publications: &output.publications)
+            let outcome = handle(
+                decoded[index], from: origin, principal: messages[index].principal, batch: &batch,
+                publications: &output.publications)
             if case .control(let token) = origin { pending.append((token, outcome)) }
         }
         finishPrerendered()
@@ -127,7 +132,9 @@ public final class Engine {
                 continue
             }
             if case .query(let request) = outcome, case .snapshot(let chunked) = request.operation {
-                let job = SnapshotJob(token: token, request: request, chunked: chunked, feed: feeds[request.feed!], messageLimit: decoder.maximumMessageBytes)
+                let job = SnapshotJob(
+                    token: token, request: request, chunked: chunked, feed: feeds[request.feed!],
+                    messageLimit: decoder.maximumMessageBytes)
                 if writesSnapshotsLater {
                     output.snapshots.append(job)
                 } else {
@@ -150,45 +157,60 @@ public final class Engine {
         let isIngest = message.origin == .ingest
         guard message.frameCount == 1 else {
             let found = Correlation(prefix: message.body)
-            var error = RowCastError(.invalidRequest, "a request must be one frame\(isIngest ? "" : " after the envelope ([empty, request])"), got \(message.frameCount); nothing of this message was applied. Send each request as a message of its own")
+            var error = RowCastError(
+                .invalidRequest,
+                "a request must be one frame\(isIngest ? "" : " after the envelope ([empty, request])"), got \(message.frameCount); nothing of this message was applied. Send each request as a message of its own"
+            )
             if let feed = found.feed, Names.isValidFeed(feed) { error.feed = feed }
             return .failure(error, op: found.op, req: found.req.flatMap { $0.isValid ? $0 : nil }, client: found.client)
         }
         let outcome = decoder.decode(message.body, size: message.size, from: isIngest ? .ingest : .control)
         // Checked before anything is rendered or applied.
         if let principal = message.principal, let accessCheck, case .request(let request) = outcome,
-           let refusal = accessCheck.refusal(of: request, from: principal) {
+            let refusal = accessCheck.refusal(of: request, from: principal)
+        {
             return .failure(refusal, op: request.op, req: request.req, client: request.client)
         }
         return outcome
     }
 
-    private func handle(_ outcome: RequestDecoder.Outcome, from origin: IncomingMessage.Origin, principal: String?, batch: inout BatchState, publications: inout [Publication]) -> Pending {
+    private func handle(
+        _ outcome: RequestDecoder.Outcome, from origin: IncomingMessage.Origin, principal: String?,
+        batch: inout BatchState, publications: inout [Publication]
+    ) -> Pending {
         let isIngest = origin == .ingest
         switch outcome {
         case .failure(let error, let op, let req, let client):
             return refuse(error, op: op, req: req, client: client, publishing: isIngest, into: &publications)
         case .request(let request):
             if case .quarantine(retry: true, let id) = request.operation {
-                return .answered(request, members: retryQuarantine(feed: request.feed, id: id, batch: &batch, publications: &publications))
+                return .answered(
+                    request,
+                    members: retryQuarantine(feed: request.feed, id: id, batch: &batch, publications: &publications))
             }
             switch request.operation {
             case .resetBegin, .resetAppend:
                 do {
                     return .answered(request, members: try stage(request, publications: &publications))
                 } catch {
-                    return refuse(error, op: request.op, req: request.req, client: request.client, publishing: false, into: &publications)
+                    return refuse(
+                        error, op: request.op, req: request.req, client: request.client, publishing: false,
+                        into: &publications)
                 }
             case .select(let id, let action, let value):
                 // Runs in the batch: a change it makes is committed with the batch, and its
                 // answer is remembered by (client, req) like a feed operation's.
                 if let recalled = recall(request) { return recalled }
                 do {
-                    let extra = try performSelect(request, id: id, action: action, value: value, requester: principal ?? request.client, batch: &batch, publications: &publications)
+                    let extra = try performSelect(
+                        request, id: id, action: action, value: value, requester: principal ?? request.client,
+                        batch: &batch, publications: &publications)
                     counters.applied += 1
                     return .applied(request, feed: request.feed!, extra: extra)
                 } catch {
-                    return refuse(error, op: request.op, req: request.req, client: request.client, publishing: false, into: &publications)
+                    return refuse(
+                        error, op: request.op, req: request.req, client: request.client, publishing: false,
+                        into: &publications)
                 }
             default:
                 break
@@ -200,14 +222,21 @@ public final class Engine {
                 counters.applied += 1
                 return .applied(request, feed: request.feed!, extra: extra)
             } catch {
-                return refuse(error, op: request.op, req: request.req, client: request.client, publishing: isIngest, into: &publications)
+                return refuse(
+                    error, op: request.op, req: request.req, client: request.client, publishing: isIngest,
+                    into: &publications)
             }
         }
     }
 
-    private func refuse(_ error: RowCastError, op: String?, req: RequestID?, client: String?, publishing: Bool, into publications: inout [Publication]) -> Pending {
+    private func refuse(
+        _ error: RowCastError, op: String?, req: RequestID?, client: String?, publishing: Bool,
+        into publications: inout [Publication]
+    ) -> Pending {
         counters.countRejection(error.code)
-        logger.debug("refused request", metadata: ["code": "\(error.code)", "feed": "\(error.feed ?? "-")", "error": "\(error.message)"])
+        logger.debug(
+            "refused request",
+            metadata: ["code": "\(error.code)", "feed": "\(error.feed ?? "-")", "error": "\(error.message)"])
         if publishing { publications.append(ReplyBuilder.errorEvent(error, req: req, client: client)) }
         return .failed(error, op: op, req: req, client: client)
     }

@@ -22,8 +22,11 @@ public struct EngineLimits: Sendable, Equatable {
     /// The documented defaults: 100,000 feeds, 1,000,000 items per feed, 10,000 sections per
     /// feed, 768 MiB stored, 1,000 deltas of history per feed and 64 MiB of it in all. See
     /// docs/OPERATIONS.md, "Limits".
-    public init(feeds: Int = 100_000, itemsPerFeed: Int = 1_000_000, sectionsPerFeed: Int = 10_000, storedBytes: Int = 768 << 20,
-                historyDeltas: Int = 1000, historyBytes: Int = 64 << 20) {
+    public init(
+        feeds: Int = 100_000, itemsPerFeed: Int = 1_000_000, sectionsPerFeed: Int = 10_000,
+        storedBytes: Int = 768 << 20,
+        historyDeltas: Int = 1000, historyBytes: Int = 64 << 20
+    ) {
         self.feeds = feeds
         self.itemsPerFeed = itemsPerFeed
         self.sectionsPerFeed = sectionsPerFeed
@@ -34,7 +37,10 @@ public struct EngineLimits: Sendable, Equatable {
 
     /// The `limits` status members these limits add.
     public var json: [(key: String, value: Int)] {
-        [("max_feeds", feeds), ("max_items_per_feed", itemsPerFeed), ("max_sections_per_feed", sectionsPerFeed), ("max_stored_bytes", storedBytes),
-         ("history_deltas", historyDeltas), ("history_bytes", historyBytes)]
+        [
+            ("max_feeds", feeds), ("max_items_per_feed", itemsPerFeed), ("max_sections_per_feed", sectionsPerFeed),
+            ("max_stored_bytes", storedBytes),
+            ("history_deltas", historyDeltas), ("history_bytes", historyBytes),
+        ]
     }
 }

@@ -48,7 +48,8 @@ public struct Quarantine {
     mutating func add(feed: String, id: String, type: String, fault: PluginFaultReport) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        entries[Key(feed: feed, id: id)] = Entry(type: type, fault: fault, at: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
+        entries[Key(feed: feed, id: id)] = Entry(
+            type: type, fault: fault, at: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
     }
 
     /// Releases item `id` of `feed` (rendered, replaced or deleted).
@@ -70,13 +71,14 @@ public struct Quarantine {
 
     /// `[{"feed","id","type","code","message","plugin","file","at"}]`, oldest first.
     public var json: JSONValue {
-        .array(entries.map { key, entry in
-            [
-                "feed": .string(key.feed), "id": .string(key.id), "type": .string(entry.type),
-                "code": .string(entry.fault.code.rawValue), "message": .string(entry.fault.reason),
-                "plugin": .string(entry.fault.plugin), "file": .string(entry.fault.file),
-                "at": .number(Double(entry.at)),
-            ]
-        })
+        .array(
+            entries.map { key, entry in
+                [
+                    "feed": .string(key.feed), "id": .string(key.id), "type": .string(entry.type),
+                    "code": .string(entry.fault.code.rawValue), "message": .string(entry.fault.reason),
+                    "plugin": .string(entry.fault.plugin), "file": .string(entry.fault.file),
+                    "at": .number(Double(entry.at)),
+                ]
+            })
     }
 }

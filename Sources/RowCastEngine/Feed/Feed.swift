@@ -149,23 +149,26 @@ public final class Feed {
         let added = Self.bytes(of: input, row: row)
         var shownBefore: ShownRow?
         var stored: StoredItem?
-        let previousSection = items.modifyOrInsert(forKey: input.id, insert: {
-            joinSection(input.section, id: input.id)
-            account(added)
-            countPending(from: nil, to: row, existed: false)
-            let item = StoredItem(input: input, arrival: takeArrival(), row: row)
-            stored = item
-            return item
-        }, update: { item in
-            shownBefore = ShownRow.of(item)
-            let previous = item.input.section
-            account(added - Self.bytes(of: item.input, row: item.row))
-            countPending(from: item.row, to: row)
-            item.input = input
-            item.row = row
-            stored = item
-            return previous
-        })
+        let previousSection = items.modifyOrInsert(
+            forKey: input.id,
+            insert: {
+                joinSection(input.section, id: input.id)
+                account(added)
+                countPending(from: nil, to: row, existed: false)
+                let item = StoredItem(input: input, arrival: takeArrival(), row: row)
+                stored = item
+                return item
+            },
+            update: { item in
+                shownBefore = ShownRow.of(item)
+                let previous = item.input.section
+                account(added - Self.bytes(of: item.input, row: item.row))
+                countPending(from: item.row, to: row)
+                item.input = input
+                item.row = row
+                stored = item
+                return previous
+            })
         // Its first touch in the batch keeps how it was shown; every touch, the item now.
         let item = stored!
         if item.touchedIn == batchNumber {
@@ -222,7 +225,8 @@ public final class Feed {
             existing.headerRow = headerRow
             sections[input.id] = existing
         } else {
-            sections[input.id] = StoredSection(input: input, declared: true, arrival: takeArrival(), headerRow: headerRow)
+            sections[input.id] = StoredSection(
+                input: input, declared: true, arrival: takeArrival(), headerRow: headerRow)
         }
     }
 
@@ -302,7 +306,8 @@ public final class Feed {
             sections.values[index].memberCount += 1
             return
         }
-        sections[id] = StoredSection(input: SectionInput(id: id), declared: false, arrival: takeArrival(), memberCount: 1)
+        sections[id] = StoredSection(
+            input: SectionInput(id: id), declared: false, arrival: takeArrival(), memberCount: 1)
         dirtySections.insert(id)
     }
 
@@ -376,9 +381,12 @@ public final class Feed {
         oldPaths.reserveCapacity(before.count)
         for offset in before.indices {
             let slot = oldSlotOf[offset]
-            oldPaths.append(before[offset].shownBefore.map { shown in
-                IndexPath(section: oldSectionNumbers[slot], row: rowIndexes.values[oldPositions[slot]].rank(of: shown.key))
-            })
+            oldPaths.append(
+                before[offset].shownBefore.map { shown in
+                    IndexPath(
+                        section: oldSectionNumbers[slot], row: rowIndexes.values[oldPositions[slot]].rank(of: shown.key)
+                    )
+                })
         }
         // Move the touched rows in the view: out of their old places, then the sections that
         // emptied out dropped (after, so that the positions above hold while rows go).
@@ -411,7 +419,9 @@ public final class Feed {
         for offset in before.indices {
             guard let current = currents[offset] else { continue }
             let slot = newSlotOf[offset]
-            if let rank = rowIndexes.values[newPositions[slot]].insert(current.key, id: before[offset].id, row: current.row.bytes) {
+            if let rank = rowIndexes.values[newPositions[slot]].insert(
+                current.key, id: before[offset].id, row: current.row.bytes)
+            {
                 rankAtInsert[offset] = (rank, placedBefore[slot])
             } else {
                 placedBefore[slot] += 1
@@ -462,7 +472,11 @@ public final class Feed {
             }
             if shown.row.bytes != current.row.bytes {
                 let change = FeedDelta.RowContent(id: id, at: newPath, row: current.row.bytes)
-                if shown.row.cell == current.row.cell { delta.reconfiguredRows.append(change) } else { delta.reloadedRows.append(change) }
+                if shown.row.cell == current.row.cell {
+                    delta.reconfiguredRows.append(change)
+                } else {
+                    delta.reloadedRows.append(change)
+                }
             }
         }
         visibleSections = newSections
@@ -488,30 +502,35 @@ public final class Feed {
     /// a rank in the section's order-statistic index, not a scan of its rows.
     func locate(_ id: String) -> (section: Int, sectionID: String, row: Int)? {
         guard let item = items[id], item.row != nil,
-              let index = rowIndexes[item.input.section],
-              let row = index.position(of: item.orderKey),
-              let section = visibleSections.firstIndex(where: { $0.id == item.input.section }) else { return nil }
+            let index = rowIndexes[item.input.section],
+            let row = index.position(of: item.orderKey),
+            let section = visibleSections.firstIndex(where: { $0.id == item.input.section })
+        else { return nil }
         return (section, item.input.section, row)
     }
 
     /// Every shown item's row in the view's order, its bytes from `row(id)`.
     private func materialize(_ row: (String) -> RenderedRow) -> FeedSnapshot {
-        FeedSnapshot(sections: visibleSections.map { section in
-            var rows: [FeedSnapshot.Row] = []
-            rows.reserveCapacity(rowIndexes[section.id]?.count ?? 0)
-            rowIndexes[section.id]?.forEach { entry in
-                let rendered = row(entry.id)
-                rows.append(FeedSnapshot.Row(id: entry.id, cell: rendered.cell, bytes: rendered.bytes))
-            }
-            return FeedSnapshot.Section(id: section.id, bytes: section.bytes, rows: rows)
-        })
+        FeedSnapshot(
+            sections: visibleSections.map { section in
+                var rows: [FeedSnapshot.Row] = []
+                rows.reserveCapacity(rowIndexes[section.id]?.count ?? 0)
+                rowIndexes[section.id]?.forEach { entry in
+                    let rendered = row(entry.id)
+                    rows.append(FeedSnapshot.Row(id: entry.id, cell: rendered.cell, bytes: rendered.bytes))
+                }
+                return FeedSnapshot.Section(id: section.id, bytes: section.bytes, rows: rows)
+            })
     }
 
     /// Builds every section's index from the items (bulk load, O(n log n)).
     private func rebuildIndexes() {
         var entries: [String: [OrderedRowIndex.Entry]] = [:]
         for item in items {
-            if let row = item.row { entries[item.input.section, default: []].append(.init(key: item.orderKey, id: item.input.id, row: row.bytes)) }
+            if let row = item.row {
+                entries[item.input.section, default: []].append(
+                    .init(key: item.orderKey, id: item.input.id, row: row.bytes))
+            }
         }
         rowIndexes = entries.mapValues { list in OrderedRowIndex(sorted: list.sorted { $0.key < $1.key }) }
     }
@@ -523,23 +542,34 @@ public final class Feed {
         guard replacedAll || !dirtyItems.isEmpty || !dirtySections.isEmpty else { return nil }
         let changedItems: [(id: String, item: PersistedItem?)]
         if replacedAll {
-            changedItems = items.map { (id: $0.input.id, item: PersistedItem(id: $0.input.id, of: $0)) }.sorted { $0.id < $1.id }
+            changedItems = items.map { (id: $0.input.id, item: PersistedItem(id: $0.input.id, of: $0)) }.sorted {
+                $0.id < $1.id
+            }
         } else {
             // In id order (the sort is stable), each id once, with its last entry: the item now.
             let sorted = dirtyItems.sorted { $0.id < $1.id }
             var latest: [(id: String, item: PersistedItem?)] = []
             latest.reserveCapacity(sorted.count)
             for index in sorted.indices where index == sorted.count - 1 || sorted[index + 1].id != sorted[index].id {
-                latest.append((id: sorted[index].id, item: sorted[index].item.map { PersistedItem(id: sorted[index].id, of: $0) }))
+                latest.append(
+                    (id: sorted[index].id, item: sorted[index].item.map { PersistedItem(id: sorted[index].id, of: $0) })
+                )
             }
             changedItems = latest
         }
         let changedSections = (replacedAll ? Set(sections.keys) : dirtySections).sorted().map { id in
-            (id: id, section: sections[id].map { stored in
-                PersistedSection(id: id, order: stored.input.order, type: stored.input.type, header: stored.input.header, declared: stored.declared, arrival: stored.arrival)
-            })
+            (
+                id: id,
+                section: sections[id].map { stored in
+                    PersistedSection(
+                        id: id, order: stored.input.order, type: stored.input.type, header: stored.input.header,
+                        declared: stored.declared, arrival: stored.arrival)
+                }
+            )
         }
-        let changes = FeedChanges(feed: name, seq: seq, epoch: epoch, nextArrival: nextArrival, replacedAll: replacedAll, items: changedItems, sections: changedSections)
+        let changes = FeedChanges(
+            feed: name, seq: seq, epoch: epoch, nextArrival: nextArrival, replacedAll: replacedAll, items: changedItems,
+            sections: changedSections)
         // The list and the table are kept for the next commit's changes unless a big batch grew
         // them: emptied to nothing, they grew again through every size (the table rehashing
         // what it held).
@@ -572,7 +602,8 @@ public final class Feed {
     /// Puts back an item exactly as stored (rank included).
     func restoreItem(_ input: ItemInput, arrival: UInt64, row: RenderedRow?) {
         if sections[input.section] == nil {
-            sections[input.section] = StoredSection(input: SectionInput(id: input.section), declared: false, arrival: arrival)
+            sections[input.section] = StoredSection(
+                input: SectionInput(id: input.section), declared: false, arrival: arrival)
         }
         sections[input.section]?.memberCount += 1
         account(Self.bytes(of: input, row: row))

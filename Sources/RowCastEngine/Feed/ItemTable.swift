@@ -65,12 +65,15 @@ final class ItemTable: Sequence {
     /// item, stores `insert()` instead and returns nil. One hash either way, and one probe but
     /// for a new item's placing, which walks the same cache line again. `insert` must return an
     /// item whose id is `id`, and must not change the table.
-    func modifyOrInsert<Result>(forKey id: String, insert: () -> StoredItem, update: (StoredItem) -> Result) -> Result? {
+    func modifyOrInsert<Result>(forKey id: String, insert: () -> StoredItem, update: (StoredItem) -> Result) -> Result?
+    {
         let hash = Self.hash(of: id)
         let shard = shard(of: hash)
         if let item = shard.pointee.item(id, hash: hash) { return update(item) }
         let item = insert()
-        assert(item.input.id == id && shard.pointee.item(id, hash: hash) == nil, "ItemTable.modifyOrInsert: insert() returned another id, or stored one")
+        assert(
+            item.input.id == id && shard.pointee.item(id, hash: hash) == nil,
+            "ItemTable.modifyOrInsert: insert() returned another id, or stored one")
         shard.pointee.insertNew(item, hash: hash)
         count += 1
         return nil

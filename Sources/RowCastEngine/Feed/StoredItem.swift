@@ -48,6 +48,8 @@ struct OrderKey: Comparable, Hashable {
 extension PersistedItem {
     /// How the durable store keeps `item`, stored under `id`.
     init(id: String, of item: StoredItem) {
-        self.init(id: id, type: item.input.type, section: item.input.section, sort: item.input.sort, arrival: item.arrival, json: item.input.json)
+        self.init(
+            id: id, type: item.input.type, section: item.input.section, sort: item.input.sort, arrival: item.arrival,
+            json: item.input.json)
     }
 }

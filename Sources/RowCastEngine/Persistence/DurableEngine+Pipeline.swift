@@ -121,9 +121,12 @@ extension DurableEngine {
             case .failure(let error):
                 let refused = batches + submitted
                 submitted = []
-                logger.error("commit failed; its batches and those applied after them are refused with storage_error", metadata: [
-                    "error": "\(error.message)", "batches": "\(refused.count)", "replies": "\(refused.reduce(0) { $0 + $1.output.replies.count })",
-                ])
+                logger.error(
+                    "commit failed; its batches and those applied after them are refused with storage_error",
+                    metadata: [
+                        "error": "\(error.message)", "batches": "\(refused.count)",
+                        "replies": "\(refused.reduce(0) { $0 + $1.output.replies.count })",
+                    ])
                 let feeds = Set(refused.flatMap { $0.commit.feeds.map(\.feed) })
                 try rollBack(feeds: feeds.sorted(), renderers: refused.flatMap(\.commit.renderers))
                 engine.actionEvents.rollBack(refused.flatMap(\.commit.events))
@@ -144,7 +147,8 @@ extension DurableEngine {
     /// worth. A finished commit, failed or not, is taken as `collectCommitted` takes it.
     public func collectFinished() throws(StoreError) -> [EngineOutput] {
         guard writer.isBusy, !writer.hasFinished,
-              submitted.messageCount < Self.groupedMessageLimit else { return try collectCommitted() }
+            submitted.messageCount < Self.groupedMessageLimit
+        else { return try collectCommitted() }
         defer { released = [] }
         return released
     }

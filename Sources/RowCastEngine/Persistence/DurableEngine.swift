@@ -62,13 +62,17 @@ public final class DurableEngine {
 
         /// The identity `renderer` gives this type now (nil when nothing renders it).
         func identity(in renderer: any RowRendering) -> String? {
-            kind == .item ? renderer.rendererIdentity(forItemType: type) : renderer.rendererIdentity(forHeaderType: type)
+            kind == .item
+                ? renderer.rendererIdentity(forItemType: type) : renderer.rendererIdentity(forHeaderType: type)
         }
     }
 
     /// A durable engine over `engine` and `store`; call `start()` before the first batch.
     /// - Parameter makeEpoch: names the new epochs of feeds whose history cannot continue.
-    public init(engine: Engine, store: any FeedStore, ledgerLimits: RequestLedger.Limits = RequestLedger.Limits(), logger: Logger = Logger(label: "rowcast.durable"), makeEpoch: @escaping () -> String = Engine.randomEpoch) {
+    public init(
+        engine: Engine, store: any FeedStore, ledgerLimits: RequestLedger.Limits = RequestLedger.Limits(),
+        logger: Logger = Logger(label: "rowcast.durable"), makeEpoch: @escaping () -> String = Engine.randomEpoch
+    ) {
         self.engine = engine
         self.store = store
         self.ledgerLimits = ledgerLimits
@@ -82,7 +86,9 @@ public final class DurableEngine {
     /// items that no longer render, to publish once subscribers can connect.
     public func start() throws(StoreError) -> [Publication] {
         let state = try store.load()
-        for record in state.renderers { recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity }
+        for record in state.renderers {
+            recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity
+        }
         var feeds = state.feeds
         var commit = StoreCommit()
         for index in feeds.indices {
@@ -94,9 +100,12 @@ public final class DurableEngine {
             }
             guard let reason else { continue }
             let epoch = makeEpoch()
-            logger.notice("feed starts a new epoch; subscribers will resync", metadata: [
-                "feed": "\(feeds[index].name)", "seq": "\(feeds[index].seq)", "old_epoch": "\(feeds[index].epoch)", "epoch": "\(epoch)", "reason": "\(reason)",
-            ])
+            logger.notice(
+                "feed starts a new epoch; subscribers will resync",
+                metadata: [
+                    "feed": "\(feeds[index].name)", "seq": "\(feeds[index].seq)", "old_epoch": "\(feeds[index].epoch)",
+                    "epoch": "\(epoch)", "reason": "\(reason)",
+                ])
             feeds[index].epoch = epoch
             commit.counters.append(FeedCounters(feed: feeds[index].name, seq: feeds[index].seq, epoch: epoch))
         }
@@ -106,11 +115,18 @@ public final class DurableEngine {
         var noted: Set<RendererKey> = []
         for feed in feeds {
             for item in feed.items { noteRenderer(.item, item.type, into: &commit, noted: &noted) }
-            for section in feed.sections { if let type = section.type { noteRenderer(.header, type, into: &commit, noted: &noted) } }
+            for section in feed.sections {
+                if let type = section.type { noteRenderer(.header, type, into: &commit, noted: &noted) }
+            }
         }
         commit.ledger = engine.ledger.takeChanges()
         try store.commit(commit)
-        logger.info("state loaded", metadata: ["feeds": "\(feeds.count)", "items": "\(feeds.reduce(0) { $0 + $1.items.count })", "answers": "\(engine.ledger.count)"])
+        logger.info(
+            "state loaded",
+            metadata: [
+                "feeds": "\(feeds.count)", "items": "\(feeds.reduce(0) { $0 + $1.items.count })",
+                "answers": "\(engine.ledger.count)",
+            ])
         return reports
     }
 
@@ -138,7 +154,8 @@ public final class DurableEngine {
         var commit = StoreCommit()
         commit.feeds = engine.takeChanges()
         let written = Set(commit.feeds.map(\.feed))
-        for (name, feed) in engine.feeds.sorted(by: { $0.key < $1.key }) where before[name] != feed.seq && !written.contains(name) {
+        for (name, feed) in engine.feeds.sorted(by: { $0.key < $1.key })
+        where before[name] != feed.seq && !written.contains(name) {
             commit.counters.append(FeedCounters(feed: name, seq: feed.seq, epoch: feed.epoch))
         }
         for key in recordedRenderers.keys.sorted(by: { ($0.kind.rawValue, $0.type) < ($1.kind.rawValue, $1.type) }) {
@@ -150,10 +167,14 @@ public final class DurableEngine {
         guard !commit.isEmpty else { return publications }
         do {
             try store.commit(commit)
-            for record in commit.renderers { recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity }
+            for record in commit.renderers {
+                recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity
+            }
         } catch {
             let changed = Set(commit.counters.map(\.feed)).union(written)
-            logger.error("commit after plugin reload failed; changed feeds start new epochs", metadata: ["error": "\(error.message)", "feeds": "\(changed.sorted())"])
+            logger.error(
+                "commit after plugin reload failed; changed feeds start new epochs",
+                metadata: ["error": "\(error.message)", "feeds": "\(changed.sorted())"])
             for name in changed { engine.feeds[name]?.epoch = makeEpoch() }
             publications.removeAll { publication in changed.contains { Topic.rows($0) == publication.topic } }
         }
@@ -192,7 +213,9 @@ public final class DurableEngine {
                 previousType = item.type
                 noteRenderer(.item, item.type, into: &commit, noted: &noted)
             }
-            for (_, section) in change.sections { if let type = section?.type { noteRenderer(.header, type, into: &commit, noted: &noted) } }
+            for (_, section) in change.sections {
+                if let type = section?.type { noteRenderer(.header, type, into: &commit, noted: &noted) }
+            }
         }
         return commit
     }
@@ -201,7 +224,9 @@ public final class DurableEngine {
     /// recorded it (or recorded another one). Each type is looked at once per commit (`noted`):
     /// building an identity costs a string of a dozen parts, and a commit has many items of
     /// few types.
-    private func noteRenderer(_ kind: RendererRecord.Kind, _ type: String, into commit: inout StoreCommit, noted: inout Set<RendererKey>) {
+    private func noteRenderer(
+        _ kind: RendererRecord.Kind, _ type: String, into commit: inout StoreCommit, noted: inout Set<RendererKey>
+    ) {
         let key = RendererKey(kind: kind, type: type)
         guard noted.insert(key).inserted else { return }
         let identity = key.identity(in: engine.renderer)
@@ -242,7 +267,9 @@ public final class DurableEngine {
             _ = engine.takeChanges()
             engine.ledger = RequestLedger(limits: ledgerLimits, entries: try store.ledgerEntries())
         } catch {
-            logger.critical("cannot read the committed state back after a failed commit; stopping", metadata: ["error": "\(error.message)"])
+            logger.critical(
+                "cannot read the committed state back after a failed commit; stopping",
+                metadata: ["error": "\(error.message)"])
             throw error
         }
     }
@@ -252,20 +279,31 @@ public final class DurableEngine {
     static func refusal(of output: EngineOutput, error: StoreError) -> EngineOutput {
         var refused = EngineOutput()
         refused.receipt = output.receipt
-        let storageError = RowCastError(.storageError, "could not commit the batch this request came in: \(error.message) Nothing of the request was applied; send it again later.")
+        let storageError = RowCastError(
+            .storageError,
+            "could not commit the batch this request came in: \(error.message) Nothing of the request was applied; send it again later."
+        )
         for reply in output.replies {
             let original = (try? JSONParser.parse(reply.body))?.objectValue
-            let body = ReplyBuilder.failure(storageError, op: original?["op"]?.stringValue, req: RequestID.member(of: reply.body), client: original?["client"]?.stringValue)
+            let body = ReplyBuilder.failure(
+                storageError, op: original?["op"]?.stringValue, req: RequestID.member(of: reply.body),
+                client: original?["client"]?.stringValue)
             refused.replies.append(Reply(token: reply.token, body: body))
         }
         // A snapshot taken in the batch saw what is now rolled back: refused as well.
         for job in output.snapshots {
-            refused.replies.append(Reply(token: job.token, body: ReplyBuilder.failure(storageError, op: job.op, req: job.req, client: job.client)))
+            refused.replies.append(
+                Reply(
+                    token: job.token,
+                    body: ReplyBuilder.failure(storageError, op: job.op, req: job.req, client: job.client)))
         }
         // A deferred request (reload) of the batch is not carried out; it is answered too.
         for deferred in output.deferred {
             let request = deferred.request
-            refused.replies.append(Reply(token: deferred.token, body: ReplyBuilder.failure(storageError, op: request.op, req: request.req, client: request.client)))
+            refused.replies.append(
+                Reply(
+                    token: deferred.token,
+                    body: ReplyBuilder.failure(storageError, op: request.op, req: request.req, client: request.client)))
         }
         return refused
     }

@@ -19,8 +19,10 @@ public struct FeedChanges: Sendable {
     public var sections: [(id: String, section: PersistedSection?)]
 
     /// The changes of `feed` with these counters (the benchmark writes them without an engine).
-    public init(feed: String, seq: UInt64, epoch: String, nextArrival: UInt64, replacedAll: Bool,
-                items: [(id: String, item: PersistedItem?)], sections: [(id: String, section: PersistedSection?)]) {
+    public init(
+        feed: String, seq: UInt64, epoch: String, nextArrival: UInt64, replacedAll: Bool,
+        items: [(id: String, item: PersistedItem?)], sections: [(id: String, section: PersistedSection?)]
+    ) {
         self.feed = feed
         self.seq = seq
         self.epoch = epoch
@@ -47,7 +49,10 @@ public struct RestoredFeed: Sendable {
     public var sections: [PersistedSection]
 
     /// A restored feed from its parts.
-    public init(name: String, seq: UInt64, epoch: String, nextArrival: UInt64, items: [PersistedItem], sections: [PersistedSection]) {
+    public init(
+        name: String, seq: UInt64, epoch: String, nextArrival: UInt64, items: [PersistedItem],
+        sections: [PersistedSection]
+    ) {
         self.name = name
         self.seq = seq
         self.epoch = epoch

@@ -26,7 +26,8 @@ final class OneShotTimer {
     func arm(at instant: ContinuousClock.Instant) {
         guard descriptor >= 0, deadline != instant else { return }
         let remaining = instant - .now
-        let nanoseconds = remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
+        let nanoseconds =
+            remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
         _ = rowcast_timerfd_arm(descriptor, max(1, nanoseconds))
         deadline = instant
     }

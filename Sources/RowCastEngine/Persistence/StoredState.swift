@@ -14,7 +14,10 @@ public struct StoredState: Sendable {
     public var events: [ActionEvent]
 
     /// A state from its parts.
-    public init(feeds: [RestoredFeed], ledger: [LedgerEntry], renderers: [RendererRecord], continuity: StoreContinuity, events: [ActionEvent] = []) {
+    public init(
+        feeds: [RestoredFeed], ledger: [LedgerEntry], renderers: [RendererRecord], continuity: StoreContinuity,
+        events: [ActionEvent] = []
+    ) {
         self.feeds = feeds
         self.ledger = ledger
         self.renderers = renderers
@@ -95,5 +98,7 @@ public struct StoreCommit: Sendable {
     public init() {}
 
     /// Whether there is nothing to write.
-    public var isEmpty: Bool { feeds.isEmpty && counters.isEmpty && ledger.isEmpty && renderers.isEmpty && events.isEmpty }
+    public var isEmpty: Bool {
+        feeds.isEmpty && counters.isEmpty && ledger.isEmpty && renderers.isEmpty && events.isEmpty
+    }
 }

@@ -27,7 +27,13 @@ struct Correlation {
                     found.req = RequestID(prefix, range: range)
                 case "op", "feed", "client":
                     let value = try reader.readValue().stringValue
-                    if key == "op" { found.op = value } else if key == "feed" { found.feed = value } else { found.client = value }
+                    if key == "op" {
+                        found.op = value
+                    } else if key == "feed" {
+                        found.feed = value
+                    } else {
+                        found.client = value
+                    }
                 default:
                     try reader.skipValue()
                 }

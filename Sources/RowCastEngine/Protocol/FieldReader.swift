@@ -71,7 +71,8 @@ struct FieldReader {
     func type(_ key: String) throws(RowCastError) -> String {
         let value = try string(key)
         guard Names.isValidType(value) else {
-            throw invalid(key, "must be 1 to \(Names.maximumTypeLength) characters of A-Z a-z 0-9 . _ - (got \(quoted(value)))")
+            throw invalid(
+                key, "must be 1 to \(Names.maximumTypeLength) characters of A-Z a-z 0-9 . _ - (got \(quoted(value)))")
         }
         return value
     }
@@ -83,7 +84,9 @@ struct FieldReader {
     func rejectUnknown(allowing allowed: [String]) throws(RowCastError) {
         for entry in object.entries where !allowed.contains(entry.key) {
             let list = allowed.sorted().joined(separator: ", ")
-            throw RowCastError(.invalidField, "\(context): unknown field \"\(path)\(entry.key)\" (allowed: \(list))", field: path + entry.key)
+            throw RowCastError(
+                .invalidField, "\(context): unknown field \"\(path)\(entry.key)\" (allowed: \(list))",
+                field: path + entry.key)
         }
     }
 

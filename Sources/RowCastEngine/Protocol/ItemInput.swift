@@ -28,7 +28,10 @@ public struct ItemInput: Sendable, Equatable {
     }
 
     /// An item from its parts, written as canonical JSON.
-    public init(id: String, type: String, section: String = ItemInput.defaultSection, sort: Double? = nil, data: JSONObject = JSONObject()) {
+    public init(
+        id: String, type: String, section: String = ItemInput.defaultSection, sort: Double? = nil,
+        data: JSONObject = JSONObject()
+    ) {
         var writer = JSONWriter(capacity: 256)
         writer.writeRaw("{\"id\":")
         writer.write(string: id)

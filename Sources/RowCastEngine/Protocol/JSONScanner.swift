@@ -88,7 +88,9 @@ struct JSONScanner {
     /// when the key is anything else.
     @inline(__always)
     mutating func key() -> Range<Int>? {
-        guard consume(UInt8(ascii: "\"")), let key = plainStringContent(), consume(UInt8(ascii: ":")) else { return nil }
+        guard consume(UInt8(ascii: "\"")), let key = plainStringContent(), consume(UInt8(ascii: ":")) else {
+            return nil
+        }
         return key
     }
 
@@ -270,7 +272,9 @@ struct JSONScanner {
             guard index < count else { return false }
             let found = byte(at: index)
             if found == UInt8(ascii: "\"") || found == UInt8(ascii: "\\") {
-                if !runIsASCII, !UTF8Validation.isValid(UnsafeRawBufferPointer(rebasing: bytes[runStart..<index])) { return false }
+                if !runIsASCII, !UTF8Validation.isValid(UnsafeRawBufferPointer(rebasing: bytes[runStart..<index])) {
+                    return false
+                }
                 index += 1
                 if found == UInt8(ascii: "\"") { return true }
                 guard index < count else { return false }

@@ -111,7 +111,9 @@ public struct Request: Sendable, Equatable {
     public var isMutation: Bool {
         switch operation {
         case .upsert, .delete, .section, .deleteSection, .reset, .resetCommit: return true
-        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine, .events, .locate: return false
+        case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine, .events,
+            .locate:
+            return false
         }
     }
 }

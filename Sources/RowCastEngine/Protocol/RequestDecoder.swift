@@ -43,7 +43,10 @@ public struct RequestDecoder: Sendable {
         let size = size ?? bytes.count
         guard size <= maximumMessageBytes else {
             let found = Correlation(prefix: bytes)
-            var error = RowCastError(.tooLarge, "message of \(size) bytes is over the limit of \(maximumMessageBytes) bytes (limits.max_message_bytes); split it (a reset into upserts, say) or raise the limit")
+            var error = RowCastError(
+                .tooLarge,
+                "message of \(size) bytes is over the limit of \(maximumMessageBytes) bytes (limits.max_message_bytes); split it (a reset into upserts, say) or raise the limit"
+            )
             if let feed = found.feed, Names.isValidFeed(feed) { error.feed = feed }
             return .failure(error, op: found.op, req: found.req.flatMap { $0.isValid ? $0 : nil }, client: found.client)
         }
@@ -56,42 +59,48 @@ public struct RequestDecoder: Sendable {
         var req: RequestID?
         var reqKind: String?
         do {
-            guard try JSONParser.read(bytes, { reader in
-                guard reader.peekValueStart() == UInt8(ascii: "{") else {
-                    object.append(key: "", value: try reader.readValue())
-                    return false
-                }
-                try reader.beginObject()
-                while let key = try reader.nextKey() {
-                    switch (key, reader.peekValueStart()) {
-                    case ("item", UInt8(ascii: "{")):
-                        rawItem = try RawItem.read(&reader, source: bytes)
-                    case ("req", let first):
-                        // Kept as the exact text sent; only its kind is looked at.
-                        let range = try reader.skipValue()
-                        req = RequestID(bytes, range: range)
-                        reqKind = req == nil ? Self.kindName(first) : nil
-                        object.append(key: key, value: .null)
-                    case ("items", UInt8(ascii: "[")):
-                        var list: [RawItem.Element] = []
-                        if try reader.beginArray() {
-                            repeat {
-                                if reader.peekValueStart() == UInt8(ascii: "{") {
-                                    list.append(.item(try RawItem.read(&reader, source: bytes)))
-                                } else {
-                                    list.append(.other(try reader.readValue()))
-                                }
-                            } while try reader.nextElement()
+            guard
+                try JSONParser.read(
+                    bytes,
+                    { reader in
+                        guard reader.peekValueStart() == UInt8(ascii: "{") else {
+                            object.append(key: "", value: try reader.readValue())
+                            return false
                         }
-                        rawItems = list
-                    default:
-                        object.append(key: key, value: try reader.readValue())
-                    }
-                }
-                return true
-            }) else {
+                        try reader.beginObject()
+                        while let key = try reader.nextKey() {
+                            switch (key, reader.peekValueStart()) {
+                            case ("item", UInt8(ascii: "{")):
+                                rawItem = try RawItem.read(&reader, source: bytes)
+                            case ("req", let first):
+                                // Kept as the exact text sent; only its kind is looked at.
+                                let range = try reader.skipValue()
+                                req = RequestID(bytes, range: range)
+                                reqKind = req == nil ? Self.kindName(first) : nil
+                                object.append(key: key, value: .null)
+                            case ("items", UInt8(ascii: "[")):
+                                var list: [RawItem.Element] = []
+                                if try reader.beginArray() {
+                                    repeat {
+                                        if reader.peekValueStart() == UInt8(ascii: "{") {
+                                            list.append(.item(try RawItem.read(&reader, source: bytes)))
+                                        } else {
+                                            list.append(.other(try reader.readValue()))
+                                        }
+                                    } while try reader.nextElement()
+                                }
+                                rawItems = list
+                            default:
+                                object.append(key: key, value: try reader.readValue())
+                            }
+                        }
+                        return true
+                    })
+            else {
                 let value = object[""]!
-                return .failure(RowCastError(.invalidRequest, "a request must be a JSON object, got \(value.kindName)"), op: nil, req: nil, client: nil)
+                return .failure(
+                    RowCastError(.invalidRequest, "a request must be a JSON object, got \(value.kindName)"), op: nil,
+                    req: nil, client: nil)
             }
         } catch {
             return .failure(RowCastError(.invalidJSON, "invalid JSON: \(error)"), op: nil, req: nil, client: nil)
@@ -99,7 +108,8 @@ public struct RequestDecoder: Sendable {
         let client = object["client"]?.stringValue
         let op = object["op"]?.stringValue
         do throws(RowCastError) {
-            let request = try decode(object, item: rawItem, items: rawItems, channel: channel, req: req, reqKind: reqKind, client: client)
+            let request = try decode(
+                object, item: rawItem, items: rawItems, channel: channel, req: req, reqKind: reqKind, client: client)
             return .request(request)
         } catch {
             var error = error
@@ -108,17 +118,25 @@ public struct RequestDecoder: Sendable {
         }
     }
 
-    private func decode(_ object: JSONObject, item rawItem: RawItem?, items rawItems: [RawItem.Element]?, channel: Channel, req: RequestID?, reqKind: String?, client: String?) throws(RowCastError) -> Request {
+    private func decode(
+        _ object: JSONObject, item rawItem: RawItem?, items rawItems: [RawItem.Element]?, channel: Channel,
+        req: RequestID?, reqKind: String?, client: String?
+    ) throws(RowCastError) -> Request {
         let top = FieldReader(object: object, path: "", context: "request")
         let op = try top.string("op")
         if let reqKind {
-            throw RowCastError(.invalidField, "request: field \"req\" must be a string or an integer, got \(reqKind)", field: "req")
+            throw RowCastError(
+                .invalidField, "request: field \"req\" must be a string or an integer, got \(reqKind)", field: "req")
         }
         if let req, !req.isValid {
-            throw RowCastError(.invalidField, "request: field \"req\" must be a string or an integer written without fraction or exponent, got \(req.json)", field: "req")
+            throw RowCastError(
+                .invalidField,
+                "request: field \"req\" must be a string or an integer written without fraction or exponent, got \(req.json)",
+                field: "req")
         }
         if let value = object["client"], client == nil {
-            throw RowCastError(.invalidField, "request: field \"client\" must be a string, got \(value.kindName)", field: "client")
+            throw RowCastError(
+                .invalidField, "request: field \"client\" must be a string, got \(value.kindName)", field: "client")
         }
         if let client, !Names.isValidClient(client) {
             throw RowCastError(.invalidField, "request: field \"client\" must not contain U+0000", field: "client")
@@ -136,7 +154,9 @@ public struct RequestDecoder: Sendable {
             return Request(op: op, feed: feed, operation: .upsert(item), req: req, client: client)
         case "delete":
             try reader.rejectUnknown(allowing: Allowed.byID)
-            return Request(op: op, feed: try feedName(reader), operation: .delete(id: try reader.id("id")), req: req, client: client)
+            return Request(
+                op: op, feed: try feedName(reader), operation: .delete(id: try reader.id("id")), req: req,
+                client: client)
         case "section":
             try reader.rejectUnknown(allowing: Allowed.section)
             let feed = try feedName(reader)
@@ -144,18 +164,25 @@ public struct RequestDecoder: Sendable {
             return Request(op: op, feed: feed, operation: .section(section), req: req, client: client)
         case "delete_section":
             try reader.rejectUnknown(allowing: Allowed.byID)
-            return Request(op: op, feed: try feedName(reader), operation: .deleteSection(id: try reader.id("id")), req: req, client: client)
+            return Request(
+                op: op, feed: try feedName(reader), operation: .deleteSection(id: try reader.id("id")), req: req,
+                client: client)
         case "reset":
             try reader.rejectUnknown(allowing: Allowed.reset)
             let feed = try feedName(reader)
             guard rawItems != nil || !(object["items"]?.isNull ?? true) else {
-                throw RowCastError(.missingField, "reset: missing field \"items\" (send [] to empty the feed)", field: "items")
+                throw RowCastError(
+                    .missingField, "reset: missing field \"items\" (send [] to empty the feed)", field: "items")
             }
             let (items, sections) = try Self.contents(reader, rawItems: rawItems, context: op)
-            return Request(op: op, feed: feed, operation: .reset(items: items, sections: sections), req: req, client: client)
+            return Request(
+                op: op, feed: feed, operation: .reset(items: items, sections: sections), req: req, client: client)
         case "reset_begin", "reset_append", "reset_commit":
             guard channel == .control else {
-                throw RowCastError(.unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL): each step is answered", field: "op")
+                throw RowCastError(
+                    .unknownOp,
+                    "\(op): only taken on the control socket (ROUTER), not on ingest (PULL): each step is answered",
+                    field: "op")
             }
             let feed = try feedName(reader)
             if op == "reset_begin" {
@@ -169,50 +196,79 @@ public struct RequestDecoder: Sendable {
             }
             try reader.rejectUnknown(allowing: Allowed.resetAppend)
             guard let part = try reader.optionalNumber("part"), part >= 0, part < 1e9, part == part.rounded() else {
-                throw RowCastError(.invalidField, "reset_append: \"part\" must be a whole number from 0 (the part's place, so a part sent twice is applied once)", field: "part")
+                throw RowCastError(
+                    .invalidField,
+                    "reset_append: \"part\" must be a whole number from 0 (the part's place, so a part sent twice is applied once)",
+                    field: "part")
             }
             let (items, sections) = try Self.contents(reader, rawItems: rawItems, context: op)
-            return Request(op: op, feed: feed, operation: .resetAppend(token: token, part: Int(part), items: items, sections: sections), req: req, client: client)
+            return Request(
+                op: op, feed: feed,
+                operation: .resetAppend(token: token, part: Int(part), items: items, sections: sections), req: req,
+                client: client)
         case "snapshot", "since", "status", "plugins", "select", "reload", "quarantine", "events", "locate":
             guard channel == .control else {
-                throw RowCastError(.unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL)", field: "op")
+                throw RowCastError(
+                    .unknownOp, "\(op): only taken on the control socket (ROUTER), not on ingest (PULL)", field: "op")
             }
             switch op {
             case "snapshot":
                 try reader.rejectUnknown(allowing: Allowed.snapshot)
                 let chunked = try reader.optionalBool("chunked") ?? false
-                return Request(op: op, feed: try feedName(reader), operation: .snapshot(chunked: chunked), req: req, client: client)
+                return Request(
+                    op: op, feed: try feedName(reader), operation: .snapshot(chunked: chunked), req: req, client: client
+                )
             case "since":
                 try reader.rejectUnknown(allowing: Allowed.since)
                 let feed = try feedName(reader)
                 let epoch = try reader.string("epoch")
                 guard let seq = try reader.optionalNumber("seq"), seq >= 0, seq < 9e15, seq == seq.rounded() else {
-                    throw RowCastError(.invalidField, "since: \"seq\" must be a whole number from 0, the seq of the last delta applied", field: "seq")
+                    throw RowCastError(
+                        .invalidField,
+                        "since: \"seq\" must be a whole number from 0, the seq of the last delta applied", field: "seq")
                 }
-                return Request(op: op, feed: feed, operation: .since(epoch: epoch, seq: UInt64(seq)), req: req, client: client)
+                return Request(
+                    op: op, feed: feed, operation: .since(epoch: epoch, seq: UInt64(seq)), req: req, client: client)
             case "select":
                 try reader.rejectUnknown(allowing: Allowed.select)
                 let feed = try feedName(reader)
                 let id = try reader.id("id")
                 let action = try reader.optionalString("action") ?? "select"
-                guard !action.isEmpty else { throw RowCastError(.invalidField, "select: \"action\" must be a non-empty string, the name of one of the row's actions", field: "action") }
-                return Request(op: op, feed: feed, operation: .select(id: id, action: action, value: Self.presentValue(object["value"])), req: req, client: client)
+                guard !action.isEmpty else {
+                    throw RowCastError(
+                        .invalidField,
+                        "select: \"action\" must be a non-empty string, the name of one of the row's actions",
+                        field: "action")
+                }
+                return Request(
+                    op: op, feed: feed,
+                    operation: .select(id: id, action: action, value: Self.presentValue(object["value"])), req: req,
+                    client: client)
             case "events":
                 try reader.rejectUnknown(allowing: Allowed.events)
                 let feed = try feedName(reader)
                 let after = try reader.optionalNumber("after") ?? 0
                 guard after >= 0, after < 9e15, after == after.rounded() else {
-                    throw RowCastError(.invalidField, "events: \"after\" must be a whole number from 0, the event sequence of the last event already handled", field: "after")
+                    throw RowCastError(
+                        .invalidField,
+                        "events: \"after\" must be a whole number from 0, the event sequence of the last event already handled",
+                        field: "after")
                 }
                 let limit = try reader.optionalNumber("limit") ?? Double(ActionEventLog.maximumPage)
                 guard limit >= 1, limit <= Double(ActionEventLog.maximumPage), limit == limit.rounded() else {
-                    throw RowCastError(.invalidField, "events: \"limit\" must be a whole number from 1 to \(ActionEventLog.maximumPage)", field: "limit")
+                    throw RowCastError(
+                        .invalidField,
+                        "events: \"limit\" must be a whole number from 1 to \(ActionEventLog.maximumPage)",
+                        field: "limit")
                 }
-                return Request(op: op, feed: feed, operation: .events(after: UInt64(after), limit: Int(limit)), req: req, client: client)
+                return Request(
+                    op: op, feed: feed, operation: .events(after: UInt64(after), limit: Int(limit)), req: req,
+                    client: client)
             case "locate":
                 try reader.rejectUnknown(allowing: Allowed.byID)
                 let feed = try feedName(reader)
-                return Request(op: op, feed: feed, operation: .locate(id: try reader.id("id")), req: req, client: client)
+                return Request(
+                    op: op, feed: feed, operation: .locate(id: try reader.id("id")), req: req, client: client)
             case "status":
                 try reader.rejectUnknown(allowing: Allowed.status)
                 let after = try reader.optionalString("after")
@@ -228,20 +284,25 @@ public struct RequestDecoder: Sendable {
                     throw RowCastError(.missingField, "quarantine: an \"id\" needs its \"feed\"", field: "feed")
                 }
                 let retry = try reader.optionalBool("retry") ?? false
-                return Request(op: op, feed: feed, operation: .quarantine(retry: retry, id: id), req: req, client: client)
+                return Request(
+                    op: op, feed: feed, operation: .quarantine(retry: retry, id: id), req: req, client: client)
             default:
                 try reader.rejectUnknown(allowing: Allowed.common)
                 return Request(op: op, feed: nil, operation: .plugins, req: req, client: client)
             }
         default:
-            throw RowCastError(.unknownOp, "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, reset_begin, reset_append, reset_commit, snapshot, since, status, plugins, select, events, locate, reload or quarantine)", field: "op")
+            throw RowCastError(
+                .unknownOp,
+                "unknown op \"\(op)\" (expected upsert, delete, section, delete_section, reset, reset_begin, reset_append, reset_commit, snapshot, since, status, plugins, select, events, locate, reload or quarantine)",
+                field: "op")
         }
     }
 
-
     /// The `items` and `sections` of a reset or of a staged reset's part (`items` may be
     /// absent from a part: none).
-    private static func contents(_ reader: FieldReader, rawItems: [RawItem.Element]?, context: String) throws(RowCastError) -> ([ItemInput], [SectionInput]) {
+    private static func contents(
+        _ reader: FieldReader, rawItems: [RawItem.Element]?, context: String
+    ) throws(RowCastError) -> ([ItemInput], [SectionInput]) {
         if rawItems == nil { _ = try reader.optionalArray("items") }  // throws when mistyped
         let rawItems = rawItems ?? []
         var items: [ItemInput] = []
@@ -251,13 +312,17 @@ public struct RequestDecoder: Sendable {
             case .item(let raw):
                 items.append(try Self.item(raw, path: "items[\(index)].", context: context))
             case .other(let value):
-                throw RowCastError(.invalidField, "\(context): items[\(index)] must be an object, got \(value.kindName)", field: "items[\(index)]")
+                throw RowCastError(
+                    .invalidField, "\(context): items[\(index)] must be an object, got \(value.kindName)",
+                    field: "items[\(index)]")
             }
         }
         var sections: [SectionInput] = []
         for (index, value) in (try reader.optionalArray("sections") ?? []).enumerated() {
             guard case .object(let sectionObject) = value else {
-                throw RowCastError(.invalidField, "\(context): sections[\(index)] must be an object, got \(value.kindName)", field: "sections[\(index)]")
+                throw RowCastError(
+                    .invalidField, "\(context): sections[\(index)] must be an object, got \(value.kindName)",
+                    field: "sections[\(index)]")
             }
             sections.append(try Self.section(sectionObject, path: "sections[\(index)].", context: context))
         }
@@ -281,7 +346,8 @@ public struct RequestDecoder: Sendable {
             let type = try reader.type("type")
             let section = try reader.optionalString("section") ?? ItemInput.defaultSection
             guard Names.isValidID(section) else {
-                throw reader.invalid("section", "must be a non-empty string of at most \(Names.maximumIDLength) bytes, without U+0000")
+                throw reader.invalid(
+                    "section", "must be a non-empty string of at most \(Names.maximumIDLength) bytes, without U+0000")
             }
             let sort = try reader.optionalNumber("sort")
             if case .other(let kind) = raw.data { throw reader.invalid("data", "must be an object, got \(kind)") }

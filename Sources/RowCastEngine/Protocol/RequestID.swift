@@ -48,6 +48,7 @@ public struct RequestID: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func isStringOrNumber(_ first: UInt8) -> Bool {
-        first == UInt8(ascii: "\"") || first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        first == UInt8(ascii: "\"") || first == UInt8(ascii: "-")
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
     }
 }

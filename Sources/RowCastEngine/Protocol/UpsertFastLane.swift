@@ -51,15 +51,20 @@ enum UpsertFastLane {
                 feed = name
             } else if scanner.bytes(key, are: "op") {
                 guard seen.first(.op), scanner.peek() == UInt8(ascii: "\""), let range = scanner.plainString(),
-                      scanner.bytes(range, are: "upsert") else { return false }
+                    scanner.bytes(range, are: "upsert")
+                else { return false }
             } else if scanner.bytes(key, are: "req") {
                 // A string or a number (RequestID refuses the rest), kept as written.
                 guard seen.first(.req), scanner.peek() != nil else { return false }
                 let start = scanner.index
-                guard scanner.skipValue(), let id = RequestID(message, range: start..<scanner.index), id.isValid else { return false }
+                guard scanner.skipValue(), let id = RequestID(message, range: start..<scanner.index), id.isValid else {
+                    return false
+                }
                 req = id
             } else if scanner.bytes(key, are: "client") {
-                guard seen.first(.client), let name = plainName(&scanner, Names.isValidClient(utf8:)) else { return false }
+                guard seen.first(.client), let name = plainName(&scanner, Names.isValidClient(utf8:)) else {
+                    return false
+                }
                 client = name
             } else {
                 return false
@@ -80,7 +85,9 @@ enum UpsertFastLane {
         var sort: Double?
         let read = scanner.forEachMember { scanner, key in
             if scanner.bytes(key, are: "data") {
-                guard seen.first(.data), let first = scanner.peek(), first == UInt8(ascii: "{") || first == UInt8(ascii: "n") else { return false }
+                guard seen.first(.data), let first = scanner.peek(),
+                    first == UInt8(ascii: "{") || first == UInt8(ascii: "n")
+                else { return false }
                 return scanner.skipValue()
             } else if scanner.bytes(key, are: "id") {
                 guard seen.first(.id), let name = plainName(&scanner, Names.isValidID(utf8:)) else { return false }
@@ -100,13 +107,16 @@ enum UpsertFastLane {
             return true
         }
         guard read, let id, let type else { return nil }
-        return ItemInput(id: id, type: type, section: section ?? ItemInput.defaultSection, sort: sort, json: Array(message[start..<scanner.index]))
+        return ItemInput(
+            id: id, type: type, section: section ?? ItemInput.defaultSection, sort: sort,
+            json: Array(message[start..<scanner.index]))
     }
 
     /// The next value as a name: a string without escapes whose UTF-8 `isValid` accepts, checked
     /// where it lies, so that the `String` is made only for a name the lane keeps.
     @inline(__always)
-    private static func plainName(_ scanner: inout JSONScanner, _ isValid: (UnsafeRawBufferPointer) -> Bool) -> String? {
+    private static func plainName(_ scanner: inout JSONScanner, _ isValid: (UnsafeRawBufferPointer) -> Bool) -> String?
+    {
         guard scanner.consume(UInt8(ascii: "\"")), let range = scanner.plainStringContent() else { return nil }
         let utf8 = UnsafeRawBufferPointer(rebasing: scanner.bytes[range])
         guard isValid(utf8) else { return nil }

@@ -21,7 +21,9 @@ public enum RowAssembler {
 
     /// As ``row(id:type:output:)``, with the cell's name taken from `cells` (shared, and found
     /// from the output's bytes without making a new string when `cells` has it).
-    public static func row(id: String, type: String, output: [UInt8], cells: inout CellNames) throws(InvalidOutput) -> RenderedRow {
+    public static func row(
+        id: String, type: String, output: [UInt8], cells: inout CellNames
+    ) throws(InvalidOutput) -> RenderedRow {
         let cell: String
         if let range = output.withUnsafeBytes({ quickCell($0) }) {
             cell = output.withUnsafeBytes { cells.name(UnsafeRawBufferPointer(rebasing: $0[range])) }
@@ -53,11 +55,13 @@ public enum RowAssembler {
         id.utf8.withContiguousStorageIfAvailable { id in
             type.utf8.withContiguousStorageIfAvailable { type in
                 guard JSONStringScan.escapeFreeEnd(UnsafeRawBufferPointer(id), from: 0) == id.count,
-                      JSONStringScan.escapeFreeEnd(UnsafeRawBufferPointer(type), from: 0) == type.count else { return nil }
+                    JSONStringScan.escapeFreeEnd(UnsafeRawBufferPointer(type), from: 0) == type.count
+                else { return nil }
                 let idPrefix: StaticString = "{\"id\":\""
                 let typePrefix: StaticString = "\",\"type\":\""
                 let typeSuffix: StaticString = "\","
-                let total = idPrefix.utf8CodeUnitCount + id.count + typePrefix.utf8CodeUnitCount + type.count
+                let total =
+                    idPrefix.utf8CodeUnitCount + id.count + typePrefix.utf8CodeUnitCount + type.count
                     + typeSuffix.utf8CodeUnitCount + output.count - start
                 // Assembled in a scratch buffer (on the stack for a usual row) and copied into
                 // the array once: the array's own ways to be filled in place, `reserveCapacity`
@@ -90,7 +94,11 @@ public enum RowAssembler {
     /// Checks a plugin's output in one pass without building it; returns the cell.
     /// `fastLane: false` skips `quickCell` (for the tests and the fuzz harness that compare the two).
     public static func validate(_ output: [UInt8], fastLane: Bool = true) throws(InvalidOutput) -> String {
-        if fastLane, let cell = output.withUnsafeBytes({ bytes in quickCell(bytes).map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } }) {
+        if fastLane,
+            let cell = output.withUnsafeBytes({ bytes in
+                quickCell(bytes).map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+            })
+        {
             return cell
         }
         return try check(output)
@@ -108,7 +116,8 @@ public enum RowAssembler {
         var hasActions = false
         let read = scanner.forEachMember { scanner, key in
             if scanner.bytes(key, are: "cell") {
-                guard cell == nil, scanner.peek() == UInt8(ascii: "\""), let name = scanner.plainString(), !name.isEmpty else { return false }
+                guard cell == nil, scanner.peek() == UInt8(ascii: "\""), let name = scanner.plainString(), !name.isEmpty
+                else { return false }
                 cell = name
             } else if scanner.bytes(key, are: "height") {
                 guard !hasHeight, let height = scanner.number(), height >= 0 else { return false }
@@ -147,7 +156,8 @@ public enum RowAssembler {
                     case "cell":
                         let value = try reader.readValue()
                         guard case .string(let name) = value, !name.isEmpty else {
-                            throw InvalidOutput(reason: "output \"cell\" must be a non-empty string, got \(value.kindName)")
+                            throw InvalidOutput(
+                                reason: "output \"cell\" must be a non-empty string, got \(value.kindName)")
                         }
                         cell = name
                     case "height":
@@ -159,7 +169,10 @@ public enum RowAssembler {
                     case "content", "actions":
                         let expected: UInt8 = key == "content" ? UInt8(ascii: "{") : UInt8(ascii: "[")
                         guard reader.peekValueStart() == expected else {
-                            throw InvalidOutput(reason: "output \"\(key)\" must be \(key == "content" ? "an object" : "an array"), got \(try reader.readValue().kindName)")
+                            throw InvalidOutput(
+                                reason:
+                                    "output \"\(key)\" must be \(key == "content" ? "an object" : "an array"), got \(try reader.readValue().kindName)"
+                            )
                         }
                         try reader.skipValue()
                     case "id", "type":

@@ -24,7 +24,8 @@ public final class StandalonePlugin {
     private let engine: Engine
     private let hosted: HostedRenderer?
 
-    private init(plugin: any RegisteredPlugin, handlesSelect: Bool, renderer: any RowRendering, hosted: HostedRenderer?) {
+    private init(plugin: any RegisteredPlugin, handlesSelect: Bool, renderer: any RowRendering, hosted: HostedRenderer?)
+    {
         self.plugin = plugin
         self.handlesSelect = handlesSelect
         self.isHosted = hosted != nil
@@ -40,18 +41,23 @@ public final class StandalonePlugin {
     /// Loads `file`: in a plugin host started with `hostSettings` (`plugin_isolation:
     /// process`, rowcastd's default), or into this process when `hostSettings` is nil
     /// (`in_process`). A file rowcastd would refuse throws the refusal rowcastd would log.
-    public static func load(_ file: String, hostSettings: PluginHostSettings?, logger: Logger) throws(PluginRefusal) -> StandalonePlugin {
+    public static func load(
+        _ file: String, hostSettings: PluginHostSettings?, logger: Logger
+    ) throws(PluginRefusal) -> StandalonePlugin {
         guard let hostSettings else {
             let plugin = try PluginLoader(logger: logger).loadPlugin(file)
             var builder = PluginRegistry.Builder()
             builder.add(plugin)
-            return StandalonePlugin(plugin: plugin, handlesSelect: plugin.handlesSelect, renderer: PluginRenderer(registry: builder.build()), hosted: nil)
+            return StandalonePlugin(
+                plugin: plugin, handlesSelect: plugin.handlesSelect,
+                renderer: PluginRenderer(registry: builder.build()), hosted: nil)
         }
         let plugin = try HostedPlugin.start(file, settings: hostSettings, logger: logger)
         var builder = PluginTable<HostedPlugin>.Builder()
         builder.add(plugin)
         let renderer = HostedRenderer(registry: builder.build())
-        return StandalonePlugin(plugin: plugin, handlesSelect: plugin.handlesSelect, renderer: renderer, hosted: renderer)
+        return StandalonePlugin(
+            plugin: plugin, handlesSelect: plugin.handlesSelect, renderer: renderer, hosted: renderer)
     }
 
     /// Why rowcastd would not pick `file` up from a plugin directory, or nil when its name
@@ -59,7 +65,8 @@ public final class StandalonePlugin {
     public static func fileNameProblem(_ file: String) -> String? {
         let name = file.split(separator: "/").last.map(String.init) ?? file
         if PluginLoader.isPluginFileName(name) { return nil }
-        return "rowcastd loads only files named \(PluginLoader.fileNamePattern) from its plugin directories; rename \(name) (e.g. librowcast-\(name.hasPrefix("lib") ? String(name.dropFirst(3)) : name))"
+        return
+            "rowcastd loads only files named \(PluginLoader.fileNamePattern) from its plugin directories; rename \(name) (e.g. librowcast-\(name.hasPrefix("lib") ? String(name.dropFirst(3)) : name))"
     }
 
     /// Renders the item `json` (an item object as a publisher sends it) into the row a
@@ -71,7 +78,8 @@ public final class StandalonePlugin {
             let item = try RequestDecoder.item(json: json, context: context)
             guard let row = try engine.renderItem(item, feed: Self.feed) else {
                 throw RowCastError(
-                    .unknownType, "item \"\(item.id)\" (type \(item.type)): plugin \(plugin.name) renders no item type \"\(item.type)\" (only \(plugin.itemTypes.joined(separator: ", ")))",
+                    .unknownType,
+                    "item \"\(item.id)\" (type \(item.type)): plugin \(plugin.name) renders no item type \"\(item.type)\" (only \(plugin.itemTypes.joined(separator: ", ")))",
                     field: "type", id: item.id)
             }
             return .success(row)
@@ -88,16 +96,22 @@ public final class StandalonePlugin {
             let value: JSONValue
             do { value = try JSONParser.parse(json) } catch { throw RowCastError(.invalidJSON, "\(context): \(error)") }
             guard let object = value.objectValue else {
-                throw RowCastError(.invalidRequest, "\(context): a section must be a JSON object, got \(value.kindName)")
+                throw RowCastError(
+                    .invalidRequest, "\(context): a section must be a JSON object, got \(value.kindName)")
             }
             let section = try RequestDecoder.section(object, path: "section.", context: context)
             guard let type = section.type else {
-                throw RowCastError(.missingField, "section \"\(section.id)\" has no type, so no plugin renders its header", field: "section.type", id: section.id)
+                throw RowCastError(
+                    .missingField, "section \"\(section.id)\" has no type, so no plugin renders its header",
+                    field: "section.type", id: section.id)
             }
             guard let row = try engine.renderHeader(section, feed: Self.feed) else {
-                let renders = plugin.headerTypes.isEmpty ? "it renders no headers" : "only " + plugin.headerTypes.joined(separator: ", ")
+                let renders =
+                    plugin.headerTypes.isEmpty
+                    ? "it renders no headers" : "only " + plugin.headerTypes.joined(separator: ", ")
                 throw RowCastError(
-                    .unknownType, "section \"\(section.id)\" (type \(type)): plugin \(plugin.name) renders no section type \"\(type)\" (\(renders))",
+                    .unknownType,
+                    "section \"\(section.id)\" (type \(type)): plugin \(plugin.name) renders no section type \"\(type)\" (\(renders))",
                     field: "section.type", id: section.id)
             }
             return .success(row)

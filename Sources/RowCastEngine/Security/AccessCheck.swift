@@ -17,9 +17,15 @@ extension AccessCheck {
         let permission = request.requiredPermission
         guard !allows(principal, permission, feed: request.feed) else { return nil }
         if permission == .admin {
-            return RowCastError(.forbidden, "\(request.op): client \"\(principal)\" lacks the admin permission; nothing was done (its key file needs allow = \"admin\")")
+            return RowCastError(
+                .forbidden,
+                "\(request.op): client \"\(principal)\" lacks the admin permission; nothing was done (its key file needs allow = \"admin\")"
+            )
         }
         let feed = request.feed ?? ""
-        return RowCastError(.forbidden, "\(request.op): client \"\(principal)\" lacks the \(permission.rawValue) permission on feed \"\(feed)\"; nothing was applied (its key file needs allow = \"\(permission.rawValue) \(feed)\" or a pattern that matches)", feed: request.feed)
+        return RowCastError(
+            .forbidden,
+            "\(request.op): client \"\(principal)\" lacks the \(permission.rawValue) permission on feed \"\(feed)\"; nothing was applied (its key file needs allow = \"\(permission.rawValue) \(feed)\" or a pattern that matches)",
+            feed: request.feed)
     }
 }

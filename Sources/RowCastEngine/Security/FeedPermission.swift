@@ -18,7 +18,6 @@ public enum FeedPermission: String, Sendable, CaseIterable, Comparable {
     }
 }
 
-
 extension Request {
     /// The permission this request needs, on `feed` (admin requests name no feed).
     public var requiredPermission: FeedPermission {

@@ -5,7 +5,9 @@ import RowCastClient
 /// never blocks Swift's cooperative pool, and awaits its result.
 enum BlockingCall {
     /// The result of `body`, run on a new thread named `name`.
-    static func run<Value: Sendable>(_ name: String, _ body: @escaping @Sendable () throws(RowCastClientError) -> Value) async throws(RowCastClientError) -> Value {
+    static func run<Value: Sendable>(
+        _ name: String, _ body: @escaping @Sendable () throws(RowCastClientError) -> Value
+    ) async throws(RowCastClientError) -> Value {
         let result: Result<Value, RowCastClientError> = await withCheckedContinuation { continuation in
             let thread = Thread {
                 do throws(RowCastClientError) {

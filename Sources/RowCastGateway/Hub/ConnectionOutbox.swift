@@ -20,7 +20,8 @@ public final class ConnectionOutbox: Sendable {
     /// An empty queue of at most `limit` messages.
     public init(limit: Int) {
         self.limit = max(1, limit)
-        (messages, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(self.limit))
+        (messages, continuation) = AsyncStream.makeStream(
+            of: String.self, bufferingPolicy: .bufferingOldest(self.limit))
     }
 
     /// Queues `text`; `false` when the connection is over (finished, or overflowed now).

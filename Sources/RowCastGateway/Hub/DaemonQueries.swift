@@ -28,17 +28,22 @@ struct DaemonQueries: Sendable {
 
     /// The `select` reply of the row `id` of `feed` with `action`, as `rowcast select` gets it.
     func select(feed: String, id: String, action: String) async throws(RowCastClientError) -> JSONValue {
-        try await call("select") { client throws(RowCastClientError) in try client.select(feed: feed, id: id, action: action) }
+        try await call("select") { client throws(RowCastClientError) in
+            try client.select(feed: feed, id: id, action: action)
+        }
     }
 
     /// Runs `body` with a new control client on a thread of its own.
-    private func call<Value: Sendable>(_ op: String, _ body: @escaping @Sendable (ControlClient) throws(RowCastClientError) -> Value) async throws(RowCastClientError) -> Value {
+    private func call<Value: Sendable>(
+        _ op: String, _ body: @escaping @Sendable (ControlClient) throws(RowCastClientError) -> Value
+    ) async throws(RowCastClientError) -> Value {
         let options = options
         let context = context
         return try await BlockingCall.run("rowcast-gateway \(op)") { () throws(RowCastClientError) -> Value in
             let client = try ControlClient(
                 endpoint: options.controlEndpoint, context: context, timeout: options.timeout,
-                clientName: AckedPublisher.randomClientID(prefix: "rowcast-gateway"), curve: options.curve, reportsRefusal: true)
+                clientName: AckedPublisher.randomClientID(prefix: "rowcast-gateway"), curve: options.curve,
+                reportsRefusal: true)
             defer { client.close() }
             return try body(client)
         }

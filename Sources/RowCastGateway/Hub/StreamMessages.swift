@@ -19,7 +19,8 @@ enum StreamMessages {
     /// `{"event":"position","feed","epoch","seq"}`: where the replica the stream follows stands.
     static func position(feed: String, epoch: String?, seq: Int) -> String {
         let event: JSONValue = [
-            "event": "position", "feed": .string(feed), "epoch": epoch.map(JSONValue.string) ?? .null, "seq": .number(Double(seq)),
+            "event": "position", "feed": .string(feed), "epoch": epoch.map(JSONValue.string) ?? .null,
+            "seq": .number(Double(seq)),
         ]
         return event.jsonText
     }
@@ -29,7 +30,9 @@ enum StreamMessages {
     static func overflow(feed: String, limit: Int) -> String {
         let event: JSONValue = [
             "event": "overflow", "feed": .string(feed),
-            "message": .string("this connection fell \(limit) messages behind and is closed; reconnect with ?since=SEQ&epoch=E to resume"),
+            "message": .string(
+                "this connection fell \(limit) messages behind and is closed; reconnect with ?since=SEQ&epoch=E to resume"
+            ),
         ]
         return event.jsonText
     }

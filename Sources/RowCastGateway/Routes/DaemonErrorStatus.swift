@@ -15,7 +15,8 @@ enum DaemonErrorStatus {
         case "limit_exceeded": .tooManyRequests
         case "timeout": .gatewayTimeout
         case "socket_error", "not_listening", "handshake_failed", "invalid_reply",
-             "plugin_failed", "plugin_crashed", "plugin_timeout", "storage_error": .badGateway
+            "plugin_failed", "plugin_crashed", "plugin_timeout", "storage_error":
+            .badGateway
         default: .internalServerError
         }
     }

@@ -8,8 +8,10 @@ struct EventStreamMiddleware: RouterMiddleware {
     let gateway: FeedGateway
 
     /// Answers a plain GET with the event stream; anything else goes on.
-    func handle(_ request: Request, context: BasicWebSocketRequestContext,
-                next: (Request, BasicWebSocketRequestContext) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: BasicWebSocketRequestContext,
+        next: (Request, BasicWebSocketRequestContext) async throws -> Response
+    ) async throws -> Response {
         let upgrade = request.headers[.upgrade]?.lowercased() ?? ""
         guard request.method == .get, !upgrade.contains("websocket") else { return try await next(request, context) }
         let (feed, resume) = try await gateway.streamTarget(request, context)

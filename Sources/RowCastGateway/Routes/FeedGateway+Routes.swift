@@ -37,7 +37,9 @@ extension FeedGateway {
         guard exists else {
             throw GatewayError(
                 status: .notFound, code: "not_found",
-                message: "feed \"\(feed)\" does not exist in rowcastd at \(options.controlEndpoint); publish an item to it first, or see GET / for the feeds there")
+                message:
+                    "feed \"\(feed)\" does not exist in rowcastd at \(options.controlEndpoint); publish an item to it first, or see GET / for the feeds there"
+            )
         }
     }
 }

@@ -18,13 +18,17 @@ extension FeedGateway {
             guard let raw = context.parameters.get("id"), let id = raw.removingPercentEncoding, !id.isEmpty else {
                 throw GatewayError.badRequest("the path names no row id: POST /feeds/NAME/rows/ID/select")
             }
-            guard id.utf8.count <= 256 else { throw GatewayError.badRequest("row id is \(id.utf8.count) bytes; an id is at most 256 bytes") }
+            guard id.utf8.count <= 256 else {
+                throw GatewayError.badRequest("row id is \(id.utf8.count) bytes; an id is at most 256 bytes")
+            }
             var request = request
             let body: ByteBuffer
             do {
                 body = try await request.collectBody(upTo: Self.maximumSelectBody)
             } catch {
-                throw GatewayError(status: .contentTooLarge, code: "too_large", message: "a select body is at most \(Self.maximumSelectBody) bytes")
+                throw GatewayError(
+                    status: .contentTooLarge, code: "too_large",
+                    message: "a select body is at most \(Self.maximumSelectBody) bytes")
             }
             let action = try Self.action(in: Array(body.readableBytesView))
             let reply: JSONValue
@@ -32,7 +36,10 @@ extension FeedGateway {
                 reply = try await self.queries.select(feed: feed, id: id, action: action)
             } catch {
                 let mapped = DaemonErrorStatus.gatewayError(for: error)
-                let body = error.reply ?? ["ok": false, "error": ["code": .string(error.code), "message": .string(error.message)]]
+                let body =
+                    error.reply ?? [
+                        "ok": false, "error": ["code": .string(error.code), "message": .string(error.message)],
+                    ]
                 return Self.json(body, status: mapped.status)
             }
             return Self.json(reply, status: .ok)
@@ -46,13 +53,17 @@ extension FeedGateway {
         do {
             value = try JSONParser.parse(body)
         } catch {
-            throw GatewayError(status: .badRequest, code: "invalid_json", message: "the select body is not JSON (\(error)); send nothing, or {\"action\":\"NAME\"}")
+            throw GatewayError(
+                status: .badRequest, code: "invalid_json",
+                message: "the select body is not JSON (\(error)); send nothing, or {\"action\":\"NAME\"}")
         }
         guard let object = value.objectValue else {
-            throw GatewayError.badRequest("the select body is a \(value.kindName); send nothing, or an object {\"action\":\"NAME\"}")
+            throw GatewayError.badRequest(
+                "the select body is a \(value.kindName); send nothing, or an object {\"action\":\"NAME\"}")
         }
         for key in object.keys where key != "action" {
-            throw GatewayError.badRequest("the select body has an unknown member \"\(key)\"; the only one is \"action\"")
+            throw GatewayError.badRequest(
+                "the select body has an unknown member \"\(key)\"; the only one is \"action\"")
         }
         guard let member = object["action"] else { return "select" }
         guard let action = member.stringValue, !action.isEmpty else {
@@ -63,7 +74,8 @@ extension FeedGateway {
 
     /// `value` as a JSON response with `status`.
     static func json(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
-        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.serialized())))
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: value.serialized())))
     }
 }

@@ -15,14 +15,17 @@ extension FeedGateway {
                 return .upgrade([:])
             } onUpgrade: { inbound, outbound, context in
                 // Checked (and the feed found) before the upgrade; only read again here.
-                let (feed, resume) = try await self.streamTarget(context.request, context.requestContext, requiringFeed: false)
+                let (feed, resume) = try await self.streamTarget(
+                    context.request, context.requestContext, requiringFeed: false)
                 try await self.serveWebSocket(feed: feed, resume: resume, inbound: inbound, outbound: outbound)
             }
     }
 
     /// The feed and resume point a stream request asks for, checked: 400 for a bad name or
     /// `since`, 404 (when `requiringFeed`) for a feed rowcastd does not have.
-    func streamTarget(_ request: Request, _ context: some RequestContext, requiringFeed: Bool = true) async throws(GatewayError) -> (String, ResumePoint?) {
+    func streamTarget(
+        _ request: Request, _ context: some RequestContext, requiringFeed: Bool = true
+    ) async throws(GatewayError) -> (String, ResumePoint?) {
         let feed = try Self.feedParameter(context)
         let query = request.uri.queryParameters
         let resume = try ResumePoint.parse(since: query.get("since"), epoch: query.get("epoch"))
@@ -32,7 +35,9 @@ extension FeedGateway {
 
     /// Sends the feed's messages on a WebSocket until either side closes; the browser's own
     /// messages are read and ignored.
-    func serveWebSocket(feed: String, resume: ResumePoint?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+    func serveWebSocket(
+        feed: String, resume: ResumePoint?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+    ) async throws {
         let (hub, id, outbox) = try attach(feed: feed, resume: resume)
         defer { hub.detach(id) }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -69,7 +74,8 @@ extension FeedGateway {
                 try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
             }
             if outbox.hasOverflowed {
-                try await writer.write(ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
+                try await writer.write(
+                    ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
             }
             try await writer.finish(nil)
         }

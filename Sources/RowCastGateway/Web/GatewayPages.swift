@@ -28,13 +28,14 @@ enum GatewayPages {
     static func feed(_ feed: String) -> String {
         let name = HTMLText.escape(feed)
         return page(
-            title: "\(feed) \u{2014} RowCast", heading: "<a href=\"/\">RowCast</a> / \(name)", status: "connecting\u{2026}",
+            title: "\(feed) \u{2014} RowCast", heading: "<a href=\"/\">RowCast</a> / \(name)",
+            status: "connecting\u{2026}",
             body: """
-            <div class="rc-layout">
-            <main id="feed" data-feed="\(name)"><div id="sections"></div></main>
-            <aside class="rc-panel"><h2>Actions</h2><ol id="events"></ol></aside>
-            </div>
-            """,
+                <div class="rc-layout">
+                <main id="feed" data-feed="\(name)"><div id="sections"></div></main>
+                <aside class="rc-panel"><h2>Actions</h2><ol id="events"></ol></aside>
+                </div>
+                """,
             script: true)
     }
 
@@ -46,18 +47,23 @@ enum GatewayPages {
             let rows = feed["rows"]?.numberValue.map { Int($0) } ?? 0
             let seq = feed["seq"]?.numberValue.map { Int($0) } ?? 0
             let escaped = HTMLText.escape(name)
-            return "<li data-feed=\"\(escaped)\"><a href=\"/feeds/\(escaped)\"><span class=\"rc-name\">\(escaped)</span>"
+            return
+                "<li data-feed=\"\(escaped)\"><a href=\"/feeds/\(escaped)\"><span class=\"rc-name\">\(escaped)</span>"
                 + "<span class=\"rc-count\">\(rows) rows</span><span class=\"rc-count\">seq \(seq)</span></a></li>"
         }
-        let body = items.isEmpty
+        let body =
+            items.isEmpty
             ? "<p class=\"rc-empty\">rowcastd at \(HTMLText.escape(control)) has no feeds yet: publish an item (rowcast publish --feed cars ...) and reload.</p>"
             : "<ol class=\"rc-feeds\">\(items.joined(separator: "\n"))</ol>"
-        return page(title: "RowCast feeds", heading: "RowCast", status: "\(items.count) feeds at \(HTMLText.escape(control))", body: body, script: false)
+        return page(
+            title: "RowCast feeds", heading: "RowCast", status: "\(items.count) feeds at \(HTMLText.escape(control))",
+            body: body, script: false)
     }
 
     /// A page saying what went wrong (`error`), for the HTML routes.
     static func problem(_ error: GatewayError) -> String {
-        page(title: "RowCast: \(error.code)", heading: "<a href=\"/\">RowCast</a>", status: HTMLText.escape(error.code),
-             body: "<p class=\"rc-problem\">\(HTMLText.escape(error.message))</p>", script: false)
+        page(
+            title: "RowCast: \(error.code)", heading: "<a href=\"/\">RowCast</a>", status: HTMLText.escape(error.code),
+            body: "<p class=\"rc-problem\">\(HTMLText.escape(error.message))</p>", script: false)
     }
 }

@@ -41,7 +41,9 @@ public struct PluginActionResult: Sendable, Equatable {
     /// `event` (if any) is an object or null, `update` (if any) an object, `delete` (if any)
     /// true or false, and not both an update and a delete.
     public static func problem(in value: JSONValue) -> String? {
-        guard let object = value.objectValue else { return "an action result that is not a JSON object (got \(value.kindName))" }
+        guard let object = value.objectValue else {
+            return "an action result that is not a JSON object (got \(value.kindName))"
+        }
         for entry in object.entries where !["event", "update", "delete"].contains(entry.key) {
             return "an action result with an unknown member \"\(entry.key)\" (expected event, update, delete)"
         }

@@ -31,13 +31,17 @@ public struct HostCall: Sendable {
 
     /// The calls of a batch frame (after its tag), each input as where it is in the frame: a
     /// host reads the inputs in place instead of copying each one out.
-    public static func decodeBatch(_ reader: inout HostWireReader) throws(HostChannelError) -> [(kind: PluginCallKind, input: Range<Int>)] {
+    public static func decodeBatch(
+        _ reader: inout HostWireReader
+    ) throws(HostChannelError) -> [(kind: PluginCallKind, input: Range<Int>)] {
         let count = Int(try reader.uint32())
         var calls: [(kind: PluginCallKind, input: Range<Int>)] = []
         calls.reserveCapacity(min(count, 1 << 16))
         for _ in 0..<count {
             let rawKind = try reader.uint8()
-            guard let kind = PluginCallKind(rawValue: rawKind) else { throw HostChannelError("an unknown call kind \(rawKind)") }
+            guard let kind = PluginCallKind(rawValue: rawKind) else {
+                throw HostChannelError("an unknown call kind \(rawKind)")
+            }
             calls.append((kind, try reader.blockRange()))
         }
         return calls
@@ -91,7 +95,10 @@ public struct HostCallResult: Sendable, Equatable {
         for _ in 0..<count {
             let status = Int32(bitPattern: try reader.uint32())
             let flags = try reader.uint8()
-            results.append(HostCallResult(status: status, overflowed: flags & 1 != 0, unsupported: flags & 2 != 0, output: try reader.block()))
+            results.append(
+                HostCallResult(
+                    status: status, overflowed: flags & 1 != 0, unsupported: flags & 2 != 0, output: try reader.block())
+            )
         }
         guard reader.isAtEnd else { throw HostChannelError("bytes after the last result") }
         return results

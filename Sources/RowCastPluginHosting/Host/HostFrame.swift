@@ -56,16 +56,22 @@ public enum HostFrame {
     }
 
     /// One `sendmsg` of what is left of `head` then `body`, `offset` bytes into the two.
-    private static func sendVectors(head: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, from offset: Int, on descriptor: Int32) -> Int {
+    private static func sendVectors(
+        head: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, from offset: Int, on descriptor: Int32
+    ) -> Int {
         withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { vectors in
             var count = 0
             if offset < head.count {
-                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress! + offset), iov_len: head.count - offset)
+                vectors[count] = iovec(
+                    iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress! + offset),
+                    iov_len: head.count - offset)
                 count += 1
             }
             let bodyOffset = max(0, offset - head.count)
             if bodyOffset < body.count {
-                vectors[count] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress! + bodyOffset), iov_len: body.count - bodyOffset)
+                vectors[count] = iovec(
+                    iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress! + bodyOffset),
+                    iov_len: body.count - bodyOffset)
                 count += 1
             }
             var message = msghdr()

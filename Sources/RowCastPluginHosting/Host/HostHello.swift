@@ -16,7 +16,10 @@ public struct HostHello: Sendable, Equatable {
     public var abiRevision: Int
 
     /// A hello from its parts.
-    public init(name: String, version: String, itemTypes: [String], headerTypes: [String], handlesSelect: Bool, abiRevision: Int = 1) {
+    public init(
+        name: String, version: String, itemTypes: [String], headerTypes: [String], handlesSelect: Bool,
+        abiRevision: Int = 1
+    ) {
         self.name = name
         self.version = version
         self.itemTypes = itemTypes
@@ -29,7 +32,8 @@ public struct HostHello: Sendable, Equatable {
     public var frame: [UInt8] {
         let value: JSONValue = [
             "name": .string(name), "version": .string(version),
-            "itemTypes": .array(itemTypes.map(JSONValue.string)), "headerTypes": .array(headerTypes.map(JSONValue.string)),
+            "itemTypes": .array(itemTypes.map(JSONValue.string)),
+            "headerTypes": .array(headerTypes.map(JSONValue.string)),
             "select": .bool(handlesSelect), "abiRevision": .number(Double(abiRevision)),
         ]
         return [HostFrame.Tag.hello.rawValue] + value.serialized()
@@ -38,13 +42,16 @@ public struct HostHello: Sendable, Equatable {
     /// The hello in a frame's JSON (after its tag).
     public init(json: [UInt8]) throws(HostChannelError) {
         guard let object = (try? JSONParser.parse(json))?.objectValue,
-              let name = object["name"]?.stringValue, let version = object["version"]?.stringValue,
-              let itemTypes = object["itemTypes"]?.arrayValue, let headerTypes = object["headerTypes"]?.arrayValue,
-              let select = object["select"], case .bool(let handlesSelect) = select else {
+            let name = object["name"]?.stringValue, let version = object["version"]?.stringValue,
+            let itemTypes = object["itemTypes"]?.arrayValue, let headerTypes = object["headerTypes"]?.arrayValue,
+            let select = object["select"], case .bool(let handlesSelect) = select
+        else {
             throw HostChannelError("a hello that is not the descriptor object")
         }
-        self.init(name: name, version: version, itemTypes: itemTypes.compactMap(\.stringValue), headerTypes: headerTypes.compactMap(\.stringValue), handlesSelect: handlesSelect,
-                  abiRevision: object["abiRevision"]?.numberValue.map { Int($0) } ?? 1)
+        self.init(
+            name: name, version: version, itemTypes: itemTypes.compactMap(\.stringValue),
+            headerTypes: headerTypes.compactMap(\.stringValue), handlesSelect: handlesSelect,
+            abiRevision: object["abiRevision"]?.numberValue.map { Int($0) } ?? 1)
     }
 
     /// The refusal frame for `refusal`.

@@ -29,7 +29,10 @@ public struct HostStatistics: Sendable, Equatable {
 
         /// `{"code","reason","item","at"}`.
         public var json: JSONValue {
-            ["code": .string(code), "reason": .string(reason), "item": item.map(JSONValue.string) ?? .null, "at": .number(Double(at))]
+            [
+                "code": .string(code), "reason": .string(reason), "item": item.map(JSONValue.string) ?? .null,
+                "at": .number(Double(at)),
+            ]
         }
     }
 

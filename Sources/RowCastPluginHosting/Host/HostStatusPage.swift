@@ -30,7 +30,8 @@ public final class HostStatusPage {
 
     /// The page in the memory file `descriptor` (the host's side).
     public init?(descriptor: Int32) {
-        guard let mapping = mmap(nil, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED else { return nil }
+        guard let mapping = mmap(nil, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), mapping != MAP_FAILED
+        else { return nil }
         self.descriptor = descriptor
         self.base = mapping
     }

@@ -57,7 +57,8 @@ public struct HostWireReader {
     public mutating func uint32() throws(HostChannelError) -> UInt32 {
         guard bytes.endIndex - position >= 4 else { throw HostChannelError("a frame cut short") }
         defer { position += 4 }
-        return UInt32(bytes[position]) | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2]) << 16 | UInt32(bytes[position + 3]) << 24
+        return UInt32(bytes[position]) | UInt32(bytes[position + 1]) << 8 | UInt32(bytes[position + 2]) << 16 | UInt32(
+            bytes[position + 3]) << 24
     }
 
     /// A length (four bytes), then that many bytes.
@@ -69,7 +70,9 @@ public struct HostWireReader {
     /// the slice the reader was made over), for a reader that uses them in place.
     public mutating func blockRange() throws(HostChannelError) -> Range<Int> {
         let count = Int(try uint32())
-        guard bytes.endIndex - position >= count else { throw HostChannelError("a block of \(count) bytes in a frame with \(bytes.endIndex - position) left") }
+        guard bytes.endIndex - position >= count else {
+            throw HostChannelError("a block of \(count) bytes in a frame with \(bytes.endIndex - position) left")
+        }
         defer { position += count }
         return position..<(position + count)
     }

@@ -62,11 +62,14 @@ extension HostedPlugin {
             let culprit = batch.inFlight[index]
             pending.remove(at: index - batch.answered)
             batch.resolve(culprit, .failure(fault))
-            statistics.lastFault = HostStatistics.Fault(code: fault.kind.rawValue, reason: fault.reason, item: Self.itemID(batch.calls[culprit].input), at: Self.nowMilliseconds())
+            statistics.lastFault = HostStatistics.Fault(
+                code: fault.kind.rawValue, reason: fault.reason, item: Self.itemID(batch.calls[culprit].input),
+                at: Self.nowMilliseconds())
         } else {
             // The host died between calls: send everything again once, then give up on the batch.
             batch.blindFaults += 1
-            statistics.lastFault = HostStatistics.Fault(code: fault.kind.rawValue, reason: fault.reason, item: nil, at: Self.nowMilliseconds())
+            statistics.lastFault = HostStatistics.Fault(
+                code: fault.kind.rawValue, reason: fault.reason, item: nil, at: Self.nowMilliseconds())
             if batch.blindFaults > 1 {
                 for call in pending { batch.resolve(call, .failure(fault)) }
                 pending = []

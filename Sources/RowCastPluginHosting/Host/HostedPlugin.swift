@@ -48,7 +48,9 @@ public final class HostedPlugin: RegisteredPlugin {
     /// The longest wait before restarting a host that keeps failing.
     static let maximumBackoff = Duration.milliseconds(250)
 
-    private init(hello: HostHello, image: PluginImage, process: PluginHostProcess, settings: PluginHostSettings, logger: Logger) {
+    private init(
+        hello: HostHello, image: PluginImage, process: PluginHostProcess, settings: PluginHostSettings, logger: Logger
+    ) {
         name = hello.name
         version = hello.version
         file = image.file
@@ -66,7 +68,9 @@ public final class HostedPlugin: RegisteredPlugin {
     }
 
     /// Copies `file`, starts a host for it and waits for its hello.
-    public static func start(_ file: String, settings: PluginHostSettings, logger: Logger) throws(PluginRefusal) -> HostedPlugin {
+    public static func start(
+        _ file: String, settings: PluginHostSettings, logger: Logger
+    ) throws(PluginRefusal) -> HostedPlugin {
         let image = try PluginImage.copy(of: file)
         let (process, hello) = try PluginHostProcess.start(image, settings: settings, logger: logger)
         return HostedPlugin(hello: hello, image: image, process: process, settings: settings, logger: logger)

@@ -16,8 +16,11 @@ public final class HostedRenderer: RowRendering {
     /// Scans `directories` and starts a host per plugin file. A plugin of `previous` whose
     /// file is unchanged keeps its host; a changed file gets a new host (the old one keeps
     /// serving until ``retire(replacedBy:)``); a refused file keeps its previous version.
-    public static func load(directories: [String], settings: PluginHostSettings, logger: Logger, previous: HostedRenderer? = nil) -> HostedRenderer {
-        let registry = PluginLoader.build(directories: directories, previous: previous?.registry, logger: logger) { file, candidate throws(PluginRefusal) in
+    public static func load(
+        directories: [String], settings: PluginHostSettings, logger: Logger, previous: HostedRenderer? = nil
+    ) -> HostedRenderer {
+        let registry = PluginLoader.build(directories: directories, previous: previous?.registry, logger: logger) {
+            file, candidate throws(PluginRefusal) in
             if let candidate, candidate.fileIdentity == PluginFileIdentity.of(file) { return candidate }
             return try HostedPlugin.start(file, settings: settings, logger: logger)
         }
@@ -72,11 +75,13 @@ public final class HostedRenderer: RowRendering {
                 group = previous.group
             } else {
                 guard let plugin = plugin(for: job) else { continue }
-                group = groupOf[ObjectIdentifier(plugin)] ?? {
-                    groups.append((plugin, []))
-                    groupOf[ObjectIdentifier(plugin)] = groups.count - 1
-                    return groups.count - 1
-                }()
+                group =
+                    groupOf[ObjectIdentifier(plugin)]
+                    ?? {
+                        groups.append((plugin, []))
+                        groupOf[ObjectIdentifier(plugin)] = groups.count - 1
+                        return groups.count - 1
+                    }()
                 previous = (job.kind, job.type, group)
             }
             places[index] = HostedRenderStream.Place(group: Int32(group), call: Int32(groups[group].calls.count))
@@ -132,20 +137,27 @@ public final class HostedRenderer: RowRendering {
         }
     }
 
-    static func outcome(_ result: Result<HostCallResult, HostFault>, kind: PluginCallKind, plugin: HostedPlugin) -> RenderOutcome {
+    static func outcome(
+        _ result: Result<HostCallResult, HostFault>, kind: PluginCallKind, plugin: HostedPlugin
+    ) -> RenderOutcome {
         switch result {
         case .failure(let fault):
             let code: ErrorCode = fault.kind == .timeout ? .pluginTimeout : .pluginCrashed
             return .faulted(PluginFaultReport(code: code, reason: fault.reason, plugin: plugin.name, file: plugin.file))
         case .success(let raw):
-            if raw.unsupported { return RenderOutcome(PluginCallResult.failed(PluginOutput.unsupported(kind, plugin: plugin.name))) }
+            if raw.unsupported {
+                return RenderOutcome(PluginCallResult.failed(PluginOutput.unsupported(kind, plugin: plugin.name)))
+            }
             let expectation: PluginOutput.Expectation
             switch kind {
             case .select: expectation = .event
             case .action: expectation = .actionResult
             case .renderItem, .renderHeader: expectation = .unchecked  // RowAssembler checks rows
             }
-            return RenderOutcome(PluginOutput.result(status: raw.status, output: raw.output, overflowed: raw.overflowed, expecting: expectation, plugin: plugin.name))
+            return RenderOutcome(
+                PluginOutput.result(
+                    status: raw.status, output: raw.output, overflowed: raw.overflowed, expecting: expectation,
+                    plugin: plugin.name))
         }
     }
 }

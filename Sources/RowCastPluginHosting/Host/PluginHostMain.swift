@@ -49,7 +49,8 @@ public enum PluginHostMain {
                 guard let value = rest.popFirst() else { return nil }
                 switch flag {
                 case "--file": file = value
-                case "--memory-mb": guard let number = Int(value), number >= 0 else { return nil }; memoryMegabytes = number
+                case "--memory-mb":
+                    guard let number = Int(value), number >= 0 else { return nil }; memoryMegabytes = number
                 case "--user": user = value
                 default: return nil
                 }
@@ -62,9 +63,11 @@ public enum PluginHostMain {
         _ = rowcast_set_parent_death_signal(SIGKILL)
         if getppid() == 1 { exit(0) }  // rowcastd died before the signal was armed
         guard let arguments = Arguments(Array(CommandLine.arguments.dropFirst())),
-              fcntl(Descriptor.channel, F_GETFD) >= 0, fcntl(Descriptor.image, F_GETFD) >= 0,
-              let page = HostStatusPage(descriptor: Descriptor.statusPage) else {
-            let usage = "rowcast-plugin-host: started by rowcastd only (usage: --file PATH [--memory-mb N] [--user NAME], descriptors 3-5)\n"
+            fcntl(Descriptor.channel, F_GETFD) >= 0, fcntl(Descriptor.image, F_GETFD) >= 0,
+            let page = HostStatusPage(descriptor: Descriptor.statusPage)
+        else {
+            let usage =
+                "rowcast-plugin-host: started by rowcastd only (usage: --file PATH [--memory-mb N] [--user NAME], descriptors 3-5)\n"
             _ = usage.withCString { write(2, $0, strlen($0)) }
             exit(Status.usage)
         }
@@ -76,11 +79,14 @@ public enum PluginHostMain {
         let plugin: LoadedPlugin
         do {
             let image = try PluginImage.adopt(descriptor: Descriptor.image, file: arguments.file)
-            plugin = try PluginLoader(logger: Logger(label: "rowcast.plugin-host") { _ in SwiftLogNoOpLogHandler() }).loadPlugin(from: image)
+            plugin = try PluginLoader(logger: Logger(label: "rowcast.plugin-host") { _ in SwiftLogNoOpLogHandler() })
+                .loadPlugin(from: image)
         } catch {
             fail(error, status: 0)
         }
-        let hello = HostHello(name: plugin.name, version: plugin.version, itemTypes: plugin.itemTypes, headerTypes: plugin.headerTypes, handlesSelect: plugin.handlesSelect, abiRevision: plugin.abiRevision)
+        let hello = HostHello(
+            name: plugin.name, version: plugin.version, itemTypes: plugin.itemTypes, headerTypes: plugin.headerTypes,
+            handlesSelect: plugin.handlesSelect, abiRevision: plugin.abiRevision)
         guard HostFrame.send(hello.frame, on: Descriptor.channel) else { exit(0) }
         serve(plugin, page: page)
     }
@@ -112,9 +118,14 @@ public enum PluginHostMain {
                             // The input is read where it is in the batch frame, the output
                             // written where it goes in the results frame. The ranges are the
                             // frame's indices, which start where it is in the reader's buffer.
-                            let input = (call.input.lowerBound - frame.startIndex)..<(call.input.upperBound - frame.startIndex)
+                            let input =
+                                (call.input.lowerBound - frame.startIndex)..<(call.input.upperBound - frame.startIndex)
                             results.append { output in
-                                guard let raw = plugin.rawCall(call.kind, UnsafeRawBufferPointer(rebasing: inputs[input]), appendingTo: &output) else {
+                                guard
+                                    let raw = plugin.rawCall(
+                                        call.kind, UnsafeRawBufferPointer(rebasing: inputs[input]), appendingTo: &output
+                                    )
+                                else {
                                     return (0, false, true)
                                 }
                                 return (raw.status, raw.overflowed, false)
@@ -142,7 +153,9 @@ public enum PluginHostMain {
     /// privileges; what went wrong, or nil.
     private static func confine(_ arguments: Arguments) -> String? {
         if geteuid() == 0, let user = arguments.user, !user.isEmpty {
-            guard let entry = getpwnam(user) else { return "no user \"\(user)\" to run plugins as; create it or set plugin_user" }
+            guard let entry = getpwnam(user) else {
+                return "no user \"\(user)\" to run plugins as; create it or set plugin_user"
+            }
             let uid = entry.pointee.pw_uid
             let gid = entry.pointee.pw_gid
             guard setgroups(0, nil) == 0, setgid(gid) == 0, setuid(uid) == 0 else {
@@ -151,19 +164,23 @@ public enum PluginHostMain {
             _ = rowcast_set_dumpable(1)  // keeps /proc/self/fd readable to itself after the switch
         }
         if arguments.memoryMegabytes > 0, let sanitizer = SanitizerRuntime.name {
-            let notice = "rowcast-plugin-host: built with the \(sanitizer) sanitizer, whose shadow memory needs terabytes of address space: the \(arguments.memoryMegabytes) MiB memory limit is not enforced\n"
+            let notice =
+                "rowcast-plugin-host: built with the \(sanitizer) sanitizer, whose shadow memory needs terabytes of address space: the \(arguments.memoryMegabytes) MiB memory limit is not enforced\n"
             _ = notice.withCString { write(2, $0, strlen($0)) }
         } else if arguments.memoryMegabytes > 0 {
             let bytes = rlim_t(arguments.memoryMegabytes) << 20
             var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
             guard setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 else {
-                return "cannot limit the address space to \(arguments.memoryMegabytes) MiB: \(String(cString: strerror(errno)))"
+                return
+                    "cannot limit the address space to \(arguments.memoryMegabytes) MiB: \(String(cString: strerror(errno)))"
             }
         }
         // No core files: they would hold the items a plugin was rendering.
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore)
-        guard rowcast_set_no_new_privileges() == 0 else { return "cannot set no_new_privs: \(String(cString: strerror(errno)))" }
+        guard rowcast_set_no_new_privileges() == 0 else {
+            return "cannot set no_new_privs: \(String(cString: strerror(errno)))"
+        }
         return nil
     }
 

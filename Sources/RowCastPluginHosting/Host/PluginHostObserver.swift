@@ -9,7 +9,9 @@ public struct PluginHostObserver {
     public var faulted: (_ plugin: String, _ kind: HostFault.Kind) -> Void
 
     /// An observer calling `rendered` and `faulted`.
-    public init(rendered: @escaping (String, Duration, Int) -> Void, faulted: @escaping (String, HostFault.Kind) -> Void) {
+    public init(
+        rendered: @escaping (String, Duration, Int) -> Void, faulted: @escaping (String, HostFault.Kind) -> Void
+    ) {
         self.rendered = rendered
         self.faulted = faulted
     }

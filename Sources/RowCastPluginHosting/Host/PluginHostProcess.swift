@@ -52,7 +52,9 @@ final class PluginHostProcess {
     }
 
     /// Starts a host for `image` and waits (at most the start timeout) for its hello.
-    static func start(_ image: PluginImage, settings: PluginHostSettings, logger: Logger) throws(PluginRefusal) -> (PluginHostProcess, HostHello) {
+    static func start(
+        _ image: PluginImage, settings: PluginHostSettings, logger: Logger
+    ) throws(PluginRefusal) -> (PluginHostProcess, HostHello) {
         func refusal(_ reason: String) -> PluginRefusal {
             PluginRefusal(file: image.file, code: .hostFailed, reason: reason)
         }
@@ -72,7 +74,10 @@ final class PluginHostProcess {
         // Every descriptor handed over must lie above the child's 0-5 (see rowcast_spawn).
         let high = { (descriptor: Int32) -> Int32 in fcntl(descriptor, F_DUPFD_CLOEXEC, 10) }
         let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        let childFDs: [Int32] = [high(devNull), high(logPipe[1]), high(logPipe[1]), high(pair[1]), high(page.descriptor), high(image.descriptor)]
+        let childFDs: [Int32] = [
+            high(devNull), high(logPipe[1]), high(logPipe[1]), high(pair[1]), high(page.descriptor),
+            high(image.descriptor),
+        ]
         defer {
             for descriptor in childFDs where descriptor >= 0 { close(descriptor) }
             close(devNull); close(pair[1]); close(logPipe[1])
@@ -96,11 +101,15 @@ final class PluginHostProcess {
         var pid: pid_t = 0
         guard rowcast_spawn(settings.executable, &argv, &envp, childFDs, Int32(childFDs.count), &pid) == 0 else {
             close(pair[0]); close(logPipe[0])
-            throw refusal("cannot start the plugin host \(settings.executable): \(String(cString: strerror(errno))); check plugin_host")
+            throw refusal(
+                "cannot start the plugin host \(settings.executable): \(String(cString: strerror(errno))); check plugin_host"
+            )
         }
         _ = fcntl(pair[0], F_SETFL, fcntl(pair[0], F_GETFL) | O_NONBLOCK)
         let label = image.file.split(separator: "/").last.map(String.init) ?? image.file
-        let process = PluginHostProcess(pid: pid, channel: pair[0], page: page, log: HostLogRelay(descriptor: logPipe[0], plugin: label, logger: logger))
+        let process = PluginHostProcess(
+            pid: pid, channel: pair[0], page: page,
+            log: HostLogRelay(descriptor: logPipe[0], plugin: label, logger: logger))
         let deadline = ContinuousClock.now + .milliseconds(settings.startTimeoutMilliseconds)
         while true {
             let frame: [UInt8]?
@@ -130,7 +139,8 @@ final class PluginHostProcess {
             case .readable: continue
             case .idle: continue
             case .closed:
-                throw refusal("the plugin host exited while loading the plugin (\(process.reap())); see the log lines above")
+                throw refusal(
+                    "the plugin host exited while loading the plugin (\(process.reap())); see the log lines above")
             }
         }
     }
@@ -158,7 +168,9 @@ final class PluginHostProcess {
             do {
                 if let frame = try reader.nextFrame() {
                     var wire = HostWireReader(frame)
-                    guard try wire.uint8() == HostFrame.Tag.results.rawValue else { throw HostChannelError("a frame that is not results") }
+                    guard try wire.uint8() == HostFrame.Tag.results.rawValue else {
+                        throw HostChannelError("a frame that is not results")
+                    }
                     return .results(try HostCallResult.decodeResults(&wire))
                 }
             } catch {
@@ -174,7 +186,9 @@ final class PluginHostProcess {
                 let index = page.currentIndex
                 kill(pid, SIGKILL)
                 _ = reap()
-                return .fault(HostFault(.timeout, "a callback ran longer than \(timeout.milliseconds) ms; the host was killed"), index: index)
+                return .fault(
+                    HostFault(.timeout, "a callback ran longer than \(timeout.milliseconds) ms; the host was killed"),
+                    index: index)
             }
             switch wait(milliseconds: min(100, max(1, (timeout - waited).milliseconds)), companion: companion) {
             case .readable, .idle: continue
@@ -189,7 +203,9 @@ final class PluginHostProcess {
     func abandon(because problem: String) -> Event {
         let index = page.currentIndex
         kill(pid, SIGKILL)
-        return .fault(HostFault(.crashed, "the host broke the channel protocol (\(problem)); it was killed (\(reap()))"), index: index)
+        return .fault(
+            HostFault(.crashed, "the host broke the channel protocol (\(problem)); it was killed (\(reap()))"),
+            index: index)
     }
 
     /// Asks the host to exit once it is done; it is reaped in the background.
@@ -203,8 +219,13 @@ final class PluginHostProcess {
     /// Waits up to `milliseconds` for the channel, relaying what the plugin printed meanwhile
     /// and running `companion`'s action when one of its descriptors is readable.
     private func wait(milliseconds: Int, companion: HostWaitCompanion? = nil) -> Readiness {
-        var descriptors = [pollfd(fd: channel, events: Int16(POLLIN), revents: 0), pollfd(fd: log.descriptor, events: Int16(POLLIN), revents: 0)]
-        for descriptor in companion?.descriptors ?? [] { descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
+        var descriptors = [
+            pollfd(fd: channel, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: log.descriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        for descriptor in companion?.descriptors ?? [] {
+            descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
+        }
         let count = poll(&descriptors, nfds_t(descriptors.count), Int32(milliseconds))
         if count <= 0 { return .idle }
         if descriptors[1].revents != 0 { log.drain() }

@@ -13,7 +13,10 @@ public struct PluginHostSettings: Sendable, Equatable {
     public var startTimeoutMilliseconds: Int
 
     /// Settings from their parts.
-    public init(executable: String, callTimeoutMilliseconds: Int = 1000, memoryMegabytes: Int = 1024, user: String? = "nobody", startTimeoutMilliseconds: Int = 10_000) {
+    public init(
+        executable: String, callTimeoutMilliseconds: Int = 1000, memoryMegabytes: Int = 1024, user: String? = "nobody",
+        startTimeoutMilliseconds: Int = 10_000
+    ) {
         self.executable = executable
         self.callTimeoutMilliseconds = callTimeoutMilliseconds
         self.memoryMegabytes = memoryMegabytes

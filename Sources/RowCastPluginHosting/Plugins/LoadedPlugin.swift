@@ -92,7 +92,8 @@ public final class LoadedPlugin {
     /// Calls one of the plugin's functions as it is: the status it returned, its output, and
     /// whether it tried to write more than ``maximumOutputSize`` (then `output` is cut short).
     /// `nil` when the plugin does not implement the call.
-    public func rawCall(_ kind: PluginCallKind, _ input: [UInt8]) -> (status: Int32, output: [UInt8], overflowed: Bool)? {
+    public func rawCall(_ kind: PluginCallKind, _ input: [UInt8]) -> (status: Int32, output: [UInt8], overflowed: Bool)?
+    {
         var output: [UInt8] = []
         guard let raw = input.withUnsafeBytes({ rawCall(kind, $0, appendingTo: &output) }) else { return nil }
         return (raw.status, output, raw.overflowed)
@@ -103,7 +104,9 @@ public final class LoadedPlugin {
     /// it returned, and whether it tried to write more than ``maximumOutputSize`` (then what it
     /// appended is cut short). `nil`, with nothing appended, when the plugin does not implement
     /// the call. A plugin host uses this and leaves the checks to rowcastd.
-    public func rawCall(_ kind: PluginCallKind, _ input: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) -> (status: Int32, overflowed: Bool)? {
+    public func rawCall(
+        _ kind: PluginCallKind, _ input: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]
+    ) -> (status: Int32, overflowed: Bool)? {
         let function: rowcast_render_fn
         switch kind {
         case .renderItem: function = renderItemFunction
@@ -137,7 +140,9 @@ public final class LoadedPlugin {
     /// What a revision 1 plugin's select event is wrapped in for an action call, before it.
     private static let eventPrefix = Array(#"{"event":"#.utf8)
 
-    private func invoke(_ function: rowcast_render_fn, _ input: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]) -> (status: Int32, overflowed: Bool) {
+    private func invoke(
+        _ function: rowcast_render_fn, _ input: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]
+    ) -> (status: Int32, overflowed: Bool) {
         // The buffer is moved into the sink and back, not copied.
         var sink = PluginSink(limit: Self.maximumOutputSize)
         swap(&sink.bytes, &output)
@@ -149,9 +154,12 @@ public final class LoadedPlugin {
         return (status, sink.overflowed)
     }
 
-    private func call(_ kind: PluginCallKind, _ input: [UInt8], expecting expectation: PluginOutput.Expectation) -> PluginCallResult {
+    private func call(
+        _ kind: PluginCallKind, _ input: [UInt8], expecting expectation: PluginOutput.Expectation
+    ) -> PluginCallResult {
         guard let raw = rawCall(kind, input) else { return .failed(PluginOutput.unsupported(kind, plugin: name)) }
-        return PluginOutput.result(status: raw.status, output: raw.output, overflowed: raw.overflowed, expecting: expectation, plugin: name)
+        return PluginOutput.result(
+            status: raw.status, output: raw.output, overflowed: raw.overflowed, expecting: expectation, plugin: name)
     }
 }
 

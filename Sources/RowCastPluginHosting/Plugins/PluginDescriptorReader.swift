@@ -24,14 +24,16 @@ enum PluginDescriptorReader {
     /// The ABI version rowcastd speaks.
     static let abiVersion: UInt32 = ROWCAST_PLUGIN_ABI_VERSION
     /// The `struct_size` of a revision 1 descriptor: every field up to and including `select`.
-    static let revisionOneSize = MemoryLayout<rowcast_plugin>.offset(of: \rowcast_plugin.select)! + MemoryLayout<rowcast_select_fn?>.size
+    static let revisionOneSize =
+        MemoryLayout<rowcast_plugin>.offset(of: \rowcast_plugin.select)! + MemoryLayout<rowcast_select_fn?>.size
     /// More types than this means a garbage count, not a real plugin.
     static let maximumTypeCount = 4096
 
     /// Reads and checks the descriptor at `raw`, or throws a refusal naming `file`.
     static func read(_ raw: UnsafeRawPointer?, file: String) throws(PluginRefusal) -> PluginDescriptorInfo {
         func invalid(_ reason: String) -> PluginRefusal {
-            PluginRefusal(file: file, code: .invalidDescriptor, reason: "\(reason); fix the plugin's descriptor and rebuild it")
+            PluginRefusal(
+                file: file, code: .invalidDescriptor, reason: "\(reason); fix the plugin's descriptor and rebuild it")
         }
         guard let raw else { throw invalid("the entry function \(ROWCAST_PLUGIN_ENTRY_SYMBOL) returned NULL") }
 
@@ -41,13 +43,15 @@ enum PluginDescriptorReader {
             throw PluginRefusal(
                 file: file,
                 code: .abiMismatch,
-                reason: "plugin ABI version \(version), rowcastd speaks \(abiVersion); rebuild the plugin against this rowcastd's rowcast_plugin.h"
+                reason:
+                    "plugin ABI version \(version), rowcastd speaks \(abiVersion); rebuild the plugin against this rowcastd's rowcast_plugin.h"
             )
         }
         let size = raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
         let needed = revisionOneSize
         guard Int(size) >= needed else {
-            throw invalid("the descriptor's struct_size is \(size) bytes, ABI version \(abiVersion) needs at least \(needed)")
+            throw invalid(
+                "the descriptor's struct_size is \(size) bytes, ABI version \(abiVersion) needs at least \(needed)")
         }
 
         let descriptor = raw.assumingMemoryBound(to: rowcast_plugin.self)
@@ -59,17 +63,23 @@ enum PluginDescriptorReader {
         guard let namePointer = plugin.name, let name = String(validatingCString: namePointer), !name.isEmpty else {
             throw invalid("the plugin name is NULL, empty or not UTF-8")
         }
-        guard let versionPointer = plugin.version, let pluginVersion = String(validatingCString: versionPointer), !pluginVersion.isEmpty else {
+        guard let versionPointer = plugin.version, let pluginVersion = String(validatingCString: versionPointer),
+            !pluginVersion.isEmpty
+        else {
             throw invalid("plugin \(name): the version is NULL, empty or not UTF-8")
         }
         guard plugin.render_item != nil else { throw invalid("plugin \(name): render_item is NULL") }
         guard plugin.item_type_count > 0 else { throw invalid("plugin \(name) declares no item types") }
-        let itemTypes = try strings(plugin.item_types, count: plugin.item_type_count, what: "item", plugin: name, invalid: invalid)
-        let headerTypes = try strings(plugin.header_types, count: plugin.header_type_count, what: "section", plugin: name, invalid: invalid)
+        let itemTypes = try strings(
+            plugin.item_types, count: plugin.item_type_count, what: "item", plugin: name, invalid: invalid)
+        let headerTypes = try strings(
+            plugin.header_types, count: plugin.header_type_count, what: "section", plugin: name, invalid: invalid)
         if !headerTypes.isEmpty, plugin.render_header == nil {
             throw invalid("plugin \(name) declares section types but render_header is NULL")
         }
-        return PluginDescriptorInfo(descriptor: UnsafePointer(descriptor), plugin: plugin, revision: revision, name: name, version: pluginVersion, itemTypes: itemTypes, headerTypes: headerTypes)
+        return PluginDescriptorInfo(
+            descriptor: UnsafePointer(descriptor), plugin: plugin, revision: revision, name: name,
+            version: pluginVersion, itemTypes: itemTypes, headerTypes: headerTypes)
     }
 
     private static func strings(
@@ -80,15 +90,21 @@ enum PluginDescriptorReader {
         invalid: (String) -> PluginRefusal
     ) throws(PluginRefusal) -> [String] {
         guard count > 0 else { return [] }
-        guard count <= maximumTypeCount else { throw invalid("plugin \(plugin) declares \(count) \(what) types, more than \(maximumTypeCount)") }
-        guard let array else { throw invalid("plugin \(plugin): the \(what) type array is NULL but its count is \(count)") }
+        guard count <= maximumTypeCount else {
+            throw invalid("plugin \(plugin) declares \(count) \(what) types, more than \(maximumTypeCount)")
+        }
+        guard let array else {
+            throw invalid("plugin \(plugin): the \(what) type array is NULL but its count is \(count)")
+        }
         var result: [String] = []
         var seen = Set<String>()
         for index in 0..<count {
             guard let pointer = array[index], let type = String(validatingCString: pointer), !type.isEmpty else {
                 throw invalid("plugin \(plugin): \(what) type #\(index) is NULL, empty or not UTF-8")
             }
-            guard seen.insert(type).inserted else { throw invalid("plugin \(plugin) lists \(what) type \"\(type)\" twice") }
+            guard seen.insert(type).inserted else {
+                throw invalid("plugin \(plugin) lists \(what) type \"\(type)\" twice")
+            }
             result.append(type)
         }
         return result

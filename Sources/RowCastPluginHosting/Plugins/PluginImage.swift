@@ -50,7 +50,9 @@ public final class PluginImage {
     /// The image rowcastd handed to a plugin host as `descriptor`, copied from `file`.
     public static func adopt(descriptor: Int32, file: String) throws(PluginRefusal) -> PluginImage {
         guard let identity = PluginFileIdentity.of(descriptor: descriptor) else {
-            throw PluginRefusal(file: file, code: .hostFailed, reason: "the plugin host got no readable plugin image: \(String(cString: strerror(errno)))")
+            throw PluginRefusal(
+                file: file, code: .hostFailed,
+                reason: "the plugin host got no readable plugin image: \(String(cString: strerror(errno)))")
         }
         return PluginImage(descriptor: descriptor, identity: identity, file: file)
     }
@@ -97,9 +99,14 @@ public final class PluginImage {
             }
         }
         guard let after = PluginFileIdentity.of(descriptor: source), after == before,
-              let copied = PluginFileIdentity.of(descriptor: image), copied.size == before.size else {
+            let copied = PluginFileIdentity.of(descriptor: image), copied.size == before.size
+        else {
             close(image)
-            throw PluginRefusal(file: file, code: .fileChanging, reason: "the file changed while it was being read (a copy still being written?); reload again once it is complete, or install plugins with cp to a temporary name and mv")
+            throw PluginRefusal(
+                file: file, code: .fileChanging,
+                reason:
+                    "the file changed while it was being read (a copy still being written?); reload again once it is complete, or install plugins with cp to a temporary name and mv"
+            )
         }
         _ = rowcast_memfd_seal(image)
         return PluginImage(descriptor: image, identity: before, file: file)

@@ -44,7 +44,9 @@ struct PluginLibrary {
     static let openFlags: Int32 = RTLD_NOW | RTLD_LOCAL | (sanitizerRuntimeLoaded ? 0 : RTLD_DEEPBIND)
 
     /// Whether a sanitizer runtime (which refuses `RTLD_DEEPBIND`) is in the process.
-    static let sanitizerRuntimeLoaded: Bool = ["__asan_init", "__tsan_init", "__msan_init"].contains { (name: String) in dlsym(nil, name) != nil }
+    static let sanitizerRuntimeLoaded: Bool = ["__asan_init", "__tsan_init", "__msan_init"].contains { (name: String) in
+        dlsym(nil, name) != nil
+    }
 
     /// Opens the private copy `image` of a plugin file.
     static func load(_ image: PluginImage) throws(PluginRefusal) -> PluginLibrary {
@@ -57,7 +59,9 @@ struct PluginLibrary {
         return dlsym(handle, name)
     }
 
-    private static func openOrRefuse(_ path: String, reporting file: String) throws(PluginRefusal) -> UnsafeMutableRawPointer {
+    private static func openOrRefuse(
+        _ path: String, reporting file: String
+    ) throws(PluginRefusal) -> UnsafeMutableRawPointer {
         _ = dlerror()
         guard let handle = dlopen(path, openFlags) else {
             // dlerror names the private copy; name the plugin file instead.
@@ -65,7 +69,8 @@ struct PluginLibrary {
             throw PluginRefusal(
                 file: file,
                 code: .openFailed,
-                reason: "cannot load the shared library: \(detail); check that it is a plugin built for this system and that its dependencies are installed"
+                reason:
+                    "cannot load the shared library: \(detail); check that it is a plugin built for this system and that its dependencies are installed"
             )
         }
         return handle

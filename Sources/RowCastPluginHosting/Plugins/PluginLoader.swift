@@ -53,7 +53,8 @@ public struct PluginLoader: Sendable {
     /// new registry. Plugins of `previous` whose files are unchanged are reused instead of
     /// loaded again.
     public func load(directories: [String], reusing previous: PluginRegistry? = nil) -> PluginRegistry {
-        Self.build(directories: directories, previous: previous, logger: logger) { file, candidate throws(PluginRefusal) in
+        Self.build(directories: directories, previous: previous, logger: logger) {
+            file, candidate throws(PluginRefusal) in
             try loadPlugin(file, reusing: candidate)
         }
     }
@@ -91,17 +92,22 @@ public struct PluginLoader: Sendable {
                         refuse(error)
                         continue
                     }
-                    refuse(PluginRefusal(file: error.file, code: error.code, reason: error.reason + "; version \(kept.version) loaded before keeps serving"))
+                    refuse(
+                        PluginRefusal(
+                            file: error.file, code: error.code,
+                            reason: error.reason + "; version \(kept.version) loaded before keeps serving"))
                     plugin = kept
                 }
                 if let refusal = builder.add(plugin) {
                     log(refusal, logger: logger)
                 } else if plugin !== reusable[file] {
-                    logger.info("loaded plugin", metadata: [
-                        "plugin": "\(plugin.name)", "version": "\(plugin.version)", "file": "\(file)",
-                        "itemTypes": "\(plugin.itemTypes.joined(separator: ","))",
-                        "headerTypes": "\(plugin.headerTypes.joined(separator: ","))",
-                    ])
+                    logger.info(
+                        "loaded plugin",
+                        metadata: [
+                            "plugin": "\(plugin.name)", "version": "\(plugin.version)", "file": "\(file)",
+                            "itemTypes": "\(plugin.itemTypes.joined(separator: ","))",
+                            "headerTypes": "\(plugin.headerTypes.joined(separator: ","))",
+                        ])
                 }
             }
         }
@@ -109,16 +115,19 @@ public struct PluginLoader: Sendable {
     }
 
     /// Loads one plugin file (or returns `candidate` when it was loaded from this very file).
-    public func loadPlugin(_ file: String, reusing candidate: LoadedPlugin? = nil) throws(PluginRefusal) -> LoadedPlugin {
+    public func loadPlugin(_ file: String, reusing candidate: LoadedPlugin? = nil) throws(PluginRefusal) -> LoadedPlugin
+    {
         guard let identity = PluginFileIdentity.of(file) else {
             throw PluginRefusal(
                 file: file,
                 code: .fileUnreadable,
-                reason: "cannot read the plugin file: \(String(cString: strerror(errno))); check that it is a readable regular file"
+                reason:
+                    "cannot read the plugin file: \(String(cString: strerror(errno))); check that it is a readable regular file"
             )
         }
         if let candidate, candidate.file == file, candidate.fileIdentity == identity {
-            logger.debug("plugin file unchanged, reusing it", metadata: ["plugin": "\(candidate.name)", "file": "\(file)"])
+            logger.debug(
+                "plugin file unchanged, reusing it", metadata: ["plugin": "\(candidate.name)", "file": "\(file)"])
             return candidate
         }
         return try loadPlugin(from: try PluginImage.copy(of: file))
@@ -132,7 +141,8 @@ public struct PluginLoader: Sendable {
             throw PluginRefusal(
                 file: file,
                 code: .missingEntry,
-                reason: "the library does not export \(ROWCAST_PLUGIN_ENTRY_SYMBOL); a plugin must define it (in Swift: @_cdecl(\"\(ROWCAST_PLUGIN_ENTRY_SYMBOL)\"))"
+                reason:
+                    "the library does not export \(ROWCAST_PLUGIN_ENTRY_SYMBOL); a plugin must define it (in Swift: @_cdecl(\"\(ROWCAST_PLUGIN_ENTRY_SYMBOL)\"))"
             )
         }
         let entry = unsafeBitCast(symbol, to: rowcast_plugin_entry_fn.self)
@@ -146,7 +156,8 @@ public struct PluginLoader: Sendable {
             throw PluginRefusal(
                 file: directory,
                 code: .directoryUnreadable,
-                reason: "cannot read the plugin directory: \(String(cString: strerror(errno))); create it or remove it from the configuration"
+                reason:
+                    "cannot read the plugin directory: \(String(cString: strerror(errno))); create it or remove it from the configuration"
             )
         }
         defer { closedir(stream) }
@@ -166,6 +177,8 @@ public struct PluginLoader: Sendable {
 
     private static func log(_ refusal: PluginRefusal, logger: Logger) {
         let level: Logger.Level = refusal.code == .directoryUnreadable ? .warning : .error
-        logger.log(level: level, "refused plugin: \(refusal)", metadata: ["file": "\(refusal.file)", "code": "\(refusal.code)"])
+        logger.log(
+            level: level, "refused plugin: \(refusal)",
+            metadata: ["file": "\(refusal.file)", "code": "\(refusal.code)"])
     }
 }

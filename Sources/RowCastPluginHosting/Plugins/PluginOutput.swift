@@ -19,12 +19,15 @@ public enum PluginOutput {
     }
 
     /// The result of a call to plugin `plugin` that returned `status` with `output`.
-    public static func result(status: Int32, output: [UInt8], overflowed: Bool, expecting expectation: Expectation, plugin: String) -> PluginCallResult {
+    public static func result(
+        status: Int32, output: [UInt8], overflowed: Bool, expecting expectation: Expectation, plugin: String
+    ) -> PluginCallResult {
         if overflowed {
-            return .failed(PluginCallError(
-                message: "plugin \(plugin) wrote more than \(LoadedPlugin.maximumOutputSize) bytes of output",
-                code: "output_too_large"
-            ))
+            return .failed(
+                PluginCallError(
+                    message: "plugin \(plugin) wrote more than \(LoadedPlugin.maximumOutputSize) bytes of output",
+                    code: "output_too_large"
+                ))
         }
         switch status {
         case Int32(ROWCAST_OK.rawValue):
@@ -34,20 +37,23 @@ public enum PluginOutput {
             return .ok(output)
         case Int32(ROWCAST_ITEM_ERROR.rawValue):
             let reported = decodeError(output)
-            return .rejected(PluginCallError(
-                message: reported.message ?? "plugin \(plugin) rejected the input without a message",
-                field: reported.field,
-                code: reported.code
-            ))
+            return .rejected(
+                PluginCallError(
+                    message: reported.message ?? "plugin \(plugin) rejected the input without a message",
+                    field: reported.field,
+                    code: reported.code
+                ))
         case Int32(ROWCAST_PLUGIN_ERROR.rawValue):
             let reported = decodeError(output)
-            return .failed(PluginCallError(
-                message: "plugin \(plugin) failed: " + (reported.message ?? "no message given"),
-                field: reported.field,
-                code: reported.code ?? "plugin_error"
-            ))
+            return .failed(
+                PluginCallError(
+                    message: "plugin \(plugin) failed: " + (reported.message ?? "no message given"),
+                    field: reported.field,
+                    code: reported.code ?? "plugin_error"
+                ))
         default:
-            return .failed(PluginCallError(message: "plugin \(plugin) returned unknown status \(status)", code: "invalid_output"))
+            return .failed(
+                PluginCallError(message: "plugin \(plugin) returned unknown status \(status)", code: "invalid_output"))
         }
     }
 
@@ -77,9 +83,13 @@ public enum PluginOutput {
         case .row:
             guard let row = value.objectValue else { return "a row that is not a JSON object (got \(value.kindName))" }
             guard let cell = row["cell"] else { return "a row without \"cell\"" }
-            guard let cellName = cell.stringValue, !cellName.isEmpty else { return "a row whose \"cell\" is not a non-empty string (got \(cell.kindName))" }
+            guard let cellName = cell.stringValue, !cellName.isEmpty else {
+                return "a row whose \"cell\" is not a non-empty string (got \(cell.kindName))"
+            }
             guard let height = row["height"] else { return "a row without \"height\"" }
-            guard height.numberValue != nil else { return "a row whose \"height\" is not a number (got \(height.kindName))" }
+            guard height.numberValue != nil else {
+                return "a row whose \"height\" is not a number (got \(height.kindName))"
+            }
             if let content = row["content"], content.objectValue == nil {
                 return "a row whose \"content\" is not an object (got \(content.kindName))"
             }

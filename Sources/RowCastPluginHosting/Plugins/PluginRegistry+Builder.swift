@@ -60,7 +60,8 @@ extension PluginTable {
             PluginRefusal(
                 file: plugin.file,
                 code: .duplicateType,
-                reason: "plugin \(plugin.name) (\(plugin.file)) claims \(kind) \"\(type)\", already claimed by plugin \(other.name) (\(other.file)); remove one of the two plugins or give each its own types"
+                reason:
+                    "plugin \(plugin.name) (\(plugin.file)) claims \(kind) \"\(type)\", already claimed by plugin \(other.name) (\(other.file)); remove one of the two plugins or give each its own types"
             )
         }
     }

@@ -38,7 +38,8 @@ public struct PluginTable<Plugin: RegisteredPlugin> {
         func entries(_ table: [String: Plugin], _ kind: PluginTypeEntry.Kind) -> [PluginTypeEntry] {
             table.keys.sorted().map { type in
                 let plugin = table[type]!
-                return PluginTypeEntry(type: type, kind: kind, plugin: plugin.name, version: plugin.version, file: plugin.file)
+                return PluginTypeEntry(
+                    type: type, kind: kind, plugin: plugin.name, version: plugin.version, file: plugin.file)
             }
         }
         return entries(byItemType, .item) + entries(byHeaderType, .header)

@@ -24,10 +24,12 @@ struct PluginSink {
     }
 
     /// The sink's `write`: copies the plugin's bytes into the buffer before returning.
-    private static let write: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void = { opaque, bytes, length in
+    private static let write: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void = {
+        opaque, bytes, length in
         guard let opaque, let bytes, length > 0 else { return }
         let sink = opaque.assumingMemoryBound(to: PluginSink.self)
-        guard !sink.pointee.overflowed, length <= sink.pointee.limit - (sink.pointee.bytes.count - sink.pointee.start) else {
+        guard !sink.pointee.overflowed, length <= sink.pointee.limit - (sink.pointee.bytes.count - sink.pointee.start)
+        else {
             sink.pointee.overflowed = true
             return
         }

@@ -14,10 +14,17 @@ extension PluginTable {
         var types = JSONObject()
         for plugin in plugins {
             for type in plugin.itemTypes where self.plugin(forItemType: type) === plugin {
-                types.append(key: type, value: ["plugin": .string(plugin.name), "version": .string(plugin.version), "file": .string(plugin.file)])
+                types.append(
+                    key: type,
+                    value: [
+                        "plugin": .string(plugin.name), "version": .string(plugin.version),
+                        "file": .string(plugin.file),
+                    ])
             }
         }
-        let refused: [JSONValue] = refusals.map { ["file": .string($0.file), "code": .string($0.code.rawValue), "reason": .string($0.reason)] }
+        let refused: [JSONValue] = refusals.map {
+            ["file": .string($0.file), "code": .string($0.code.rawValue), "reason": .string($0.reason)]
+        }
         return ["plugins": .array(described), "types": .object(types), "refusals": .array(refused)]
     }
 }

@@ -22,7 +22,8 @@ extension RegisteredPlugin {
     /// rendered again.
     public var rendererIdentity: String {
         let file = fileIdentity
-        return "\(name)@\(version)@\(self.file)@\(file.device):\(file.inode):\(file.size):\(file.modifiedSeconds).\(file.modifiedNanoseconds)"
+        return
+            "\(name)@\(version)@\(self.file)@\(file.device):\(file.inode):\(file.size):\(file.modifiedSeconds).\(file.modifiedNanoseconds)"
     }
 }
 

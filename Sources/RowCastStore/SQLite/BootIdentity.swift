@@ -43,7 +43,8 @@ struct BootIdentity: Equatable {
     /// The boot recorded in the store's meta table (`boot_id`, `boot_time`, `boot_uptime`), or
     /// nil when it records no boot time (a store written before boot times were recorded).
     init?(meta: [String: String]) {
-        guard let time = meta["boot_time"].flatMap(Double.init), let uptime = meta["boot_uptime"].flatMap(Double.init) else { return nil }
+        guard let time = meta["boot_time"].flatMap(Double.init), let uptime = meta["boot_uptime"].flatMap(Double.init)
+        else { return nil }
         let id = meta["boot_id"] ?? ""
         self.init(bootID: id.isEmpty ? nil : id, bootTime: time, uptime: uptime)
     }
@@ -71,7 +72,8 @@ struct BootIdentity: Equatable {
     /// What was compared, for the log.
     func describe(against recorded: BootIdentity) -> String {
         if let bootID, let recordedID = recorded.bootID { return "boot id \(recordedID) then \(bootID)" }
-        return "boot time \(Self.format(recorded.bootTime)) s then \(Self.format(bootTime)) s (uptime \(Self.format(recorded.uptime)) s then \(Self.format(uptime)) s), the boot id being hidden"
+        return
+            "boot time \(Self.format(recorded.bootTime)) s then \(Self.format(bootTime)) s (uptime \(Self.format(recorded.uptime)) s then \(Self.format(uptime)) s), the boot id being hidden"
     }
 
     private static func seconds(_ time: timespec) -> Double {

@@ -43,7 +43,8 @@ final class CommitMarker {
         let count = pread(file, &buffer, buffer.count, 0)
         guard count > 0 else { return nil }
         let fields = String(decoding: buffer[0..<count], as: UTF8.self).trimmingSpaces.split(separator: " ")
-        guard fields.count == 4, fields[0] == "rowcast-position", fields[1] == "1", let commits = UInt64(fields[3]) else { return nil }
+        guard fields.count == 4, fields[0] == "rowcast-position", fields[1] == "1", let commits = UInt64(fields[3])
+        else { return nil }
         return Position(storeID: String(fields[2]), commits: commits)
     }
 

@@ -38,10 +38,15 @@ struct ItemRowWriter {
                         sqlite3_bind_text(handle, 2, idText, Int32(id.utf8.count), nil)
                         sqlite3_bind_text(handle, 3, typeText, Int32(item.type.utf8.count), nil)
                         sqlite3_bind_text(handle, 4, sectionText, Int32(item.section.utf8.count), nil)
-                        if let sort = item.sort { sqlite3_bind_double(handle, 5, sort) } else { sqlite3_bind_null(handle, 5) }
+                        if let sort = item.sort {
+                            sqlite3_bind_double(handle, 5, sort)
+                        } else {
+                            sqlite3_bind_null(handle, 5)
+                        }
                         sqlite3_bind_int64(handle, 6, Int64(item.arrival))
                         // A zero-length blob needs a non-null pointer to be a blob, not NULL.
-                        sqlite3_bind_blob(handle, 7, json.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(json.count), nil)
+                        sqlite3_bind_blob(
+                            handle, 7, json.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(json.count), nil)
                         let code = sqlite3_step(handle)
                         // Ready for the next row. Parameters 2 to 7 point at buffers gone after
                         // this closure: nothing reads them before the next row rebinds them, and

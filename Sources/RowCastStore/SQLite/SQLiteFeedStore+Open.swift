@@ -32,7 +32,10 @@ extension SQLiteFeedStore {
     static func openDatabase(at path: String, synchronous: Synchronous) throws(StoreError) -> DatabaseQueue {
         var info = stat()
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
-            throw StoreError(.foreign, path: path, message: "\(path) is not a regular file. Move it aside (or choose another --state-dir) and start again.")
+            throw StoreError(
+                .foreign, path: path,
+                message: "\(path) is not a regular file. Move it aside (or choose another --state-dir) and start again."
+            )
         }
         var configuration = Configuration()
         configuration.journalMode = .wal
@@ -41,7 +44,8 @@ extension SQLiteFeedStore {
         // Ten seconds means something else holds the database: the commit then fails.
         configuration.busyMode = SQLiteBusyWait.mode(giveUpAfter: 10)
         let pragma = synchronous == .full ? "FULL" : "NORMAL"
-        let backstop = walBackstopPages(freeBytes: StateDirectory.freeBytes(in: StateDirectory.directory(of: path)) ?? .max)
+        let backstop = walBackstopPages(
+            freeBytes: StateDirectory.freeBytes(in: StateDirectory.directory(of: path)) ?? .max)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(pragma)")
             // Checkpoints run on their own thread (`WALCheckpointer`); the automatic one is a
@@ -61,13 +65,22 @@ extension SQLiteFeedStore {
                 guard check == ["ok"] else {
                     throw corruption(path: path, detail: check.prefix(3).joined(separator: "; "))
                 }
-                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                let tables = try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
                 if !tables.isEmpty && !tables.contains("grdb_migrations") {
-                    throw StoreError(.foreign, path: path, message: "\(path) is an SQLite database of another program (tables: \(tables.prefix(5).joined(separator: ", "))), not a rowcastd state. rowcastd leaves it alone: choose another --state-dir, or move the file aside.")
+                    throw StoreError(
+                        .foreign, path: path,
+                        message:
+                            "\(path) is an SQLite database of another program (tables: \(tables.prefix(5).joined(separator: ", "))), not a rowcastd state. rowcastd leaves it alone: choose another --state-dir, or move the file aside."
+                    )
                 }
                 if try migrator.hasBeenSuperseded(db) {
                     let applied = try migrator.appliedIdentifiers(db).sorted().joined(separator: ", ")
-                    throw StoreError(.newerSchema, path: path, message: "\(path) was written by a newer rowcastd (schema versions \(applied); this build knows up to \(schemaVersion)). Run that newer rowcastd, or move the file aside (its data is then not served) to start this one with an empty state.")
+                    throw StoreError(
+                        .newerSchema, path: path,
+                        message:
+                            "\(path) was written by a newer rowcastd (schema versions \(applied); this build knows up to \(schemaVersion)). Run that newer rowcastd, or move the file aside (its data is then not served) to start this one with an empty state."
+                    )
                 }
             }
             try migrator.migrate(queue)
@@ -84,7 +97,9 @@ extension SQLiteFeedStore {
     /// Reads the meta table and judges whether the stored history continues.
     static func readMeta(_ queue: DatabaseQueue, path: String, marker: CommitMarker) throws -> OpenedMeta {
         let meta = try queue.read { db in
-            Dictionary(try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) }, uniquingKeysWith: { $1 })
+            Dictionary(
+                try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) },
+                uniquingKeysWith: { $1 })
         }
         guard let storeID = meta["store_id"] else {
             return OpenedMeta(storeID: UUID().uuidString.lowercased(), commits: 0, continuity: .fresh)
@@ -94,15 +109,20 @@ extension SQLiteFeedStore {
         let markerPath = marker.path
         if let position = marker.read() {
             if position.storeID != storeID {
-                reasons.append("\(markerPath) belongs to another database (store \(position.storeID), this one is \(storeID))")
+                reasons.append(
+                    "\(markerPath) belongs to another database (store \(position.storeID), this one is \(storeID))")
             } else if position.commits > commits {
-                reasons.append("the database has \(commits) commits but had reached \(position.commits) (\(markerPath)): it is an older copy, or commits were lost")
+                reasons.append(
+                    "the database has \(commits) commits but had reached \(position.commits) (\(markerPath)): it is an older copy, or commits were lost"
+                )
             }
         } else {
             reasons.append("\(markerPath) is missing or unreadable, so the database cannot be shown to be the latest")
         }
         if let reason = rebootAfterUncleanStop(meta: meta) { reasons.append(reason) }
-        return OpenedMeta(storeID: storeID, commits: commits, continuity: reasons.isEmpty ? .continued : .broken(reason: reasons.joined(separator: "; ")))
+        return OpenedMeta(
+            storeID: storeID, commits: commits,
+            continuity: reasons.isEmpty ? .continued : .broken(reason: reasons.joined(separator: "; ")))
     }
 
     /// Why the last commits may be lost to the operating system, when the meta table shows an
@@ -113,10 +133,12 @@ extension SQLiteFeedStore {
         let current = BootIdentity.current()
         if let recorded = BootIdentity(meta: meta) {
             guard !current.sameBoot(as: recorded) else { return nil }
-            return "the machine restarted since rowcastd last stopped without a clean shutdown, with durability normal, so its last commits may be lost (\(current.describe(against: recorded)))"
+            return
+                "the machine restarted since rowcastd last stopped without a clean shutdown, with durability normal, so its last commits may be lost (\(current.describe(against: recorded)))"
         }
         guard current.bootID == nil || current.bootID != meta["boot_id"] else { return nil }
-        return "the machine may have restarted since rowcastd last stopped without a clean shutdown, with durability normal (no boot time recorded, and the boot id \(current.bootID == nil ? "cannot be read" : "changed")), so its last commits may be lost"
+        return
+            "the machine may have restarted since rowcastd last stopped without a clean shutdown, with durability normal (no boot time recorded, and the boot id \(current.bootID == nil ? "cannot be read" : "changed")), so its last commits may be lost"
     }
 
     /// Writes meta values in a transaction synced to disk whatever the durability setting.
@@ -126,7 +148,10 @@ extension SQLiteFeedStore {
             defer { if synchronous != .full { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
             try db.inTransaction {
                 for (key, value) in values.sorted(by: { $0.key < $1.key }) {
-                    try db.execute(sql: "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key, value])
+                    try db.execute(
+                        sql:
+                            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                        arguments: [key, value])
                 }
                 return .commit
             }

@@ -7,51 +7,52 @@ extension SQLiteFeedStore {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE meta (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    value TEXT NOT NULL
-                ) WITHOUT ROWID;
-                CREATE TABLE feeds (
-                    name TEXT PRIMARY KEY NOT NULL,
-                    seq INTEGER NOT NULL,
-                    epoch TEXT NOT NULL,
-                    next_arrival INTEGER NOT NULL
-                ) WITHOUT ROWID;
-                CREATE TABLE sections (
-                    feed TEXT NOT NULL,
-                    id TEXT NOT NULL,
-                    sort_order REAL,
-                    type TEXT,
-                    header TEXT,
-                    declared INTEGER NOT NULL,
-                    arrival INTEGER NOT NULL,
-                    PRIMARY KEY (feed, id)
-                ) WITHOUT ROWID;
-                CREATE TABLE items (
-                    feed TEXT NOT NULL,
-                    id TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    section TEXT NOT NULL,
-                    sort REAL,
-                    arrival INTEGER NOT NULL,
-                    json BLOB NOT NULL,
-                    PRIMARY KEY (feed, id)
-                ) WITHOUT ROWID;
-                CREATE TABLE requests (
-                    client TEXT NOT NULL,
-                    req TEXT NOT NULL,
-                    ord INTEGER NOT NULL,
-                    reply BLOB NOT NULL,
-                    PRIMARY KEY (client, req)
-                ) WITHOUT ROWID;
-                CREATE TABLE renderers (
-                    kind TEXT NOT NULL,
-                    type TEXT NOT NULL,
-                    identity TEXT,
-                    PRIMARY KEY (kind, type)
-                ) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value TEXT NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE feeds (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        seq INTEGER NOT NULL,
+                        epoch TEXT NOT NULL,
+                        next_arrival INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE sections (
+                        feed TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        sort_order REAL,
+                        type TEXT,
+                        header TEXT,
+                        declared INTEGER NOT NULL,
+                        arrival INTEGER NOT NULL,
+                        PRIMARY KEY (feed, id)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE items (
+                        feed TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        section TEXT NOT NULL,
+                        sort REAL,
+                        arrival INTEGER NOT NULL,
+                        json BLOB NOT NULL,
+                        PRIMARY KEY (feed, id)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE requests (
+                        client TEXT NOT NULL,
+                        req TEXT NOT NULL,
+                        ord INTEGER NOT NULL,
+                        reply BLOB NOT NULL,
+                        PRIMARY KEY (client, req)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE renderers (
+                        kind TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        identity TEXT,
+                        PRIMARY KEY (kind, type)
+                    ) WITHOUT ROWID;
+                    """)
         }
         migrator.registerMigration("v2") { db in
             // v1 keyed remembered answers by `req` as RowCast re-encoded it: integers from 2^53
@@ -60,22 +61,24 @@ extension SQLiteFeedStore {
             // text the client sent. Integers below 2^53 and strings were stored as sent, and
             // stay; the lossy keys can match no request any more (their exact text is lost,
             // and non-integer ids are refused now), so their answers are forgotten.
-            try db.execute(sql: """
-                DELETE FROM requests
-                WHERE substr(req, 1, 1) <> '"'
-                  AND (instr(req, '.') > 0 OR instr(req, 'e') > 0 OR instr(req, 'E') > 0);
-                """)
+            try db.execute(
+                sql: """
+                    DELETE FROM requests
+                    WHERE substr(req, 1, 1) <> '"'
+                      AND (instr(req, '.') > 0 OR instr(req, 'e') > 0 OR instr(req, 'E') > 0);
+                    """)
         }
         migrator.registerMigration("v3") { db in
             // Action events, kept per feed for producers that pull them (`events`).
-            try db.execute(sql: """
-                CREATE TABLE events (
-                    feed TEXT NOT NULL,
-                    seq INTEGER NOT NULL,
-                    body BLOB NOT NULL,
-                    PRIMARY KEY (feed, seq)
-                ) WITHOUT ROWID;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE events (
+                        feed TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        body BLOB NOT NULL,
+                        PRIMARY KEY (feed, seq)
+                    ) WITHOUT ROWID;
+                    """)
         }
         return migrator
     }

@@ -18,7 +18,8 @@ extension SQLiteFeedStore {
             for key in commit.ledger.forgotten { try forget.execute(arguments: [key.client, key.req]) }
         }
         if !commit.ledger.recorded.isEmpty {
-            let record = try db.cachedStatement(sql: "INSERT OR REPLACE INTO requests(client, req, ord, reply) VALUES (?, ?, ?, ?)")
+            let record = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO requests(client, req, ord, reply) VALUES (?, ?, ?, ?)")
             for entry in commit.ledger.recorded {
                 try record.execute(arguments: [entry.key.client, entry.key.req, Int64(entry.order), Data(entry.reply)])
             }
@@ -36,7 +37,8 @@ extension SQLiteFeedStore {
             }
         }
         if !commit.renderers.isEmpty {
-            let record = try db.cachedStatement(sql: "INSERT OR REPLACE INTO renderers(kind, type, identity) VALUES (?, ?, ?)")
+            let record = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO renderers(kind, type, identity) VALUES (?, ?, ?)")
             for renderer in commit.renderers {
                 try record.execute(arguments: [renderer.kind.rawValue, renderer.type, renderer.identity])
             }
@@ -44,10 +46,11 @@ extension SQLiteFeedStore {
     }
 
     private static func writeFeeds(_ changes: [FeedChanges], to db: Database) throws {
-        let upsertFeed = try db.cachedStatement(sql: """
-            INSERT INTO feeds(name, seq, epoch, next_arrival) VALUES (?, ?, ?, ?)
-            ON CONFLICT(name) DO UPDATE SET seq = excluded.seq, epoch = excluded.epoch, next_arrival = excluded.next_arrival
-            """)
+        let upsertFeed = try db.cachedStatement(
+            sql: """
+                INSERT INTO feeds(name, seq, epoch, next_arrival) VALUES (?, ?, ?, ?)
+                ON CONFLICT(name) DO UPDATE SET seq = excluded.seq, epoch = excluded.epoch, next_arrival = excluded.next_arrival
+                """)
         for change in changes {
             try upsertFeed.execute(arguments: [change.feed, Int64(change.seq), change.epoch, Int64(change.nextArrival)])
             if change.replacedAll {
@@ -61,7 +64,12 @@ extension SQLiteFeedStore {
 
     /// Writes (or deletes) the touched items of `change`: the work per item of every commit.
     private static func writeItems(of change: FeedChanges, to db: Database) throws {
-        let writer = ItemRowWriter(feed: change.feed, statement: try db.cachedStatement(sql: "INSERT OR REPLACE INTO items(feed, id, type, section, sort, arrival, json) VALUES (?, ?, ?, ?, ?, ?, ?)"))
+        let writer = ItemRowWriter(
+            feed: change.feed,
+            statement: try db.cachedStatement(
+                sql:
+                    "INSERT OR REPLACE INTO items(feed, id, type, section, sort, arrival, json) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            ))
         defer { writer.finish() }
         // Prepared only for a commit that deletes an item (GRDB's cache lookup costs too).
         var deleteItem: Statement?
@@ -76,7 +84,9 @@ extension SQLiteFeedStore {
                 try writer.write(item, id: id, in: db)
             case (let id, .none):
                 guard !change.replacedAll else { continue }
-                if deleteItem == nil { deleteItem = try db.cachedStatement(sql: "DELETE FROM items WHERE feed = ? AND id = ?") }
+                if deleteItem == nil {
+                    deleteItem = try db.cachedStatement(sql: "DELETE FROM items WHERE feed = ? AND id = ?")
+                }
                 try deleteItem!.execute(arguments: [change.feed, id])
             }
         }
@@ -84,12 +94,17 @@ extension SQLiteFeedStore {
 
     /// Writes (or deletes) the touched sections of `change`.
     private static func writeSections(of change: FeedChanges, to db: Database) throws {
-        let upsertSection = try db.cachedStatement(sql: "INSERT OR REPLACE INTO sections(feed, id, sort_order, type, header, declared, arrival) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        let upsertSection = try db.cachedStatement(
+            sql:
+                "INSERT OR REPLACE INTO sections(feed, id, sort_order, type, header, declared, arrival) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        )
         let deleteSection = try db.cachedStatement(sql: "DELETE FROM sections WHERE feed = ? AND id = ?")
         for (id, section) in change.sections {
             if let section {
                 let header = section.header.map { String(decoding: JSONValue.object($0).serialized(), as: UTF8.self) }
-                try upsertSection.execute(arguments: [change.feed, id, section.order, section.type, header, section.declared, Int64(section.arrival)])
+                try upsertSection.execute(arguments: [
+                    change.feed, id, section.order, section.type, header, section.declared, Int64(section.arrival),
+                ])
             } else if !change.replacedAll {
                 try deleteSection.execute(arguments: [change.feed, id])
             }

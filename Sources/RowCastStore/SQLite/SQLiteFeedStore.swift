@@ -57,21 +57,30 @@ public final class SQLiteFeedStore: FeedStore {
     /// `StateLossCheck`), throws a `StoreError` of kind `lost` and leaves every file as it was,
     /// unless `acceptStateLoss`: then it logs the loss as an error and opens the store with
     /// broken continuity (every feed starts a new epoch).
-    public init(directory: String, synchronous: Synchronous, acceptStateLoss: Bool = false, logger: Logger = Logger(label: "rowcast.store")) throws(StoreError) {
+    public init(
+        directory: String, synchronous: Synchronous, acceptStateLoss: Bool = false,
+        logger: Logger = Logger(label: "rowcast.store")
+    ) throws(StoreError) {
         self.directory = directory
         self.synchronous = synchronous
         self.logger = logger
         // Before any SQLite use in the process (StateLossCheck below opens the database).
         if let failure = SQLiteProcessSetup.failure {
-            logger.notice("SQLite memory statistics stay on; commits take a few more instructions", metadata: ["reason": "\(failure)"])
+            logger.notice(
+                "SQLite memory statistics stay on; commits take a few more instructions",
+                metadata: ["reason": "\(failure)"])
         }
         stateDirectory = try StateDirectory(path: directory)
         databasePath = directory + "/" + Self.databaseFileName
         marker = CommitMarker(path: directory + "/" + Self.markerFileName)
         let lost = StateLossCheck(databasePath: databasePath, marker: marker).missingHistory()
         if let lost {
-            guard acceptStateLoss else { throw StateLossCheck.refusal(lost, databasePath: databasePath, markerPath: marker.path) }
-            logger.error("state loss accepted (--accept-state-loss): every feed starts a new epoch", metadata: ["lost": "\(lost)"])
+            guard acceptStateLoss else {
+                throw StateLossCheck.refusal(lost, databasePath: databasePath, markerPath: marker.path)
+            }
+            logger.error(
+                "state loss accepted (--accept-state-loss): every feed starts a new epoch",
+                metadata: ["lost": "\(lost)"])
         }
         let queue = try Self.openDatabase(at: databasePath, synchronous: synchronous)
         self.queue = queue
@@ -95,7 +104,12 @@ public final class SQLiteFeedStore: FeedStore {
             try? queue.close()
             throw Self.storeError(error, path: path, during: "recording the start in")
         }
-        logger.info("state opened", metadata: ["database": "\(databasePath)", "durability": "\(synchronous.rawValue)", "commits": "\(commits)", "continuity": "\(continuity)"])
+        logger.info(
+            "state opened",
+            metadata: [
+                "database": "\(databasePath)", "durability": "\(synchronous.rawValue)", "commits": "\(commits)",
+                "continuity": "\(continuity)",
+            ])
     }
 
     // MARK: - FeedStore
@@ -125,8 +139,11 @@ public final class SQLiteFeedStore: FeedStore {
         do {
             try queue.write { db in
                 for batch in batches { try Self.write(batch, to: db) }
-                try db.cachedStatement(sql: "INSERT INTO meta(key, value) VALUES ('commits', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-                    .execute(arguments: [String(next)])
+                try db.cachedStatement(
+                    sql:
+                        "INSERT INTO meta(key, value) VALUES ('commits', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+                )
+                .execute(arguments: [String(next)])
             }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "committing to")
@@ -137,7 +154,9 @@ public final class SQLiteFeedStore: FeedStore {
         let written = committedThisRun ? marker.write(position) : marker.writeAndSync(position)
         committedThisRun = true
         if !written {
-            logger.warning("cannot update the commit marker", metadata: ["file": "\(marker.path)", "error": "\(StateDirectory.describe(errno))"])
+            logger.warning(
+                "cannot update the commit marker",
+                metadata: ["file": "\(marker.path)", "error": "\(StateDirectory.describe(errno))"])
         }
     }
 
@@ -157,7 +176,9 @@ public final class SQLiteFeedStore: FeedStore {
         let queue = try openQueue()
         do {
             return try queue.read { db in
-                let names = try String.fetchAll(db, sql: "SELECT name FROM feeds").filter { partitions.contains(Partition(feed: $0)) }
+                let names = try String.fetchAll(db, sql: "SELECT name FROM feeds").filter {
+                    partitions.contains(Partition(feed: $0))
+                }
                 return try Self.readFeeds(db, names: Set(names), logger: logger)
             }
         } catch {
@@ -188,9 +209,12 @@ public final class SQLiteFeedStore: FeedStore {
             try queue.close()
             if committedThisRun { marker.writeAndSync(CommitMarker.Position(storeID: storeID, commits: commits)) }
         } catch {
-            logger.error("could not close the state cleanly; the next start may begin new epochs", metadata: ["database": "\(databasePath)", "error": "\(error)"])
+            logger.error(
+                "could not close the state cleanly; the next start may begin new epochs",
+                metadata: ["database": "\(databasePath)", "error": "\(error)"])
             var failure = Self.storeError(error, path: databasePath, during: "recording a clean stop in")
-            failure.message += " Nothing acknowledged is lost: the write-ahead log holds it, and the next start continues from it."
+            failure.message +=
+                " Nothing acknowledged is lost: the write-ahead log holds it, and the next start continues from it."
             closeFailure = failure
         }
         self.queue = nil

@@ -17,6 +17,8 @@ enum SQLiteProcessSetup {
     /// SQLite then keeps its defaults, which only cost instructions.
     static let failure: String? = {
         let code = rowcast_sqlite_disable_memory_statistics()
-        return code == 0 ? nil : "sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) returned \(code) (SQLite was already in use in this process)"
+        return code == 0
+            ? nil
+            : "sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) returned \(code) (SQLite was already in use in this process)"
     }()
 }

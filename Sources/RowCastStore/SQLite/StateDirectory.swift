@@ -22,21 +22,35 @@ final class StateDirectory {
         self.path = path
         try Self.create(path)
         guard access(path, W_OK | X_OK) == 0 else {
-            let reason = errno == EROFS ? "it is on a read-only file system" : "the user rowcastd runs as (uid \(getuid())) cannot write to it"
-            throw StoreError(.unwritable, path: path, message: "state directory \(path) cannot be written: \(reason). Give that user write access, or choose another --state-dir.")
+            let reason =
+                errno == EROFS
+                ? "it is on a read-only file system" : "the user rowcastd runs as (uid \(getuid())) cannot write to it"
+            throw StoreError(
+                .unwritable, path: path,
+                message:
+                    "state directory \(path) cannot be written: \(reason). Give that user write access, or choose another --state-dir."
+            )
         }
         let lockPath = path + "/rowcast.lock"
         let descriptor = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
         guard descriptor >= 0 else {
             let code = errno
-            throw StoreError(code == ENOSPC ? .full : .unwritable, path: lockPath, message: "cannot create the lock file \(lockPath): \(Self.describe(code)). Check the state directory's permissions and free space.")
+            throw StoreError(
+                code == ENOSPC ? .full : .unwritable, path: lockPath,
+                message:
+                    "cannot create the lock file \(lockPath): \(Self.describe(code)). Check the state directory's permissions and free space."
+            )
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = pread(descriptor, &buffer, buffer.count, 0)
             let holder = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self).trimmingSpaces : "?"
             Glibc.close(descriptor)
-            throw StoreError(.locked, path: path, message: "state directory \(path) is in use by another rowcastd (pid \(holder)). Stop that one, or give this one another --state-dir.")
+            throw StoreError(
+                .locked, path: path,
+                message:
+                    "state directory \(path) is in use by another rowcastd (pid \(holder)). Stop that one, or give this one another --state-dir."
+            )
         }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(descriptor, 0)
@@ -45,7 +59,11 @@ final class StateDirectory {
         if let free = Self.freeBytes(in: path) {
             guard free >= Self.minimumFreeBytes else {
                 unlock()
-                throw StoreError(.full, path: path, message: "the disk holding state directory \(path) is full: \(free / 1024) KiB free, and rowcastd needs at least \(Self.minimumFreeBytes >> 20) MiB to start (its write-ahead log and commits). Free disk space there, or choose another --state-dir.")
+                throw StoreError(
+                    .full, path: path,
+                    message:
+                        "the disk holding state directory \(path) is full: \(free / 1024) KiB free, and rowcastd needs at least \(Self.minimumFreeBytes >> 20) MiB to start (its write-ahead log and commits). Free disk space there, or choose another --state-dir."
+                )
             }
         }
     }
@@ -90,7 +108,11 @@ final class StateDirectory {
         var info = stat()
         if stat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
-                throw StoreError(.unwritable, path: path, message: "state directory \(path) exists but is not a directory. Move it aside, or choose another --state-dir.")
+                throw StoreError(
+                    .unwritable, path: path,
+                    message:
+                        "state directory \(path) exists but is not a directory. Move it aside, or choose another --state-dir."
+                )
             }
             return
         }
@@ -99,7 +121,11 @@ final class StateDirectory {
             prefix += component
             if stat(prefix, &info) != 0 && mkdir(prefix, 0o750) != 0 && errno != EEXIST {
                 let code = errno
-                throw StoreError(code == ENOSPC ? .full : .unwritable, path: path, message: "cannot create state directory \(path) (at \(prefix)): \(describe(code)). Create it for the user rowcastd runs as, or choose another --state-dir.")
+                throw StoreError(
+                    code == ENOSPC ? .full : .unwritable, path: path,
+                    message:
+                        "cannot create state directory \(path) (at \(prefix)): \(describe(code)). Create it for the user rowcastd runs as, or choose another --state-dir."
+                )
             }
             prefix += "/"
         }
@@ -111,7 +137,8 @@ extension String {
     var trimmingSpaces: String {
         let bytes = Array(utf8)
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0 }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }

@@ -8,7 +8,8 @@ import RowCastEngine
 /// daemon last served. A database that is missing, empty (0 bytes), holds no rowcastd state,
 /// is another store, or is behind that count has lost history: subscribers saw changes it no
 /// longer has. (Being behind after a reboot that followed an unclean stop at durability
-/// normal is the documented price of that setting, and only starts new epochs.) Such a start is refused (`StoreError.Kind.lost`, exit 65) until an operator
+/// normal is the documented price of that setting, and only starts new epochs.) Such a start
+/// is refused (`StoreError.Kind.lost`, exit 65) until an operator
 /// accepts the loss (`--accept-state-loss`), because starting anyway would look, to every
 /// client, like a fresh or older service.
 ///
@@ -35,7 +36,8 @@ struct StateLossCheck {
         // A file SQLite cannot read is not judged here: opening it reports the damage.
         guard let meta = try? Self.readMeta(databasePath) else { return nil }
         guard let storeID = meta["store_id"] else {
-            return "the database \(databasePath) holds no rowcastd state (no store id; its write-ahead log may be damaged or gone), but \(reached)"
+            return
+                "the database \(databasePath) holds no rowcastd state (no store id; its write-ahead log may be damaged or gone), but \(reached)"
         }
         guard storeID == position.storeID else {
             return "the database \(databasePath) is another store (\(storeID)), but \(reached)"
@@ -44,14 +46,19 @@ struct StateLossCheck {
         // Losing the last commits to a power failure is what durability normal allows
         // (docs/OPERATIONS.md, "Group commit and durability"): new epochs, no refusal.
         guard commits >= position.commits || SQLiteFeedStore.rebootAfterUncleanStop(meta: meta) != nil else {
-            return "the database \(databasePath) holds \(commits) commits of store \(storeID), but \(reached): the last \(position.commits - commits) are gone (an older copy, or commits lost with the write-ahead log)"
+            return
+                "the database \(databasePath) holds \(commits) commits of store \(storeID), but \(reached): the last \(position.commits - commits) are gone (an older copy, or commits lost with the write-ahead log)"
         }
         return nil
     }
 
     /// The refusal for `missing`: what is gone, and the two ways on.
     static func refusal(_ missing: String, databasePath: String, markerPath: String) -> StoreError {
-        StoreError(.lost, path: databasePath, message: "state was lost: \(missing). rowcastd does not start on it, since clients would take it for the state they saw. Put back the database that reached that point; or accept the loss: start rowcastd once with --accept-state-loss (or delete \(markerPath)), and every feed starts a new epoch so subscribers resync.")
+        StoreError(
+            .lost, path: databasePath,
+            message:
+                "state was lost: \(missing). rowcastd does not start on it, since clients would take it for the state they saw. Put back the database that reached that point; or accept the loss: start rowcastd once with --accept-state-loss (or delete \(markerPath)), and every feed starts a new epoch so subscribers resync."
+        )
     }
 
     /// The meta table through a read-only connection: nil values when the table is absent.
@@ -63,7 +70,9 @@ struct StateLossCheck {
         defer { try? queue.close() }
         return try queue.read { db in
             guard try db.tableExists("meta") else { return [:] }
-            return Dictionary(try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) }, uniquingKeysWith: { $1 })
+            return Dictionary(
+                try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) },
+                uniquingKeysWith: { $1 })
         }
     }
 }

@@ -49,7 +49,9 @@ final class WALCheckpointer: @unchecked Sendable {
         /// about 256 kB), so the log stays near the size of the data instead of filling the
         /// volume (a 2 MiB volume held 1.7–2.0 MB of log for 40–250 kB of database).
         static func forVolume(freeBytes: UInt64, databasePages: Int) -> Policy {
-            guard freeBytes < WALCheckpointer.smallVolumeBytes else { return Policy(interval: WALCheckpointer.interval, restartFrames: WALCheckpointer.restartFrames) }
+            guard freeBytes < WALCheckpointer.smallVolumeBytes else {
+                return Policy(interval: WALCheckpointer.interval, restartFrames: WALCheckpointer.restartFrames)
+            }
             return Policy(interval: 0.01, restartFrames: min(WALCheckpointer.restartFrames, max(64, databasePages)))
         }
     }
@@ -145,7 +147,9 @@ final class WALCheckpointer: @unchecked Sendable {
         } catch {
             let message = "\(error)"
             if lastFailure != message {
-                logger.warning("WAL checkpoint failed; the log grows until one succeeds", metadata: ["database": "\(path)", "error": "\(message)"])
+                logger.warning(
+                    "WAL checkpoint failed; the log grows until one succeeds",
+                    metadata: ["database": "\(path)", "error": "\(message)"])
             }
             lastFailure = message
         }

@@ -18,7 +18,10 @@ public struct RowCastError: Error, Sendable, Equatable, CustomStringConvertible 
     public var limit: String?
 
     /// An error with every detail given.
-    public init(_ code: ErrorCode, _ message: String, field: String? = nil, feed: String? = nil, id: String? = nil, limit: String? = nil) {
+    public init(
+        _ code: ErrorCode, _ message: String, field: String? = nil, feed: String? = nil, id: String? = nil,
+        limit: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.field = field

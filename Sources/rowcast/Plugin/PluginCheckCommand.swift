@@ -7,7 +7,8 @@ import RowCastKit
 struct PluginCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Load a plugin file as rowcastd does and say what its loader would: the plugin and its types, or why it is refused.",
+        abstract:
+            "Load a plugin file as rowcastd does and say what its loader would: the plugin and its types, or why it is refused.",
         discussion: """
             Exit status 0 when rowcastd would load the file, 1 when it would refuse it (the \
             refusal's code and reason are printed as rowcastd logs them). A file name that \
@@ -20,7 +21,9 @@ struct PluginCheckCommand: ParsableCommand {
 
     @OptionGroup var loading: PluginLoadOptions
 
-    @Flag(help: "Print the result as one line of JSON: {\"ok\":true,\"plugin\":{...}} or {\"ok\":false,\"refusal\":{...}}.")
+    @Flag(
+        help:
+            "Print the result as one line of JSON: {\"ok\":true,\"plugin\":{...}} or {\"ok\":false,\"refusal\":{...}}.")
     var json = false
 
     func run() throws {
@@ -29,7 +32,10 @@ struct PluginCheckCommand: ParsableCommand {
             plugin = try loading.load(file)
         } catch {
             if json {
-                Output.json(["ok": false, "refusal": ["file": .string(file), "code": .string(error.code), "reason": .string(error.message)]])
+                Output.json([
+                    "ok": false,
+                    "refusal": ["file": .string(file), "code": .string(error.code), "reason": .string(error.message)],
+                ])
                 throw ExitCode.failure
             }
             Output.error(error)
@@ -46,7 +52,9 @@ struct PluginCheckCommand: ParsableCommand {
         Output.line("  item types:   \(info.itemTypes.joined(separator: ", "))")
         Output.line("  header types: \(info.headerTypes.isEmpty ? "(none)" : info.headerTypes.joined(separator: ", "))")
         Output.line("  select:       \(plugin.handlesSelect ? "yes" : "no")")
-        Output.line("  loaded:       \(plugin.isHosted ? "in a rowcast-plugin-host process (plugin_isolation: process)" : "in this process (plugin_isolation: in_process)")")
+        Output.line(
+            "  loaded:       \(plugin.isHosted ? "in a rowcast-plugin-host process (plugin_isolation: process)" : "in this process (plugin_isolation: in_process)")"
+        )
         if let nameProblem { Output.note(nameProblem) }
     }
 }

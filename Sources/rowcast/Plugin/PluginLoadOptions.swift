@@ -11,7 +11,8 @@ struct PluginLoadOptions: ParsableArguments {
     @Flag(help: "Load the plugin into rowcast itself, as rowcastd does with plugin_isolation: in_process.")
     var inProcess = false
 
-    @Option(help: ArgumentHelp("The rowcast-plugin-host executable. [default: the one next to rowcast]", valueName: "path"))
+    @Option(
+        help: ArgumentHelp("The rowcast-plugin-host executable. [default: the one next to rowcast]", valueName: "path"))
     var pluginHost: String?
 
     @Option(help: ArgumentHelp("How long one plugin call may take in a host, as plugin_timeout_ms.", valueName: "ms"))
@@ -27,7 +28,9 @@ struct PluginLoadOptions: ParsableArguments {
         var settings: PluginHostSettings?
         if !inProcess {
             guard let executable = pluginHost ?? ExecutableLocation.sibling("rowcast-plugin-host") else {
-                throw RowCastClientError(code: "host_failed", message: "no rowcast-plugin-host next to rowcast; give one with --plugin-host, or use --in-process")
+                throw RowCastClientError(
+                    code: "host_failed",
+                    message: "no rowcast-plugin-host next to rowcast; give one with --plugin-host, or use --in-process")
             }
             settings = PluginHostSettings(executable: executable, callTimeoutMilliseconds: pluginTimeout)
         }

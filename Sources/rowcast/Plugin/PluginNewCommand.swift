@@ -7,7 +7,8 @@ import RowCastSupport
 struct PluginNewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new",
-        abstract: "Write a new plugin project in a new folder: a Swift package on the installed SDK, or with --c a C file and a Makefile.",
+        abstract:
+            "Write a new plugin project in a new folder: a Swift package on the installed SDK, or with --c a C file and a Makefile.",
         discussion: """
             The plugin renders items of type NAME. Its folder (NAME, or --directory) must not \
             exist. A Swift plugin depends on the installed SDK alone (PREFIX/share/rowcast/sdk, \
@@ -22,7 +23,10 @@ struct PluginNewCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The plugin's name, which is also its item type: lowercase letters, digits and '-', starting with a letter.", valueName: "name"))
+    @Argument(
+        help: ArgumentHelp(
+            "The plugin's name, which is also its item type: lowercase letters, digits and '-', starting with a letter.",
+            valueName: "name"))
     var name: String
 
     @Flag(help: "Write a C plugin (NAME.c and a Makefile) instead of a Swift package.")
@@ -31,12 +35,16 @@ struct PluginNewCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The folder to create. [default: NAME]", valueName: "dir"))
     var directory: String?
 
-    @Option(help: ArgumentHelp("The installed plugin SDK a Swift plugin depends on. [default: ../share/rowcast/sdk next to rowcast's directory]", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The installed plugin SDK a Swift plugin depends on. [default: ../share/rowcast/sdk next to rowcast's directory]",
+            valueName: "dir"))
     var sdk: String?
 
     func validate() throws {
         guard PluginTemplate.isValidName(name) else {
-            throw ValidationError("a plugin name holds lowercase letters, digits and '-', and starts with a letter, got \"\(name)\"")
+            throw ValidationError(
+                "a plugin name holds lowercase letters, digits and '-', and starts with a letter, got \"\(name)\"")
         }
     }
 
@@ -55,7 +63,9 @@ struct PluginNewCommand: ParsableCommand {
             if c {
                 Output.line("next: cd \(folder) && make && rowcast plugin render \(library) --item item.json")
             } else {
-                Output.line("next: cd \(folder) && swift build -c release && rowcast plugin render .build/release/\(library) --item item.json")
+                Output.line(
+                    "next: cd \(folder) && swift build -c release && rowcast plugin render .build/release/\(library) --item item.json"
+                )
             }
         }
     }
@@ -66,7 +76,9 @@ struct PluginNewCommand: ParsableCommand {
         guard let candidate, FileManager.default.fileExists(atPath: candidate + "/Package.swift") else {
             throw RowCastClientError(
                 code: "invalid_request",
-                message: "no plugin SDK at \(candidate ?? "../share/rowcast/sdk"); install it (make install, or make install-sdk) or give its directory with --sdk (`pkg-config --variable=sdkdir rowcast-plugin`)")
+                message:
+                    "no plugin SDK at \(candidate ?? "../share/rowcast/sdk"); install it (make install, or make install-sdk) or give its directory with --sdk (`pkg-config --variable=sdkdir rowcast-plugin`)"
+            )
         }
         return Self.absolute(candidate)
     }
@@ -89,16 +101,19 @@ struct PluginNewCommand: ParsableCommand {
     static func write(_ files: [(path: String, text: String)], into folder: String) throws(RowCastClientError) {
         let manager = FileManager.default
         guard !manager.fileExists(atPath: folder) else {
-            throw RowCastClientError(code: "invalid_request", message: "\(folder) already exists; choose another name or --directory")
+            throw RowCastClientError(
+                code: "invalid_request", message: "\(folder) already exists; choose another name or --directory")
         }
         do {
             for file in files {
                 let path = folder + "/" + file.path
-                try manager.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try manager.createDirectory(
+                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try Data(file.text.utf8).write(to: URL(fileURLWithPath: path))
             }
         } catch {
-            throw RowCastClientError(code: "invalid_request", message: "cannot write \(folder): \(error.localizedDescription)")
+            throw RowCastClientError(
+                code: "invalid_request", message: "cannot write \(folder): \(error.localizedDescription)")
         }
     }
 }

@@ -27,24 +27,38 @@ struct PluginRenderCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The plugin file (a shared library).", valueName: "file"))
     var file: String
 
-    @Option(help: ArgumentHelp("Read the items from this file (JSON, a JSON array, or NDJSON); - reads standard input, as does giving neither --item nor --section.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Read the items from this file (JSON, a JSON array, or NDJSON); - reads standard input, as does giving neither --item nor --section.",
+            valueName: "path"))
     var item: String?
 
-    @Option(help: ArgumentHelp("Render the header rows of the sections in this file ({\"id\",\"type\",\"header\":{...}} objects, as a section request declares them), before the items.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Render the header rows of the sections in this file ({\"id\",\"type\",\"header\":{...}} objects, as a section request declares them), before the items.",
+            valueName: "path"))
     var section: String?
 
     @OptionGroup var loading: PluginLoadOptions
 
     func run() throws {
         try reportingErrors {
-            let sections = try section.map { path throws(RowCastClientError) in try Self.objects(from: path, option: "--section", member: "section") } ?? []
+            let sections =
+                try section.map { path throws(RowCastClientError) in
+                    try Self.objects(from: path, option: "--section", member: "section")
+                } ?? []
             let itemSource = item ?? (section == nil ? "-" : nil)
-            let items = try itemSource.map { path throws(RowCastClientError) in try Self.objects(from: path, option: "--item", member: "item") } ?? []
+            let items =
+                try itemSource.map { path throws(RowCastClientError) in
+                    try Self.objects(from: path, option: "--item", member: "item")
+                } ?? []
             let plugin = try loading.load(file)
             var failed = false
             func report(_ error: RowCastError) {
                 failed = true
-                Output.error(RowCastClientError(code: error.code.rawValue, message: error.message, field: error.field, id: error.id))
+                Output.error(
+                    RowCastClientError(
+                        code: error.code.rawValue, message: error.message, field: error.field, id: error.id))
             }
             for (offset, section) in sections.enumerated() {
                 switch plugin.renderHeader(section, context: "section \(offset + 1)") {
@@ -68,11 +82,17 @@ struct PluginRenderCommand: ParsableCommand {
         let source = path == "-" ? "stdin" : path
         // Bare objects become upserts of "item" into the default feed.
         let reader = RequestReader(source: source, defaultFeed: "render")
-        return try reader.requests(from: try InputText.read(path, option: option)).enumerated().map { (offset, request) throws(RowCastClientError) in
+        return try reader.requests(from: try InputText.read(path, option: option)).enumerated().map {
+            (offset, request) throws(RowCastClientError) in
             let op = request.objectValue?["op"]?.stringValue
-            let taken = op == "upsert" ? request.objectValue?["item"] : op == member ? request.objectValue?[member] : nil
+            let taken =
+                op == "upsert" ? request.objectValue?["item"] : op == member ? request.objectValue?[member] : nil
             guard let taken else {
-                throw RowCastClientError(code: "invalid_request", message: "\(source) element \(offset + 1): not a \(member) (give \(member) objects, or \(member == "item" ? "upsert" : member) requests)")
+                throw RowCastClientError(
+                    code: "invalid_request",
+                    message:
+                        "\(source) element \(offset + 1): not a \(member) (give \(member) objects, or \(member == "item" ? "upsert" : member) requests)"
+                )
             }
             return taken.serialized()
         }

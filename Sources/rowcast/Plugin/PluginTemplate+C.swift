@@ -3,7 +3,9 @@ extension PluginTemplate {
     static func cFiles(name: String) -> [(path: String, text: String)] {
         let cell = typeName(name) + "Cell"
         return [
-            ("\(name).c", #"""
+            (
+                "\(name).c",
+                #"""
                 /* The "\#(name)" cell-controller plugin for rowcastd, in C. Build: make */
                 #include <string.h>
                 #include <rowcast_plugin.h>
@@ -55,8 +57,11 @@ extension PluginTemplate {
 
                 const rowcast_plugin *rowcast_plugin_entry(void) { return &descriptor; }
 
-                """#),
-            ("Makefile", """
+                """#
+            ),
+            (
+                "Makefile",
+                """
                 # Builds librowcast-\(name).so against the installed plugin header (pkg-config rowcast-plugin).
                 CC     ?= cc
                 CFLAGS ?= -O2 -Wall -Wextra
@@ -69,9 +74,12 @@ extension PluginTemplate {
 
                 .PHONY: clean
 
-                """),
+                """
+            ),
             ("item.json", sampleItem(name)),
-            ("README.md", """
+            (
+                "README.md",
+                """
                 # The \(name) plugin for rowcastd, in C
 
                 ```sh
@@ -82,7 +90,8 @@ extension PluginTemplate {
                 rowcast reload
                 ```
 
-                """),
+                """
+            ),
         ]
     }
 }

@@ -3,7 +3,9 @@
 enum PluginTemplate {
     /// Whether `name` can name a plugin, its item type and its file (`librowcast-NAME.so`).
     static func isValidName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, ("a"..."z").contains(first), name.utf8.count <= 64 else { return false }
+        guard let first = name.unicodeScalars.first, ("a"..."z").contains(first), name.utf8.count <= 64 else {
+            return false
+        }
         return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
     }
 
@@ -22,7 +24,9 @@ enum PluginTemplate {
         let type = typeName(name)
         let target = type + "Cell"
         return [
-            ("Package.swift", """
+            (
+                "Package.swift",
+                """
                 // swift-tools-version:6.0
                 // The "\(name)" cell-controller plugin for rowcastd. Build: swift build -c release
                 // The plugin is .build/release/librowcast-\(name).so (rowcastd loads librowcast-*.so).
@@ -46,8 +50,11 @@ enum PluginTemplate {
                     ]
                 )
 
-                """),
-            ("Sources/\(target)/\(type)Controller.swift", """
+                """
+            ),
+            (
+                "Sources/\(target)/\(type)Controller.swift",
+                """
                 import RowCastKit
 
                 /// Renders `\(name)` items into `\(target)` rows.
@@ -87,8 +94,11 @@ enum PluginTemplate {
                     }
                 }
 
-                """),
-            ("Sources/\(target)/PluginEntry.swift", """
+                """
+            ),
+            (
+                "Sources/\(target)/PluginEntry.swift",
+                """
                 import RowCastKit
 
                 /// The symbol rowcastd calls: the plugin's descriptor (name, version, types, calls).
@@ -97,8 +107,11 @@ enum PluginTemplate {
                     RowCastPluginExport.descriptor(name: "\(name)", version: "0.1.0", controllers: [\(type)Controller.self])
                 }
 
-                """),
-            ("Tests/\(target)Tests/\(type)ControllerTests.swift", """
+                """
+            ),
+            (
+                "Tests/\(target)Tests/\(type)ControllerTests.swift",
+                """
                 @testable import \(target)
                 import RowCastKit
                 import RowCastKitTesting
@@ -124,10 +137,13 @@ enum PluginTemplate {
                     }
                 }
 
-                """),
+                """
+            ),
             ("item.json", sampleItem(name)),
             (".gitignore", ".build/\n.swiftpm/\n"),
-            ("README.md", """
+            (
+                "README.md",
+                """
                 # The \(name) plugin for rowcastd
 
                 ```sh
@@ -141,7 +157,8 @@ enum PluginTemplate {
 
                 Build with the same Swift toolchain as rowcastd (see PLUGINS.md, "Toolchains").
 
-                """),
+                """
+            ),
         ]
     }
 }

@@ -10,7 +10,8 @@ final class CommandRunner {
 
     /// Starts `rowcast arguments` with `input` on standard input, under `launcher` (a program
     /// and its arguments, such as setpriv) when one is given.
-    init(_ arguments: [String], input: String = "", launcher: [String] = [], environment: [String: String] = [:]) throws {
+    init(_ arguments: [String], input: String = "", launcher: [String] = [], environment: [String: String] = [:]) throws
+    {
         directory = try TemporaryDirectory("rowcast-cli")
         outURL = directory.url.appendingPathComponent("out")
         errURL = directory.url.appendingPathComponent("err")

@@ -32,10 +32,13 @@ final class DaemonProcess {
     ///   - environment: variables added to this process's environment (NOTIFY_SOCKET, say).
     ///   - waitForReady: wait (at most `timeout`) for the ready line, or return at once.
     ///   - launcher: a program (and its arguments) that runs rowcastd, e.g. under a sandbox.
-    init(plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"], pluginDirectory: TemporaryDirectory? = nil,
-         stateDirectory: TemporaryDirectory? = nil, endpoints: (String, String, String)? = nil,
-         extraArguments: [String] = [], fileSizeLimitKiB: Int? = nil, environment: [String: String] = [:],
-         waitForReady: Bool = true, launcher: [String] = [], timeout: TimeInterval = 20) throws {
+    init(
+        plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"],
+        pluginDirectory: TemporaryDirectory? = nil,
+        stateDirectory: TemporaryDirectory? = nil, endpoints: (String, String, String)? = nil,
+        extraArguments: [String] = [], fileSizeLimitKiB: Int? = nil, environment: [String: String] = [:],
+        waitForReady: Bool = true, launcher: [String] = [], timeout: TimeInterval = 20
+    ) throws {
         if let pluginDirectory {
             self.pluginDirectory = pluginDirectory
         } else {
@@ -44,16 +47,19 @@ final class DaemonProcess {
         self.stateDirectory = try stateDirectory ?? TemporaryDirectory("rowcast-state")
         let endpoints = endpoints ?? ("tcp://127.0.0.1:*", "tcp://127.0.0.1:*", "tcp://127.0.0.1:*")
         let executable = try BuildProducts.path("rowcastd")
-        let arguments = [
-            "--ingest", endpoints.0, "--control", endpoints.1, "--publish", endpoints.2,
-            "--plugins", self.pluginDirectory.path, "--state-dir", self.stateDirectory.path, "--heartbeat-ms", "200",
-            // A free port: daemons run side by side (the default, 7780, is for one daemon per host).
-            "--http", "tcp://127.0.0.1:0",
-        ] + sanitizerArguments + extraArguments
+        let arguments =
+            [
+                "--ingest", endpoints.0, "--control", endpoints.1, "--publish", endpoints.2,
+                "--plugins", self.pluginDirectory.path, "--state-dir", self.stateDirectory.path, "--heartbeat-ms",
+                "200",
+                // A free port: daemons run side by side (the default, 7780, is for one daemon per host).
+                "--http", "tcp://127.0.0.1:0",
+            ] + sanitizerArguments + extraArguments
         if let fileSizeLimitKiB {
             // A file size limit with SIGXFSZ ignored: writes past it fail (EFBIG), like a full disk.
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimitKiB); exec \"$0\" \"$@\"", executable] + arguments
+            process.arguments =
+                ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimitKiB); exec \"$0\" \"$@\"", executable] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
             process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable]) + arguments
@@ -86,10 +92,13 @@ final class DaemonProcess {
     }
 
     /// A new directory holding copies of the built `plugins`.
-    static func pluginDirectory(_ plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"]) throws -> TemporaryDirectory {
+    static func pluginDirectory(
+        _ plugins: [String] = ["librowcast-product.so", "librowcast-advertising.so"]
+    ) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory("rowcast-plugins")
         for plugin in plugins {
-            try FileManager.default.copyItem(atPath: try BuildProducts.path(plugin), toPath: directory.url.appendingPathComponent(plugin).path)
+            try FileManager.default.copyItem(
+                atPath: try BuildProducts.path(plugin), toPath: directory.url.appendingPathComponent(plugin).path)
         }
         return directory
     }

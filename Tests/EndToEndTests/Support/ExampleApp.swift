@@ -18,14 +18,21 @@ struct ExampleApp {
 
     /// Publishes the sample feed into `feed` with the CLI, acked; throws when a line failed.
     func publishSampleFeed(to daemon: DaemonProcess, feed: String) throws {
-        let run = try CommandRunner.run(["publish", "--feed", feed, "--file", folder.appendingPathComponent("feed.ndjson").path, "--control", daemon.control])
-        guard run.process.terminationStatus == 0 else { throw TestFailure("publishing \(name)/feed.ndjson failed: \(run.stderr)") }
+        let run = try CommandRunner.run([
+            "publish", "--feed", feed, "--file", folder.appendingPathComponent("feed.ndjson").path, "--control",
+            daemon.control,
+        ])
+        guard run.process.terminationStatus == 0 else {
+            throw TestFailure("publishing \(name)/feed.ndjson failed: \(run.stderr)")
+        }
     }
 
     /// Builds the app's C plugin (`plugin/NAME.c`) into a new plugin directory.
     func compileCPlugin() throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory("rowcast-example-plugins")
-        try FaultPlugin.compile(folder.appendingPathComponent("plugin/\(name).c").path, to: directory.url.appendingPathComponent("librowcast-\(name).so").path)
+        try FaultPlugin.compile(
+            folder.appendingPathComponent("plugin/\(name).c").path,
+            to: directory.url.appendingPathComponent("librowcast-\(name).so").path)
         return directory
     }
 
@@ -34,10 +41,14 @@ struct ExampleApp {
         let file = folder.appendingPathComponent("expected-rows.json")
         let actual = try JSONSerialization.jsonObject(with: Data(sections.serialized()))
         if ProcessInfo.processInfo.environment["ROWCAST_UPDATE_EXPECTED"] == "1" {
-            try JSONSerialization.data(withJSONObject: actual, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).write(to: file)
+            try JSONSerialization.data(
+                withJSONObject: actual, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            ).write(to: file)
         }
         let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: file))
-        let canonical = { (value: Any) throws -> Data in try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) }
+        let canonical = { (value: Any) throws -> Data in
+            try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])
+        }
         return try canonical(actual) == canonical(expected)
     }
 }

@@ -8,7 +8,11 @@ func runRowcastdToExit(_ arguments: [String], timeout: TimeInterval = 20) throws
     FileManager.default.createFile(atPath: errURL.path, contents: nil)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcastd"))
-    process.arguments = ["--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*", "--http", "tcp://127.0.0.1:0"] + arguments
+    process.arguments =
+        [
+            "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
+            "--http", "tcp://127.0.0.1:0",
+        ] + arguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = try FileHandle(forWritingTo: errURL)
     try process.run()

@@ -12,10 +12,13 @@ enum FaultPlugin {
     static let itemType = "fault"
 
     /// The C compiler the tests build the fixture with, or nil when there is none.
-    static let compiler: String? = ["/usr/bin/cc", "/usr/bin/gcc", "/usr/local/bin/cc"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let compiler: String? = ["/usr/bin/cc", "/usr/bin/gcc", "/usr/local/bin/cc"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// The fixture's source file.
-    static let source = BuildProducts.repositoryRoot.appendingPathComponent("Tests/Fixtures/c-plugin/fault_plugin.c").path
+    static let source = BuildProducts.repositoryRoot.appendingPathComponent("Tests/Fixtures/c-plugin/fault_plugin.c")
+        .path
 
     /// The directory holding `rowcast_plugin.h`.
     static let include = BuildProducts.repositoryRoot.appendingPathComponent("SDK/Sources/CRowCastPlugin/include").path
@@ -32,7 +35,8 @@ enum FaultPlugin {
     @discardableResult
     static func compile(_ source: String, to output: String, defines: [String] = []) throws -> String {
         guard let compiler else { throw TestFailure("no C compiler (cc or gcc) to build \(source)") }
-        let arguments = ["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-I", include]
+        let arguments =
+            ["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-I", include]
             + defines.map { "-D" + $0 } + [source, "-o", output]
         try run(compiler, arguments)
         return output
@@ -55,7 +59,8 @@ enum FaultPlugin {
     private static func run(_ program: String, _ arguments: [String]) throws {
         let result = try ProgramRun.run(program, arguments)
         guard result.status == 0 else {
-            throw TestFailure("\(([program] + arguments).joined(separator: " ")) failed (status \(result.status)):\n\(result.output)")
+            throw TestFailure(
+                "\(([program] + arguments).joined(separator: " ")) failed (status \(result.status)):\n\(result.output)")
         }
     }
 }

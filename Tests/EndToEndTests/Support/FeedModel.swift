@@ -14,7 +14,9 @@ struct FeedModel {
         switch request["op"]?.stringValue {
         case "upsert":
             let item = request["item"]!
-            items[item["id"]!.stringValue!] = (item["section"]?.stringValue ?? "default", item["data"]!["name"]!.stringValue!)
+            items[item["id"]!.stringValue!] = (
+                item["section"]?.stringValue ?? "default", item["data"]!["name"]!.stringValue!
+            )
             return nil
         case "delete":
             return items.removeValue(forKey: request["id"]!.stringValue!) == nil ? "not_found" : nil
@@ -32,7 +34,9 @@ struct FeedModel {
             items = [:]
             declared = []
             for item in request["items"]!.arrayValue! {
-                items[item["id"]!.stringValue!] = (item["section"]?.stringValue ?? "default", item["data"]!["name"]!.stringValue!)
+                items[item["id"]!.stringValue!] = (
+                    item["section"]?.stringValue ?? "default", item["data"]!["name"]!.stringValue!
+                )
             }
             return nil
         default:
@@ -56,9 +60,13 @@ struct FeedModel {
                     problems.append("row \(id) is in the snapshot but was deleted")
                     continue
                 }
-                if expected.section != sectionID { problems.append("row \(id) is in section \(sectionID), expected \(expected.section)") }
+                if expected.section != sectionID {
+                    problems.append("row \(id) is in section \(sectionID), expected \(expected.section)")
+                }
                 if row["content"]?["title"]?.stringValue != expected.name {
-                    problems.append("row \(id) shows \(row["content"]?["title"]?.stringValue ?? "nothing"), expected \(expected.name)")
+                    problems.append(
+                        "row \(id) shows \(row["content"]?["title"]?.stringValue ?? "nothing"), expected \(expected.name)"
+                    )
                 }
             }
         }
@@ -91,12 +99,16 @@ struct RequestGenerator {
         case 780..<920:
             return ["op": "delete", "feed": .string(feed), "id": .string(id)]
         case 920..<960:
-            return ["op": "section", "feed": .string(feed), "section": ["id": .string(section), "order": .number(Double(Int.random(in: 0..<5, using: &random)))]]
+            return [
+                "op": "section", "feed": .string(feed),
+                "section": ["id": .string(section), "order": .number(Double(Int.random(in: 0..<5, using: &random)))],
+            ]
         case 960..<990:
             return ["op": "delete_section", "feed": .string(feed), "id": .string(section)]
         default:
             let items = (0..<Int.random(in: 0..<40, using: &random)).map { _ in
-                item("i\(Int.random(in: 0..<300, using: &random))", section: "s\(Int.random(in: 0..<5, using: &random))")
+                item(
+                    "i\(Int.random(in: 0..<300, using: &random))", section: "s\(Int.random(in: 0..<5, using: &random))")
             }
             var unique: [String: JSONValue] = [:]
             var order: [String] = []
@@ -109,8 +121,13 @@ struct RequestGenerator {
     }
 
     private func item(_ id: String, section: String) -> JSONValue {
-        ["id": .string(id), "type": "product", "section": .string(section),
-         "data": ["name": .string("v\(count)"), "operatedBy": "crash test", "price": .number(Double(count)), "image": "https://img/x.png"]]
+        [
+            "id": .string(id), "type": "product", "section": .string(section),
+            "data": [
+                "name": .string("v\(count)"), "operatedBy": "crash test", "price": .number(Double(count)),
+                "image": "https://img/x.png",
+            ],
+        ]
     }
 }
 

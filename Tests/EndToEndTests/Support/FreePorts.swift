@@ -18,7 +18,9 @@ enum FreePorts {
             address.sin_port = 0
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let bound = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard bound == 0 else { throw TestFailure("bind() failed: \(String(cString: strerror(errno)))") }
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)

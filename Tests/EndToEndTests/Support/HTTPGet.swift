@@ -28,11 +28,16 @@ struct HTTPGet {
             }
             try setTimeout(fd, timeout)
             let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
-            guard connected == 0 else { close(fd); throw TestFailure("connect \(endpoint): \(String(cString: strerror(errno)))") }
+            guard connected == 0 else {
+                close(fd); throw TestFailure("connect \(endpoint): \(String(cString: strerror(errno)))")
+            }
         } else {
-            guard let colon = endpoint.lastIndex(of: ":"), let port = UInt16(endpoint[endpoint.index(after: colon)...]) else {
+            guard let colon = endpoint.lastIndex(of: ":"), let port = UInt16(endpoint[endpoint.index(after: colon)...])
+            else {
                 throw TestFailure("not a tcp endpoint: \(endpoint)")
             }
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -42,19 +47,28 @@ struct HTTPGet {
             address.sin_port = port.bigEndian
             try setTimeout(fd, timeout)
             let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
-            guard connected == 0 else { close(fd); throw TestFailure("connect \(endpoint): \(String(cString: strerror(errno)))") }
+            guard connected == 0 else {
+                close(fd); throw TestFailure("connect \(endpoint): \(String(cString: strerror(errno)))")
+            }
         }
         defer { close(fd) }
         let request = Array("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
-        guard send(fd, request, request.count, 0) == request.count else { throw TestFailure("send: \(String(cString: strerror(errno)))") }
+        guard send(fd, request, request.count, 0) == request.count else {
+            throw TestFailure("send: \(String(cString: strerror(errno)))")
+        }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = recv(fd, &buffer, buffer.count, 0)
             if count == 0 { break }
-            guard count > 0 else { throw TestFailure("recv from \(endpoint)\(path): \(String(cString: strerror(errno))) after \(bytes.count) bytes") }
+            guard count > 0 else {
+                throw TestFailure(
+                    "recv from \(endpoint)\(path): \(String(cString: strerror(errno))) after \(bytes.count) bytes")
+            }
             bytes += buffer[0..<count]
         }
         return try parse(String(decoding: bytes, as: UTF8.self))
@@ -72,11 +86,14 @@ struct HTTPGet {
         guard let split = text.range(of: "\r\n\r\n") else { throw TestFailure("no end of headers in: \(text)") }
         let head = text[..<split.lowerBound].components(separatedBy: "\r\n")
         let statusWords = head.first?.split(separator: " ") ?? []
-        guard statusWords.count >= 2, let status = Int(statusWords[1]) else { throw TestFailure("no status line in: \(text)") }
+        guard statusWords.count >= 2, let status = Int(statusWords[1]) else {
+            throw TestFailure("no status line in: \(text)")
+        }
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body = String(text[split.upperBound...])
         if headers["transfer-encoding"] == "chunked" {

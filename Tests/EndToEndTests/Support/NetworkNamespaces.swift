@@ -8,7 +8,9 @@ import RowCastTesting
 /// died (its pid gone) are deleted by the next one.
 final class NetworkNamespaces {
     /// The `ip` command of iproute2, if there is one.
-    static let ip: String? = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let ip: String? = ["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// The prefix of every namespace these tests make.
     static let prefix = "rcrelay-"
@@ -54,9 +56,13 @@ final class NetworkNamespaces {
 
     /// Joins two namespaces with a veth pair: interface `a.interface` with `a.address` (CIDR)
     /// in `a.role`'s namespace, and the same for `b`.
-    func link(_ a: (role: String, interface: String, address: String), _ b: (role: String, interface: String, address: String)) throws {
+    func link(
+        _ a: (role: String, interface: String, address: String), _ b: (role: String, interface: String, address: String)
+    ) throws {
         let first = try name(a.role), second = try name(b.role)
-        try run(["link", "add", a.interface, "netns", first, "type", "veth", "peer", "name", b.interface, "netns", second])
+        try run([
+            "link", "add", a.interface, "netns", first, "type", "veth", "peer", "name", b.interface, "netns", second,
+        ])
         for (namespace, end) in [(first, a), (second, b)] {
             try run(["-n", namespace, "addr", "add", end.address, "dev", end.interface])
             try run(["-n", namespace, "link", "set", end.interface, "up"])
@@ -85,14 +91,18 @@ final class NetworkNamespaces {
     /// Runs `ip arguments`, throwing with its output when it fails.
     private func run(_ arguments: [String]) throws {
         let result = try ProgramRun.run(Self.ip!, arguments, timeout: 20)
-        guard result.status == 0 else { throw TestFailure("ip \(arguments.joined(separator: " ")) failed: \(result.output)") }
+        guard result.status == 0 else {
+            throw TestFailure("ip \(arguments.joined(separator: " ")) failed: \(result.output)")
+        }
     }
 
     /// Kills the processes in namespace `name` (only this test's programs run there) and deletes it.
     private static func remove(_ name: String) {
         guard let ip else { return }
         if let pids = try? ProgramRun.run(ip, ["netns", "pids", name], timeout: 20) {
-            for pid in pids.output.split(whereSeparator: \.isWhitespace).compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
+            for pid in pids.output.split(whereSeparator: \.isWhitespace).compactMap({ Int32($0) }) {
+                kill(pid, SIGKILL)
+            }
         }
         _ = try? ProgramRun.run(ip, ["netns", "del", name], timeout: 20)
     }
@@ -102,7 +112,9 @@ final class NetworkNamespaces {
         guard let ip, let list = try? ProgramRun.run(ip, ["netns", "list"], timeout: 20) else { return }
         for line in list.output.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
-            guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count).split(separator: "-").first ?? "") else { continue }
+            guard name.hasPrefix(prefix),
+                let pid = Int32(name.dropFirst(prefix.count).split(separator: "-").first ?? "")
+            else { continue }
             if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { remove(name) }
         }
     }

@@ -47,7 +47,9 @@ final class RawPeer {
         if object["req"] == nil { object["req"] = .number(Double(nextReq)) }
         _ = try dealer.send([[], JSONValue.object(object).serialized()])
         while true {
-            guard let frames = try dealer.receiveMultipart() else { throw TestFailure("no reply within \(Self.timeoutText) to \(body)") }
+            guard let frames = try dealer.receiveMultipart() else {
+                throw TestFailure("no reply within \(Self.timeoutText) to \(body)")
+            }
             guard frames.count == 2, frames[0].isEmpty else { throw TestFailure("reply frames: \(frames.count)") }
             let reply = try JSONParser.parse(frames[1])
             if reply["req"]?.serialized() == object["req"]?.serialized() { return reply }
@@ -58,7 +60,9 @@ final class RawPeer {
     /// returns the next reply's text, byte for byte (5 s at most; 20 s under a sanitizer).
     func requestText(_ text: String) throws -> String {
         _ = try dealer.send([[], Array(text.utf8)])
-        guard let frames = try dealer.receiveMultipart() else { throw TestFailure("no reply within \(Self.timeoutText) to \(text)") }
+        guard let frames = try dealer.receiveMultipart() else {
+            throw TestFailure("no reply within \(Self.timeoutText) to \(text)")
+        }
         guard frames.count == 2, frames[0].isEmpty else { throw TestFailure("reply frames: \(frames.count)") }
         return String(decoding: frames[1], as: UTF8.self)
     }
@@ -66,9 +70,13 @@ final class RawPeer {
     /// The text of the next publication on `topic`, byte for byte (5 s per message at most; 20 s under a sanitizer).
     func publicationText(topic: String) throws -> String {
         while true {
-            guard let frames = try subscriber.receiveMultipart() else { throw TestFailure("nothing published on \(topic) within \(Self.timeoutText)") }
+            guard let frames = try subscriber.receiveMultipart() else {
+                throw TestFailure("nothing published on \(topic) within \(Self.timeoutText)")
+            }
             guard frames.count == 2, frames[0].last == 0 else { throw TestFailure("bad publication framing") }
-            if String(decoding: frames[0].dropLast(), as: UTF8.self) == topic { return String(decoding: frames[1], as: UTF8.self) }
+            if String(decoding: frames[0].dropLast(), as: UTF8.self) == topic {
+                return String(decoding: frames[1], as: UTF8.self)
+            }
         }
     }
 
@@ -87,7 +95,9 @@ final class RawPeer {
     /// Receives publications until `match` accepts one (5 s per message at most; 20 s under a sanitizer).
     func receive(until match: (String, JSONValue) -> Bool) throws -> (String, JSONValue) {
         while true {
-            guard let frames = try subscriber.receiveMultipart() else { throw TestFailure("nothing published within \(Self.timeoutText)") }
+            guard let frames = try subscriber.receiveMultipart() else {
+                throw TestFailure("nothing published within \(Self.timeoutText)")
+            }
             guard frames.count == 2, frames[0].last == 0 else { throw TestFailure("bad publication framing") }
             let topic = String(decoding: frames[0].dropLast(), as: UTF8.self)
             let body = try JSONParser.parse(frames[1])

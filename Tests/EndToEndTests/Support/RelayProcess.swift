@@ -12,25 +12,34 @@ final class RelayProcess {
 
     /// Starts a relay of rowcastd's `upstream` publish and control endpoints, bound at
     /// `publish` and `control` (wildcard ports by default).
-    init(upstreamPublish: String, upstreamControl: String, publish: String = "tcp://127.0.0.1:*", control: String = "tcp://127.0.0.1:*",
-         extra: [String] = [], launcher: [String] = [], timeout: TimeInterval = 20) throws {
+    init(
+        upstreamPublish: String, upstreamControl: String, publish: String = "tcp://127.0.0.1:*",
+        control: String = "tcp://127.0.0.1:*",
+        extra: [String] = [], launcher: [String] = [], timeout: TimeInterval = 20
+    ) throws {
         command = try CommandRunner(
-            ["relay", "--upstream-publish", upstreamPublish, "--upstream-control", upstreamControl, "--publish", publish, "--control", control] + extra,
+            [
+                "relay", "--upstream-publish", upstreamPublish, "--upstream-control", upstreamControl, "--publish",
+                publish, "--control", control,
+            ] + extra,
             launcher: launcher)
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let line = command.stdout.split(separator: "\n").first(where: { $0.hasPrefix("rowcast relay ready ") }) {
-                let fields = Dictionary(line.split(separator: " ").dropFirst(3).compactMap { field -> (String, String)? in
-                    guard let equals = field.firstIndex(of: "=") else { return nil }
-                    return (String(field[..<equals]), String(field[field.index(after: equals)...]))
-                }, uniquingKeysWith: { $1 })
+                let fields = Dictionary(
+                    line.split(separator: " ").dropFirst(3).compactMap { field -> (String, String)? in
+                        guard let equals = field.firstIndex(of: "=") else { return nil }
+                        return (String(field[..<equals]), String(field[field.index(after: equals)...]))
+                    }, uniquingKeysWith: { $1 })
                 self.publish = fields["publish"] ?? ""
                 self.control = fields["control"] ?? ""
                 return
             }
             if !command.process.isRunning || Date() > deadline {
                 command.process.isRunning ? command.process.terminate() : ()
-                throw TestFailure("rowcast relay did not start: status \(command.process.isRunning ? -1 : command.process.terminationStatus), stderr:\n\(command.stderr)")
+                throw TestFailure(
+                    "rowcast relay did not start: status \(command.process.isRunning ? -1 : command.process.terminationStatus), stderr:\n\(command.stderr)"
+                )
             }
             Thread.sleep(forTimeInterval: 0.02)
         }

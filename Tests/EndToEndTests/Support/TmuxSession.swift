@@ -41,7 +41,9 @@ final class TmuxSession {
         // The server must not inherit this process's descriptors (pipes of other children
         // would stay open) nor its blocked signals (the test runner blocks SIGTERM, which
         // `kill-server` sends the server).
-        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap {
+            Int32($0)
+        }
         for descriptor in inherited where descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -78,14 +80,17 @@ final class TmuxSession {
 
     /// The pane's visible lines, as text (trailing spaces cut by tmux).
     func screen() throws -> [String] {
-        var lines = try tmux(["capture-pane", "-p", "-t", name]).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = try tmux(["capture-pane", "-p", "-t", name]).split(
+            separator: "\n", omittingEmptySubsequences: false
+        ).map(String.init)
         if lines.last == "" { lines.removeLast() }  // the newline after the last line
         return lines
     }
 
     /// A pane format variable, such as `alternate_on`, `pane_dead` or `pane_pid`.
     func format(_ variable: String) throws -> String {
-        try tmux(["display-message", "-p", "-t", name, "#{\(variable)}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try tmux(["display-message", "-p", "-t", name, "#{\(variable)}"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// Waits at most `timeout` seconds for the screen to satisfy `condition`; the screen
@@ -109,7 +114,9 @@ final class TmuxSession {
             if try format("pane_dead") == "1" { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        throw TestFailure("tmux: the pane's command did not exit within \(timeout) s; the screen was:\n\((try? screen())?.joined(separator: "\n") ?? "?")")
+        throw TestFailure(
+            "tmux: the pane's command did not exit within \(timeout) s; the screen was:\n\((try? screen())?.joined(separator: "\n") ?? "?")"
+        )
     }
 
     /// Types `keys` (tmux key names, such as `q`, `Down`, `Enter`).

@@ -15,14 +15,20 @@ struct SnapshotDiffPropertyTests {
         rowIDs = Array(rowIDs.prefix(Int.random(in: 0...idPool, using: &random)))
         var sections = sectionIDs.map { id in
             let header = Int.random(in: 0..<2, using: &random)
-            let bytes = JSONValue.object(["id": .string(id), "order": nil, "type": nil, "header": ["v": .number(Double(header))], "headerRow": nil]).serialized()
+            let bytes = JSONValue.object([
+                "id": .string(id), "order": nil, "type": nil, "header": ["v": .number(Double(header))],
+                "headerRow": nil,
+            ]).serialized()
             return FeedSnapshot.Section(id: id, bytes: bytes, rows: [])
         }
         guard !sections.isEmpty else { return FeedSnapshot() }
         for id in rowIDs {
             let cell = Int.random(in: 0..<2, using: &random) == 0 ? "A" : "B"
             let content = Int.random(in: 0..<3, using: &random)
-            let bytes = JSONValue.object(["id": .string(id), "type": "t", "cell": .string(cell), "height": 1, "content": ["v": .number(Double(content))]]).serialized()
+            let bytes = JSONValue.object([
+                "id": .string(id), "type": "t", "cell": .string(cell), "height": 1,
+                "content": ["v": .number(Double(content))],
+            ]).serialized()
             let target = Int.random(in: 0..<sections.count, using: &random)
             sections[target].rows.append(FeedSnapshot.Row(id: id, cell: cell, bytes: bytes))
         }
@@ -68,22 +74,37 @@ struct SnapshotDiffPropertyTests {
         var target = source
         let deleteStart = Int.random(in: 0..<count / 2, using: &random)
         target.removeSubrange(deleteStart..<(deleteStart + Int.random(in: 300...900, using: &random)))
-        target.insert(contentsOf: (0..<Int.random(in: 300...900, using: &random)).map { "new-\($0)" }, at: Int.random(in: 0...target.count, using: &random))
+        target.insert(
+            contentsOf: (0..<Int.random(in: 300...900, using: &random)).map { "new-\($0)" },
+            at: Int.random(in: 0...target.count, using: &random))
         let shuffled = Int.random(in: 0...600, using: &random)
-        if seed % 2 == 0 { target[0..<shuffled].shuffle(using: &random) } else { target[(target.count - shuffled)...].shuffle(using: &random) }
+        if seed % 2 == 0 {
+            target[0..<shuffled].shuffle(using: &random)
+        } else {
+            target[(target.count - shuffled)...].shuffle(using: &random)
+        }
         for _ in 0..<Int.random(in: 0...20, using: &random) {  // a few scattered moves too
             let row = target.remove(at: Int.random(in: 0..<target.count, using: &random))
             target.insert(row, at: Int.random(in: 0...target.count, using: &random))
         }
         func snapshot(_ ids: [String], sections: Int) -> FeedSnapshot {
             let size = (ids.count + sections - 1) / sections
-            return FeedSnapshot(sections: (0..<sections).map { index in
-                let rows = ids[min(index * size, ids.count)..<min((index + 1) * size, ids.count)].map { id in
-                    FeedSnapshot.Row(id: id, cell: "A", bytes: JSONValue.object(["id": .string(id), "type": "t", "cell": "A", "height": 1, "content": [:]]).serialized())
-                }
-                return FeedSnapshot.Section(id: "s\(index)", bytes: JSONValue.object(["id": .string("s\(index)"), "order": nil, "type": nil, "header": [:], "headerRow": nil]).serialized(),
-                                            rows: Array(rows))
-            })
+            return FeedSnapshot(
+                sections: (0..<sections).map { index in
+                    let rows = ids[min(index * size, ids.count)..<min((index + 1) * size, ids.count)].map { id in
+                        FeedSnapshot.Row(
+                            id: id, cell: "A",
+                            bytes: JSONValue.object([
+                                "id": .string(id), "type": "t", "cell": "A", "height": 1, "content": [:],
+                            ]).serialized())
+                    }
+                    return FeedSnapshot.Section(
+                        id: "s\(index)",
+                        bytes: JSONValue.object([
+                            "id": .string("s\(index)"), "order": nil, "type": nil, "header": [:], "headerRow": nil,
+                        ]).serialized(),
+                        rows: Array(rows))
+                })
         }
         let old = snapshot(source, sections: 1), new = snapshot(target, sections: seed % 3 == 0 ? 2 : 1)
         let delta = SnapshotDiff.delta(from: old, to: new)
@@ -104,17 +125,23 @@ struct SnapshotDiffPropertyTests {
     @Test("moves are minimal: one row moved to the front of ten is one move")
     func minimalMoves() {
         func snapshot(_ ids: [String]) -> FeedSnapshot {
-            FeedSnapshot(sections: [.init(id: "s", bytes: [], rows: ids.map { .init(id: $0, cell: "A", bytes: Array($0.utf8)) })])
+            FeedSnapshot(sections: [
+                .init(id: "s", bytes: [], rows: ids.map { .init(id: $0, cell: "A", bytes: Array($0.utf8)) })
+            ])
         }
         let ids = (0..<10).map { "r\($0)" }
         let delta = SnapshotDiff.delta(from: snapshot(ids), to: snapshot([ids[9]] + ids.dropLast()))
-        #expect(delta.movedRows == [.init(id: "r9", from: IndexPath(section: 0, row: 9), to: IndexPath(section: 0, row: 0))])
+        #expect(
+            delta.movedRows == [.init(id: "r9", from: IndexPath(section: 0, row: 9), to: IndexPath(section: 0, row: 0))]
+        )
         #expect(delta.insertedRows.isEmpty && delta.deletedRows.isEmpty)
     }
 
     @Test("a cell change is a reload, a content change a reconfigure")
     func reloadVersusReconfigure() {
-        func snapshot(_ rows: [FeedSnapshot.Row]) -> FeedSnapshot { FeedSnapshot(sections: [.init(id: "s", bytes: [], rows: rows)]) }
+        func snapshot(_ rows: [FeedSnapshot.Row]) -> FeedSnapshot {
+            FeedSnapshot(sections: [.init(id: "s", bytes: [], rows: rows)])
+        }
         let old = snapshot([.init(id: "a", cell: "A", bytes: [1]), .init(id: "b", cell: "A", bytes: [2])])
         let new = snapshot([.init(id: "a", cell: "A", bytes: [3]), .init(id: "b", cell: "B", bytes: [2, 0])])
         let delta = SnapshotDiff.delta(from: old, to: new)

@@ -16,7 +16,9 @@ struct EngineActionTests {
         ["name": "delete", "kind": "swipe", "role": "delete"],
     ]
 
-    static func profile(_ id: String, email: String = "a@example.com", section: String? = nil, sort: Double? = nil) -> JSONValue {
+    static func profile(
+        _ id: String, email: String = "a@example.com", section: String? = nil, sort: Double? = nil
+    ) -> JSONValue {
         item(id, section: section, sort: sort, data: ["name": "Ann", "email": .string(email), "actions": actions])
     }
 
@@ -27,7 +29,9 @@ struct EngineActionTests {
         return .object(object)
     }
 
-    @Test("an edit with a value updates the item through the plugin's change: one delta, the ack has the new seq and the event")
+    @Test(
+        "an edit with a value updates the item through the plugin's change: one delta, the ack has the new seq and the event"
+    )
     func editUpdatesItem() {
         let harness = EngineHarness()
         _ = harness.control(upsert("people", Self.profile("p1")))
@@ -38,12 +42,16 @@ struct EngineActionTests {
         #expect(reply["change"] == "update")
         #expect(reply["eventSeq"] == 1)
         #expect(result.deltas.count == 1)
-        #expect(result.deltas.first?["rows"]?["reconfigured"]?.arrayValue?[0]["row"]?["content"]?["email"] == "new@example.com")
+        #expect(
+            result.deltas.first?["rows"]?["reconfigured"]?.arrayValue?[0]["row"]?["content"]?["email"]
+                == "new@example.com")
         let event = result.publications.first { $0.topic == "actions.people" }?.body
         #expect(event?["requester"] == "app")
         #expect(event?["eventSeq"] == 1)
         #expect(event?["value"] == "new@example.com")
-        #expect(harness.snapshot("people")["sections"]?.arrayValue?[0]["rows"]?.arrayValue?[0]["content"]?["email"] == "new@example.com")
+        #expect(
+            harness.snapshot("people")["sections"]?.arrayValue?[0]["rows"]?.arrayValue?[0]["content"]?["email"]
+                == "new@example.com")
     }
 
     @Test("a delete action removes the item in one delta")
@@ -64,7 +72,9 @@ struct EngineActionTests {
         #expect(harness.control(["op": "events", "feed": "people"]).replies[0]["last"] == 2)
     }
 
-    @Test("bad selects fail with a clear code and change nothing: wrong value type, unknown action, missing item, value on a tap")
+    @Test(
+        "bad selects fail with a clear code and change nothing: wrong value type, unknown action, missing item, value on a tap"
+    )
     func badSelects() {
         let harness = EngineHarness()
         _ = harness.control(upsert("people", Self.profile("p1")))
@@ -81,7 +91,8 @@ struct EngineActionTests {
         for (request, code, named) in cases {
             let result = harness.control(request)
             #expect(result.replies[0]["error"]?["code"] == .string(code), "\(request)")
-            #expect(result.replies[0]["error"]?["message"]?.stringValue?.contains(named) == true, "\(result.replies[0])")
+            #expect(
+                result.replies[0]["error"]?["message"]?.stringValue?.contains(named) == true, "\(result.replies[0])")
             #expect(result.publications.isEmpty, "\(request)")
         }
         #expect(harness.snapshot("people") == before)
@@ -96,7 +107,9 @@ struct EngineActionTests {
         // A null value counts as none: the toggle flips.
         let nullValue = harness.control(Self.select("p1", "starred", value: .null)).replies[0]
         #expect(nullValue["ok"] == true, "\(nullValue)")
-        #expect(harness.snapshot("people")["sections"]?.arrayValue?[0]["rows"]?.arrayValue?[0]["content"]?["starred"] == true)
+        #expect(
+            harness.snapshot("people")["sections"]?.arrayValue?[0]["rows"]?.arrayValue?[0]["content"]?["starred"]
+                == true)
         let all = harness.control(["op": "events", "feed": "people"]).replies[0]
         #expect(all["events"]?.arrayValue?.compactMap { $0["eventSeq"]?.numberValue } == [1, 2, 3])
         #expect(all["last"] == 3)
@@ -124,8 +137,10 @@ struct EngineActionTests {
     func locate() {
         let harness = EngineHarness()
         _ = harness.control([
-            upsert("people", Self.profile("a", section: "s1", sort: 1)), upsert("people", Self.profile("b", section: "s2", sort: 2)),
-            upsert("people", Self.profile("c", section: "s2", sort: 1)), upsert("people", Self.profile("d", section: "s2", sort: 3)),
+            upsert("people", Self.profile("a", section: "s1", sort: 1)),
+            upsert("people", Self.profile("b", section: "s2", sort: 2)),
+            upsert("people", Self.profile("c", section: "s2", sort: 1)),
+            upsert("people", Self.profile("d", section: "s2", sort: 3)),
         ])
         let reply = harness.control(["op": "locate", "feed": "people", "id": "d"]).replies[0]
         #expect(reply["section"] == 1)
@@ -134,6 +149,7 @@ struct EngineActionTests {
         #expect(reply["seq"] == 1)
         let snapshot = harness.snapshot("people")
         #expect(snapshot["sections"]?.arrayValue?[1]["rows"]?.arrayValue?[2]["id"] == "d")
-        #expect(harness.control(["op": "locate", "feed": "people", "id": "zz"]).replies[0]["error"]?["code"] == "not_found")
+        #expect(
+            harness.control(["op": "locate", "feed": "people", "id": "zz"]).replies[0]["error"]?["code"] == "not_found")
     }
 }

@@ -7,7 +7,11 @@ import Testing
 
 /// A store in memory that applies `FeedChanges` the way the durable store must.
 final class MemoryStore {
-    var feeds: [String: (seq: UInt64, epoch: String, nextArrival: UInt64, items: [String: PersistedItem], sections: [String: PersistedSection])] = [:]
+    var feeds:
+        [String: (
+            seq: UInt64, epoch: String, nextArrival: UInt64, items: [String: PersistedItem],
+            sections: [String: PersistedSection]
+        )] = [:]
 
     func commit(_ changes: [FeedChanges]) {
         for change in changes {
@@ -27,8 +31,9 @@ final class MemoryStore {
 
     var restored: [RestoredFeed] {
         feeds.map { name, feed in
-            RestoredFeed(name: name, seq: feed.seq, epoch: feed.epoch, nextArrival: feed.nextArrival,
-                         items: Array(feed.items.values), sections: Array(feed.sections.values))
+            RestoredFeed(
+                name: name, seq: feed.seq, epoch: feed.epoch, nextArrival: feed.nextArrival,
+                items: Array(feed.items.values), sections: Array(feed.sections.values))
         }
     }
 }
@@ -45,11 +50,33 @@ struct EnginePersistenceTests {
                 let id = "i\(Int.random(in: 0..<30, using: &random))"
                 let section = "s\(Int.random(in: 0..<4, using: &random))"
                 switch Int.random(in: 0..<10, using: &random) {
-                case 0..<6: batch.append(upsert("f", item(id, type: Bool.random(using: &random) ? "product" : "ad", section: section, sort: Double(Int.random(in: 0..<3, using: &random)))))
+                case 0..<6:
+                    batch.append(
+                        upsert(
+                            "f",
+                            item(
+                                id, type: Bool.random(using: &random) ? "product" : "ad", section: section,
+                                sort: Double(Int.random(in: 0..<3, using: &random)))))
                 case 6: batch.append(["op": "delete", "feed": "f", "id": .string(id)])
-                case 7: batch.append(["op": "section", "feed": "f", "section": ["id": .string(section), "order": .number(Double(Int.random(in: -2..<3, using: &random))), "type": "banner", "header": ["t": "x"]]])
+                case 7:
+                    batch.append([
+                        "op": "section", "feed": "f",
+                        "section": [
+                            "id": .string(section), "order": .number(Double(Int.random(in: -2..<3, using: &random))),
+                            "type": "banner", "header": ["t": "x"],
+                        ],
+                    ])
                 case 8: batch.append(["op": "delete_section", "feed": "f", "id": .string(section)])
-                default: batch.append(["op": "reset", "feed": "f", "items": .array((0..<Int.random(in: 0..<6, using: &random)).map { _ in item("i\(Int.random(in: 0..<30, using: &random))", section: "s\(Int.random(in: 0..<4, using: &random))") })])
+                default:
+                    batch.append([
+                        "op": "reset", "feed": "f",
+                        "items": .array(
+                            (0..<Int.random(in: 0..<6, using: &random)).map { _ in
+                                item(
+                                    "i\(Int.random(in: 0..<30, using: &random))",
+                                    section: "s\(Int.random(in: 0..<4, using: &random))")
+                            }),
+                    ])
                 }
             }
             _ = harness.control(batch)
@@ -65,7 +92,8 @@ struct EnginePersistenceTests {
         #expect(restarted.snapshot("f") == harness.snapshot("f"))
     }
 
-    @Test("changes taken every few batches list each id once, in id order, as it is last, and restore the exact snapshot")
+    @Test(
+        "changes taken every few batches list each id once, in id order, as it is last, and restore the exact snapshot")
     func changesOverSeveralBatches() throws {
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
         let store = MemoryStore()
@@ -79,7 +107,10 @@ struct EnginePersistenceTests {
                     let id = "i\(Int.random(in: 0..<8, using: &random))"
                     let section = "s\(Int.random(in: 0..<3, using: &random))"
                     switch Int.random(in: 0..<20, using: &random) {
-                    case 0..<11: batch.append(upsert("f", item(id, section: section, sort: Double(Int.random(in: 0..<4, using: &random)))))
+                    case 0..<11:
+                        batch.append(
+                            upsert("f", item(id, section: section, sort: Double(Int.random(in: 0..<4, using: &random))))
+                        )
                     case 11..<18: batch.append(["op": "delete", "feed": "f", "id": .string(id)])
                     case 18: batch.append(["op": "delete_section", "feed": "f", "id": .string(section)])
                     default: batch.append(["op": "reset", "feed": "f", "items": .array([item(id, section: section)])])
@@ -103,7 +134,9 @@ struct EnginePersistenceTests {
     func restoreWithoutPlugin() {
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
         let store = MemoryStore()
-        _ = harness.control([upsert("f", item("1", type: "ad")), upsert("f", item("2", type: "ad")), upsert("f", item("3"))])
+        _ = harness.control([
+            upsert("f", item("1", type: "ad")), upsert("f", item("2", type: "ad")), upsert("f", item("3")),
+        ])
         store.commit(harness.engine.takeChanges())
         let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"]))
         let reports = restarted.decode(publications: restarted.engine.restore(store.restored))

@@ -10,18 +10,23 @@ struct EngineReloadRequestTests {
     func decoding() {
         let decoder = RequestDecoder()
         guard case .request(let request) = decoder.decode(Array(#"{"op":"reload","req":3}"#.utf8), from: .control),
-              case .reload = request.operation else {
+            case .reload = request.operation
+        else {
             Issue.record("reload did not decode on the control socket")
             return
         }
         #expect(request.req == RequestID(json: "3"))
         #expect(!request.isMutation)
-        guard case .failure(let ingestError, _, _, _) = decoder.decode(Array(#"{"op":"reload"}"#.utf8), from: .ingest) else {
+        guard case .failure(let ingestError, _, _, _) = decoder.decode(Array(#"{"op":"reload"}"#.utf8), from: .ingest)
+        else {
             Issue.record("reload was accepted on ingest")
             return
         }
         #expect(ingestError.code == .unknownOp)
-        guard case .failure(let extraError, _, _, _) = decoder.decode(Array(#"{"op":"reload","feed":"cars"}"#.utf8), from: .control) else {
+        guard
+            case .failure(let extraError, _, _, _) = decoder.decode(
+                Array(#"{"op":"reload","feed":"cars"}"#.utf8), from: .control)
+        else {
             Issue.record("reload accepted an unknown field")
             return
         }

@@ -10,13 +10,20 @@ struct EngineTests {
     func firstUpsert() throws {
         let harness = EngineHarness()
         let result = harness.control(upsert("cars", item("42", data: ["name": "Tesla"]), req: 7))
-        #expect(result.replies == [["ok": true, "op": "upsert", "feed": "cars", "seq": 1, "epoch": "epoch-1", "req": 7]])
+        #expect(
+            result.replies == [["ok": true, "op": "upsert", "feed": "cars", "seq": 1, "epoch": "epoch-1", "req": 7]])
         let delta = try #require(result.deltas.first)
         #expect(result.deltas.count == 1)
         #expect(delta["seq"] == 1)
         let inserted = try #require(delta["sections"]?["inserted"]?.arrayValue?.first)
         #expect(inserted["id"] == "default")
-        #expect(inserted["rows"] == [["id": "42", "type": "product", "cell": "productCell", "height": 44, "content": ["name": "Tesla"], "actions": []]])
+        #expect(
+            inserted["rows"] == [
+                [
+                    "id": "42", "type": "product", "cell": "productCell", "height": 44, "content": ["name": "Tesla"],
+                    "actions": [],
+                ]
+            ])
     }
 
     @Test("replacing an item with an identical one publishes nothing and keeps seq")
@@ -31,10 +38,11 @@ struct EngineTests {
     @Test("everything in one batch yields one delta per feed")
     func coalescing() {
         let harness = EngineHarness()
-        let result = harness.control((0..<50).map { upsert("cars", item("\(String($0))")) } + [upsert("bikes", item("b"))])
+        let result = harness.control(
+            (0..<50).map { upsert("cars", item("\(String($0))")) } + [upsert("bikes", item("b"))])
         #expect(result.deltas.count == 2)
         #expect(result.replies.allSatisfy { $0["ok"] == true })
-        #expect(result.replies.map { $0["seq"] } .allSatisfy { $0 == 1 })
+        #expect(result.replies.map { $0["seq"] }.allSatisfy { $0 == 1 })
         #expect(harness.snapshot("cars")["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.count == 50)
     }
 
@@ -67,7 +75,11 @@ struct EngineTests {
             upsert("cars", item("7")),
         ])
         let codes = result.replies.map { $0["error"]?["code"]?.stringValue ?? "ok" }
-        #expect(codes == ["ok", "invalid_request", "missing_field", "missing_field", "unknown_op", "missing_field", "invalid_field", "missing_field", "plugin_failed", "invalid_field", "ok"])
+        #expect(
+            codes == [
+                "ok", "invalid_request", "missing_field", "missing_field", "unknown_op", "missing_field",
+                "invalid_field", "missing_field", "plugin_failed", "invalid_field", "ok",
+            ])
         #expect(result.replies[2]["error"]?["field"] == "item.id")
         #expect(result.replies[3]["error"]?["field"] == "item.type")
         #expect(result.replies[7]["error"]?["field"] == "name")
@@ -79,7 +91,10 @@ struct EngineTests {
     @Test("malformed ingest messages are reported on the error topic")
     func ingestErrors() {
         let harness = EngineHarness()
-        let result = harness.ingest([Array("{nope".utf8), upsert("cars", item("1")).serialized(), Array("{\"op\":\"delete\",\"feed\":\"cars\",\"id\":\"zz\"}".utf8)])
+        let result = harness.ingest([
+            Array("{nope".utf8), upsert("cars", item("1")).serialized(),
+            Array("{\"op\":\"delete\",\"feed\":\"cars\",\"id\":\"zz\"}".utf8),
+        ])
         #expect(result.replies.isEmpty)
         #expect(result.deltas.count == 1)
         #expect(result.publications.filter { $0.topic == "errors" }.map { $0.body["code"] } == ["invalid_json"])
@@ -92,7 +107,9 @@ struct EngineTests {
         let big = Array(repeating: UInt8(ascii: " "), count: (1 << 20) + 1)
         var result = harness.ingest([big])
         #expect(result.errors.map { $0["code"] } == ["too_large"])
-        result = harness.run([IncomingMessage(origin: .ingest, body: upsert("cars", item("1")).serialized(), frameCount: 2)])
+        result = harness.run([
+            IncomingMessage(origin: .ingest, body: upsert("cars", item("1")).serialized(), frameCount: 2)
+        ])
         #expect(result.errors.map { $0["code"] } == ["invalid_request"])
         #expect(result.deltas.isEmpty)
     }
@@ -107,7 +124,9 @@ struct EngineTests {
     @Test("an item of an unknown type is kept, reported once, and rendered when a plugin appears")
     func unknownType() throws {
         let harness = EngineHarness()
-        var result = harness.control([upsert("cars", item("1", type: "truck")), upsert("cars", item("2", type: "truck"))])
+        var result = harness.control([
+            upsert("cars", item("1", type: "truck")), upsert("cars", item("2", type: "truck")),
+        ])
         #expect(result.replies.map { $0["warning"]?["code"] } == ["unknown_type", "unknown_type"])
         #expect(result.errors.map { $0["code"] } == ["unknown_type"])
         #expect(result.deltas.isEmpty)
@@ -127,7 +146,10 @@ struct EngineTests {
         _ = harness.control([upsert("f", item("old1")), upsert("f", item("old2"))])
         let result = harness.control([
             "op": "reset", "feed": "f",
-            "items": [item("a"), item("b", data: ["bad": true]), item("c", data: ["name": "first"]), item("c", data: ["name": "last"])],
+            "items": [
+                item("a"), item("b", data: ["bad": true]), item("c", data: ["name": "first"]),
+                item("c", data: ["name": "last"]),
+            ],
         ])
         #expect(result.replies[0]["ok"] == true)
         #expect(result.replies[0]["rejected"]?.arrayValue?.map { $0["id"] } == ["b"])
@@ -142,7 +164,10 @@ struct EngineTests {
         let harness = EngineHarness(renderer: FakeRenderer(headerTypes: ["banner"]))
         _ = harness.control([
             upsert("f", item("a", section: "late")),
-            ["op": "section", "feed": "f", "section": ["id": "top", "order": -1, "type": "banner", "header": ["title": "Deals"]]],
+            [
+                "op": "section", "feed": "f",
+                "section": ["id": "top", "order": -1, "type": "banner", "header": ["title": "Deals"]],
+            ],
             ["op": "section", "feed": "f", "section": ["id": "empty", "order": 5]],
         ])
         var sections = try #require(harness.snapshot("f")["sections"]?.arrayValue)
@@ -172,13 +197,17 @@ struct EngineTests {
     @Test("a snapshot of a feed that does not exist has seq 0 and a null epoch")
     func emptySnapshot() {
         let snapshot = EngineHarness().snapshot("nothing")
-        #expect(snapshot == ["ok": true, "op": "snapshot", "feed": "nothing", "seq": 0, "epoch": nil, "sections": [], "pending": 0])
+        #expect(
+            snapshot == [
+                "ok": true, "op": "snapshot", "feed": "nothing", "seq": 0, "epoch": nil, "sections": [], "pending": 0,
+            ])
     }
 
     @Test("select runs the plugin handler and publishes the action event")
     func select() {
         let harness = EngineHarness()
-        _ = harness.control(upsert("cars", item("42", data: ["name": "x", "actions": [["name": "select", "kind": "show_detail"]]])))
+        _ = harness.control(
+            upsert("cars", item("42", data: ["name": "x", "actions": [["name": "select", "kind": "show_detail"]]])))
         let result = harness.control(["op": "select", "feed": "cars", "id": "42"])
         #expect(result.replies[0]["event"] == ["kind": "show_detail", "id": "42"])
         #expect(result.publications.map(\.topic) == ["actions.cars"])
@@ -198,13 +227,31 @@ struct EngineTests {
                 let section = "s\(Int.random(in: 0..<4, using: &random))"
                 switch Int.random(in: 0..<10, using: &random) {
                 case 0..<5:
-                    let data: JSONObject = ["name": .number(Double(Int.random(in: 0..<3, using: &random))), "cell": Bool.random(using: &random) ? "A" : "B"]
-                    batch.append(upsert("f", item(id, type: Bool.random(using: &random) ? "product" : "ad", section: section, sort: Double(Int.random(in: 0..<3, using: &random)), data: data)))
+                    let data: JSONObject = [
+                        "name": .number(Double(Int.random(in: 0..<3, using: &random))),
+                        "cell": Bool.random(using: &random) ? "A" : "B",
+                    ]
+                    batch.append(
+                        upsert(
+                            "f",
+                            item(
+                                id, type: Bool.random(using: &random) ? "product" : "ad", section: section,
+                                sort: Double(Int.random(in: 0..<3, using: &random)), data: data)))
                 case 5..<7: batch.append(["op": "delete", "feed": "f", "id": .string(id)])
-                case 7: batch.append(["op": "section", "feed": "f", "section": ["id": .string(section), "order": .number(Double(Int.random(in: -2..<3, using: &random)))]])
+                case 7:
+                    batch.append([
+                        "op": "section", "feed": "f",
+                        "section": [
+                            "id": .string(section), "order": .number(Double(Int.random(in: -2..<3, using: &random))),
+                        ],
+                    ])
                 case 8: batch.append(["op": "delete_section", "feed": "f", "id": .string(section)])
                 default:
-                    let items = (0..<Int.random(in: 0..<8, using: &random)).map { _ in item("i\(Int.random(in: 0..<25, using: &random))", section: "s\(Int.random(in: 0..<4, using: &random))") }
+                    let items = (0..<Int.random(in: 0..<8, using: &random)).map { _ in
+                        item(
+                            "i\(Int.random(in: 0..<25, using: &random))",
+                            section: "s\(Int.random(in: 0..<4, using: &random))")
+                    }
                     batch.append(["op": "reset", "feed": "f", "items": .array(items)])
                 }
             }

@@ -15,7 +15,11 @@ struct FeedAccountingTests {
             var random = SplitMix64(state: seed * 104_729)
             for round in 0..<300 {
                 if round % 53 == 52 {
-                    if harness.renderer.itemTypes.contains("truck") { harness.renderer.itemTypes.remove("truck") } else { harness.renderer.itemTypes.insert("truck") }
+                    if harness.renderer.itemTypes.contains("truck") {
+                        harness.renderer.itemTypes.remove("truck")
+                    } else {
+                        harness.renderer.itemTypes.insert("truck")
+                    }
                     harness.renderer.generation += 1
                     _ = harness.engine.replaceRenderer(harness.renderer)
                 } else {

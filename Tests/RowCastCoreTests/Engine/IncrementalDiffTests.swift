@@ -15,18 +15,35 @@ struct IncrementalDiffTests {
             let section = "s\(Int.random(in: 0..<sections, using: &random))"
             switch Int.random(in: 0..<20, using: &random) {
             case 0..<11:
-                let data: JSONObject = ["name": .number(Double(Int.random(in: 0..<3, using: &random))), "cell": Bool.random(using: &random) ? "A" : "B"]
+                let data: JSONObject = [
+                    "name": .number(Double(Int.random(in: 0..<3, using: &random))),
+                    "cell": Bool.random(using: &random) ? "A" : "B",
+                ]
                 let type = ["product", "ad", "truck"][Int.random(in: 0..<3, using: &random)]
-                batch.append(upsert("f", item(id, type: type, section: section, sort: Double(Int.random(in: 0..<3, using: &random)), data: data)))
+                batch.append(
+                    upsert(
+                        "f",
+                        item(
+                            id, type: type, section: section, sort: Double(Int.random(in: 0..<3, using: &random)),
+                            data: data)))
             case 11..<15: batch.append(["op": "delete", "feed": "f", "id": .string(id)])
             case 15..<17:
                 let header: JSONObject = ["t": .number(Double(Int.random(in: 0..<2, using: &random)))]
-                batch.append(["op": "section", "feed": "f", "section": ["id": .string(section), "order": .number(Double(Int.random(in: -2..<3, using: &random))), "type": "banner", "header": .object(header)]])
+                batch.append([
+                    "op": "section", "feed": "f",
+                    "section": [
+                        "id": .string(section), "order": .number(Double(Int.random(in: -2..<3, using: &random))),
+                        "type": "banner", "header": .object(header),
+                    ],
+                ])
             case 17: batch.append(["op": "delete_section", "feed": "f", "id": .string(section)])
             case 18: batch.append(upsert("f", item(id, section: section, data: ["bad": true])))
             default:
                 let items = (0..<Int.random(in: 0..<10, using: &random)).map { _ in
-                    item("i\(Int.random(in: 0..<ids, using: &random))", section: "s\(Int.random(in: 0..<5, using: &random))", sort: Double(Int.random(in: 0..<2, using: &random)))
+                    item(
+                        "i\(Int.random(in: 0..<ids, using: &random))",
+                        section: "s\(Int.random(in: 0..<5, using: &random))",
+                        sort: Double(Int.random(in: 0..<2, using: &random)))
                 }
                 batch.append(["op": "reset", "feed": "f", "items": .array(items)])
             }
@@ -34,7 +51,9 @@ struct IncrementalDiffTests {
         return batch
     }
 
-    @Test("random op sequences: incremental deltas are valid and apply exactly", arguments: [Feed.DiffMode.incremental, .full, .automatic])
+    @Test(
+        "random op sequences: incremental deltas are valid and apply exactly",
+        arguments: [Feed.DiffMode.incremental, .full, .automatic])
     func randomSequences(mode: Feed.DiffMode) throws {
         for seed in UInt64(1)...6 {
             let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"]))
@@ -46,7 +65,11 @@ struct IncrementalDiffTests {
             for round in 0..<400 {
                 if round % 97 == 96 {
                     // A plugin reload: "truck" items appear or go.
-                    if harness.renderer.itemTypes.contains("truck") { harness.renderer.itemTypes.remove("truck") } else { harness.renderer.itemTypes.insert("truck") }
+                    if harness.renderer.itemTypes.contains("truck") {
+                        harness.renderer.itemTypes.remove("truck")
+                    } else {
+                        harness.renderer.itemTypes.insert("truck")
+                    }
                     harness.renderer.generation += 1
                     let result = harness.decode(publications: harness.engine.replaceRenderer(harness.renderer))
                     for delta in result.deltas { try replica.apply(delta) }
@@ -58,7 +81,8 @@ struct IncrementalDiffTests {
                 let current = harness.engine.feeds["f"]!.snapshot
                 #expect(replica == ReferenceReplica(snapshot: harness.snapshot("f")), "seed \(seed) round \(round)")
                 // The full diff of the same two states must also pass UIKit's rules.
-                try BatchUpdateValidator.check(SnapshotDiff.delta(from: previous, to: current), old: previous, new: current)
+                try BatchUpdateValidator.check(
+                    SnapshotDiff.delta(from: previous, to: current), old: previous, new: current)
                 previous = current
             }
         }
@@ -114,14 +138,28 @@ struct IncrementalDiffTests {
         func list(_ group: String, _ kind: String) -> [JSONValue] { json[group]![kind]!.arrayValue! }
         var delta = FeedDelta()
         delta.deletedSections = list("sections", "deleted").map { .init(id: $0["id"]!.stringValue!, at: int($0["at"])) }
-        delta.insertedSections = list("sections", "inserted").map { .init(id: $0["id"]!.stringValue!, at: int($0["at"]), section: [], rows: []) }
-        delta.movedSections = list("sections", "moved").map { .init(id: $0["id"]!.stringValue!, from: int($0["from"]), to: int($0["to"])) }
-        delta.updatedSections = list("sections", "updated").map { .init(id: $0["id"]!.stringValue!, at: int($0["at"]), section: []) }
+        delta.insertedSections = list("sections", "inserted").map {
+            .init(id: $0["id"]!.stringValue!, at: int($0["at"]), section: [], rows: [])
+        }
+        delta.movedSections = list("sections", "moved").map {
+            .init(id: $0["id"]!.stringValue!, from: int($0["from"]), to: int($0["to"]))
+        }
+        delta.updatedSections = list("sections", "updated").map {
+            .init(id: $0["id"]!.stringValue!, at: int($0["at"]), section: [])
+        }
         delta.deletedRows = list("rows", "deleted").map { .init(id: $0["id"]!.stringValue!, at: path($0["at"])) }
-        delta.insertedRows = list("rows", "inserted").map { .init(id: $0["id"]!.stringValue!, at: path($0["at"]), row: []) }
-        delta.movedRows = list("rows", "moved").map { .init(id: $0["id"]!.stringValue!, from: path($0["from"]), to: path($0["to"])) }
-        delta.reconfiguredRows = list("rows", "reconfigured").map { .init(id: $0["id"]!.stringValue!, at: path($0["at"]), row: []) }
-        delta.reloadedRows = list("rows", "reloaded").map { .init(id: $0["id"]!.stringValue!, at: path($0["at"]), row: []) }
+        delta.insertedRows = list("rows", "inserted").map {
+            .init(id: $0["id"]!.stringValue!, at: path($0["at"]), row: [])
+        }
+        delta.movedRows = list("rows", "moved").map {
+            .init(id: $0["id"]!.stringValue!, from: path($0["from"]), to: path($0["to"]))
+        }
+        delta.reconfiguredRows = list("rows", "reconfigured").map {
+            .init(id: $0["id"]!.stringValue!, at: path($0["at"]), row: [])
+        }
+        delta.reloadedRows = list("rows", "reloaded").map {
+            .init(id: $0["id"]!.stringValue!, at: path($0["at"]), row: [])
+        }
         return delta
     }
 
@@ -133,7 +171,16 @@ struct IncrementalDiffTests {
         #expect(reset.replies.first?["ok"] == true)
         let result = harness.control(upsert("big", item("new", sort: 5_000.5)))
         let delta = try #require(result.deltas.first)
-        #expect(delta["rows"]?["inserted"] == [["id": "new", "at": [0, 5_001], "row": ["id": "new", "type": "product", "cell": "productCell", "height": 44, "content": ["name": "x"], "actions": []]]])
+        #expect(
+            delta["rows"]?["inserted"] == [
+                [
+                    "id": "new", "at": [0, 5_001],
+                    "row": [
+                        "id": "new", "type": "product", "cell": "productCell", "height": 44, "content": ["name": "x"],
+                        "actions": [],
+                    ],
+                ]
+            ])
         #expect(delta["rows"]?["moved"] == [])
         let moved = harness.control(upsert("big", item("r5", sort: -1)))
         #expect(moved.deltas.first?["rows"]?["moved"] == [["id": "r5", "from": [0, 5], "to": [0, 0]]])
@@ -141,5 +188,6 @@ struct IncrementalDiffTests {
 }
 
 extension Feed.DiffMode: CustomTestStringConvertible {
+    /// The mode's name, in test output.
     public var testDescription: String { "\(self)" }
 }

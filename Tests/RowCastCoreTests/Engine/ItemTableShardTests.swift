@@ -20,9 +20,13 @@ struct ItemTableShardTests {
 
     /// Expects `shard` to hold exactly the items of `reference` (their numbers in `numbers`),
     /// found by lookup and by a walk of its slots, and to be at most half full.
-    static func expectSame(_ shard: borrowing ItemTableShard, _ reference: [String: StoredItem], _ numbers: [String: Int], _ context: @autoclosure () -> String) -> Bool {
+    static func expectSame(
+        _ shard: borrowing ItemTableShard, _ reference: [String: StoredItem], _ numbers: [String: Int],
+        _ context: @autoclosure () -> String
+    ) -> Bool {
         guard shard.count == reference.count, shard.count <= shard.capacity else {
-            Issue.record("\(context()): \(shard.count) items in a capacity of \(shard.capacity), expected \(reference.count)")
+            Issue.record(
+                "\(context()): \(shard.count) items in a capacity of \(shard.capacity), expected \(reference.count)")
             return false
         }
         for (id, item) in reference where shard.item(id, hash: hash(numbers[id]!)) !== item {
@@ -33,13 +37,17 @@ struct ItemTableShardTests {
         for index in 0..<shard.slotCount {
             guard let item = shard.item(at: index) else { continue }
             walked += 1
-            if reference[item.input.id] !== item { Issue.record("\(context()): slot \(index) holds \(item.input.id), not stored"); return false }
+            if reference[item.input.id] !== item {
+                Issue.record("\(context()): slot \(index) holds \(item.input.id), not stored"); return false
+            }
         }
         if walked != reference.count { Issue.record("\(context()): the slots hold \(walked) items"); return false }
         return true
     }
 
-    @Test("inserts, replacements and removals with colliding and wrapping hashes agree with a Dictionary after every step, through several doublings and delete-heavy phases")
+    @Test(
+        "inserts, replacements and removals with colliding and wrapping hashes agree with a Dictionary after every step, through several doublings and delete-heavy phases"
+    )
     func matchesDictionary() {
         var random = SplitMix64(state: 19)
         var shard = ItemTableShard()
@@ -59,14 +67,18 @@ struct ItemTableShardTests {
                 numbers[id] = number
                 let hash = Self.hash(number)
                 if Int.random(in: 0..<8, using: &random) < removals {
-                    #expect(shard.remove(id, hash: hash) === reference.removeValue(forKey: id), "step \(step): removing \(id)")
+                    #expect(
+                        shard.remove(id, hash: hash) === reference.removeValue(forKey: id),
+                        "step \(step): removing \(id)")
                 } else if reference[id] == nil && Bool.random(using: &random) {
                     let item = ItemTableTests.item(id, step)
                     shard.insertNew(item, hash: hash)
                     reference[id] = item
                 } else {
                     let item = ItemTableTests.item(id, step)
-                    #expect(shard.update(item, id: id, hash: hash) === reference.updateValue(item, forKey: id), "step \(step): storing \(id)")
+                    #expect(
+                        shard.update(item, id: id, hash: hash) === reference.updateValue(item, forKey: id),
+                        "step \(step): storing \(id)")
                 }
                 guard Self.expectSame(shard, reference, numbers, "step \(step)") else { return }
                 mostSlots = max(mostSlots, shard.slotCount)

@@ -9,12 +9,14 @@ import Testing
 struct ItemTableTests {
     /// A stored item with id `id`, told apart from others of the same id by `arrival`.
     static func item(_ id: String, _ arrival: Int = 0) -> StoredItem {
-        StoredItem(input: ItemInput(id: id, type: "t", section: "s", sort: nil, json: []), arrival: UInt64(arrival), row: nil)
+        StoredItem(
+            input: ItemInput(id: id, type: "t", section: "s", sort: nil, json: []), arrival: UInt64(arrival), row: nil)
     }
 
     /// Expects `table` to hold exactly the items of `reference`, the same objects, found by
     /// lookup and by iteration.
-    static func expectSame(_ table: ItemTable, _ reference: [String: StoredItem], _ context: @autoclosure () -> String) {
+    static func expectSame(_ table: ItemTable, _ reference: [String: StoredItem], _ context: @autoclosure () -> String)
+    {
         #expect(table.count == reference.count, "\(context()): count \(table.count), expected \(reference.count)")
         #expect(table.shardSizes.reduce(0, +) == reference.count, "\(context()): shard sizes")
         for (id, item) in reference where table[id] !== item {
@@ -24,12 +26,16 @@ struct ItemTableTests {
         var walked = 0
         for item in table {
             walked += 1
-            if reference[item.input.id] !== item { Issue.record("\(context()): iteration yields \(item.input.id), which is not stored"); return }
+            if reference[item.input.id] !== item {
+                Issue.record("\(context()): iteration yields \(item.input.id), which is not stored"); return
+            }
         }
         #expect(walked == reference.count, "\(context()): iteration yields \(walked) items")
     }
 
-    @Test("reserving room for a few items reserves nothing (a restored one-item feed stays small); for many, room for all")
+    @Test(
+        "reserving room for a few items reserves nothing (a restored one-item feed stays small); for many, room for all"
+    )
     func reservation() {
         let small = ItemTable()
         small.reserveCapacity(1)
@@ -42,7 +48,9 @@ struct ItemTableTests {
         #expect(large.capacity <= 300_000)
     }
 
-    @Test("inserts, updates and removals in random order, growing through several doublings and shrinking in delete-heavy phases, agree with a Dictionary")
+    @Test(
+        "inserts, updates and removals in random order, growing through several doublings and shrinking in delete-heavy phases, agree with a Dictionary"
+    )
     func matchesDictionary() {
         var random = SplitMix64(state: 7)
         let table = ItemTable()
@@ -50,7 +58,9 @@ struct ItemTableTests {
         // Phases: (steps, key range, chance in 8 of a removal). Growth to several thousand
         // items (about 100 a shard: five doublings or more each), removals down to a few
         // hundred, growth again over more keys, then a mix on a small range.
-        let phases = [(16_000, 12_000, 1), (12_000, 12_000, 7), (12_000, 24_000, 2), (10_000, 24_000, 6), (10_000, 300, 4)]
+        let phases = [
+            (16_000, 12_000, 1), (12_000, 12_000, 7), (12_000, 24_000, 2), (10_000, 24_000, 6), (10_000, 300, 4),
+        ]
         var step = 0
         var mostItems = 0
         for (steps, keys, removals) in phases {
@@ -58,19 +68,26 @@ struct ItemTableTests {
                 step += 1
                 let id = "e2e-\(Int.random(in: 0..<keys, using: &random))"
                 if Int.random(in: 0..<8, using: &random) < removals {
-                    #expect(table.removeValue(forKey: id) === reference.removeValue(forKey: id), "step \(step): removing \(id)")
+                    #expect(
+                        table.removeValue(forKey: id) === reference.removeValue(forKey: id),
+                        "step \(step): removing \(id)")
                 } else if Bool.random(using: &random) {
                     let item = Self.item(id, step)
-                    #expect(table.updateValue(item) === reference.updateValue(item, forKey: id), "step \(step): storing \(id)")
+                    #expect(
+                        table.updateValue(item) === reference.updateValue(item, forKey: id),
+                        "step \(step): storing \(id)")
                 } else {
                     var inserted: StoredItem?
-                    let updated = table.modifyOrInsert(forKey: id, insert: {
-                        inserted = Self.item(id, step)
-                        return inserted!
-                    }, update: { item -> UInt64 in
-                        item.arrival += 1
-                        return item.arrival
-                    })
+                    let updated = table.modifyOrInsert(
+                        forKey: id,
+                        insert: {
+                            inserted = Self.item(id, step)
+                            return inserted!
+                        },
+                        update: { item -> UInt64 in
+                            item.arrival += 1
+                            return item.arrival
+                        })
                     if let existing = reference[id] {
                         #expect(updated == existing.arrival && inserted == nil, "step \(step): \(id) updated")
                     } else {
@@ -122,11 +139,13 @@ struct ItemTableTests {
     func halfFull() {
         let table = ItemTable()
         for index in 0..<20_000 {
-            _ = table.modifyOrInsert(forKey: "item-\(index)", insert: { Self.item("item-\(index)") }, update: { _ in () })
+            _ = table.modifyOrInsert(
+                forKey: "item-\(index)", insert: { Self.item("item-\(index)") }, update: { _ in () })
             // `capacity` is half the slots, in every shard; at most half full means a count of
             // at most the capacity, in every shard, so in all of them together.
             if index >= 4_096 && (index % 997 == 0 || index == 19_999) {
-                #expect(table.count <= table.capacity, "at \(index + 1): \(table.count) in a capacity of \(table.capacity)")
+                #expect(
+                    table.count <= table.capacity, "at \(index + 1): \(table.count) in a capacity of \(table.capacity)")
             }
         }
         #expect(table.count == 20_000)

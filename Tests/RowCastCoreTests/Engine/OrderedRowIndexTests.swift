@@ -58,7 +58,8 @@ struct OrderedRowIndexTests {
                 position += 1
             }
             #expect(ordered, "\(label)")
-            for target in stride(from: 0, to: reference.count, by: max(1, reference.count / 97)) + [reference.count - 1] {
+            for target in stride(from: 0, to: reference.count, by: max(1, reference.count / 97)) + [reference.count - 1]
+            {
                 #expect(index.rank(of: reference[target]) == target, "\(label) rank \(target)")
                 #expect(index.position(of: reference[target]) == target, "\(label) position \(target)")
             }
@@ -100,7 +101,9 @@ struct OrderedRowIndexTests {
 
     @Test("bulk load keeps order and ranks")
     func bulkLoad() {
-        let entries = (0..<5000).map { OrderedRowIndex.Entry(key: OrderKey(primary: 0, arrival: UInt64($0)), id: "\($0)") }
+        let entries = (0..<5000).map {
+            OrderedRowIndex.Entry(key: OrderKey(primary: 0, arrival: UInt64($0)), id: "\($0)")
+        }
         var index = OrderedRowIndex(sorted: entries)
         #expect(index.count == 5000)
         #expect(index.rank(of: OrderKey(primary: 0, arrival: 4321)) == 4321)

@@ -18,10 +18,12 @@ struct PrerenderedItemsTests {
         JobInputIdentity(input).flatMap { items.job(for: $0) }?.index
     }
 
-    private func record(_ items: inout PrerenderedItems, _ inputs: [[UInt8]], stream: NamingStream, from first: Int = 0) {
+    private func record(_ items: inout PrerenderedItems, _ inputs: [[UInt8]], stream: NamingStream, from first: Int = 0)
+    {
         items.beginGroup()
         for (offset, input) in inputs.enumerated() {
-            items.append(PrerenderedJob(stream: stream, index: first + offset, input: input), for: JobInputIdentity(input)!)
+            items.append(
+                PrerenderedJob(stream: stream, index: first + offset, input: input), for: JobInputIdentity(input)!)
         }
     }
 

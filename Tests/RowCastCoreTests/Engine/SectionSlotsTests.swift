@@ -7,7 +7,9 @@ import Testing
 /// The diff's slots for a batch's sections: one per distinct id, numbered in the order first
 /// seen, the same whether found by comparison or through the table past `linearLimit`.
 struct SectionSlotsTests {
-    @Test("each distinct section gets the next slot, found again by comparison and by table", arguments: [3, SectionSlots.linearLimit, SectionSlots.linearLimit + 1, 40])
+    @Test(
+        "each distinct section gets the next slot, found again by comparison and by table",
+        arguments: [3, SectionSlots.linearLimit, SectionSlots.linearLimit + 1, 40])
     func slotsInFirstSeenOrder(distinct: Int) {
         var random = SplitMix64(state: UInt64(distinct))
         var slots = SectionSlots()

@@ -36,7 +36,8 @@ struct BootIdentityTests {
         // Rebooted 10 minutes after the recorded start, up for 30 s.
         #expect(!BootIdentity(bootID: nil, bootTime: 1_800_000_000 + 120 + 600, uptime: 30).sameBoot(as: Self.recorded))
         // Rebooted, up longer than before by now.
-        #expect(!BootIdentity(bootID: nil, bootTime: 1_800_000_000 + 120 + 600, uptime: 4000).sameBoot(as: Self.recorded))
+        #expect(
+            !BootIdentity(bootID: nil, bootTime: 1_800_000_000 + 120 + 600, uptime: 4000).sameBoot(as: Self.recorded))
         // A wrong wall clock after the reboot that lands on the old boot time: the uptime went back.
         #expect(!BootIdentity(bootID: nil, bootTime: 1_800_000_000, uptime: 60).sameBoot(as: Self.recorded))
         // A step of the wall clock is taken for a reboot (the safe side).

@@ -6,8 +6,12 @@ import Testing
 struct CommitScheduleTests {
     let start = ContinuousClock.now
     func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
-    func ingest(_ messages: Int) -> CommitSchedule.Pending { CommitSchedule.Pending(messages: messages, waitedOn: false) }
-    func request(_ messages: Int) -> CommitSchedule.Pending { CommitSchedule.Pending(messages: messages, waitedOn: true) }
+    func ingest(_ messages: Int) -> CommitSchedule.Pending {
+        CommitSchedule.Pending(messages: messages, waitedOn: false)
+    }
+    func request(_ messages: Int) -> CommitSchedule.Pending {
+        CommitSchedule.Pending(messages: messages, waitedOn: true)
+    }
 
     func paced(_ interval: Duration = .milliseconds(100), lastCommit: CommitSchedule.Pending? = nil) -> CommitSchedule {
         var schedule = CommitSchedule()
@@ -43,7 +47,9 @@ struct CommitScheduleTests {
         #expect(schedule.commitDue(ingest(CommitSchedule.pacedMessageLimit - 1), now: at(10)) == at(100))
     }
 
-    @Test("after a commit of three ingest messages or more, ingest is held until a fifth of the interval before the next commit")
+    @Test(
+        "after a commit of three ingest messages or more, ingest is held until a fifth of the interval before the next commit"
+    )
     func ingestHeldAfterAGatheringCommit() {
         #expect(paced(lastCommit: ingest(3)).ingestHeldUntil(now: at(10)) == at(80))
         #expect(paced(lastCommit: ingest(500)).ingestHeldUntil(now: at(79)) == at(80))
@@ -70,7 +76,8 @@ struct CommitScheduleTests {
         #expect(schedule.commitDue(ingest(1), now: at(210)) == at(300))
     }
 
-    @Test("under a backlog, ingest waits for the next batch up to the grouping limit; a batch a client waits on does not")
+    @Test(
+        "under a backlog, ingest waits for the next batch up to the grouping limit; a batch a client waits on does not")
     func backlogGathersIngest() {
         #expect(CommitSchedule.holdsForBacklog(ingest(1_024), backlog: true))
         #expect(CommitSchedule.holdsForBacklog(ingest(CommitSchedule.groupedMessageLimit - 1), backlog: true))

@@ -31,7 +31,9 @@ final class CountingStore: FeedStore, @unchecked Sendable {
     }
 
     func commit(_ commits: [StoreCommit]) throws(StoreError) {
-        let number = lock.withLock { count += 1; return count }
+        let number = lock.withLock {
+            count += 1; return count
+        }
         var sink = 0
         for index in 0..<(spin == 0 ? 0 : number * 7919 % spin) { sink &+= index }
         _ = sink
@@ -52,8 +54,9 @@ struct CommitWriterTests {
         return poll(&entry, 1, 0) == 1
     }
 
-    @Test("thousands of jobs started and waited for back to back: every outcome comes back, none is lost or taken twice",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "thousands of jobs started and waited for back to back: every outcome comes back, none is lost or taken twice",
+        .timeLimit(.minutes(1)))
     func startAndWaitBackToBack() {
         let store = CountingStore(failing: [17, 1000, 2500], spin: 20_000)
         let writer = CommitWriter(store: store)
@@ -63,15 +66,18 @@ struct CommitWriterTests {
             #expect(writer.isBusy)
             if case .failure = writer.wait() { failures.append(number) }
             #expect(!writer.isBusy)
-            #expect(!Self.readable(writer.finishedDescriptor), "commit \(number): the descriptor is cleared with its outcome")
+            #expect(
+                !Self.readable(writer.finishedDescriptor),
+                "commit \(number): the descriptor is cleared with its outcome")
         }
         #expect(failures == [17, 1000, 2500])
         #expect(store.commits == 3000)
         writer.stop()
     }
 
-    @Test("jobs taken without waiting once the descriptor is readable, and a failure left for wait",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "jobs taken without waiting once the descriptor is readable, and a failure left for wait",
+        .timeLimit(.minutes(1)))
     func takeOnceFinished() {
         let store = CountingStore(failing: [50], spin: 5_000)
         let writer = CommitWriter(store: store)

@@ -22,13 +22,17 @@ final class FlakyStore: FeedStore {
         gate?.wait()
         if failingCommits > 0 {
             failingCommits -= 1
-            throw StoreError(.full, path: base.databasePath, message: "no space left while committing to \(base.databasePath) (test).")
+            throw StoreError(
+                .full, path: base.databasePath,
+                message: "no space left while committing to \(base.databasePath) (test).")
         }
         try base.commit(commits)
         transactions.append(commits.count)
     }
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] { try base.feeds(named: names) }
-    func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] { try base.feeds(inPartitions: partitions) }
+    func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] {
+        try base.feeds(inPartitions: partitions)
+    }
     func ledgerEntries() throws(StoreError) -> [LedgerEntry] { try base.ledgerEntries() }
     func close() { base.close() }
 }
@@ -45,7 +49,9 @@ struct DurableEngineTests {
         return .object(object)
     }
 
-    @Test("a snapshot left to the daemon to write (as rowcastd runs) in a batch whose commit fails is refused with storage_error too")
+    @Test(
+        "a snapshot left to the daemon to write (as rowcastd runs) in a batch whose commit fails is refused with storage_error too"
+    )
     func failedCommitRefusesLaterSnapshots() throws {
         let directory = try ScratchDirectory()
         let harness = EngineHarness()
@@ -99,7 +105,9 @@ struct DurableEngineTests {
         #expect(harness.engine.ledger.answer(LedgerKey(client: "c", req: "2")) == nil)
 
         // The same requests sent again apply normally, from the committed state.
-        let retried = try durable.process([message(tagged(upsert("f", item("1", data: ["name": "changed"])), req: 2), token: 6)])
+        let retried = try durable.process([
+            message(tagged(upsert("f", item("1", data: ["name": "changed"])), req: 2), token: 6)
+        ])
         #expect(try JSONParser.parse(retried.replies[0].body)["seq"] == 2)
         #expect(retried.publications.count == 1)
         durable.close()
@@ -109,22 +117,33 @@ struct DurableEngineTests {
     func rendererChanged() throws {
         let directory = try ScratchDirectory()
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
-        let durable = DurableEngine(engine: harness.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(
+            engine: harness.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
         _ = try durable.start()
-        _ = try durable.process([message(upsert("f", item("1")), token: 1), message(upsert("g", item("2", type: "ad")), token: 2)])
+        _ = try durable.process([
+            message(upsert("f", item("1")), token: 1), message(upsert("g", item("2", type: "ad")), token: 2),
+        ])
         durable.close()
 
         let renderer = FakeRenderer(itemTypes: ["product", "ad"])
         let restarted = EngineHarness(renderer: renderer)
         var epochs = 0
-        let again = DurableEngine(engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal), makeEpoch: { epochs += 1; return "new-\(epochs)" })
+        let again = DurableEngine(
+            engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal),
+            makeEpoch: {
+                epochs += 1; return "new-\(epochs)"
+            })
         _ = try again.start()
         #expect(restarted.snapshot("f")["epoch"] == harness.snapshot("f")["epoch"])
         again.close()
 
         // Same types, another renderer generation: both feeds' rows may differ.
         let third = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], generation: 2))
-        let durable3 = DurableEngine(engine: third.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal), makeEpoch: { epochs += 1; return "new-\(epochs)" })
+        let durable3 = DurableEngine(
+            engine: third.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal),
+            makeEpoch: {
+                epochs += 1; return "new-\(epochs)"
+            })
         _ = try durable3.start()
         #expect(third.snapshot("f")["epoch"] == "new-1")
         #expect(third.snapshot("f")["seq"] == 1)
@@ -133,7 +152,8 @@ struct DurableEngineTests {
 
         // The new epochs were committed: the next start continues them.
         let fourth = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], generation: 2))
-        let durable4 = DurableEngine(engine: fourth.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable4 = DurableEngine(
+            engine: fourth.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
         _ = try durable4.start()
         #expect(fourth.snapshot("f")["epoch"] == "new-1")
         durable4.close()
@@ -144,9 +164,12 @@ struct DurableEngineTests {
         let directory = try ScratchDirectory()
         let renderer = FakeRenderer(itemTypes: ["product"])
         let harness = EngineHarness(renderer: renderer)
-        let durable = DurableEngine(engine: harness.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(
+            engine: harness.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
         _ = try durable.start()
-        _ = try durable.process([message(upsert("f", item("1")), token: 1), message(upsert("f", item("2", type: "ad")), token: 2)])
+        _ = try durable.process([
+            message(upsert("f", item("1")), token: 1), message(upsert("f", item("2", type: "ad")), token: 2),
+        ])
         let publications = durable.replaceRenderer(FakeRenderer(itemTypes: ["product", "ad"]))
         #expect(publications.contains { $0.topic == Topic.rows("f") })
         let seq = harness.snapshot("f")["seq"]
@@ -154,7 +177,8 @@ struct DurableEngineTests {
         durable.close()
 
         let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
-        let again = DurableEngine(engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let again = DurableEngine(
+            engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
         _ = try again.start()
         #expect(restarted.snapshot("f") == harness.snapshot("f"))
         again.close()

@@ -17,7 +17,9 @@ struct DurablePipelineTests {
 
     /// A started durable engine over a real store in `directory`, wrapped to count and fail
     /// commits; `configure` runs before the start.
-    func pipeline(in directory: ScratchDirectory, configure: (DurableEngine) -> Void = { _ in }) throws -> (EngineHarness, FlakyStore, DurableEngine) {
+    func pipeline(
+        in directory: ScratchDirectory, configure: (DurableEngine) -> Void = { _ in }
+    ) throws -> (EngineHarness, FlakyStore, DurableEngine) {
         let harness = EngineHarness()
         let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
         let durable = DurableEngine(engine: harness.engine, store: store)
@@ -49,7 +51,9 @@ struct DurablePipelineTests {
         #expect(rest.count == 3)
         #expect(try reply(rest[0])["seq"] == 2)
         #expect(try reply(rest[1])["seq"] == 3)
-        #expect(try reply(rest[2])["seq"] == 3, "the query answered from uncommitted state was held until that state was committed")
+        #expect(
+            try reply(rest[2])["seq"] == 3,
+            "the query answered from uncommitted state was held until that state was committed")
         #expect(!durable.hasHeldOutputs)
         // The start, then the lone batch, then the two batches submitted during its commit
         // (the query batch changed nothing durable).
@@ -57,7 +61,8 @@ struct DurablePipelineTests {
         durable.close()
 
         let restarted = EngineHarness()
-        let again = DurableEngine(engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let again = DurableEngine(
+            engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
         _ = try again.start()
         #expect(restarted.snapshot("f") == harness.snapshot("f"))
         again.close()
@@ -74,7 +79,9 @@ struct DurablePipelineTests {
         store.failingCommits = 1
         _ = durable.submit([message(upsert("f", item("2")), req: 2)])
         _ = try durable.collectCommitted()
-        _ = durable.submit([message(["op": "delete", "feed": "f", "id": "1"], req: 3), message(upsert("g", item("3")), req: 4)])
+        _ = durable.submit([
+            message(["op": "delete", "feed": "f", "id": "1"], req: 3), message(upsert("g", item("3")), req: 4),
+        ])
         let outputs = try durable.flush()
         #expect(outputs.count == 2)
         #expect(outputs.allSatisfy { $0.publications.isEmpty })
@@ -97,7 +104,9 @@ struct DurablePipelineTests {
         return poll(&entry, 1, milliseconds) == 1
     }
 
-    @Test("a finished commit is taken without waiting once its descriptor is readable; a failed one is left for collectCommitted")
+    @Test(
+        "a finished commit is taken without waiting once its descriptor is readable; a failed one is left for collectCommitted"
+    )
     func finishedCommitWithoutWaiting() throws {
         let directory = try ScratchDirectory()
         let (_, store, durable) = try pipeline(in: directory)
@@ -159,7 +168,9 @@ struct DurablePipelineTests {
         durable.close()
     }
 
-    @Test("the loop's own wait: the pacing descriptor turns readable when a held commit is due, stays so until its expiry is taken, and the next collectCommitted starts the commit")
+    @Test(
+        "the loop's own wait: the pacing descriptor turns readable when a held commit is due, stays so until its expiry is taken, and the next collectCommitted starts the commit"
+    )
     func pacingDescriptorInTheLoopsWait() throws {
         let directory = try ScratchDirectory()
         let (store, durable) = try heldBackIngest(in: directory)
@@ -177,7 +188,9 @@ struct DurablePipelineTests {
         durable.close()
     }
 
-    @Test("after a commit of three ingest messages or more, ingest waits unread until a fifth of the interval before the next commit is due; not while a commit is written, after a commit of fewer or of a request, or without pacing")
+    @Test(
+        "after a commit of three ingest messages or more, ingest waits unread until a fifth of the interval before the next commit is due; not while a commit is written, after a commit of fewer or of a request, or without pacing"
+    )
     func ingestHeldBetweenPacedCommits() throws {
         let directory = try ScratchDirectory()
         let (_, _, durable) = try pipeline(in: directory) { $0.ingestCommitInterval = .milliseconds(100) }
@@ -223,7 +236,9 @@ struct DurablePipelineTests {
         durable.close()
     }
 
-    @Test("ingest-only batches wait for the commit interval and then share one commit; a control request is committed at once")
+    @Test(
+        "ingest-only batches wait for the commit interval and then share one commit; a control request is committed at once"
+    )
     func pacedIngest() throws {
         let directory = try ScratchDirectory()
         let (harness, store, durable) = try pipeline(in: directory) { $0.ingestCommitInterval = .seconds(1) }
@@ -277,7 +292,9 @@ struct DurablePipelineTests {
         durable.close()
     }
 
-    @Test("under a backlog, ingest-only batches wait for the next batch and share its commit, up to groupedMessageLimit; a short read, a control request or a flush ends the hold")
+    @Test(
+        "under a backlog, ingest-only batches wait for the next batch and share its commit, up to groupedMessageLimit; a short read, a control request or a flush ends the hold"
+    )
     func backlogGroupsCommits() throws {
         let directory = try ScratchDirectory()
         let (harness, store, durable) = try pipeline(in: directory)
@@ -286,7 +303,9 @@ struct DurablePipelineTests {
         var next = 0
         func ingest(_ count: Int) -> [IncomingMessage] {
             defer { next += count }
-            return (next..<(next + count)).map { IncomingMessage(origin: .ingest, body: upsert("f", item("\($0)")).serialized()) }
+            return (next..<(next + count)).map {
+                IncomingMessage(origin: .ingest, body: upsert("f", item("\($0)")).serialized())
+            }
         }
 
         // A full read: held, nothing written, nothing released.
@@ -336,21 +355,27 @@ struct DurablePipelineTests {
         durable.close()
     }
 
-    @Test("under a backlog, collectFinished goes on without waiting for the commit in flight, until a commit's worth of messages waits behind it; outputs still come back in order")
+    @Test(
+        "under a backlog, collectFinished goes on without waiting for the commit in flight, until a commit's worth of messages waits behind it; outputs still come back in order"
+    )
     func backlogDoesNotWaitForCommit() throws {
         let directory = try ScratchDirectory()
         let (harness, store, durable) = try pipeline(in: directory)
         var next = 0
         func ingest(_ count: Int) -> [IncomingMessage] {
             defer { next += count }
-            return (next..<(next + count)).map { IncomingMessage(origin: .ingest, body: upsert("f", item("\($0)")).serialized()) }
+            return (next..<(next + count)).map {
+                IncomingMessage(origin: .ingest, body: upsert("f", item("\($0)")).serialized())
+            }
         }
         let started = store.transactions.count
         let gate = DispatchSemaphore(value: 0)
         store.gate = gate
         // Should a call wait for the held commit after all, this lets it go after a while;
         // the transactions then show that it waited.
-        func release(after seconds: Double) { DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { gate.signal() } }
+        func release(after seconds: Double) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { gate.signal() }
+        }
 
         _ = durable.submit(ingest(2))
         #expect(try durable.collectCommitted().isEmpty)

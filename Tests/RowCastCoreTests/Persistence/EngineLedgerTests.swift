@@ -24,7 +24,9 @@ struct EngineLedgerTests {
         let again = harness.control(delete)
         #expect(again.replies[0] == first)
         #expect(again.deltas.isEmpty)
-        #expect(harness.snapshot("f")["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.first?["content"]?["name"] == "back")
+        #expect(
+            harness.snapshot("f")["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.first?["content"]?["name"]
+                == "back")
     }
 
     @Test("a request repeated in one batch is applied once and both get the same answer")

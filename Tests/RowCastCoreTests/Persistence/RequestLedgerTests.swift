@@ -20,9 +20,12 @@ struct RequestLedgerTests {
 
     @Test("the key keeps 7 and \"7\" apart and needs both client and req")
     func keys() {
-        #expect(LedgerKey(client: "c", req: RequestID(json: "7")) != LedgerKey(client: "c", req: RequestID(json: #""7""#)))
+        #expect(
+            LedgerKey(client: "c", req: RequestID(json: "7")) != LedgerKey(client: "c", req: RequestID(json: #""7""#)))
         #expect(LedgerKey(client: "c", req: RequestID(json: "7")) == LedgerKey(client: "c", req: "7"))
-        #expect(LedgerKey(client: "c", req: RequestID(json: "123456789012345678")) != LedgerKey(client: "c", req: RequestID(json: "123456789012345679")))
+        #expect(
+            LedgerKey(client: "c", req: RequestID(json: "123456789012345678"))
+                != LedgerKey(client: "c", req: RequestID(json: "123456789012345679")))
         #expect(LedgerKey(client: nil, req: RequestID(json: "7")) == nil)
         #expect(LedgerKey(client: "c", req: nil) == nil)
     }

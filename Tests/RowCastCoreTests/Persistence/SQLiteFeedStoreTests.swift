@@ -9,7 +9,9 @@ import Testing
 
 /// The SQLite store on real files in temporary directories.
 struct SQLiteFeedStoreTests {
-    func open(_ directory: ScratchDirectory, _ synchronous: SQLiteFeedStore.Synchronous = .normal) throws -> SQLiteFeedStore {
+    func open(
+        _ directory: ScratchDirectory, _ synchronous: SQLiteFeedStore.Synchronous = .normal
+    ) throws -> SQLiteFeedStore {
         try SQLiteFeedStore(directory: directory.path, synchronous: synchronous)
     }
 
@@ -24,17 +26,39 @@ struct SQLiteFeedStoreTests {
                 let section = "s\(Int.random(in: 0..<4, using: &random))"
                 let request: JSONValue
                 switch Int.random(in: 0..<10, using: &random) {
-                case 0..<6: request = upsert("f", item(id, type: Bool.random(using: &random) ? "product" : "ad", section: section, sort: Double(Int.random(in: 0..<3, using: &random))))
+                case 0..<6:
+                    request = upsert(
+                        "f",
+                        item(
+                            id, type: Bool.random(using: &random) ? "product" : "ad", section: section,
+                            sort: Double(Int.random(in: 0..<3, using: &random))))
                 case 6: request = ["op": "delete", "feed": "f", "id": .string(id)]
-                case 7: request = ["op": "section", "feed": "f", "section": ["id": .string(section), "order": .number(Double(Int.random(in: -2..<3, using: &random))), "type": "banner", "header": ["t": "x"]]]
+                case 7:
+                    request = [
+                        "op": "section", "feed": "f",
+                        "section": [
+                            "id": .string(section), "order": .number(Double(Int.random(in: -2..<3, using: &random))),
+                            "type": "banner", "header": ["t": "x"],
+                        ],
+                    ]
                 case 8: request = ["op": "delete_section", "feed": "f", "id": .string(section)]
-                default: request = ["op": "reset", "feed": "f", "items": .array((0..<Int.random(in: 0..<6, using: &random)).map { _ in item("i\(Int.random(in: 0..<30, using: &random))", section: "s\(Int.random(in: 0..<4, using: &random))") })]
+                default:
+                    request = [
+                        "op": "reset", "feed": "f",
+                        "items": .array(
+                            (0..<Int.random(in: 0..<6, using: &random)).map { _ in
+                                item(
+                                    "i\(Int.random(in: 0..<30, using: &random))",
+                                    section: "s\(Int.random(in: 0..<4, using: &random))")
+                            }),
+                    ]
                 }
                 token += 1
                 var object = request.objectValue!
                 object["client"] = "t"
                 object["req"] = .number(Double(token))
-                messages.append(IncomingMessage(origin: .control(replyTo: token), body: JSONValue.object(object).serialized()))
+                messages.append(
+                    IncomingMessage(origin: .control(replyTo: token), body: JSONValue.object(object).serialized()))
             }
             _ = try durable.process(messages)
         }
@@ -59,22 +83,35 @@ struct SQLiteFeedStoreTests {
         #expect(restarted.snapshot("f") == before)
         #expect(restarted.engine.ledger.count == harness.engine.ledger.count)
         // A repeat of the last request is answered from the stored ledger.
-        let repeated = try again.process([IncomingMessage(origin: .control(replyTo: 1), body: Array(#"{"op":"delete","feed":"f","id":"zz","client":"t","req":1}"#.utf8))])
+        let repeated = try again.process([
+            IncomingMessage(
+                origin: .control(replyTo: 1),
+                body: Array(#"{"op":"delete","feed":"f","id":"zz","client":"t","req":1}"#.utf8))
+        ])
         #expect(repeated.publications.isEmpty)
         again.close()
     }
 
-    @Test("item rows come back byte for byte: ids and sections with control characters and non-ASCII, with and without a sort key, an empty JSON")
+    @Test(
+        "item rows come back byte for byte: ids and sections with control characters and non-ASCII, with and without a sort key, an empty JSON"
+    )
     func itemRowsExact() throws {
         let directory = try ScratchDirectory()
         let store = try open(directory)
         let written = [
-            PersistedItem(id: "a\u{1}b", type: "product", section: "s\u{1F}1", sort: -2.5, arrival: 1, json: Array(#"{"id":"a\u0001b"}"#.utf8)),
-            PersistedItem(id: "é€😀", type: "ad", section: "default", sort: nil, arrival: 2, json: Array("{\"x\":\"é\"}".utf8)),
+            PersistedItem(
+                id: "a\u{1}b", type: "product", section: "s\u{1F}1", sort: -2.5, arrival: 1,
+                json: Array(#"{"id":"a\u0001b"}"#.utf8)),
+            PersistedItem(
+                id: "é€😀", type: "ad", section: "default", sort: nil, arrival: 2, json: Array("{\"x\":\"é\"}".utf8)),
             PersistedItem(id: "plain", type: "product", section: "s", sort: 0, arrival: 3, json: []),
         ]
         var commit = StoreCommit()
-        commit.feeds = [FeedChanges(feed: "f", seq: 1, epoch: "e", nextArrival: 4, replacedAll: false, items: written.map { (id: $0.id, item: $0) }, sections: [])]
+        commit.feeds = [
+            FeedChanges(
+                feed: "f", seq: 1, epoch: "e", nextArrival: 4, replacedAll: false,
+                items: written.map { (id: $0.id, item: $0) }, sections: [])
+        ]
         try store.commit([commit])
         store.close()
         let reopened = try open(directory)
@@ -89,11 +126,13 @@ struct SQLiteFeedStoreTests {
         try open(directory, .full).close()
         let queue = try DatabaseQueue(path: directory.file(SQLiteFeedStore.databaseFileName))
         let (migrations, journal, tables, durability, clean) = try queue.read { db throws in
-            (try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
-             try String.fetchOne(db, sql: "PRAGMA journal_mode"),
-             try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"),
-             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'durability'"),
-             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'clean'"))
+            (
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
+                try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+                try String.fetchSet(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"),
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'durability'"),
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'clean'")
+            )
         }
         #expect(migrations == ["v1", "v2", "v3"])
         #expect(journal == "wal")
@@ -137,7 +176,13 @@ struct SQLiteFeedStoreTests {
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"]))
         let durable = DurableEngine(engine: harness.engine, store: try open(directory))
         _ = try durable.start()
-        _ = try durable.process((0..<400).map { IncomingMessage(origin: .ingest, body: upsert("f", item("item-\($0)", data: ["name": .string(String(repeating: "x", count: 200))])).serialized()) })
+        _ = try durable.process(
+            (0..<400).map {
+                IncomingMessage(
+                    origin: .ingest,
+                    body: upsert("f", item("item-\($0)", data: ["name": .string(String(repeating: "x", count: 200))]))
+                        .serialized())
+            })
         durable.close()
         let path = directory.file(SQLiteFeedStore.databaseFileName)
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -165,7 +210,9 @@ struct SQLiteFeedStoreTests {
         let file = directory.file("plain")
         _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         for path in [file, file + "/state"] {
-            let error = try #require(throws: StoreError.self) { try SQLiteFeedStore(directory: path, synchronous: .normal) }
+            let error = try #require(throws: StoreError.self) {
+                try SQLiteFeedStore(directory: path, synchronous: .normal)
+            }
             #expect(error.kind == .unwritable)
             #expect(error.exitStatus == 73)
             #expect(error.message.contains(path))
@@ -178,24 +225,30 @@ struct SQLiteFeedStoreTests {
         let nested = directory.file("a/b/state")
         let store = try SQLiteFeedStore(directory: nested, synchronous: .normal)
         #expect(store.continuity == .fresh)
-        let error = try #require(throws: StoreError.self) { try SQLiteFeedStore(directory: nested, synchronous: .normal) }
+        let error = try #require(throws: StoreError.self) {
+            try SQLiteFeedStore(directory: nested, synchronous: .normal)
+        }
         #expect(error.kind == .locked)
         #expect(error.message.contains("\(getpid())"))
         store.close()
         try SQLiteFeedStore(directory: nested, synchronous: .normal).close()
     }
 
-    @Test("a closed store's directory can be opened again at once, even while a child process still holds the lock file")
+    @Test(
+        "a closed store's directory can be opened again at once, even while a child process still holds the lock file")
     func relockWhileChildHoldsLockFile() throws {
         let directory = try ScratchDirectory()
         let store = try open(directory)
         // A child that shares the lock's open file, as one forked by another thread does
         // until its exec: here for as long as it sleeps (the descriptor dup'd to 3).
         let lockPath = URL(fileURLWithPath: directory.file("rowcast.lock")).resolvingSymlinksInPath().path
-        let descriptors = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
-        let lock = try #require(descriptors.first { descriptor in
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) == lockPath
-        })
+        let descriptors = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap {
+            Int32($0)
+        }
+        let lock = try #require(
+            descriptors.first { descriptor in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) == lockPath
+            })
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -216,7 +269,9 @@ struct SQLiteFeedStoreTests {
         try open(directory).close()
     }
 
-    @Test("an empty (0-byte), missing or foreign database under a marker that reached commits is refused untouched; accepted, it starts fresh")
+    @Test(
+        "an empty (0-byte), missing or foreign database under a marker that reached commits is refused untouched; accepted, it starts fresh"
+    )
     func lostDatabase() throws {
         for loss in ["empty", "missing", "foreign", "no store"] {
             let directory = try ScratchDirectory()
@@ -244,10 +299,15 @@ struct SQLiteFeedStoreTests {
             let before = try? Data(contentsOf: URL(fileURLWithPath: database))
             let refusal = #expect(throws: StoreError.self, "\(loss)") { try open(directory) }
             #expect(refusal?.kind == .lost, "\(loss)")
-            #expect(refusal?.message.contains(directory.file(SQLiteFeedStore.markerFileName)) == true, "\(loss): \(refusal?.message ?? "")")
-            #expect((try? Data(contentsOf: URL(fileURLWithPath: database))) == before, "\(loss): the refused file changed")
+            #expect(
+                refusal?.message.contains(directory.file(SQLiteFeedStore.markerFileName)) == true,
+                "\(loss): \(refusal?.message ?? "")")
+            #expect(
+                (try? Data(contentsOf: URL(fileURLWithPath: database))) == before, "\(loss): the refused file changed")
 
-            let accepted = DurableEngine(engine: EngineHarness().engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal, acceptStateLoss: true))
+            let accepted = DurableEngine(
+                engine: EngineHarness().engine,
+                store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal, acceptStateLoss: true))
             _ = try accepted.start()
             accepted.close()
             // The acceptance is recorded by the start's commit: the next start needs no flag.
@@ -257,27 +317,40 @@ struct SQLiteFeedStoreTests {
         }
     }
 
-    @Test("the checkpoint policy: unchanged on a roomy volume; on a small one, more often and restarting the log at the database's size")
+    @Test(
+        "the checkpoint policy: unchanged on a roomy volume; on a small one, more often and restarting the log at the database's size"
+    )
     func checkpointPolicy() {
         let roomy = WALCheckpointer.Policy.forVolume(freeBytes: 10 << 30, databasePages: 10)
-        #expect(roomy == WALCheckpointer.Policy(interval: WALCheckpointer.interval, restartFrames: WALCheckpointer.restartFrames))
+        #expect(
+            roomy
+                == WALCheckpointer.Policy(
+                    interval: WALCheckpointer.interval, restartFrames: WALCheckpointer.restartFrames))
         let small = WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 10)
         #expect(small.interval < WALCheckpointer.interval)
         #expect(small.restartFrames == 64)
         #expect(WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 1000).restartFrames == 1000)
-        #expect(WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 100_000).restartFrames == WALCheckpointer.restartFrames)
+        #expect(
+            WALCheckpointer.Policy.forVolume(freeBytes: 1 << 20, databasePages: 100_000).restartFrames
+                == WALCheckpointer.restartFrames)
     }
 
-    @Test("the commit's own checkpoint backstop: about 40 MB of log on a roomy volume, about 512 kB on a small one, as the store opens it")
+    @Test(
+        "the commit's own checkpoint backstop: about 40 MB of log on a roomy volume, about 512 kB on a small one, as the store opens it"
+    )
     func walBackstop() throws {
         #expect(SQLiteFeedStore.walBackstopPages(freeBytes: 10 << 30) == SQLiteFeedStore.walBackstopPages)
         #expect(SQLiteFeedStore.walBackstopPages(freeBytes: 1 << 20) == SQLiteFeedStore.smallVolumeWALBackstopPages)
-        #expect(SQLiteFeedStore.walBackstopPages(freeBytes: WALCheckpointer.smallVolumeBytes) == SQLiteFeedStore.walBackstopPages)
+        #expect(
+            SQLiteFeedStore.walBackstopPages(freeBytes: WALCheckpointer.smallVolumeBytes)
+                == SQLiteFeedStore.walBackstopPages)
         let directory = try ScratchDirectory()
         let path = directory.file(SQLiteFeedStore.databaseFileName)
         let queue = try SQLiteFeedStore.openDatabase(at: path, synchronous: .normal)
         let free = try #require(StateDirectory.freeBytes(in: StateDirectory.directory(of: path)))
-        #expect(try queue.read { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") } == SQLiteFeedStore.walBackstopPages(freeBytes: free))
+        #expect(
+            try queue.read { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") }
+                == SQLiteFeedStore.walBackstopPages(freeBytes: free))
     }
 
     @Test("the directory of a path, whose volume's free space the store reads")
@@ -325,7 +398,9 @@ struct SQLiteFeedStoreTests {
         restored.close()
         // Until a start commits (with new epochs), the copy stays suspect.
         #expect(throws: StoreError.self) { try open(directory) }
-        let third = DurableEngine(engine: EngineHarness().engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal, acceptStateLoss: true))
+        let third = DurableEngine(
+            engine: EngineHarness().engine,
+            store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal, acceptStateLoss: true))
         _ = try third.start()
         third.close()
         #expect(try open(directory).continuity == .continued)
@@ -337,19 +412,24 @@ struct SQLiteFeedStoreTests {
         }
     }
 
-    @Test("the WAL is copied into the database file while the store is open, by the checkpointer thread, not by commits")
+    @Test(
+        "the WAL is copied into the database file while the store is open, by the checkpointer thread, not by commits")
     func backgroundCheckpoint() throws {
         let directory = try ScratchDirectory()
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"]))
         let durable = DurableEngine(engine: harness.engine, store: try open(directory))
         _ = try durable.start()
         let databaseFile = directory.file(SQLiteFeedStore.databaseFileName)
-        func databaseBytes() -> Int { (try? FileManager.default.attributesOfItem(atPath: databaseFile)[.size] as? Int) ?? 0 }
+        func databaseBytes() -> Int {
+            (try? FileManager.default.attributesOfItem(atPath: databaseFile)[.size] as? Int) ?? 0
+        }
         let emptySize = databaseBytes()
         let padding = String(repeating: "x", count: 1_000)
         for batch in 0..<8 {
             let messages = (0..<250).map { index in
-                IncomingMessage(origin: .ingest, body: upsert("f", item("b\(batch)-\(index)", data: ["name": .string(padding)])).serialized())
+                IncomingMessage(
+                    origin: .ingest,
+                    body: upsert("f", item("b\(batch)-\(index)", data: ["name": .string(padding)])).serialized())
             }
             _ = try durable.process(messages)
         }
@@ -359,7 +439,9 @@ struct SQLiteFeedStoreTests {
         while databaseBytes() < emptySize + 1_500_000 && ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
-        #expect(databaseBytes() >= emptySize + 1_500_000, "the database file did not grow while open: \(emptySize) -> \(databaseBytes()) bytes")
+        #expect(
+            databaseBytes() >= emptySize + 1_500_000,
+            "the database file did not grow while open: \(emptySize) -> \(databaseBytes()) bytes")
         durable.close()
         let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"]))
         let again = DurableEngine(engine: restarted.engine, store: try open(directory))
@@ -373,7 +455,9 @@ struct SQLiteFeedStoreTests {
         let directory = try ScratchDirectory()
         let store = try open(directory)
         let walFile = directory.file(SQLiteFeedStore.databaseFileName + "-wal")
-        func walFrames() -> Int { ((try? FileManager.default.attributesOfItem(atPath: walFile)[.size] as? Int) ?? 0) / 4_120 }
+        func walFrames() -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: walFile)[.size] as? Int) ?? 0) / 4_120
+        }
         // 3,000 commits of 5 rows of 3.5 kB, one page each: over 15,000 frames, about 5,000 a
         // second. Commits come 1 ms apart, so passive checkpoints never find the log entirely
         // copied; a log that only the commits' own backstop restarted reaches 10,000 frames
@@ -386,9 +470,16 @@ struct SQLiteFeedStoreTests {
             let items: [(id: String, item: PersistedItem?)] = (0..<5).map { index in
                 arrival += 1
                 let id = "b\(batch)-\(index)"
-                return (id: id, item: PersistedItem(id: id, type: "product", section: "s", sort: nil, arrival: arrival, json: json))
+                return (
+                    id: id,
+                    item: PersistedItem(id: id, type: "product", section: "s", sort: nil, arrival: arrival, json: json)
+                )
             }
-            commit.feeds = [FeedChanges(feed: "f", seq: UInt64(batch + 1), epoch: "e", nextArrival: arrival + 1, replacedAll: false, items: items, sections: [])]
+            commit.feeds = [
+                FeedChanges(
+                    feed: "f", seq: UInt64(batch + 1), epoch: "e", nextArrival: arrival + 1, replacedAll: false,
+                    items: items, sections: [])
+            ]
             try store.commit([commit])
             largest = max(largest, walFrames())
             usleep(1_000)

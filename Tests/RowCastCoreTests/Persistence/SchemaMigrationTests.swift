@@ -15,7 +15,9 @@ struct SchemaMigrationTests {
         try queue.write { db in
             for (order, req) in reqs.enumerated() {
                 let reply = #"{"ok":true,"op":"delete","feed":"f","seq":1,"req":\#(req),"client":"c1"}"#
-                try db.execute(sql: "INSERT INTO requests(client, req, ord, reply) VALUES (?, ?, ?, ?)", arguments: ["c1", req, order + 1, Data(reply.utf8)])
+                try db.execute(
+                    sql: "INSERT INTO requests(client, req, ord, reply) VALUES (?, ?, ?, ?)",
+                    arguments: ["c1", req, order + 1, Data(reply.utf8)])
             }
         }
         try queue.close()
@@ -32,11 +34,21 @@ struct SchemaMigrationTests {
         let durable = DurableEngine(engine: harness.engine, store: store)
         _ = try durable.start()
         // A retry of a kept request gets its stored answer, not a new application.
-        let retry = try durable.process([IncomingMessage(origin: .control(replyTo: 1), body: Array(#"{"op":"delete","feed":"f","id":"x","client":"c1","req":7}"#.utf8))])
-        #expect(retry.replies.map { String(decoding: $0.body, as: UTF8.self) } == [#"{"ok":true,"op":"delete","feed":"f","seq":1,"req":7,"client":"c1"}"#])
+        let retry = try durable.process([
+            IncomingMessage(
+                origin: .control(replyTo: 1),
+                body: Array(#"{"op":"delete","feed":"f","id":"x","client":"c1","req":7}"#.utf8))
+        ])
+        #expect(
+            retry.replies.map { String(decoding: $0.body, as: UTF8.self) } == [
+                #"{"ok":true,"op":"delete","feed":"f","seq":1,"req":7,"client":"c1"}"#
+            ])
         durable.close()
         let queue = try DatabaseQueue(path: directory.file(SQLiteFeedStore.databaseFileName))
-        #expect(try queue.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") } == ["v1", "v2", "v3"])
+        #expect(
+            try queue.read { db in
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+            } == ["v1", "v2", "v3"])
         try queue.close()
     }
 }

@@ -64,12 +64,18 @@ struct HostFrameTests {
         #expect(failure == nil)
         #expect(frames.count == sizes.count)
         for (index, frame) in frames.enumerated() where frame != Self.payload(sizes[index], seed: index) {
-            let firstDifference = zip(frame, Self.payload(sizes[index], seed: index)).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-            Issue.record("frame \(index): \(frame.count) bytes, expected \(sizes[index]); first difference at \(firstDifference.map(String.init) ?? "the end")")
+            let firstDifference = zip(frame, Self.payload(sizes[index], seed: index)).enumerated().first {
+                $0.element.0 != $0.element.1
+            }?.offset
+            Issue.record(
+                "frame \(index): \(frame.count) bytes, expected \(sizes[index]); first difference at \(firstDifference.map(String.init) ?? "the end")"
+            )
         }
     }
 
-    @Test("frames handed out in place, split anywhere across reads, keep their bytes as the buffer fills, moves and grows")
+    @Test(
+        "frames handed out in place, split anywhere across reads, keep their bytes as the buffer fills, moves and grows"
+    )
     func framesInPlace() throws {
         var pair: [Int32] = [-1, -1]
         let made = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair)
@@ -94,7 +100,9 @@ struct HostFrameTests {
             // at every kind of place.
             if offset < stream.count {
                 let length = min(stream.count - offset, cut)
-                let written = stream[offset..<(offset + length)].withUnsafeBytes { write(pair[0], $0.baseAddress, length) }
+                let written = stream[offset..<(offset + length)].withUnsafeBytes {
+                    write(pair[0], $0.baseAddress, length)
+                }
                 #expect(written == length)
                 offset += length
                 cut = cut * 7 % 7_919 + 1
@@ -118,7 +126,9 @@ struct HostFrameTests {
         #expect(!HostFrame.send(Self.payload(1 << 20, seed: 2), on: sender))
     }
 
-    @Test("a length of 0 or over the limit is a broken channel", arguments: [UInt32(0), UInt32(HostFrame.maximumLength + 1), UInt32.max])
+    @Test(
+        "a length of 0 or over the limit is a broken channel",
+        arguments: [UInt32(0), UInt32(HostFrame.maximumLength + 1), UInt32.max])
     func impossibleLength(_ length: UInt32) throws {
         let (sender, receiver) = try Self.smallBufferPair()
         defer { close(sender); close(receiver) }

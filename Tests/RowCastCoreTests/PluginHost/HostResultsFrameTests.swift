@@ -9,7 +9,8 @@ import Testing
 @Suite("HostResultsFrame")
 struct HostResultsFrameTests {
     private static let results = [
-        HostCallResult(status: 0, overflowed: false, unsupported: false, output: Array(#"{"cell":"A","height":1}"#.utf8)),
+        HostCallResult(
+            status: 0, overflowed: false, unsupported: false, output: Array(#"{"cell":"A","height":1}"#.utf8)),
         HostCallResult(status: 1, overflowed: false, unsupported: false, output: Array(#"{"message":"no"}"#.utf8)),
         HostCallResult(status: 0, overflowed: false, unsupported: true, output: []),
         HostCallResult(status: 0, overflowed: true, unsupported: false, output: []),

@@ -24,16 +24,24 @@ struct CPluginActionTests {
             #expect(plugin.returnsChanges)
             let row = try #require(Support.okText(plugin.renderItem(Support.bytes(Self.profile))))
             let actions = try JSONParser.parse(Array(row.utf8))["actions"]?.arrayValue ?? []
-            #expect(try actions.compactMap(\.objectValue).map { try ActionRole(action: $0) }
-                == [.select, .edit(field: "email", value: .email), .toggle(field: "starred"), .delete])
+            #expect(
+                try actions.compactMap(\.objectValue).map { try ActionRole(action: $0) }
+                    == [.select, .edit(field: "email", value: .email), .toggle(field: "starred"), .delete])
 
-            let edit = #"{"feed":"f","id":"p1","action":"edit_email","value":"b@example.com","requester":"app","item":\#(Self.profile)}"#
-            #expect(Support.okText(plugin.handleAction(Support.bytes(edit)))
-                == #"{"event":{"kind":"email_changed","email":"b@example.com"},"update":{"email":"b@example.com"}}"#)
+            let edit =
+                #"{"feed":"f","id":"p1","action":"edit_email","value":"b@example.com","requester":"app","item":\#(Self.profile)}"#
+            #expect(
+                Support.okText(plugin.handleAction(Support.bytes(edit)))
+                    == #"{"event":{"kind":"email_changed","email":"b@example.com"},"update":{"email":"b@example.com"}}"#
+            )
             let delete = #"{"feed":"f","id":"p1","action":"delete","requester":null,"item":\#(Self.profile)}"#
-            #expect(Support.okText(plugin.handleAction(Support.bytes(delete))) == #"{"event":{"kind":"deleted"},"delete":true}"#)
+            #expect(
+                Support.okText(plugin.handleAction(Support.bytes(delete)))
+                    == #"{"event":{"kind":"deleted"},"delete":true}"#)
             let unknown = #"{"feed":"f","id":"p1","action":"buy","requester":null,"item":\#(Self.profile)}"#
-            #expect(plugin.handleAction(Support.bytes(unknown)) == .rejected(PluginCallError(message: "unknown action", field: "action", code: "unknown_action")))
+            #expect(
+                plugin.handleAction(Support.bytes(unknown))
+                    == .rejected(PluginCallError(message: "unknown action", field: "action", code: "unknown_action")))
         }
     }
 
@@ -49,7 +57,8 @@ struct CPluginActionTests {
             #expect(plugin.abiRevision == 1)
             #expect(!plugin.returnsChanges)
             #expect(plugin.handlesSelect)
-            let request = #"{"feed":"f","id":"n1","action":"select","requester":null,"item":{"id":"n1","type":"note","data":{"text":"x"}}}"#
+            let request =
+                #"{"feed":"f","id":"n1","action":"select","requester":null,"item":{"id":"n1","type":"note","data":{"text":"x"}}}"#
             #expect(Support.okText(plugin.handleAction(Support.bytes(request))) == #"{"event":{"kind":"noted"}}"#)
             #expect(Support.okText(plugin.select(Support.bytes(request))) == #"{"kind":"noted"}"#)
         }

@@ -29,12 +29,14 @@ struct CPluginLoaderTests {
             #expect(registry.plugin(forHeaderType: "notes") === plugin)
             #expect(registry.plugin(forItemType: "notes") == nil)
             #expect(registry.plugins.count == 1)
-            #expect(registry.typeEntries == [
-                PluginTypeEntry(type: "note", kind: .item, plugin: "note", version: "0.1.0", file: file),
-                PluginTypeEntry(type: "notes", kind: .header, plugin: "note", version: "0.1.0", file: file),
-            ])
-            #expect(registry.typeEntries[0].jsonValue.description
-                == #"{"type":"note","kind":"item","plugin":"note","version":"0.1.0","file":"\#(file)"}"#)
+            #expect(
+                registry.typeEntries == [
+                    PluginTypeEntry(type: "note", kind: .item, plugin: "note", version: "0.1.0", file: file),
+                    PluginTypeEntry(type: "notes", kind: .header, plugin: "note", version: "0.1.0", file: file),
+                ])
+            #expect(
+                registry.typeEntries[0].jsonValue.description
+                    == #"{"type":"note","kind":"item","plugin":"note","version":"0.1.0","file":"\#(file)"}"#)
         }
     }
 
@@ -45,20 +47,29 @@ struct CPluginLoaderTests {
             let (loader, _) = Support.loader()
             let plugin = try #require(loader.load(directories: [directory]).plugin(forItemType: "note"))
 
-            let row = plugin.renderItem(Support.bytes(#"{"id":"n1","type":"note","section":"s","data":{"text":"hello"}}"#))
-            #expect(Support.okText(row)
-                == #"{"cell":"NoteCell","height":44,"content":{"text":"hello"},"actions":[{"name":"select","kind":"noted","params":{}}]}"#)
+            let row = plugin.renderItem(
+                Support.bytes(#"{"id":"n1","type":"note","section":"s","data":{"text":"hello"}}"#))
+            #expect(
+                Support.okText(row)
+                    == #"{"cell":"NoteCell","height":44,"content":{"text":"hello"},"actions":[{"name":"select","kind":"noted","params":{}}]}"#
+            )
 
             let rejected = plugin.renderItem(Support.bytes(#"{"id":"n2","type":"note","data":{}}"#))
-            #expect(rejected == .rejected(PluginCallError(message: #"missing field "text""#, field: "text", code: "missing_field")))
+            #expect(
+                rejected
+                    == .rejected(
+                        PluginCallError(message: #"missing field "text""#, field: "text", code: "missing_field")))
 
             let failed = plugin.renderItem(Support.bytes(#"{"id":"n3","type":"note","data":{"fail":true}}"#))
-            #expect(failed == .failed(PluginCallError(message: "plugin note failed: disk on fire", code: "plugin_error")))
+            #expect(
+                failed == .failed(PluginCallError(message: "plugin note failed: disk on fire", code: "plugin_error")))
 
             let header = plugin.renderHeader(Support.bytes(#"{"id":"s","type":"notes","order":1,"header":{}}"#))
             #expect(Support.okText(header) == #"{"cell":"NoteHeader","height":28,"content":{}}"#)
 
-            let event = plugin.select(Support.bytes(#"{"feed":"f","id":"n1","action":"select","item":{"id":"n1","type":"note","data":{"text":"x"}}}"#))
+            let event = plugin.select(
+                Support.bytes(
+                    #"{"feed":"f","id":"n1","action":"select","item":{"id":"n1","type":"note","data":{"text":"x"}}}"#))
             #expect(Support.okText(event) == #"{"kind":"noted"}"#)
 
             let silent = plugin.select(Support.bytes(#"{"feed":"f","id":"n1","action":"silent","item":{}}"#))
@@ -72,11 +83,16 @@ struct CPluginLoaderTests {
             try Support.compile(["note_plugin.c"], into: directory, as: "libother.so")
             try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-.so")
             try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-note.so.bak")
-            try FileManager.default.createDirectory(atPath: directory + "/librowcast-dir.so", withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                atPath: directory + "/librowcast-dir.so", withIntermediateDirectories: false)
             try FileManager.default.createDirectory(atPath: directory + "/nested", withIntermediateDirectories: false)
             try Support.compile(["note_plugin.c"], into: directory + "/nested", as: "librowcast-nested.so")
-            try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-b.so", defines: [#"NOTE_NAME="b""#, #"NOTE_TYPE="b""#, #"NOTE_SECTION="b-section""#])
-            try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-a.so", defines: [#"NOTE_NAME="a""#, #"NOTE_TYPE="a""#])
+            try Support.compile(
+                ["note_plugin.c"], into: directory, as: "librowcast-b.so",
+                defines: [#"NOTE_NAME="b""#, #"NOTE_TYPE="b""#, #"NOTE_SECTION="b-section""#])
+            try Support.compile(
+                ["note_plugin.c"], into: directory, as: "librowcast-a.so",
+                defines: [#"NOTE_NAME="a""#, #"NOTE_TYPE="a""#])
 
             let (loader, _) = Support.loader()
             let registry = loader.load(directories: [directory + "/"])
@@ -121,7 +137,10 @@ struct CPluginLoaderTests {
             #expect(refusal.file == future)
             #expect(refusal.code == .abiMismatch)
             #expect(refusal.description.hasPrefix("\(future): plugin ABI version 99, rowcastd speaks 1"))
-            #expect(records.messages(atLeast: .error).contains { $0.contains("\(future): plugin ABI version 99, rowcastd speaks 1") })
+            #expect(
+                records.messages(atLeast: .error).contains {
+                    $0.contains("\(future): plugin ABI version 99, rowcastd speaks 1")
+                })
         }
     }
 
@@ -157,8 +176,12 @@ struct CPluginLoaderTests {
     @Test("two plugins claiming one type: the second is refused, naming both plugins and files")
     func refusesDuplicateType() throws {
         try Support.withTemporaryDirectory { directory in
-            let first = try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-alpha.so", defines: [#"NOTE_NAME="alpha""#, #"NOTE_TYPE="shared""#])
-            let second = try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-beta.so", defines: [#"NOTE_NAME="beta""#, #"NOTE_TYPE="shared""#])
+            let first = try Support.compile(
+                ["note_plugin.c"], into: directory, as: "librowcast-alpha.so",
+                defines: [#"NOTE_NAME="alpha""#, #"NOTE_TYPE="shared""#])
+            let second = try Support.compile(
+                ["note_plugin.c"], into: directory, as: "librowcast-beta.so",
+                defines: [#"NOTE_NAME="beta""#, #"NOTE_TYPE="shared""#])
             let (loader, records) = Support.loader()
             let registry = loader.load(directories: [directory])
 
@@ -177,13 +200,17 @@ struct CPluginLoaderTests {
     @Test("two plugins with one name: the second is refused")
     func refusesDuplicateName() throws {
         try Support.withTemporaryDirectory { directory in
-            let first = try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-one.so", defines: [#"NOTE_TYPE="one""#])
-            let second = try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-two.so", defines: [#"NOTE_TYPE="two""#])
+            let first = try Support.compile(
+                ["note_plugin.c"], into: directory, as: "librowcast-one.so", defines: [#"NOTE_TYPE="one""#])
+            let second = try Support.compile(
+                ["note_plugin.c"], into: directory, as: "librowcast-two.so", defines: [#"NOTE_TYPE="two""#])
             let (loader, _) = Support.loader()
             let registry = loader.load(directories: [directory])
             #expect(registry.plugins.map(\.file) == [first])
             #expect(registry.refusals.map(\.code) == [.duplicateName])
-            #expect(registry.refusals.first?.reason == "plugin note is already loaded from \(first); remove one of the two files")
+            #expect(
+                registry.refusals.first?.reason
+                    == "plugin note is already loaded from \(first); remove one of the two files")
             #expect(registry.refusals.first?.file == second)
         }
     }
@@ -196,7 +223,9 @@ struct CPluginLoaderTests {
             let plugin = try #require(loader.load(directories: [directory]).plugin(forItemType: "broken"))
 
             func failure(_ mode: String) -> PluginCallError? {
-                if case .failed(let error) = plugin.renderItem(Support.bytes(#"{"id":"x","type":"broken","data":{"mode":"\#(mode)"}}"#)) {
+                if case .failed(let error) = plugin.renderItem(
+                    Support.bytes(#"{"id":"x","type":"broken","data":{"mode":"\#(mode)"}}"#))
+                {
                     return error
                 }
                 return nil
@@ -230,22 +259,29 @@ struct CPluginLoaderTests {
             }
             #expect(event.message == "plugin broken returned an event that is not a JSON object or null (got array)")
             #expect(!plugin.rendersHeaders)
-            #expect(plugin.renderHeader(Support.bytes("{}")) == .failed(PluginCallError(message: "plugin broken renders no section headers", code: "unsupported")))
+            #expect(
+                plugin.renderHeader(Support.bytes("{}"))
+                    == .failed(
+                        PluginCallError(message: "plugin broken renders no section headers", code: "unsupported")))
         }
     }
 
-    @Test("malformed descriptors are refused with what is wrong", arguments: [
-        (1, "render_item is NULL"),
-        (2, "declares no item types"),
-        (3, "the plugin name is NULL, empty or not UTF-8"),
-        (4, "struct_size is 16 bytes, ABI version 1 needs at least 88"),
-        (5, "returned NULL"),
-        (6, "declares section types but render_header is NULL"),
-        (7, #"lists item type "defective" twice"#),
-    ])
+    @Test(
+        "malformed descriptors are refused with what is wrong",
+        arguments: [
+            (1, "render_item is NULL"),
+            (2, "declares no item types"),
+            (3, "the plugin name is NULL, empty or not UTF-8"),
+            (4, "struct_size is 16 bytes, ABI version 1 needs at least 88"),
+            (5, "returned NULL"),
+            (6, "declares section types but render_header is NULL"),
+            (7, #"lists item type "defective" twice"#),
+        ])
     func refusesBadDescriptor(defect: Int, reason: String) throws {
         try Support.withTemporaryDirectory { directory in
-            let file = try Support.compile(["bad_descriptor_plugin.c"], into: directory, as: "librowcast-defective.so", defines: ["DEFECT=\(defect)"])
+            let file = try Support.compile(
+                ["bad_descriptor_plugin.c"], into: directory, as: "librowcast-defective.so",
+                defines: ["DEFECT=\(defect)"])
             let (loader, _) = Support.loader()
             let registry = loader.load(directories: [directory])
             #expect(registry.plugins.isEmpty)
@@ -265,8 +301,12 @@ struct PluginFileTrustTests {
     @Test("a group- or world-writable plugin file is refused, naming the file and the fix; the others load")
     func writableRefused() throws {
         try Support.withTemporaryDirectory { directory in
-            let bad = try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-a.so", defines: [#"NOTE_NAME="a""#, #"NOTE_TYPE="a""#, #"NOTE_SECTION="a-section""#])
-            try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-b.so", defines: [#"NOTE_NAME="b""#, #"NOTE_TYPE="b""#, #"NOTE_SECTION="b-section""#])
+            let bad = try Support.compile(
+                ["note_plugin.c"], into: directory, as: "librowcast-a.so",
+                defines: [#"NOTE_NAME="a""#, #"NOTE_TYPE="a""#, #"NOTE_SECTION="a-section""#])
+            try Support.compile(
+                ["note_plugin.c"], into: directory, as: "librowcast-b.so",
+                defines: [#"NOTE_NAME="b""#, #"NOTE_TYPE="b""#, #"NOTE_SECTION="b-section""#])
             for (mode, who) in [(0o775, "its group"), (0o757, "others"), (0o777, "its group and by others")] {
                 #expect(chmod(bad, mode_t(mode)) == 0)
                 let (loader, records) = Support.loader()
@@ -283,7 +323,9 @@ struct PluginFileTrustTests {
         }
     }
 
-    @Test("a plugin file owned by a user other than root or rowcastd's is refused", .enabled(if: getuid() == 0, "needs root to give a file away"))
+    @Test(
+        "a plugin file owned by a user other than root or rowcastd's is refused",
+        .enabled(if: getuid() == 0, "needs root to give a file away"))
     func foreignOwnerRefused() throws {
         try Support.withTemporaryDirectory { directory in
             let file = try Support.compile(["note_plugin.c"], into: directory, as: "librowcast-note.so")

@@ -17,8 +17,9 @@ import Glibc
 struct PluginInterpositionTests {
     typealias Support = PluginTestSupport
 
-    @Test("a plugin binds to its own symbols even when the global scope defines them too",
-          .enabled(if: PluginLoader.isolatesPluginSymbols, "a sanitizer runtime is loaded, which refuses RTLD_DEEPBIND"))
+    @Test(
+        "a plugin binds to its own symbols even when the global scope defines them too",
+        .enabled(if: PluginLoader.isolatesPluginSymbols, "a sanitizer runtime is loaded, which refuses RTLD_DEEPBIND"))
     func pluginBindsToItsOwnSymbols() throws {
         try Support.withTemporaryDirectory { directory in
             // The "host" definition, made global as an exporting executable's would be.
@@ -27,20 +28,25 @@ struct PluginInterpositionTests {
 
             let pluginDirectory = directory + "/plugins"
             try FileManager.default.createDirectory(atPath: pluginDirectory, withIntermediateDirectories: false)
-            let plugin = try Support.compile(["probe_plugin.c", "probe_impl.c"], into: pluginDirectory, as: "librowcast-probe.so")
+            let plugin = try Support.compile(
+                ["probe_plugin.c", "probe_impl.c"], into: pluginDirectory, as: "librowcast-probe.so")
             let input = Support.bytes(#"{"id":"p","type":"probe","data":{}}"#)
 
             // Control: opened without RTLD_DEEPBIND, the plugin's call goes to the host's copy,
             // so this test would catch a loader that drops the flag.
-            let control = try Support.compile(["probe_plugin.c", "probe_impl.c"], into: directory, as: "libprobe-control.so")
+            let control = try Support.compile(
+                ["probe_plugin.c", "probe_impl.c"], into: directory, as: "libprobe-control.so")
             let handle = try #require(dlopen(control, RTLD_NOW | RTLD_LOCAL))
-            let entry = unsafeBitCast(try #require(dlsym(handle, "rowcast_plugin_entry")), to: (@convention(c) () -> UnsafeRawPointer).self)
+            let entry = unsafeBitCast(
+                try #require(dlsym(handle, "rowcast_plugin_entry")), to: (@convention(c) () -> UnsafeRawPointer).self)
             #expect(Self.renderDirectly(entry(), input) == #"{"cell":"Probe","height":1,"content":{"bound":"host"}}"#)
 
             let (loader, _) = Support.loader()
             let loaded = try #require(loader.load(directories: [pluginDirectory]).plugin(forItemType: "probe"))
             #expect(loaded.file == plugin)
-            #expect(Support.okText(loaded.renderItem(input)) == #"{"cell":"Probe","height":1,"content":{"bound":"plugin"}}"#)
+            #expect(
+                Support.okText(loaded.renderItem(input)) == #"{"cell":"Probe","height":1,"content":{"bound":"plugin"}}"#
+            )
         }
     }
 
@@ -54,7 +60,8 @@ struct PluginInterpositionTests {
                     .append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: length))
             }
             input.withUnsafeBytes { bytes in
-                _ = plugin.render_item(plugin.context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, &sink)
+                _ = plugin.render_item(
+                    plugin.context, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, &sink)
             }
         }
         return String(decoding: output, as: UTF8.self)

@@ -24,7 +24,8 @@ struct PluginReloadTests {
             // Replace the file the way an installer does: write elsewhere, rename over it.
             let staging = directory + "/staging"
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: false)
-            let rebuilt = try Support.compile(["note_plugin.c"], into: staging, as: "librowcast-note.so", defines: [#"NOTE_VERSION="0.2.0""#])
+            let rebuilt = try Support.compile(
+                ["note_plugin.c"], into: staging, as: "librowcast-note.so", defines: [#"NOTE_VERSION="0.2.0""#])
             #expect(rename(rebuilt, file) == 0)
 
             let third = loader.load(directories: [directory], reusing: second)

@@ -26,7 +26,8 @@ enum PluginTestSupport {
     /// The directory of the running test binary: SwiftPM's build products directory, where
     /// `swift build` puts `librowcast-*.so`.
     static var buildProducts: URL {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent()
     }
 
@@ -34,7 +35,9 @@ enum PluginTestSupport {
     static func builtPlugin(_ product: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let path = buildProducts.appendingPathComponent("librowcast-\(product).so").path
         guard FileManager.default.fileExists(atPath: path) else {
-            Issue.record("\(path) does not exist: run `swift build` before `swift test` (the plugin products are built by swift build)", sourceLocation: sourceLocation)
+            Issue.record(
+                "\(path) does not exist: run `swift build` before `swift test` (the plugin products are built by swift build)",
+                sourceLocation: sourceLocation)
             throw MissingBuildProduct(path: path)
         }
         return path
@@ -53,9 +56,14 @@ enum PluginTestSupport {
     @discardableResult
     /// - Parameter include: a directory searched for `rowcast_plugin.h` before the SDK's (an
     ///   older header, say).
-    static func compile(_ sources: [String], into directory: String, as fileName: String, defines: [String] = [], include: URL? = nil) throws -> String {
+    static func compile(
+        _ sources: [String], into directory: String, as fileName: String, defines: [String] = [], include: URL? = nil
+    ) throws -> String {
         let output = directory + "/" + fileName
-        let arguments = ["-shared", "-fPIC", "-O1", "-Wall", "-Werror"] + (include.map { ["-I", $0.path] } ?? []) + ["-I", abiInclude.path]
+        let arguments =
+            ["-shared", "-fPIC", "-O1", "-Wall", "-Werror"] + (include.map { ["-I", $0.path] } ?? []) + [
+                "-I", abiInclude.path,
+            ]
             + defines.map { "-D" + $0 }
             + sources.map { fixtures.appendingPathComponent($0).path }
             + ["-o", output]
@@ -70,7 +78,6 @@ enum PluginTestSupport {
             throw CommandFailed(command: ([program] + arguments).joined(separator: " "), output: result.output)
         }
     }
-
 
     /// A loader whose log lines are kept in `records`.
     static func loader() -> (PluginLoader, LogRecords) {

@@ -62,14 +62,16 @@ struct RequestDecoderFastLaneTests {
         }
     }
 
-    @Test("the lane hands over what it does not take whole", arguments: [
-        #"{"op":"upsert","feed":"f","req":1.5,"item":{"id":"i","type":"t"}}"#,
-        #"{"op":"upsert","feed":"f","item":{"id":"i","type":"t","data":{"bad":"\ud800"}}}"#,
-        #"{"op":"upsert","feed":"f","item":{"id":"i","type":"t","id":"j"}}"#,
-        #"{"op":"upsert","feed":"f","item":{"id":"i","type":"t","sort":1e3}}"#,
-        #"{"op":"delete","feed":"f","id":"i"}"#,
-        #"{"op":"upsert","feed":"f","item":{"id":"i","type":"t"}} x"#,
-    ])
+    @Test(
+        "the lane hands over what it does not take whole",
+        arguments: [
+            #"{"op":"upsert","feed":"f","req":1.5,"item":{"id":"i","type":"t"}}"#,
+            #"{"op":"upsert","feed":"f","item":{"id":"i","type":"t","data":{"bad":"\ud800"}}}"#,
+            #"{"op":"upsert","feed":"f","item":{"id":"i","type":"t","id":"j"}}"#,
+            #"{"op":"upsert","feed":"f","item":{"id":"i","type":"t","sort":1e3}}"#,
+            #"{"op":"delete","feed":"f","id":"i"}"#,
+            #"{"op":"upsert","feed":"f","item":{"id":"i","type":"t"}} x"#,
+        ])
     func handsOver(_ message: String) {
         #expect(UpsertFastLane.decode(Array(message.utf8)) == nil)
         expectSame(Array(message.utf8))

@@ -28,7 +28,9 @@ struct RowAssemblerFastLaneTests {
 
     func expectSame(_ output: [UInt8]) {
         let viaLane = Result { () throws(RowAssembler.InvalidOutput) in try RowAssembler.validate(output) }
-        let viaCheck = Result { () throws(RowAssembler.InvalidOutput) in try RowAssembler.validate(output, fastLane: false) }
+        let viaCheck = Result { () throws(RowAssembler.InvalidOutput) in
+            try RowAssembler.validate(output, fastLane: false)
+        }
         switch (viaLane, viaCheck) {
         case (.success(let a), .success(let b)):
             #expect(a == b, "different cells for \(String(decoding: output, as: UTF8.self))")
@@ -56,6 +58,8 @@ struct RowAssemblerFastLaneTests {
     func usualOutput() throws {
         let row = try RowAssembler.row(id: "7", type: "product", output: Array(Self.seeds[0].utf8))
         #expect(row.cell == "product")
-        #expect(String(decoding: row.bytes, as: UTF8.self).hasPrefix(#"{"id":"7","type":"product","cell":"product","height":88,"#))
+        #expect(
+            String(decoding: row.bytes, as: UTF8.self).hasPrefix(
+                #"{"id":"7","type":"product","cell":"product","height":88,"#))
     }
 }

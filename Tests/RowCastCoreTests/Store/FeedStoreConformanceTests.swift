@@ -7,18 +7,24 @@ import Testing
 /// (`StoreKind`). Each test opens stores as a restarting daemon would: commit, close, open the
 /// same place again, and read back.
 struct FeedStoreConformanceTests {
-    func storedItem(_ id: String, section: String = "s", sort: Double? = nil, arrival: UInt64, json: String = #"{"p":1}"#) -> PersistedItem {
+    func storedItem(
+        _ id: String, section: String = "s", sort: Double? = nil, arrival: UInt64, json: String = #"{"p":1}"#
+    ) -> PersistedItem {
         PersistedItem(id: id, type: "product", section: section, sort: sort, arrival: arrival, json: Array(json.utf8))
     }
 
     func storedSection(_ id: String, order: Double? = nil, arrival: UInt64) -> PersistedSection {
-        PersistedSection(id: id, order: order, type: "banner", header: ["title": .string(id)], declared: true, arrival: arrival)
+        PersistedSection(
+            id: id, order: order, type: "banner", header: ["title": .string(id)], declared: true, arrival: arrival)
     }
 
-    func changes(_ feed: String, seq: UInt64, epoch: String = "e1", nextArrival: UInt64, replacedAll: Bool = false,
-                 items: [(String, PersistedItem?)] = [], sections: [(String, PersistedSection?)] = []) -> FeedChanges {
-        FeedChanges(feed: feed, seq: seq, epoch: epoch, nextArrival: nextArrival, replacedAll: replacedAll,
-                    items: items.map { (id: $0.0, item: $0.1) }, sections: sections.map { (id: $0.0, section: $0.1) })
+    func changes(
+        _ feed: String, seq: UInt64, epoch: String = "e1", nextArrival: UInt64, replacedAll: Bool = false,
+        items: [(String, PersistedItem?)] = [], sections: [(String, PersistedSection?)] = []
+    ) -> FeedChanges {
+        FeedChanges(
+            feed: feed, seq: seq, epoch: epoch, nextArrival: nextArrival, replacedAll: replacedAll,
+            items: items.map { (id: $0.0, item: $0.1) }, sections: sections.map { (id: $0.0, section: $0.1) })
     }
 
     func commit(_ feeds: FeedChanges...) -> StoreCommit {
@@ -46,7 +52,9 @@ struct FeedStoreConformanceTests {
         #expect(store.closeFailure == nil)
     }
 
-    @Test("items, sections and positions come back exactly as committed, after a clean restart", arguments: StoreKind.allCases)
+    @Test(
+        "items, sections and positions come back exactly as committed, after a clean restart",
+        arguments: StoreKind.allCases)
     func roundTrip(kind: StoreKind) throws {
         let place = try kind.makePlace()
         let store = try place.open()
@@ -56,9 +64,15 @@ struct FeedStoreConformanceTests {
             storedItem("é€😀", section: "default", arrival: 2, json: "{\"x\":\"é\"}"),
             storedItem("empty", arrival: 3, json: ""),
         ]
-        let sections = [storedSection("s\u{1F}1", order: 2, arrival: 1), PersistedSection(id: "bare", order: nil, type: nil, header: nil, declared: false, arrival: 2)]
-        try store.commit(commit(changes("f", seq: 7, epoch: "epoch-7", nextArrival: 4, items: items.map { ($0.id, $0) },
-                                        sections: sections.map { ($0.id, $0) })))
+        let sections = [
+            storedSection("s\u{1F}1", order: 2, arrival: 1),
+            PersistedSection(id: "bare", order: nil, type: nil, header: nil, declared: false, arrival: 2),
+        ]
+        try store.commit(
+            commit(
+                changes(
+                    "f", seq: 7, epoch: "epoch-7", nextArrival: 4, items: items.map { ($0.id, $0) },
+                    sections: sections.map { ($0.id, $0) })))
         store.close()
 
         let state = try reloaded(place)
@@ -75,9 +89,15 @@ struct FeedStoreConformanceTests {
         let store = try place.open()
         _ = try store.load()
         try store.commit([
-            commit(changes("f", seq: 1, nextArrival: 2, items: [("x", storedItem("x", arrival: 1, json: #"{"v":1}"#))])),
-            commit(changes("f", seq: 2, nextArrival: 3, items: [("x", storedItem("x", arrival: 1, json: #"{"v":2}"#)), ("y", storedItem("y", arrival: 2))])),
-            commit(changes("f", seq: 3, nextArrival: 3, items: [("y", nil)]), changes("g", seq: 1, nextArrival: 2, items: [("z", storedItem("z", arrival: 1))])),
+            commit(
+                changes("f", seq: 1, nextArrival: 2, items: [("x", storedItem("x", arrival: 1, json: #"{"v":1}"#))])),
+            commit(
+                changes(
+                    "f", seq: 2, nextArrival: 3,
+                    items: [("x", storedItem("x", arrival: 1, json: #"{"v":2}"#)), ("y", storedItem("y", arrival: 2))])),
+            commit(
+                changes("f", seq: 3, nextArrival: 3, items: [("y", nil)]),
+                changes("g", seq: 1, nextArrival: 2, items: [("z", storedItem("z", arrival: 1))])),
         ])
         let feeds = try store.feeds(named: ["f", "g", "never"])
         #expect(Set(feeds.map(\.name)) == ["f", "g"])
@@ -88,20 +108,33 @@ struct FeedStoreConformanceTests {
         #expect(try reloaded(place).feeds.count == 2)
     }
 
-    @Test("a deleted item or section is gone; a feed replaced whole keeps only what the commit wrote", arguments: StoreKind.allCases)
+    @Test(
+        "a deleted item or section is gone; a feed replaced whole keeps only what the commit wrote",
+        arguments: StoreKind.allCases)
     func deletesAndReplace(kind: StoreKind) throws {
         let place = try kind.makePlace()
         let store = try place.open()
         _ = try store.load()
-        try store.commit(commit(changes("f", seq: 1, nextArrival: 4, items: [("a", storedItem("a", arrival: 1)), ("b", storedItem("b", arrival: 2)), ("c", storedItem("c", arrival: 3))],
-                                        sections: [("s", storedSection("s", arrival: 1)), ("t", storedSection("t", arrival: 2))])))
+        try store.commit(
+            commit(
+                changes(
+                    "f", seq: 1, nextArrival: 4,
+                    items: [
+                        ("a", storedItem("a", arrival: 1)), ("b", storedItem("b", arrival: 2)),
+                        ("c", storedItem("c", arrival: 3)),
+                    ],
+                    sections: [("s", storedSection("s", arrival: 1)), ("t", storedSection("t", arrival: 2))])))
         try store.commit(commit(changes("f", seq: 2, nextArrival: 4, items: [("a", nil)], sections: [("t", nil)])))
         var feed = try #require(try store.feeds(named: ["f"]).first)
         #expect(feed.items.map(\.id).sorted() == ["b", "c"])
         #expect(feed.sections.map(\.id) == ["s"])
 
-        try store.commit(commit(changes("f", seq: 3, epoch: "e2", nextArrival: 2, replacedAll: true, items: [("n", storedItem("n", arrival: 1))],
-                                        sections: [("u", storedSection("u", arrival: 1))])))
+        try store.commit(
+            commit(
+                changes(
+                    "f", seq: 3, epoch: "e2", nextArrival: 2, replacedAll: true,
+                    items: [("n", storedItem("n", arrival: 1))],
+                    sections: [("u", storedSection("u", arrival: 1))])))
         feed = try #require(try store.feeds(named: ["f"]).first)
         #expect(feed.items.map(\.id) == ["n"] && feed.sections.map(\.id) == ["u"] && feed.epoch == "e2")
         store.close()
@@ -129,8 +162,10 @@ struct FeedStoreConformanceTests {
         let place = try kind.makePlace()
         let store = try place.open()
         _ = try store.load()
-        let first = LedgerEntry(key: LedgerKey(client: "c", req: "1"), order: 1, reply: Array(#"{"ok":true,"req":1}"#.utf8))
-        let second = LedgerEntry(key: LedgerKey(client: "c", req: "2"), order: 2, reply: Array(#"{"ok":true,"req":2}"#.utf8))
+        let first = LedgerEntry(
+            key: LedgerKey(client: "c", req: "1"), order: 1, reply: Array(#"{"ok":true,"req":1}"#.utf8))
+        let second = LedgerEntry(
+            key: LedgerKey(client: "c", req: "2"), order: 2, reply: Array(#"{"ok":true,"req":2}"#.utf8))
         let other = LedgerEntry(key: LedgerKey(client: "d", req: "x"), order: 3, reply: [0x7B, 0x7D])
         var remember = StoreCommit()
         remember.ledger.recorded = [first, second, other]
@@ -143,28 +178,40 @@ struct FeedStoreConformanceTests {
         #expect(try reloaded(place).ledger.sorted { $0.order < $1.order } == [second, other])
     }
 
-    @Test("renderer identities are recorded, and a later record of a type replaces the earlier", arguments: StoreKind.allCases)
+    @Test(
+        "renderer identities are recorded, and a later record of a type replaces the earlier",
+        arguments: StoreKind.allCases)
     func renderers(kind: StoreKind) throws {
         let place = try kind.makePlace()
         let store = try place.open()
         _ = try store.load()
         var first = StoreCommit()
-        first.renderers = [RendererRecord(kind: .item, type: "product", identity: "product@1"), RendererRecord(kind: .header, type: "banner", identity: nil)]
+        first.renderers = [
+            RendererRecord(kind: .item, type: "product", identity: "product@1"),
+            RendererRecord(kind: .header, type: "banner", identity: nil),
+        ]
         try store.commit(first)
         var second = StoreCommit()
         second.renderers = [RendererRecord(kind: .item, type: "product", identity: "product@2")]
         try store.commit(second)
         store.close()
-        #expect(Set(try reloaded(place).renderers) == [RendererRecord(kind: .item, type: "product", identity: "product@2"),
-                                                       RendererRecord(kind: .header, type: "banner", identity: nil)])
+        #expect(
+            Set(try reloaded(place).renderers) == [
+                RendererRecord(kind: .item, type: "product", identity: "product@2"),
+                RendererRecord(kind: .header, type: "banner", identity: nil),
+            ])
     }
 
-    @Test("action events come back oldest first per feed, and only the newest the retention keeps", arguments: StoreKind.allCases)
+    @Test(
+        "action events come back oldest first per feed, and only the newest the retention keeps",
+        arguments: StoreKind.allCases)
     func events(kind: StoreKind) throws {
         let place = try kind.makePlace()
         let store = try place.open()
         _ = try store.load()
-        func event(_ feed: String, _ seq: UInt64) -> ActionEvent { ActionEvent(feed: feed, seq: seq, body: Array("{\"n\":\(seq)}".utf8)) }
+        func event(_ feed: String, _ seq: UInt64) -> ActionEvent {
+            ActionEvent(feed: feed, seq: seq, body: Array("{\"n\":\(seq)}".utf8))
+        }
         var commit = StoreCommit()
         commit.eventRetention = 3
         commit.events = (1...5).map { event("f", $0) } + [event("g", 1)]
@@ -175,16 +222,23 @@ struct FeedStoreConformanceTests {
         #expect(events.filter { $0.feed == "g" } == [event("g", 1)])
     }
 
-    @Test("the feeds of some partitions are exactly those whose names hash into them, whole", arguments: StoreKind.allCases)
+    @Test(
+        "the feeds of some partitions are exactly those whose names hash into them, whole",
+        arguments: StoreKind.allCases)
     func feedsByPartition(kind: StoreKind) throws {
         let place = try kind.makePlace()
         let store = try place.open()
         _ = try store.load()
         let names = (0..<40).map { "feed-\($0)" }
         var all = StoreCommit()
-        all.feeds = names.map { changes($0, seq: 1, nextArrival: 2, items: [("i", storedItem("i", arrival: 1, json: "{\"feed\":\"\($0)\"}"))]) }
+        all.feeds = names.map {
+            changes(
+                $0, seq: 1, nextArrival: 2, items: [("i", storedItem("i", arrival: 1, json: "{\"feed\":\"\($0)\"}"))])
+        }
         try store.commit(all)
-        let wanted: Set<Partition> = [Partition(feed: "feed-3"), Partition(feed: "feed-17"), Partition(feed: "feed-31")]
+        let wanted: Set<Partition> = [
+            Partition(feed: "feed-3"), Partition(feed: "feed-17"), Partition(feed: "feed-31"),
+        ]
         let expected = names.filter { wanted.contains(Partition(feed: $0)) }.sorted()
         let feeds = try store.feeds(inPartitions: wanted)
         #expect(feeds.map(\.name) == expected)
@@ -207,7 +261,9 @@ struct FeedStoreConformanceTests {
         #expect(state.feeds.map(\.name) == ["f"] && state.feeds[0].seq == 1)
     }
 
-    @Test("what a store committed is what the engine restarts from: a durable engine's feeds survive a restart", arguments: StoreKind.allCases)
+    @Test(
+        "what a store committed is what the engine restarts from: a durable engine's feeds survive a restart",
+        arguments: StoreKind.allCases)
     func durableEngineRestart(kind: StoreKind) throws {
         let place = try kind.makePlace()
         let renderer = FakeRenderer(itemTypes: ["product"], headerTypes: ["banner"])
@@ -222,7 +278,9 @@ struct FeedStoreConformanceTests {
             var object = request.objectValue!
             object["client"] = "t"
             object["req"] = .number(Double(token))
-            _ = try durable.process([IncomingMessage(origin: .control(replyTo: 0), body: JSONValue.object(object).serialized())])
+            _ = try durable.process([
+                IncomingMessage(origin: .control(replyTo: 0), body: JSONValue.object(object).serialized())
+            ])
         }
         let before = harness.snapshot("f")
         durable.close()

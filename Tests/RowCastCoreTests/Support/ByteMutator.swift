@@ -5,7 +5,8 @@ import RowCastTesting
 /// matter to JSON (structure, digits, escapes, control and non-ASCII bytes).
 struct ByteMutator {
     /// The bytes an edit puts in.
-    static let interesting: [UInt8] = Array(#"{}[],:"\ 0159-.eEu/ntfx"#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xA9, 0xED, 0xFF]
+    static let interesting: [UInt8] =
+        Array(#"{}[],:"\ 0159-.eEu/ntfx"#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xA9, 0xED, 0xFF]
 
     private var random: SplitMix64
 

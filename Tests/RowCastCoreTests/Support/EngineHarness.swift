@@ -12,10 +12,12 @@ final class EngineHarness {
     init(renderer: FakeRenderer = FakeRenderer()) {
         self.renderer = renderer
         var epochs = 0
-        engine = Engine(renderer: renderer, makeEpoch: {
-            epochs += 1
-            return "epoch-\(epochs)"
-        })
+        engine = Engine(
+            renderer: renderer,
+            makeEpoch: {
+                epochs += 1
+                return "epoch-\(epochs)"
+            })
     }
 
     struct Result {
@@ -28,10 +30,11 @@ final class EngineHarness {
 
     /// Sends one batch of control requests.
     func control(_ requests: [JSONValue]) -> Result {
-        run(requests.map { request in
-            nextToken += 1
-            return IncomingMessage(origin: .control(replyTo: nextToken), body: request.serialized())
-        })
+        run(
+            requests.map { request in
+                nextToken += 1
+                return IncomingMessage(origin: .control(replyTo: nextToken), body: request.serialized())
+            })
     }
 
     /// Sends one control request.
@@ -68,7 +71,10 @@ func expectTopicTerminated(_ topic: [UInt8]) -> Bool {
     topic.last == 0 && !topic.dropLast().contains(0)
 }
 
-func item(_ id: String, type: String = "product", section: String? = nil, sort: Double? = nil, data: JSONObject = ["name": "x"]) -> JSONValue {
+func item(
+    _ id: String, type: String = "product", section: String? = nil, sort: Double? = nil,
+    data: JSONObject = ["name": "x"]
+) -> JSONValue {
     var object: JSONObject = ["id": .string(id), "type": .string(type)]
     if let section { object["section"] = .string(section) }
     if let sort { object["sort"] = .number(sort) }

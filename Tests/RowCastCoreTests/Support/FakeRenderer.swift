@@ -24,12 +24,17 @@ final class FakeRenderer: RowRendering {
         guard let item = try? JSONParser.parse(input), let data = item["data"]?.objectValue else {
             return .failed(message: "bad input")
         }
-        if data["bad"] == .bool(true) { return .rejected(message: "missing field \"name\"", field: "name", code: "missing_field") }
+        if data["bad"] == .bool(true) {
+            return .rejected(message: "missing field \"name\"", field: "name", code: "missing_field")
+        }
         if data["garbage"] == .bool(true) { return .ok(Array("not json".utf8)) }
         let cell = data["cell"]?.stringValue ?? "\(type)Cell"
         var content = data
         content["actions"] = nil
-        let row: JSONValue = ["cell": .string(cell), "height": 44, "content": .object(data["actions"] == nil ? data : content), "actions": data["actions"] ?? []]
+        let row: JSONValue = [
+            "cell": .string(cell), "height": 44, "content": .object(data["actions"] == nil ? data : content),
+            "actions": data["actions"] ?? [],
+        ]
         return .ok(row.serialized())
     }
 
@@ -61,9 +66,13 @@ final class FakeRenderer: RowRendering {
         case "edit", "toggle":
             let field = declared?["field"]?.stringValue ?? "?"
             let value = request["value"] ?? .bool(!(request["item"]?["data"]?[field]?.boolValue ?? false))
-            return .ok(JSONValue.object(["event": event, "update": .object(JSONObject([(key: field, value: value)]))]).serialized())
+            return .ok(
+                JSONValue.object(["event": event, "update": .object(JSONObject([(key: field, value: value)]))])
+                    .serialized())
         default:
-            guard case .ok(let output) = select(type: type, input: input) else { return select(type: type, input: input) }
+            guard case .ok(let output) = select(type: type, input: input) else {
+                return select(type: type, input: input)
+            }
             return .ok(Array("{\"event\":".utf8) + output + [UInt8(ascii: "}")])
         }
     }

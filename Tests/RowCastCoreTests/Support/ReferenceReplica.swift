@@ -63,8 +63,12 @@ struct ReferenceReplica: Equatable {
         }
         // 2. remove deleted and moved sections by old index.
         var sectionRemovals: [(Int, String, Bool)] = []
-        for entry in sectionDelta["deleted"]!.arrayValue! { sectionRemovals.append((Int(entry["at"]!.numberValue!), entry["id"]!.stringValue!, false)) }
-        for entry in sectionDelta["moved"]!.arrayValue! { sectionRemovals.append((Int(entry["from"]!.numberValue!), entry["id"]!.stringValue!, true)) }
+        for entry in sectionDelta["deleted"]!.arrayValue! {
+            sectionRemovals.append((Int(entry["at"]!.numberValue!), entry["id"]!.stringValue!, false))
+        }
+        for entry in sectionDelta["moved"]!.arrayValue! {
+            sectionRemovals.append((Int(entry["from"]!.numberValue!), entry["id"]!.stringValue!, true))
+        }
         var movedSections: [String: Section] = [:]
         for (index, id, isMove) in sectionRemovals.sorted(by: { $0.0 > $1.0 }) {
             try check(index < sections.count && sections[index].id == id, "section \(id) not at \(index)")
@@ -74,7 +78,11 @@ struct ReferenceReplica: Equatable {
         // 3. insert inserted and moved sections at new indexes, ascending.
         var sectionInserts: [(Int, Section)] = []
         for entry in sectionDelta["inserted"]!.arrayValue! {
-            sectionInserts.append((Int(entry["at"]!.numberValue!), Section(id: entry["id"]!.stringValue!, object: entry["section"]!, rows: entry["rows"]!.arrayValue!)))
+            sectionInserts.append(
+                (
+                    Int(entry["at"]!.numberValue!),
+                    Section(id: entry["id"]!.stringValue!, object: entry["section"]!, rows: entry["rows"]!.arrayValue!)
+                ))
         }
         for entry in sectionDelta["moved"]!.arrayValue! {
             sectionInserts.append((Int(entry["to"]!.numberValue!), movedSections[entry["id"]!.stringValue!]!))
@@ -108,7 +116,8 @@ struct ReferenceReplica: Equatable {
         }
         for entry in sectionDelta["updated"]!.arrayValue! {
             let index = Int(entry["at"]!.numberValue!)
-            try check(index < sections.count && sections[index].id == entry["id"]?.stringValue, "updated section mismatch")
+            try check(
+                index < sections.count && sections[index].id == entry["id"]?.stringValue, "updated section mismatch")
             sections[index].object = entry["section"]!
         }
         seq = deltaSeq

@@ -59,11 +59,14 @@ public enum ActionRole: Sendable, Equatable {
             return
         }
         guard let role = roleValue.stringValue else {
-            throw ItemError(code: .invalidField, field: "role", message: "an action's \"role\" must be a string, got \(roleValue.kindName)")
+            throw ItemError(
+                code: .invalidField, field: "role",
+                message: "an action's \"role\" must be a string, got \(roleValue.kindName)")
         }
         func field() throws(ItemError) -> String {
             guard let field = action["field"]?.stringValue, !field.isEmpty else {
-                throw ItemError(code: .missingField, field: "field", message: "a \(role) action needs a non-empty string \"field\"")
+                throw ItemError(
+                    code: .missingField, field: "field", message: "a \(role) action needs a non-empty string \"field\"")
             }
             return field
         }
@@ -76,11 +79,15 @@ public enum ActionRole: Sendable, Equatable {
             let name = try field()
             guard let typeName = action["valueType"]?.stringValue, let type = ActionValueType(rawValue: typeName) else {
                 let known = ActionValueType.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ItemError(code: .invalidField, field: "valueType", message: "an edit action needs \"valueType\", one of \(known)")
+                throw ItemError(
+                    code: .invalidField, field: "valueType",
+                    message: "an edit action needs \"valueType\", one of \(known)")
             }
             self = .edit(field: name, value: type)
         default:
-            throw ItemError(code: .invalidField, field: "role", message: "unknown action role \"\(role)\" (expected select, edit, toggle, delete or custom)")
+            throw ItemError(
+                code: .invalidField, field: "role",
+                message: "unknown action role \"\(role)\" (expected select, edit, toggle, delete or custom)")
         }
     }
 

@@ -20,16 +20,21 @@ public enum ActionValueType: String, Sendable, CaseIterable {
         case .string:
             return value.stringValue == nil ? "expected a string, got \(value.kindName)" : nil
         case .email:
-            guard let text = value.stringValue else { return "expected an email address (a string), got \(value.kindName)" }
+            guard let text = value.stringValue else {
+                return "expected an email address (a string), got \(value.kindName)"
+            }
             let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-            let valid = parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
+            let valid =
+                parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
                 && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".") && !text.contains(where: \.isWhitespace)
             return valid ? nil : "expected an email address such as name@example.com, got \"\(text)\""
         case .url:
             guard let text = value.stringValue else { return "expected a URL (a string), got \(value.kindName)" }
-            guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex,
-                  text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
-                  text.first!.isLetter, !text.contains(where: \.isWhitespace) else {
+            guard let colon = text.firstIndex(of: ":"), colon != text.startIndex,
+                text.index(after: colon) != text.endIndex,
+                text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+                text.first!.isLetter, !text.contains(where: \.isWhitespace)
+            else {
                 return "expected a URL with a scheme such as https://example.com, got \"\(text)\""
             }
             return nil

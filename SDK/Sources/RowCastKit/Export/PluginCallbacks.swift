@@ -38,7 +38,9 @@ enum PluginCallbacks {
         let outcome = body(runtime, bytes)
         let send = { (buffer: UnsafeBufferPointer<UInt8>) in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { write(sink.pointee.opaque, $0, buffer.count) }
+            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                write(sink.pointee.opaque, $0, buffer.count)
+            }
         }
         if case .inOutput = outcome {
             runtime.sendOutput(send)

@@ -93,7 +93,9 @@ final class PluginRuntime {
         self.itemTypes = problems.isEmpty ? itemTypes : []
         self.headerTypes = problems.isEmpty ? headerTypes : []
         self.cells = cells
-        cellList = itemTypes.count <= Self.cellListLimit ? itemTypes.compactMap { type in cells[type].map { (type: type, entry: $0) } } : []
+        cellList =
+            itemTypes.count <= Self.cellListLimit
+            ? itemTypes.compactMap { type in cells[type].map { (type: type, entry: $0) } } : []
         self.headers = headers
     }
 
@@ -129,7 +131,8 @@ final class PluginRuntime {
             let value: JSONValue
             do { value = try JSONParser.parse(input) } catch { throw .invalidJSON("the select request", error) }
             guard let request = value.objectValue else {
-                throw ItemError(code: .invalidInput, message: "a select request must be a JSON object, got \(value.kindName)")
+                throw ItemError(
+                    code: .invalidInput, message: "a select request must be a JSON object, got \(value.kindName)")
             }
             let envelope = Envelope(fields: request)
             let action = try envelope.string("action")
@@ -151,7 +154,8 @@ final class PluginRuntime {
             let value: JSONValue
             do { value = try JSONParser.parse(input) } catch { throw .invalidJSON("the action request", error) }
             guard let object = value.objectValue else {
-                throw ItemError(code: .invalidInput, message: "an action request must be a JSON object, got \(value.kindName)")
+                throw ItemError(
+                    code: .invalidInput, message: "an action request must be a JSON object, got \(value.kindName)")
             }
             let envelope = Envelope(fields: object)
             let request = ActionRequest(
@@ -205,7 +209,8 @@ final class PluginRuntime {
     }
 
     private func unknownType(_ type: String, kind: String) -> ItemError {
-        ItemError(code: .unknownType, field: "type", message: "plugin \(name) has no controller for \(kind) type \"\(type)\"")
+        ItemError(
+            code: .unknownType, field: "type", message: "plugin \(name) has no controller for \(kind) type \"\(type)\"")
     }
 
     private static func cellEntry<Controller: CellController>(_ type: Controller.Type) -> CellEntry {
@@ -220,7 +225,9 @@ final class PluginRuntime {
         )
     }
 
-    private static func headerRenderer<Controller: HeaderController>(_ type: Controller.Type) -> (SectionHeader) throws(ItemError) -> Row {
+    private static func headerRenderer<Controller: HeaderController>(
+        _ type: Controller.Type
+    ) -> (SectionHeader) throws(ItemError) -> Row {
         let controller = Controller()
         return { (header: SectionHeader) throws(ItemError) -> Row in
             controller.row(for: try controller.model(from: header), header: header)

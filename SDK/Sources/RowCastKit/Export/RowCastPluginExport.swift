@@ -38,7 +38,8 @@ public enum RowCastPluginExport {
     ) -> UnsafeRawPointer {
         descriptors.withLock { cache in
             if let existing = cache[name] { return existing.pointer }
-            let made = DescriptorAddress(pointer: makeDescriptor(name: name, version: version, controllers: controllers, headers: headers))
+            let made = DescriptorAddress(
+                pointer: makeDescriptor(name: name, version: version, controllers: controllers, headers: headers))
             cache[name] = made
             return made.pointer
         }
@@ -58,21 +59,22 @@ public enum RowCastPluginExport {
             reportToStandardError("rowcast plugin \"\(name)\": \(problem); exporting no item types\n")
         }
         let descriptor = UnsafeMutablePointer<rowcast_plugin>.allocate(capacity: 1)
-        descriptor.initialize(to: rowcast_plugin(
-            abi_version: ROWCAST_PLUGIN_ABI_VERSION,
-            struct_size: UInt32(MemoryLayout<rowcast_plugin>.size),
-            name: leakedCString(name),
-            version: leakedCString(version),
-            item_types: leakedCStringArray(runtime.itemTypes),
-            item_type_count: runtime.itemTypes.count,
-            header_types: leakedCStringArray(runtime.headerTypes),
-            header_type_count: runtime.headerTypes.count,
-            context: Unmanaged.passRetained(runtime).toOpaque(),
-            render_item: PluginCallbacks.renderItem,
-            render_header: runtime.headerTypes.isEmpty ? nil : PluginCallbacks.renderHeader,
-            select: PluginCallbacks.select,
-            handle_action: PluginCallbacks.handleAction
-        ))
+        descriptor.initialize(
+            to: rowcast_plugin(
+                abi_version: ROWCAST_PLUGIN_ABI_VERSION,
+                struct_size: UInt32(MemoryLayout<rowcast_plugin>.size),
+                name: leakedCString(name),
+                version: leakedCString(version),
+                item_types: leakedCStringArray(runtime.itemTypes),
+                item_type_count: runtime.itemTypes.count,
+                header_types: leakedCStringArray(runtime.headerTypes),
+                header_type_count: runtime.headerTypes.count,
+                context: Unmanaged.passRetained(runtime).toOpaque(),
+                render_item: PluginCallbacks.renderItem,
+                render_header: runtime.headerTypes.isEmpty ? nil : PluginCallbacks.renderHeader,
+                select: PluginCallbacks.select,
+                handle_action: PluginCallbacks.handleAction
+            ))
         return UnsafeRawPointer(descriptor)
     }
 

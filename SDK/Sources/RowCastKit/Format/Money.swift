@@ -14,7 +14,9 @@ public enum Money {
         }
         // Whole part and fraction separately: `magnitude - whole` is exact, so cents are right
         // however large the amount (a double at or above 2^52 has no fraction below .5).
-        guard magnitude < 9.2e18 else { return (negative ? "-" : "") + symbol + JSONValue.number(magnitude).description }
+        guard magnitude < 9.2e18 else {
+            return (negative ? "-" : "") + symbol + JSONValue.number(magnitude).description
+        }
         var whole = Int64(magnitude.rounded(.towardZero))
         var cents = Int64(((magnitude - Double(whole)) * 100).rounded(.toNearestOrAwayFromZero))
         if cents == 100 {

@@ -61,7 +61,8 @@ extension ItemError {
 
     /// `field "<name>" must be <expected>, got <kind>`: a field has the wrong type.
     public static func invalidField(_ name: String, mustBe expected: String, got value: JSONValue) -> ItemError {
-        ItemError(code: .invalidField, field: name, message: "field \"\(name)\" must be \(expected), got \(value.kindName)")
+        ItemError(
+            code: .invalidField, field: name, message: "field \"\(name)\" must be \(expected), got \(value.kindName)")
     }
 
     /// `field "<name>" <problem>`: a field has the right type but an unusable value.

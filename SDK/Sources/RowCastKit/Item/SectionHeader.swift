@@ -27,7 +27,9 @@ public struct SectionHeader: FieldReading, Sendable {
         type = try envelope.string("type")
         order = try envelope.optionalNumber("order")
         if let header = envelope.optionalValue("header") {
-            guard let headerObject = header.objectValue else { throw .invalidField("header", mustBe: "an object", got: header) }
+            guard let headerObject = header.objectValue else {
+                throw .invalidField("header", mustBe: "an object", got: header)
+            }
             self.header = headerObject
         } else {
             self.header = JSONObject()

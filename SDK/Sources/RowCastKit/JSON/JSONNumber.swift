@@ -47,7 +47,9 @@ public struct JSONNumber: Sendable {
     /// Whether the text is an integer as written: digits with an optional leading `-`, no
     /// fraction and no exponent (`7`, `-0`, `123456789012345678901234567890`; not `7.0` or `7e0`).
     public var isIntegerText: Bool {
-        guard let literal else { return double.isFinite && double == double.rounded() && abs(double) < 9_007_199_254_740_992 }
+        guard let literal else {
+            return double.isFinite && double == double.rounded() && abs(double) < 9_007_199_254_740_992
+        }
         return !literal.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
     }
 

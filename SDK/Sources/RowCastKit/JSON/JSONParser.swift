@@ -121,7 +121,8 @@ public struct JSONParser: ~Copyable {
             leaveContainer()
             return false
         default:
-            throw fail(close == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
+            throw fail(
+                close == UInt8(ascii: "}") ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
         }
     }
 
@@ -225,7 +226,8 @@ public struct JSONParser: ~Copyable {
         case UInt8(ascii: "u"):
             var scalar = try readHex4()
             if (0xD800...0xDBFF).contains(scalar) {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw fail("lone high surrogate in a \\u escape")
                 }
                 index += 2
@@ -270,9 +272,15 @@ public struct JSONParser: ~Copyable {
             return slice[0] == UInt8(ascii: "i") && slice[1] == UInt8(ascii: "d") ? "id" : nil
         case 4:
             let b0 = slice[0], b1 = slice[1], b2 = slice[2], b3 = slice[3]
-            if b0 == UInt8(ascii: "t"), b1 == UInt8(ascii: "y"), b2 == UInt8(ascii: "p"), b3 == UInt8(ascii: "e") { return "type" }
-            if b0 == UInt8(ascii: "d"), b1 == UInt8(ascii: "a"), b2 == UInt8(ascii: "t"), b3 == UInt8(ascii: "a") { return "data" }
-            if b0 == UInt8(ascii: "s"), b1 == UInt8(ascii: "o"), b2 == UInt8(ascii: "r"), b3 == UInt8(ascii: "t") { return "sort" }
+            if b0 == UInt8(ascii: "t"), b1 == UInt8(ascii: "y"), b2 == UInt8(ascii: "p"), b3 == UInt8(ascii: "e") {
+                return "type"
+            }
+            if b0 == UInt8(ascii: "d"), b1 == UInt8(ascii: "a"), b2 == UInt8(ascii: "t"), b3 == UInt8(ascii: "a") {
+                return "data"
+            }
+            if b0 == UInt8(ascii: "s"), b1 == UInt8(ascii: "o"), b2 == UInt8(ascii: "r"), b3 == UInt8(ascii: "t") {
+                return "sort"
+            }
             return nil
         case 7:
             let section: StaticString = "section"
@@ -331,7 +339,9 @@ public struct JSONParser: ~Copyable {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isIntegral = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("expected a digit in an exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }

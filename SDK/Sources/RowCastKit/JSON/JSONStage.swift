@@ -27,7 +27,8 @@ struct JSONStage: ~Copyable {
     /// Moves the waiting bytes to the writer's array.
     mutating func flush() {
         guard count > 0 else { return }
-        destination.pointee.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
+        destination.pointee.append(
+            contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
         count = 0
     }
 

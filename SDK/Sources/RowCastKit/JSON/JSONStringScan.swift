@@ -36,7 +36,11 @@ public enum JSONStringScan {
         }
         while offset < count {
             let byte = bytes[offset]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || (stopsAtNonASCII && byte >= 0x80) { break }
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20
+                || (stopsAtNonASCII && byte >= 0x80)
+            {
+                break
+            }
             offset &+= 1
         }
         return offset
@@ -52,6 +56,8 @@ public enum JSONStringScan {
         let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
         let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
         let nonASCIIMask: UInt64 = stopsAtNonASCII ? ~0 : 0
-        return (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word) | (word & nonASCIIMask)) & highBits
+        return
+            (((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            | (word & nonASCIIMask)) & highBits
     }
 }

@@ -2,7 +2,8 @@
 ///
 /// Numbers are `JSONNumber`s: a `Double` to read (`numberValue`) and the exact text they were
 /// written with, so a value parsed and written again keeps every number byte for byte.
-/// `.number(someDouble)` still makes a number from a `Double`. Objects keep their keys in input order, so a value written back out reads the same.
+/// `.number(someDouble)` still makes a number from a `Double`. Objects keep their keys in input
+/// order, so a value written back out reads the same.
 public enum JSONValue: Sendable, Equatable {
     /// `null`.
     case null

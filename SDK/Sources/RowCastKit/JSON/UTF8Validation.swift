@@ -15,7 +15,9 @@ public enum UTF8Validation {
         var index = 0
         let count = bytes.count
         // Eight ASCII bytes at a time while the input is ASCII.
-        while index + 8 <= count, bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+        while index + 8 <= count,
+            bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+        {
             index += 8
         }
         while index < count {

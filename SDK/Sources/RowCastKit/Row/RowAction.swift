@@ -24,17 +24,23 @@ public struct RowAction: Sendable, Equatable {
     }
 
     /// An edit of one data field, taking a value of `value`'s type (kind `edit` by default).
-    public static func edit(_ name: String, field: String, value: ActionValueType, kind: String = "edit", params: JSONObject = JSONObject()) -> RowAction {
+    public static func edit(
+        _ name: String, field: String, value: ActionValueType, kind: String = "edit", params: JSONObject = JSONObject()
+    ) -> RowAction {
         RowAction(name: name, kind: kind, params: params, role: .edit(field: field, value: value))
     }
 
     /// A switch on one boolean data field (kind `toggle` by default).
-    public static func toggle(_ name: String, field: String, kind: String = "toggle", params: JSONObject = JSONObject()) -> RowAction {
+    public static func toggle(
+        _ name: String, field: String, kind: String = "toggle", params: JSONObject = JSONObject()
+    ) -> RowAction {
         RowAction(name: name, kind: kind, params: params, role: .toggle(field: field))
     }
 
     /// A destructive delete of the row, e.g. swipe to delete (kind `delete` by default).
-    public static func delete(_ name: String = "delete", kind: String = "delete", params: JSONObject = JSONObject()) -> RowAction {
+    public static func delete(
+        _ name: String = "delete", kind: String = "delete", params: JSONObject = JSONObject()
+    ) -> RowAction {
         RowAction(name: name, kind: kind, params: params, role: .delete)
     }
 
