@@ -161,6 +161,7 @@ let package = Package(
             name: "RowCastGateway",
             dependencies: [
                 "RowCastClient",
+                "RowCastWire",
                 "RowCastSupport",
                 "ZeroMQ",
                 kit,

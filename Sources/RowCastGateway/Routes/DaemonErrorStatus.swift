@@ -1,23 +1,27 @@
 import HTTPTypes
 import RowCastClient
+import RowCastWire
 
 /// The HTTP status for an error code of the daemon (PROTOCOL.md, "Error codes") or of the
 /// client library, as the gateway answers it.
 enum DaemonErrorStatus {
-    /// The status for `code`.
+    /// The status for `code`: the daemon's codes (`ErrorCode`), then the client library's own
+    /// (`RowCastClientError`), which name transport failures.
     static func status(for code: String) -> HTTPResponse.Status {
-        switch code {
-        case "not_found": .notFound
-        case "forbidden": .forbidden
-        case "no_action": .conflict
-        case "invalid_json", "invalid_request", "invalid_field", "missing_field", "unknown_op": .badRequest
-        case "too_large": .contentTooLarge
-        case "limit_exceeded": .tooManyRequests
-        case "timeout": .gatewayTimeout
-        case "socket_error", "not_listening", "handshake_failed", "invalid_reply",
-            "plugin_failed", "plugin_crashed", "plugin_timeout", "storage_error":
-            .badGateway
-        default: .internalServerError
+        switch ErrorCode(rawValue: code) {
+        case .notFound: .notFound
+        case .forbidden: .forbidden
+        case .noAction: .conflict
+        case .invalidJSON, .invalidRequest, .invalidField, .missingField, .unknownOp: .badRequest
+        case .tooLarge: .contentTooLarge
+        case .limitExceeded: .tooManyRequests
+        case .pluginFailed, .pluginCrashed, .pluginTimeout, .storageError: .badGateway
+        default:
+            switch code {
+            case "timeout": .gatewayTimeout
+            case "socket_error", "not_listening", "handshake_failed", "invalid_reply": .badGateway
+            default: .internalServerError
+            }
         }
     }
 
