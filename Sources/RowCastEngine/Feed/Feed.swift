@@ -364,49 +364,58 @@ public final class Feed {
         return SnapshotDiff.delta(from: old, to: snapshot)
     }
 
+    /// Where one touched item stood in the view before the batch and stands after it, as
+    /// `incrementalDiff` works it out, by the item's place in `before`.
+    private struct RowMove {
+        /// The slot (in the diff's old `SectionSlots`) of the section it was shown in; nil when
+        /// it was not shown.
+        var oldSlot: Int?
+        /// Its place in the view before the batch.
+        var oldPath: IndexPath?
+        /// How it is shown now; nil when it has no row.
+        var current: ShownRow?
+        /// The slot (in the diff's new `SectionSlots`) of the section it is shown in now.
+        var newSlot: Int?
+        /// Its rank as the insert into its section's index gave it, with how many rows of that
+        /// section had been placed before others at that moment.
+        var rankAtInsert: (rank: Int, placedBefore: Int)?
+    }
+
     private func incrementalDiff() -> FeedDelta {
         var oldSectionIndex: [String: Int] = Dictionary(minimumCapacity: visibleSections.count)
         for (index, section) in visibleSections.enumerated() { oldSectionIndex[section.id] = index }
+        var moves = [RowMove](repeating: RowMove(), count: before.count)
         // The sections the touched rows were shown in, each looked up once: its place in the
         // view and its index's position in `rowIndexes` (which stays valid until a section is
         // added or removed there).
         var oldSlots = SectionSlots()
-        var oldSlotOf: [Int] = []
-        oldSlotOf.reserveCapacity(before.count)
-        for touched in before { oldSlotOf.append(touched.shownBefore.map { oldSlots.slot(of: $0.section) } ?? -1) }
+        for offset in before.indices {
+            moves[offset].oldSlot = before[offset].shownBefore.map { oldSlots.slot(of: $0.section) }
+        }
         let oldPositions = oldSlots.ids.map { rowIndexes.index(forKey: $0)! }
         let oldSectionNumbers = oldSlots.ids.map { oldSectionIndex[$0]! }
-        // Old paths, from the untouched view, by the touched item's place in `before`.
-        var oldPaths: [IndexPath?] = []
-        oldPaths.reserveCapacity(before.count)
+        // Old paths, from the untouched view.
         for offset in before.indices {
-            let slot = oldSlotOf[offset]
-            oldPaths.append(
-                before[offset].shownBefore.map { shown in
-                    IndexPath(
-                        section: oldSectionNumbers[slot], row: rowIndexes.values[oldPositions[slot]].rank(of: shown.key)
-                    )
-                })
+            guard let slot = moves[offset].oldSlot, let shown = before[offset].shownBefore else { continue }
+            let rank = rowIndexes.values[oldPositions[slot]].rank(of: shown.key)
+            moves[offset].oldPath = IndexPath(section: oldSectionNumbers[slot], row: rank)
         }
         // Move the touched rows in the view: out of their old places, then the sections that
         // emptied out dropped (after, so that the positions above hold while rows go).
-        for offset in before.indices where oldSlotOf[offset] >= 0 {
-            rowIndexes.values[oldPositions[oldSlotOf[offset]]].remove(before[offset].shownBefore!.key)
+        for offset in before.indices {
+            guard let slot = moves[offset].oldSlot, let shown = before[offset].shownBefore else { continue }
+            rowIndexes.values[oldPositions[slot]].remove(shown.key)
         }
         let emptied = oldSlots.ids.indices.filter { rowIndexes.values[oldPositions[$0]].isEmpty }
         for slot in emptied { rowIndexes[oldSlots.ids[slot]] = nil }
         // Where each touched item is shown now, from the item the batch left (no lookup):
         // it serves the index here and the delta below. Its section, by slot, is added to the
         // view first if it is new, so that each section's position is found once.
-        var currents: [ShownRow?] = []
-        currents.reserveCapacity(before.count)
         var newSlots = SectionSlots()
-        var newSlotOf: [Int] = []
-        newSlotOf.reserveCapacity(before.count)
-        for touched in before {
-            let current = touched.item.flatMap(ShownRow.of)
-            currents.append(current)
-            newSlotOf.append(current.map { newSlots.slot(of: $0.section) } ?? -1)
+        for offset in before.indices {
+            let current = before[offset].item.flatMap(ShownRow.of)
+            moves[offset].current = current
+            moves[offset].newSlot = current.map { newSlots.slot(of: $0.section) }
         }
         for id in newSlots.ids where rowIndexes[id] == nil { rowIndexes[id] = OrderedRowIndex() }
         let newPositions = newSlots.ids.map { rowIndexes.index(forKey: $0)! }
@@ -415,14 +424,11 @@ public final class Feed {
         // the batch: each section counts the rows placed before others, and a rank taken at a
         // count that changed since is looked up again below.
         var placedBefore = [Int](repeating: 0, count: newSlots.ids.count)
-        var rankAtInsert = [(rank: Int, placedBefore: Int)?](repeating: nil, count: before.count)
         for offset in before.indices {
-            guard let current = currents[offset] else { continue }
-            let slot = newSlotOf[offset]
-            if let rank = rowIndexes.values[newPositions[slot]].insert(
-                current.key, id: before[offset].id, row: current.row.bytes)
-            {
-                rankAtInsert[offset] = (rank, placedBefore[slot])
+            guard let current = moves[offset].current, let slot = moves[offset].newSlot else { continue }
+            let index = newPositions[slot]
+            if let rank = rowIndexes.values[index].insert(current.key, id: before[offset].id, row: current.row.bytes) {
+                moves[offset].rankAtInsert = (rank, placedBefore[slot])
             } else {
                 placedBefore[slot] += 1
             }
@@ -444,23 +450,23 @@ public final class Feed {
         for offset in before.indices {
             let id = before[offset].id
             let shown = before[offset].shownBefore
-            let current = currents[offset]
-            let oldPath = oldPaths[offset]
+            let move = moves[offset]
+            let oldPath = move.oldPath
             let oldGone = oldPath.map { match.oldDeleted[$0.section] } ?? true
-            guard let current else {
+            guard let current = move.current, let slot = move.newSlot else {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
                 continue
             }
-            let sectionIndex = newSectionNumbers[newSlotOf[offset]]
+            let sectionIndex = newSectionNumbers[slot]
             if match.newInserted[sectionIndex] {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
                 continue
             }
             let rank: Int
-            if let known = rankAtInsert[offset], known.placedBefore == placedBefore[newSlotOf[offset]] {
+            if let known = move.rankAtInsert, known.placedBefore == placedBefore[slot] {
                 rank = known.rank
             } else {
-                rank = rowIndexes.values[newPositions[newSlotOf[offset]]].rank(of: current.key)
+                rank = rowIndexes.values[newPositions[slot]].rank(of: current.key)
             }
             let newPath = IndexPath(section: sectionIndex, row: rank)
             guard let shown, let oldPath, !oldGone else {
