@@ -189,10 +189,10 @@ run: build
 	$(BUILD_DIR)/rowcastd $(foreach cells,$(EXAMPLE_CELLS),--cells $(cells))
 
 ## bench-guard: instructions per item of the paths whose counts repeat exactly (the engine
-## path, the SDK's render, the store's commit), counted by callgrind on a release build and
+## path for new items and for updates, the SDK's render, the store's commit), counted by callgrind on a release build and
 ## checked against Benchmarks/Thresholds/instructions.json; fails on a path that grew by more
 ## than the tolerance there (Benchmarks/README.md, "Guarded figures").
-GUARDED_PATHS := engine,sdkRender,storeCommit
+GUARDED_PATHS := engine,engineUpdates,sdkRender,storeCommit
 GUARD_PRODUCTS := rowcast-bench rowcastd rowcast-plugin-host rowcast-product rowcast-advertising
 bench-guard: deps
 	@command -v valgrind >/dev/null || { echo "installing valgrind"; \

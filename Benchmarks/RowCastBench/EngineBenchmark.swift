@@ -59,6 +59,25 @@ struct EngineBenchmark {
         precondition(engine.feeds.values.reduce(0) { $0 + $1.rowCount } == items)
     }
 
+    /// `Engine.process` over `items` car upserts, then over the same items again with another
+    /// price (updates of existing items: reconfigured rows), for the `instructions` workload.
+    static func updatesOnly(items: Int) {
+        let renderer = PluginRenderer.load(directories: [BenchDaemon.productsDirectory], logger: Logger(label: "bench"))
+        let engine = Engine(renderer: renderer, logger: Logger(label: "bench"))
+        for priceChange in [0, 1] {
+            let messages = (0..<items).map {
+                IncomingMessage(origin: .ingest, body: CarFeed.upsert($0, run: "engine", priceChange: priceChange))
+            }
+            var start = 0
+            while start < messages.count {
+                let end = min(start + 4096, messages.count)
+                _ = engine.process(Array(messages[start..<end]))
+                start = end
+            }
+        }
+        precondition(engine.feeds.values.reduce(0) { $0 + $1.rowCount } == items)
+    }
+
     /// CPU time the calling thread spent in `body`.
     static func threadCPUSeconds(_ body: () -> Void) -> Double {
         var start = timespec()

@@ -51,6 +51,12 @@ struct InstructionsBenchmark {
                 try counts("engine") { try Self.engine(items: $0, launcher: launcher, binaries: binaries) }
             ),
             (
+                "Engine.process, each item inserted then updated (another price), plugins in process", "engineUpdates",
+                try counts("engineUpdates") {
+                    try Self.engine(items: $0, launcher: launcher, binaries: binaries, mode: "--engine-updates-only")
+                }
+            ),
+            (
                 "rowcastd end to end, plugins in process, store on", "daemon",
                 try counts("daemon") {
                     try Self.daemon(items: $0, launcher: launcher, binaries: binaries, hosted: false)
@@ -95,7 +101,7 @@ struct InstructionsBenchmark {
     }
 
     /// Every path the workload can count, by its key in bench-results.json.
-    static let allPaths = ["engine", "daemon", "daemonHosted", "hosts", "sdkRender", "storeCommit"]
+    static let allPaths = ["engine", "engineUpdates", "daemon", "daemonHosted", "hosts", "sdkRender", "storeCommit"]
 
     /// The paths `ROWCAST_BENCH_INSTRUCTION_PATHS` names (comma-separated keys), or every path.
     /// The CI guard (`make bench-guard`) counts only the paths whose counts repeat exactly.

@@ -26,6 +26,12 @@ if arguments.first == "--engine-only", arguments.count == 2, let items = Int(arg
     EngineBenchmark.processOnly(items: items)
     exit(0)
 }
+// `--engine-updates-only N`: N car upserts through Engine.process, then the same items again
+// with another price (updates of existing items), for the `instructions` workload.
+if arguments.first == "--engine-updates-only", arguments.count == 2, let items = Int(arguments[1]) {
+    EngineBenchmark.updatesOnly(items: items)
+    exit(0)
+}
 // `--sdk-only N`: the product plugin's render of N items through its C entry, for the
 // `instructions` workload.
 if arguments.first == "--sdk-only", arguments.count == 2, let items = Int(arguments[1]) {
