@@ -8,6 +8,8 @@ let uncheckedExclusivityInRelease: [SwiftSetting] = [
 
 /// The plugin SDK's products, from the package in SDK/.
 let kit = Target.Dependency.product(name: "RowCastKit", package: "sdk")
+/// The SDK's JSON alone (RowCastKit re-exports it for plugins).
+let json = Target.Dependency.product(name: "RowCastJSON", package: "sdk")
 let abi = Target.Dependency.product(name: "CRowCastPlugin", package: "sdk")
 
 let package = Package(
@@ -55,15 +57,15 @@ let package = Package(
         // Links the system SQLite for its process-wide settings (rowcast_sqlite_setup.c).
         .target(name: "CRowCastSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         // What rowcastd and rowcast share that is not plugin SDK (endpoint syntax, version, lock).
-        .target(name: "RowCastSupport", dependencies: [kit]),
+        .target(name: "RowCastSupport", dependencies: [json]),
         // The wire model both ends share: the delta and the index path that RowCastEngine encodes
         // and RowCastClient decodes (no daemon dependencies, so the client stays light).
-        .target(name: "RowCastWire", dependencies: [kit]),
+        .target(name: "RowCastWire", dependencies: [json]),
         .target(
             name: "RowCastCells",
             dependencies: [
                 "RowCastPluginHosting",
-                kit,
+                kit, json,
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -73,7 +75,7 @@ let package = Package(
         .target(
             name: "RowCastEngine",
             dependencies: [
-                kit,
+                kit, json,
                 "RowCastSupport",
                 "RowCastWire",
                 "RowCastPluginHosting",
@@ -87,7 +89,7 @@ let package = Package(
         .target(
             name: "RowCastStore",
             dependencies: [
-                kit,
+                json,
                 "RowCastEngine",
                 "RowCastWire",
                 "RowCastSupport",
@@ -103,7 +105,7 @@ let package = Package(
         .target(
             name: "RowCastPluginHosting",
             dependencies: [
-                kit,
+                json,
                 abi,
                 "RowCastSupport",
                 "RowCastWire",
@@ -120,7 +122,7 @@ let package = Package(
                 "RowCastStore",
                 "RowCastPluginHosting",
                 "RowCastWire",
-                kit,
+                json,
                 "RowCastSupport",
                 "RowCastCells",
                 "CRowCastHost",
@@ -133,15 +135,15 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        .target(name: "RowCastClient", dependencies: ["ZeroMQ", kit, "RowCastWire"]),
+        .target(name: "RowCastClient", dependencies: ["ZeroMQ", json, "RowCastWire"]),
         // `rowcast relay`: ZeroMQ's XSUB/XPUB proxy plus a read-only control forwarder.
-        .target(name: "RowCastRelay", dependencies: ["ZeroMQ", kit, "RowCastClient", "RowCastSupport"]),
+        .target(name: "RowCastRelay", dependencies: ["ZeroMQ", json, "RowCastClient", "RowCastSupport"]),
         // rowcastd's HTTP endpoint on its own SwiftNIO threads: /metrics, /healthz and the
         // routes other targets install (the web gateway).
         .target(
             name: "RowCastHTTP",
             dependencies: [
-                kit,
+                json,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -153,7 +155,7 @@ let package = Package(
         ),
         // The full-screen view of `rowcast watch`: the pure screen, viewport, highlights and
         // key decoder, the terminal, and the loop.
-        .target(name: "RowCastWatch", dependencies: ["RowCastClient", kit]),
+        .target(name: "RowCastWatch", dependencies: ["RowCastClient", json]),
         // The web gateway: one replica per feed, served to browsers as HTML, WebSocket and SSE.
         // Installed on a Hummingbird router by `rowcast serve` (and, later, by rowcastd's http
         // endpoint); it depends on the client library only, never on the daemon.
@@ -164,7 +166,7 @@ let package = Package(
                 "RowCastWire",
                 "RowCastSupport",
                 "ZeroMQ",
-                kit,
+                json,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -179,7 +181,7 @@ let package = Package(
                 "RowCastGateway",
                 "RowCastEngine",
                 "RowCastHTTP",
-                kit,
+                json,
                 "RowCastSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -198,7 +200,7 @@ let package = Package(
                 "RowCastPluginHosting",
                 "RowCastEngine",
                 "RowCastWire",
-                kit,
+                json,
                 "RowCastSupport",
                 "RowCastWatch",
                 "RowCastRelay",
@@ -214,7 +216,7 @@ let package = Package(
         .executableTarget(
             name: "RowCastBench",
             dependencies: [
-                "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastDaemon", kit,
+                "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastDaemon", kit, json,
                 "RowCastClient", "RowCastWatch", "ZeroMQ", "RowCastTesting", "ProductCell", abi,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -243,11 +245,13 @@ let package = Package(
         .target(
             name: "AdvertisingCellEntry", dependencies: ["AdvertisingCell", kit], path: "Plugins/AdvertisingCellEntry"),
         .testTarget(name: "ZeroMQTests", dependencies: ["ZeroMQ"]),
-        .testTarget(name: "RowCastKitTests", dependencies: [kit]),
+        .testTarget(name: "RowCastKitTests", dependencies: [kit, json]),
         .testTarget(name: "RowCastSupportTests", dependencies: ["RowCastSupport"]),
         .testTarget(
             name: "RowCastCellsTests",
-            dependencies: ["RowCastCells", "RowCastEngine", "RowCastPluginHosting", "RowCastStore", "RowCastWire", kit]),
+            dependencies: [
+                "RowCastCells", "RowCastEngine", "RowCastPluginHosting", "RowCastStore", "RowCastWire", kit, json,
+            ]),
         .testTarget(
             name: "PluginCellTests",
             dependencies: [
@@ -257,27 +261,27 @@ let package = Package(
         .testTarget(
             name: "RowCastCoreTests",
             dependencies: [
-                "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastSupport", kit,
+                "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastSupport", kit, json,
                 "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "RowCastWireTests",
             dependencies: [
-                "RowCastWire", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastClient", kit,
+                "RowCastWire", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastClient", json,
             ]),
-        .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", kit, "ZeroMQ"]),
-        .testTarget(name: "RowCastGatewayTests", dependencies: ["RowCastGateway", "RowCastClient", kit]),
-        .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", kit]),
+        .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", json, "ZeroMQ"]),
+        .testTarget(name: "RowCastGatewayTests", dependencies: ["RowCastGateway", "RowCastClient", json]),
+        .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", json]),
         .testTarget(
             name: "RowCastClientTests",
             dependencies: [
-                "RowCastClient", kit, "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "ZeroMQ",
+                "RowCastClient", json, "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "ZeroMQ",
                 "RowCastTesting",
             ]),
         .testTarget(
             name: "RowCastDaemonTests",
             dependencies: [
-                "RowCastDaemon", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", kit, "ZeroMQ",
+                "RowCastDaemon", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", json, "ZeroMQ",
                 "RowCastTesting", "RowCastHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -289,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "RowCastClient", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", kit,
+                "RowCastClient", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", json,
                 "RowCastDaemon", "RowCastSupport", "ZeroMQ", "RowCastTesting",
             ]),
     ]

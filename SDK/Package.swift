@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 // The RowCast plugin SDK: what a cell-controller plugin depends on, and nothing else.
 //
-// - RowCastKit: the CellController protocol, Item, Row, the JSON value, parser and writer,
-//   and RowCastPluginExport, which exports controllers over the C ABI.
+// - RowCastKit: the CellController protocol, Item, Row, and RowCastPluginExport, which exports
+//   controllers over the C ABI. It re-exports RowCastJSON, so a plugin imports RowCastKit alone.
+// - RowCastJSON: the JSON value, parser and writer; rowcastd uses it without the rest.
 // - CRowCastPlugin: the C ABI itself (include/rowcast_plugin.h).
 // - RowCastKitTesting: helpers to render items through a controller in unit tests.
 //
@@ -14,12 +15,14 @@ let package = Package(
     name: "RowCastSDK",
     products: [
         .library(name: "RowCastKit", targets: ["RowCastKit"]),
+        .library(name: "RowCastJSON", targets: ["RowCastJSON"]),
         .library(name: "CRowCastPlugin", targets: ["CRowCastPlugin"]),
         .library(name: "RowCastKitTesting", targets: ["RowCastKitTesting"]),
     ],
     targets: [
         .target(name: "CRowCastPlugin"),
-        .target(name: "RowCastKit", dependencies: ["CRowCastPlugin"]),
+        .target(name: "RowCastJSON"),
+        .target(name: "RowCastKit", dependencies: ["CRowCastPlugin", "RowCastJSON"]),
         .target(name: "RowCastKitTesting", dependencies: ["RowCastKit", "CRowCastPlugin"]),
     ]
 )

@@ -1,6 +1,6 @@
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Issue 4's figures: acked publishing through `AckedPublisher` with a window of 1, 16 and

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// One workload of rowcast-bench: it runs, returns its table, and keeps its figures for
 /// bench-results.json.

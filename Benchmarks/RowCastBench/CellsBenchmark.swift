@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 
 /// Issue 15's declarative cells against the Swift plugins, for the same car rows: the
 /// end-to-end workload of `throughput`, once with librowcast-product.so and

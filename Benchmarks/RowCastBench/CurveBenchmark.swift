@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Issue 12: the `throughput` end-to-end run over plain loopback TCP and over CURVE (ZAP, per-
 /// feed permissions, XPUB with manual subscriptions), alternating, in one run: what

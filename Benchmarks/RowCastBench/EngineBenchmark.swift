@@ -1,7 +1,7 @@
 import Logging
 import RowCastEngine
 import RowCastPluginHosting
-import RowCastKit
+import RowCastJSON
 
 #if canImport(Glibc)
 import Glibc

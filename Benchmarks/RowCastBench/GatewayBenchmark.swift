@@ -1,6 +1,6 @@
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 #if canImport(Glibc)
 import Glibc
 #endif

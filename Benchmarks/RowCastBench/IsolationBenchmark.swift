@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 
 /// Issue 11's cost of plugin hosts: the end-to-end throughput and the latency workloads, run
 /// with `--plugin-isolation in_process` and `process` in the same run, alternating modes

@@ -1,6 +1,6 @@
 import Foundation
 import Histogram
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Issue 6's latency figure: items pushed into a real rowcastd at a fixed offered load, and

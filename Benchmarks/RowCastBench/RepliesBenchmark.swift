@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import RowCastEngine
 import RowCastPluginHosting
-import RowCastKit
+import RowCastJSON
 
 /// What a big reply costs: a chunked snapshot (all of it, and the part rowcastd's loop
 /// thread does: taking the view; its snapshot thread writes the rows) and a status of one feed of

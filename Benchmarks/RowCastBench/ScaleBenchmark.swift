@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Issue 6's scale figures: one feed of a million car-feed rows loaded through a real rowcastd

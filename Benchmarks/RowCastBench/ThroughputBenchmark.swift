@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Issue 6's throughput figures, measured on the same machine and the same messages in one run:

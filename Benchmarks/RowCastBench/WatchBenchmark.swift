@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import RowCastWatch
 
 /// Issue 18's watch view on a feed of a million rows: what applying one delta costs the

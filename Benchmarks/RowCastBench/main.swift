@@ -1,7 +1,7 @@
 import Foundation
 import RowCastEngine
 import RowCastTesting
-import RowCastKit
+import RowCastJSON
 
 #if canImport(Glibc)
 import Glibc

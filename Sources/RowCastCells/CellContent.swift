@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// One value of a cell's `content` (or of an action's `params`) as a file declares it: a
 /// template (every string), a literal number, boolean or null, or an object or array of them.

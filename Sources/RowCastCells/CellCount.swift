@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Short counts for row content, as feeds show likes and views: `999`, `1.2K`, `12K`,
 /// `1.2M`, `3.4B`.

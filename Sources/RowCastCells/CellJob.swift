@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// One row a declarative cell renders: an item or a section header, with its cell.
 struct CellJob: Sendable {

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// What the templates of one row see: the item's field values by field index, its envelope,
 /// the render settings, and (only when some template needs Mustache) the Mustache context.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A template that only substitutes values (`Operated by {{operatedBy}}`,
 /// `{{money(price)}}`, `{{item.id}}`: no sections, partials, comments or delimiter changes),

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 extension JSONValue {
     /// The number as an `Int`, when this value is an integral number that fits.

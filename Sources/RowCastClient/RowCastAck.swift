@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A successful reply to a feed operation: where the feed stands once the request applied.
 public struct RowCastAck: Sendable, Equatable, CustomStringConvertible {

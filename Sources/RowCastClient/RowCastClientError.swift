@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A failed request or a client-side problem, in the daemon's error vocabulary.
 ///

@@ -1,6 +1,6 @@
 import Logging
 import RowCastEngine
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// CURVE on the TCP endpoints (docs/OPERATIONS.md, "Who can connect"): the server key pair,

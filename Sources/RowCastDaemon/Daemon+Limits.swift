@@ -1,5 +1,5 @@
 import RowCastEngine
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// What bounds a client's cost: the message size limits shown in `status`, and replies

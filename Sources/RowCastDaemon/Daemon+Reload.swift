@@ -2,7 +2,7 @@ import Logging
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastWire
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 #if canImport(Glibc)

@@ -2,7 +2,7 @@ import Logging
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import RowCastSupport
 import ZeroMQ
 

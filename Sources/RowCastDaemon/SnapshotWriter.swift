@@ -1,6 +1,6 @@
 import Dispatch
 import RowCastEngine
-import RowCastKit
+import RowCastJSON
 import RowCastSupport
 
 /// Writes snapshot replies on a thread of its own, so that a snapshot of a big feed costs the

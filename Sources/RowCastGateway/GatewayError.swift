@@ -1,6 +1,6 @@
 import HTTPTypes
 import Hummingbird
-import RowCastKit
+import RowCastJSON
 
 /// A request the gateway refuses: an HTTP status and a message that says what to change.
 ///

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// What `GET /healthz` answers: healthy (200) or not (503), and why.
 public struct HealthReport: Sendable, Equatable {

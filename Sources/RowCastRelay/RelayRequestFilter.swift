@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Decides what a relay does with one request body from downstream: forward it to rowcastd
 /// when it is one of the read-only operations replicas need, or answer it at once with an

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// The form of a ZeroMQ endpoint as rowcastd and rowcast accept it: `transport://address`,
 /// with a transport libzmq knows. One check for both programs, so a mistyped endpoint gets the

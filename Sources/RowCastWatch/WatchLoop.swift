@@ -1,6 +1,6 @@
 import Glibc
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// The event loop of `rowcast watch`: applies every delta as it comes (the session resyncs
 /// per the replica rules), reads keys and signals, and redraws the screen at most once per

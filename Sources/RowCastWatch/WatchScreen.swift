@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// Draws the watch view: a pure function of (replica, viewport, highlights, status) to the
 /// lines of a terminal of ``columns`` × ``rows``.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// How a ``FeedDelta`` holds the sections and rows it carries: the one wire model, with the
 /// bytes rowcastd splices into a delta (``EncodedPayload``) or the values a client reads out

@@ -1,6 +1,6 @@
 import ArgumentParser
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// `--control`: the daemon's control endpoint, for the subcommands that send requests or
 /// queries. Falls back to ROWCAST_CONTROL, then to the default.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import RowCastKit
+import RowCastJSON
 import RowCastSupport
 
 /// Where an endpoint comes from (its flag, else its environment variable, else the default)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// `rowcast events`: the action events of a feed, pulled from the daemon's kept history.
 struct EventsCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// `rowcast locate`: where a row is, as `indexPathForRow` answers it.
 struct LocateCommand: ParsableCommand {

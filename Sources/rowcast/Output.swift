@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// Writing results to standard output and problems to standard error, one line each,
 /// flushed at once so that pipes see every line as it happens.

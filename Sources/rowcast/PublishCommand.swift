@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// `rowcast publish`: one item (or delete, or section) from flags, or requests from a file.
 struct PublishCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import RowCastKit
+import RowCastJSON
 import RowCastSupport
 
 /// `rowcast`: publish to, follow and query a running rowcastd.

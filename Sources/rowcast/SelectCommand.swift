@@ -1,6 +1,6 @@
 import ArgumentParser
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// `rowcast select`: run a row's action, as a tap on it would.
 struct SelectCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// `rowcast snapshot`: a feed's current state.
 struct SnapshotCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// `rowcast subscribe`: print a feed's deltas and events, or keep a replica of it.
 struct SubscribeCommand: ParsableCommand {

@@ -6,7 +6,7 @@ import Prometheus
 import RowCastEngine
 import RowCastDaemon
 import RowCastHTTP
-import RowCastKit
+import RowCastJSON
 import RowCastSupport
 import ServiceLifecycle
 import UnixSignals

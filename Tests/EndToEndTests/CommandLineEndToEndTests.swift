@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The README's tour, run for real: rowcastd, `rowcast publish`, `rowcast subscribe --replica`

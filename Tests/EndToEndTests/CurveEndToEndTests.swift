@@ -1,6 +1,6 @@
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 import ZeroMQ
 

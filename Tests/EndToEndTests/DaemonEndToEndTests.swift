@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// A real rowcastd process with the real plugins, over real tcp sockets on loopback.

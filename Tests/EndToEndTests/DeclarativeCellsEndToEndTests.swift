@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Declarative cells in a real rowcastd: rows from a YAML file, refused files named with their

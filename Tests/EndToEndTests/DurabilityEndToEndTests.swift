@@ -1,6 +1,6 @@
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// rowcastd's durable state through real restarts: continuity of seq and epoch, answers to

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The web gateway on rowcastd's own HTTP endpoint: with fixed endpoints and CURVE off, `/`,

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Issue 13, failures 1 and 2: `req` is compared and echoed as the exact text the client

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The apps under Examples/ as a new user runs them: the sample feed published with

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// rowcastd on a volume that fills up: a 2 MiB tmpfs mounted over its state directory in a

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// While a plugin host renders a batch, rowcastd still sends what earlier batches committed,

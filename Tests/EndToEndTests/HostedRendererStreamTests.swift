@@ -2,7 +2,7 @@ import Foundation
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// A plugin host answers a batch in chunks and rowcastd reads them as the engine asks: real

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// `ipc://` sockets get `socket_mode` and `socket_group`: with 0660 a user outside the group

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// rowcastd refuses the setups that would let anyone in: a network endpoint without CURVE,

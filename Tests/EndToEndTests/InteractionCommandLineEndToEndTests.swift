@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// `rowcast select --value`, `rowcast events` and `rowcast locate` against a real rowcastd

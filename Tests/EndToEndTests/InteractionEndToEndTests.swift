@@ -1,6 +1,6 @@
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Interactions that change the feed, end to end: a real rowcastd runs the C fixture

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The state limits and big replies as an operator meets them: `rowcast publish` names the

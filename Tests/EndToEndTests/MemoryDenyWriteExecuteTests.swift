@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The unit sets MemoryDenyWriteExecute=yes. rowcastd runs under the same seccomp filter

@@ -1,6 +1,6 @@
 import Foundation
 import RowCastDaemon
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The systemd notification protocol against a fake `NOTIFY_SOCKET` the test owns: the

@@ -1,6 +1,6 @@
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Issue 13, failure 3: every message over the size limit is answered `too_large` (control)

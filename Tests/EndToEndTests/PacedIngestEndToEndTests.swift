@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// A trickle of fire-and-forget ingest between paced commits: rowcastd leaves it unread until

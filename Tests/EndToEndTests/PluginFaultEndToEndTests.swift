@@ -2,7 +2,7 @@ import Foundation
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// A plugin fault costs one item, never the service: a real rowcastd runs the C fixture

@@ -2,7 +2,7 @@ import Foundation
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// What a plugin host is allowed, read from the kernel's view of the real host process

@@ -1,6 +1,6 @@
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// `position` events (docs/PROTOCOL.md, "Positions") as a replica meets them: a replica that

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Issue 13, failures 5 and 6: one rule for extra frames on both sockets, `req` and `client`

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// `rowcast publish` when the daemon is not there or stops answering: it gives up at once, or

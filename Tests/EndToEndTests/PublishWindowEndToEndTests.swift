@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// `rowcast publish --window`: many acked requests in flight, answered in order.

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Relays across network namespaces, as across machines: rowcastd in one namespace, two relays

@@ -1,6 +1,6 @@
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Resets bigger than one message, as a producer sends them: `rowcast publish --reset --file`

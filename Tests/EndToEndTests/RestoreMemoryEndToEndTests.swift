@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Memory after a restart stays near the running size for the same state: restoring many small

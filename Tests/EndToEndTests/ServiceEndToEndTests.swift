@@ -1,6 +1,6 @@
 import Foundation
 @testable import RowCastDaemon
-import RowCastKit
+import RowCastJSON
 import Testing
 import ZeroMQ
 

@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// What systemd's watchdog and stop do to rowcastd, healthy or with its loop stuck in a

@@ -1,5 +1,5 @@
 @testable import RowCastCells
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Plain templates render by their plan, without Mustache; the output must be Mustache's.

@@ -2,7 +2,7 @@ import RowCastCells
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The built-in renderer: cells' types here, the rest to the plugins, batches in order

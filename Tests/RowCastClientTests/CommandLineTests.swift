@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The `rowcast` executable against a fake daemon: arguments, output lines, exit statuses.

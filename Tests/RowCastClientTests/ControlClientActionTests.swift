@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// ControlClient's select with a value, events and locate against a fake daemon: what goes

@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// ControlClient, Publisher and Subscriber against a fake daemon on loopback.

@@ -1,6 +1,6 @@
 import Foundation
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// A stand-in for rowcastd on free loopback ports: a ROUTER answering requests through a

@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Applying hand-written deltas, one rule of PROTOCOL.md "Applying a delta" at a time.

@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// `position` events on the feed's topic: a replica that has every delta up to the position

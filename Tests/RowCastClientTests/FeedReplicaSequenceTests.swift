@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Sequence and epoch rules of PROTOCOL.md, and loading and printing snapshots.

@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Deltas that do not fit the replica are refused whole, naming the problem.

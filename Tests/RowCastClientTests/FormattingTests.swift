@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The readable forms of snapshots, status, plugins and quarantine replies.

@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// Builders for snapshots, sections, rows and deltas of a feed named "cars".
 enum Fixture {

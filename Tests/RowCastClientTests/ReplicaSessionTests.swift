@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The Clone pattern against a fake daemon whose snapshots and deltas the test scripts.

@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Building items from `key=value` flags and reading request files (JSON, arrays, NDJSON).

@@ -2,7 +2,7 @@ import RowCastClient
 @testable import RowCastEngine
 @testable import RowCastPluginHosting
 @testable import RowCastStore
-import RowCastKit
+import RowCastJSON
 import RowCastTesting
 import Testing
 

@@ -2,7 +2,7 @@ import RowCastClient
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import RowCastTesting
 import Testing
 

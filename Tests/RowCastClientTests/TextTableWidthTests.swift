@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Tables that fit the terminal, and numbers with thousands separators.

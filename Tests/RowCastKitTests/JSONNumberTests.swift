@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Numbers keep the text they were written with through a parse and a write.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The ordered JSON object: lookup, mutation and equality.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The strict JSON parser: what it accepts, what it refuses and where.

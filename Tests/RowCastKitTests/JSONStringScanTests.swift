@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Strings are scanned eight bytes at a time: whatever byte needs a look (an escape, a control

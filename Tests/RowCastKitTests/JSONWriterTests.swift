@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The compact JSON writer, and parse/write round trips.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import Testing
 
 struct UTF8ValidationTests {

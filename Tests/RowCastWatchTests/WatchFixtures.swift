@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// Rows, sections, replicas and deltas of a feed named "cars", for the watch view's tests.
 enum WatchFixture {

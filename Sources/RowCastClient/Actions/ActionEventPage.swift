@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// One `events` reply: a feed's action events after an event sequence, oldest first.
 public struct ActionEventPage: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 extension ControlClient {
     /// The action events of `feed` after event sequence `after` (at most `limit`, up to the

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Where a row is (`locate`): the table view's `indexPathForRow`, as of a feed state.
 public struct RowLocation: Sendable, Equatable {

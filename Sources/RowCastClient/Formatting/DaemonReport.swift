@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Renders `status` and `plugins` replies as readable text.
 public enum DaemonReport {

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Renders a feed (a ``FeedReplica``) as readable text: a title line, then each section's
 /// header line and its rows as a table (id, type, cell, height, content summary).

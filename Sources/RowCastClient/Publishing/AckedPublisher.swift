@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Acked feed operations over the control socket with a window of requests in flight, retried

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// The outcome of one request sent by an ``AckedPublisher``.
 public struct AckedResult: Sendable {

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 /// A delta as published on `rows.<feed>\0`, read into typed lists (PROTOCOL.md, "Deltas"):

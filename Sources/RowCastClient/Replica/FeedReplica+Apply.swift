@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 extension FeedReplica {
     /// Applies one delta event of this feed (PROTOCOL.md, "Sequence and epoch" and

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 extension FeedReplica {
     /// Checks a `position` event of this feed (PROTOCOL.md, "Positions") against the replica.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A local copy of one feed: the sections and rendered rows of the daemon's snapshot at `seq`.
 ///

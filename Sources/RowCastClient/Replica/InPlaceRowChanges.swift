@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Stage 1 of a delta that inserts, deletes and moves a few rows and no section, applied in
 /// place: every entry is checked against the old snapshot first (with the errors of a full

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// One section of a ``FeedReplica``: its declared attributes and its rows in order.
 public struct ReplicaSection: Sendable, Equatable {

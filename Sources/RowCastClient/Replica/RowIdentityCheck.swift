@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// The identity checks stage 1 of a delta makes of its rows, shared by the full application
 /// and ``InPlaceRowChanges``: a row taken out (deleted or moved) must be the one at its old

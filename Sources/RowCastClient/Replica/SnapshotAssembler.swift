@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Joins the parts of a snapshot asked for with `"chunked":true` (docs/PROTOCOL.md,
 /// "Snapshots in parts") into the one snapshot reply they make up: the first part's members

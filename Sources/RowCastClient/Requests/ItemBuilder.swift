@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Builds one item from command-line style pieces: id, type, section, sort and `key=value` fields.
 public struct ItemBuilder: Sendable, Equatable {

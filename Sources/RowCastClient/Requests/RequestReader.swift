@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Reads requests from text: one JSON object, a JSON array of them, or NDJSON (one per line).
 ///

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Builders for the request objects of PROTOCOL.md ("Operations").
 public enum RowCastRequest {

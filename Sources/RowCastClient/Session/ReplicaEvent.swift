@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// What ``ReplicaSession/next(timeout:)`` saw.
 public enum ReplicaEvent: Sendable {

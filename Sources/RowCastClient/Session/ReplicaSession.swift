@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Keeps a ``FeedReplica`` of one feed up to date: the Clone pattern of PROTOCOL.md

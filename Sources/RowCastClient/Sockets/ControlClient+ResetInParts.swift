@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 extension ControlClient {
     /// The size a part of ``resetInParts(feed:items:sections:partBytes:progress:)`` aims at: well under

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// A connection to the daemon's control socket (ROUTER) through a DEALER: acked feed

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Keeps a request over rowcastd's hard message limit from being sent, and says so as a

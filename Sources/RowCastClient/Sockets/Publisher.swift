@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Fire-and-forget feed operations over PUSH to the daemon's ingest (PULL) socket.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Receives deltas and events from the daemon's PUB socket through a SUB socket.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// One message from the daemon's PUB socket: its topic and its JSON body.
 public struct SubscriberMessage: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Writes a delta as the JSON of docs/PROTOCOL.md ("Deltas"), splicing in the stored bytes of
 /// the rows and sections it carries without re-encoding them.

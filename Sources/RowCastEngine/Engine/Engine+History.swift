@@ -1,5 +1,5 @@
 import DequeModule
-import RowCastKit
+import RowCastJSON
 
 /// Recent deltas per feed and the `since` request they answer (docs/PROTOCOL.md, "Resuming
 /// from history"): a replica that missed a few deltas gets just those, not a snapshot.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 /// The `limits.max_*` checks: each runs before the request changes anything, so a refused

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 extension Engine {

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 /// A reset sent in parts (docs/PROTOCOL.md, "Resets in parts"): `reset_begin` names it,

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Where a feed's history stands: its epoch and the seq of its last delta. Published as a
 /// `position` event on the feed's own topic (`rows.<feed>\0`), so that a replica that missed

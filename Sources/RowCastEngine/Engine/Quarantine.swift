@@ -1,5 +1,5 @@
 import Collections
-import RowCastKit
+import RowCastJSON
 
 import RowCastPluginHosting
 

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 /// Builds reply and event bodies with the correlation fields (`req`, `client`) echoed; `req`

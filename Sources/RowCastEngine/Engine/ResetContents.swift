@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// What a reset will put in place, rendered: its sections and items in placement order (a
 /// later copy of an id replaces an earlier one at the later place), the bytes they hold, the

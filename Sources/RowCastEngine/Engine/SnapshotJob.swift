@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 /// A snapshot request taken at one moment, whose replies can be written later on any thread:

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// One feed's state: items by id, sections by id, first-arrival ranks, the sequence number and
 /// epoch of its history, and the published view (visible sections, and each section's rows in

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A feed's published view at one moment, as a value: its visible sections in order and each
 /// section's rows, bytes included. Taking one costs O(sections), since the row indexes are

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A section of a feed: its declaration (if any), its rendered header, and how many items
 /// name it.

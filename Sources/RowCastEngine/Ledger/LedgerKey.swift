@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Names one acked request for deduplication: the sending client's name and its request id
 /// (`req`, as the exact JSON text sent, so that `7` and `"7"` stay different, and so do

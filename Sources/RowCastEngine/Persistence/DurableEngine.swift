@@ -1,5 +1,5 @@
 import Logging
-import RowCastKit
+import RowCastJSON
 import RowCastPluginHosting
 import RowCastWire
 

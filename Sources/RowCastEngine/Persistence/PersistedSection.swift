@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A section as the durable store keeps it: declared or only created by items, and its
 /// first-arrival rank.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// The correlation fields (`op`, `feed`, `req`, `client`) read from the first bytes of a
 /// message too large to take: the top-level members are read in order until the bytes run out

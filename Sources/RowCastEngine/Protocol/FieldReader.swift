@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 /// Reads typed members out of a JSON object, turning every absence or type mismatch into a

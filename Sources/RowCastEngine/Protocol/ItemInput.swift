@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// An item as a request carries it, validated: identity and routing, plus the item's JSON
 /// exactly as published, which is what the plugin receives. The `data` fields are checked to

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A forward-only JSON scanner for the hot paths' fast lanes (the upsert decoder, the plugin
 /// output check): it walks bytes without building values and answers "fine" or "not mine".

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// An item object as the decoder's reader found it: every member parsed except `data`, which
 /// is only validated (its kind noted), and the object's own bytes.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// One decoded request: what to do, to which feed, and the caller's correlation fields.
 public struct Request: Sendable, Equatable {

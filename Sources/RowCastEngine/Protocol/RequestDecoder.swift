@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 /// Turns the bytes of one message into a validated `Request`, or an error that names what is

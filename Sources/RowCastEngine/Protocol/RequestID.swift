@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A request's `req`, exactly as the client wrote it: the JSON text of a string or a number,
 /// compared byte for byte and echoed as it came (`123456789012345678` and

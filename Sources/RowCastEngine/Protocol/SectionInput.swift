@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// A section declaration as a request carries it, validated.
 public struct SectionInput: Sendable, Equatable {

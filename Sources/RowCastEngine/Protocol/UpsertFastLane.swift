@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// The decoder's fast lane for the message rowcastd takes most: a plain, valid `upsert`.
 ///

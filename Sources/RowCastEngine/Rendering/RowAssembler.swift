@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Checks a plugin's output and turns it into the bytes of a row or header, adding the item's
 /// `id` and `type` in front of the plugin's own members without re-encoding them.

@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// The requests the gateway makes of rowcastd besides keeping replicas: the feed list, whether

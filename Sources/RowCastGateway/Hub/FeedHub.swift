@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 import RowCastSupport
 import ZeroMQ
 

@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// What one feed's hub shares with its connections, as a pure value: where the replica
 /// stands, its snapshot message when one was made, its recent deltas and the connections.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 extension JSONValue {
     /// The value as compact JSON text, numbers as written.

@@ -1,5 +1,5 @@
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 /// The texts the stream sends (PROTOCOL.md, "The web gateway"): snapshot, position and
 /// overflow events of the gateway's own, beside the daemon's deltas and action events as

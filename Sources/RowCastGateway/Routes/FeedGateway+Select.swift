@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import RowCastClient
-import RowCastKit
+import RowCastJSON
 
 extension FeedGateway {
     /// The largest select body read, in bytes.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// The gateway's HTML pages: the list of feeds and the live page of one feed. Their style and
 /// script are the gateway's own (``GatewayStyle``, ``GatewayScript``), served beside them.

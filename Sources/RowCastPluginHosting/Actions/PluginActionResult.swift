@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// What a plugin's action handler returned (`handle_action`, or a revision 1 `select` whose
 /// event is wrapped as `{"event": ...}`): the event, and the change to make to the item.

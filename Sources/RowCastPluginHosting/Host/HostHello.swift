@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// What a plugin host tells rowcastd once it has loaded its plugin: the descriptor's contents.
 public struct HostHello: Sendable, Equatable {

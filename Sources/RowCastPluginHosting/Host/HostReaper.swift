@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastSupport
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// What one plugin's host did: for `rowcast plugins` and `status`.
 public struct HostStatistics: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Logging
-import RowCastKit
+import RowCastJSON
 
 #if canImport(Glibc)
 import Glibc

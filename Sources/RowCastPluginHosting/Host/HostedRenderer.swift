@@ -1,5 +1,5 @@
 import Logging
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 /// The renderer of `plugin_isolation: process`: routes each type to the plugin that claims it,

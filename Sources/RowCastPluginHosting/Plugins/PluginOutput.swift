@@ -1,5 +1,5 @@
 import CRowCastPlugin
-import RowCastKit
+import RowCastJSON
 
 /// Turns a plugin call's status and output bytes into a ``PluginCallResult``, checking the
 /// output without re-encoding it.

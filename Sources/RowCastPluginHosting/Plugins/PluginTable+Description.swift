@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 extension PluginTable {
     /// `plugins`, `types` and `refusals`, as the `plugins` reply lists them.

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// One routed type in a ``PluginRegistry``: which plugin renders it, for a `plugins` status
 /// request.

@@ -1,5 +1,5 @@
 import Logging
-import RowCastKit
+import RowCastJSON
 
 /// The daemon's renderer: routes each item type and section type to the plugin the registry
 /// holds for it, and maps plugin results to `RenderOutcome`.

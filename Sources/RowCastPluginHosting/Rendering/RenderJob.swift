@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 
 /// One call a renderer makes: render an item, render a section header, or run an action.

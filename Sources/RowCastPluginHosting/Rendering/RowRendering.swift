@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// Where the engine gets rows from: in the daemon, the plugin registry; in tests, a fake.
 /// Calls come from the engine's one thread.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Logging
-import RowCastKit
+import RowCastJSON
 import RowCastEngine
 
 extension SQLiteFeedStore {

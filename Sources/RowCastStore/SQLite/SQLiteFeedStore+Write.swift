@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import RowCastKit
+import RowCastJSON
 import RowCastEngine
 
 extension SQLiteFeedStore {

@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 
 /// An error a user can act on: a code, a message naming the thing concerned, and, when known,
 /// the field, feed and item or section id. It travels in replies and error events.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import RowCastClient
 import RowCastEngine
-import RowCastKit
+import RowCastJSON
 
 /// `rowcast plugin check FILE`: what rowcastd's loader would say of a plugin file.
 struct PluginCheckCommand: ParsableCommand {

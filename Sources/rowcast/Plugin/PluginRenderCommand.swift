@@ -1,7 +1,7 @@
 import ArgumentParser
 import RowCastClient
 import RowCastWire
-import RowCastKit
+import RowCastJSON
 
 /// `rowcast plugin render FILE`: render items with a plugin file, without a daemon.
 struct PluginRenderCommand: ParsableCommand {

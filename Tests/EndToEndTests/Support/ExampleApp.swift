@@ -1,5 +1,5 @@
 import Foundation
-import RowCastKit
+import RowCastJSON
 import RowCastTesting
 
 /// One of the apps under Examples/: its folder, its sample feed published through

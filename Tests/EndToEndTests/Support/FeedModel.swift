@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import RowCastTesting
 
 /// What one feed must hold after a sequence of requests, by the rules of docs/PROTOCOL.md, and

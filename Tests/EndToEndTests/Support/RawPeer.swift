@@ -1,7 +1,7 @@
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import ZeroMQ
 
 /// Raw ZeroMQ peers speaking docs/PROTOCOL.md directly, with bounded waits, so the end-to-end

@@ -1,7 +1,7 @@
 @testable import RowCastEngine
 @testable import RowCastPluginHosting
 @testable import RowCastStore
-import RowCastKit
+import RowCastJSON
 import RowCastTesting
 import Testing
 

@@ -1,7 +1,7 @@
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Select with a value, changes returned by the action handler, action events with their

@@ -1,7 +1,7 @@
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The `limits.max_*` limits: refused whole with `limit_exceeded` naming the limit, nothing

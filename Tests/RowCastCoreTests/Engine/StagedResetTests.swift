@@ -1,7 +1,7 @@
 @testable import RowCastEngine
 @testable import RowCastPluginHosting
 @testable import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Resets in parts: nothing changes before the commit, the commit gives exactly what one

@@ -2,7 +2,7 @@ import Foundation
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 import Testing
 

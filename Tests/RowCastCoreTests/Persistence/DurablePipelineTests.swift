@@ -2,7 +2,7 @@ import Foundation
 @testable import RowCastEngine
 @testable import RowCastPluginHosting
 @testable import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The pipelined path the daemon uses (`submit`, `collectCommitted`, `flush`), over a real

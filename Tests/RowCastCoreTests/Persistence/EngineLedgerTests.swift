@@ -1,7 +1,7 @@
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// A repeated acked mutation (same `client` and `req`) gets its first answer and is not

@@ -3,7 +3,7 @@ import GRDB
 @testable import RowCastEngine
 @testable import RowCastPluginHosting
 @testable import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// Databases written by older rowcastd builds, opened by this one.

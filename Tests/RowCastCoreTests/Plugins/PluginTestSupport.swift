@@ -4,7 +4,7 @@ import Logging
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Synchronization
 import Testing
 

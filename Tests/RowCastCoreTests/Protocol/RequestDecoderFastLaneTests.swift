@@ -1,7 +1,7 @@
 @testable import RowCastEngine
 @testable import RowCastPluginHosting
 @testable import RowCastStore
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// The upsert fast lane against the general decoder: on every input, both decoders must give

@@ -2,7 +2,7 @@ import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
 import RowCastWire
-import RowCastKit
+import RowCastJSON
 import Testing
 
 struct RequestDecoderTests {

@@ -1,5 +1,5 @@
 import RowCastEngine
-import RowCastKit
+import RowCastJSON
 import RowCastWire
 import Testing
 

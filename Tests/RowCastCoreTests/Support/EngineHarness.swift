@@ -1,7 +1,7 @@
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 
 /// Drives an `Engine` with JSON requests and decodes what comes out.
 final class EngineHarness {

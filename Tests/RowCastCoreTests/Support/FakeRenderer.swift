@@ -1,7 +1,7 @@
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 
 /// A renderer for engine tests: renders every type in `itemTypes` into a row whose content
 /// echoes the item data, rejects items whose data has `"bad": true`, and lets a test change

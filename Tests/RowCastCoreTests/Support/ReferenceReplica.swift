@@ -1,4 +1,4 @@
-import RowCastKit
+import RowCastJSON
 import Testing
 
 /// An independent implementation of docs/PROTOCOL.md "Applying a delta", used to check that

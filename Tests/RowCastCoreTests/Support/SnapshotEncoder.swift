@@ -1,7 +1,7 @@
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
-import RowCastKit
+import RowCastJSON
 
 /// Writes a `FeedSnapshot`'s sections as the JSON array of docs/PROTOCOL.md, for tests that
 /// build snapshot replies from hand-made snapshots (the daemon writes them with

@@ -1,12 +1,12 @@
 /// Copies of a few bytes, as most JSON strings, keys and punctuation are, without calling
 /// `memcpy` (its call and its dispatch on the length cost more than a copy of a few bytes,
 /// and a row and its item make some thirty such copies).
-enum ByteCopy {
+@usableFromInline enum ByteCopy {
     /// Copies `count` bytes from `source` to `destination`, which do not overlap. Up to 16
     /// bytes take two loads and two stores of the widest word that fits, the second ending at
     /// the last byte (the two overlap when `count` is not twice the word); longer copies go
     /// to `memcpy`. No byte outside either range is read or written.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func copy(to destination: UnsafeMutableRawPointer, from source: UnsafeRawPointer, count: Int) {
         if count >= 8 {
             guard count <= 16 else {

@@ -11,10 +11,11 @@ public struct JSONWriter {
 
     /// The room of the stack buffer a write goes through (``JSONStage``); a longer value
     /// flushes it as it fills.
-    static let stageCapacity = 1024
+    @usableFromInline static let stageCapacity = 1024
 
     /// Runs `body` over a stage that appends to `bytes`, then flushes it.
-    mutating func withStage(_ body: (inout JSONStage) -> Void) {
+    @inlinable
+    package mutating func withStage(_ body: (inout JSONStage) -> Void) {
         withUnsafeTemporaryAllocation(byteCount: Self.stageCapacity, alignment: 8) { buffer in
             withUnsafeMutablePointer(to: &bytes) { destination in
                 var stage = JSONStage(buffer: buffer, destination: destination)

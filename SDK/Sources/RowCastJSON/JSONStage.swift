@@ -5,18 +5,18 @@
 /// the copy of a few bytes; a row is some thirty pieces (quotes, keys, punctuation,
 /// values), and appending them one by one was most of the cost of writing it. Here a piece is
 /// a bounds check and a copy. Made only by ``JSONWriter/withStage(_:)``, which flushes it.
-struct JSONStage: ~Copyable {
+@usableFromInline package struct JSONStage: ~Copyable {
     /// The stack buffer.
-    private let base: UnsafeMutableRawPointer
+    @usableFromInline let base: UnsafeMutableRawPointer
     /// How many bytes `base` holds.
-    private let capacity: Int
+    @usableFromInline let capacity: Int
     /// How many bytes are waiting in `base`.
-    private var count = 0
+    @usableFromInline var count = 0
     /// The writer's array, where the bytes go (valid for the stage's life, in `withStage`).
-    private let destination: UnsafeMutablePointer<[UInt8]>
+    @usableFromInline let destination: UnsafeMutablePointer<[UInt8]>
 
     /// A stage over `buffer` that flushes into `destination`.
-    init(buffer: UnsafeMutableRawBufferPointer, destination: UnsafeMutablePointer<[UInt8]>) {
+    @usableFromInline package init(buffer: UnsafeMutableRawBufferPointer, destination: UnsafeMutablePointer<[UInt8]>) {
         base = buffer.baseAddress!
         capacity = buffer.count
         self.destination = destination
@@ -25,7 +25,7 @@ struct JSONStage: ~Copyable {
     // MARK: - Bytes
 
     /// Moves the waiting bytes to the writer's array.
-    mutating func flush() {
+    @usableFromInline package mutating func flush() {
         guard count > 0 else { return }
         destination.pointee.append(
             contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
@@ -33,16 +33,16 @@ struct JSONStage: ~Copyable {
     }
 
     /// Appends one byte.
-    @inline(__always)
-    mutating func append(_ byte: UInt8) {
+    @inlinable @inline(__always)
+    package mutating func append(_ byte: UInt8) {
         if count == capacity { flush() }
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
         count &+= 1
     }
 
     /// Appends bytes: copied into the buffer, or straight to the array when longer than it.
-    @inline(__always)
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable @inline(__always)
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
         if bytes.count > capacity &- count {
             flush()
@@ -56,15 +56,15 @@ struct JSONStage: ~Copyable {
     }
 
     /// Appends ASCII text that is already valid JSON (punctuation, a literal).
-    @inline(__always)
-    mutating func writeRaw(_ text: StaticString) {
+    @inlinable @inline(__always)
+    package mutating func writeRaw(_ text: StaticString) {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     // MARK: - Values
 
     /// Appends `value` as compact JSON.
-    mutating func write(_ value: JSONValue) {
+    package mutating func write(_ value: JSONValue) {
         switch value {
         case .null: writeRaw("null")
         case .bool(let flag): writeRaw(flag ? "true" : "false")
@@ -87,7 +87,7 @@ struct JSONStage: ~Copyable {
     }
 
     /// Appends an object as compact JSON, members in their order.
-    mutating func write(object: JSONObject) {
+    package mutating func write(object: JSONObject) {
         append(UInt8(ascii: "{"))
         // Members read in place by index (no copy of each key and value).
         let entries = object.entries
@@ -101,7 +101,7 @@ struct JSONStage: ~Copyable {
     }
 
     /// Appends a number: integral values up to 2^53 without a fraction, non-finite ones as `null`.
-    mutating func write(number: Double) {
+    package mutating func write(number: Double) {
         guard number.isFinite else {
             writeRaw("null")
             return
@@ -114,7 +114,7 @@ struct JSONStage: ~Copyable {
     }
 
     /// Appends an integer.
-    mutating func write(integer: Int64) {
+    package mutating func write(integer: Int64) {
         // The digits go into a stack buffer from its end, then in one copy.
         var magnitude = integer.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
@@ -133,7 +133,7 @@ struct JSONStage: ~Copyable {
     }
 
     /// Appends a quoted, escaped string.
-    mutating func write(string: String) {
+    package mutating func write(string: String) {
         // The usual string, with nothing to escape, copied and checked in the buffer.
         let written = string.utf8.withContiguousStorageIfAvailable { appendQuotedIfPlain(UnsafeRawBufferPointer($0)) }
         if written == true { return }
