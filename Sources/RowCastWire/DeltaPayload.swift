@@ -11,7 +11,7 @@ public protocol DeltaPayload {
 }
 
 /// Sections and rows as the JSON bytes rowcastd stored when it rendered them, written into a
-/// delta without re-encoding (RowCastCore's `DeltaEncoder`).
+/// delta without re-encoding (RowCastEngine's `DeltaEncoder`).
 public enum EncodedPayload: DeltaPayload {
     /// The section object's JSON bytes.
     public typealias Section = [UInt8]
