@@ -1,4 +1,4 @@
-# Relay throughput (Benchmarks/README.md, "Relay"): python3 Benchmarks/relay-throughput.py .build/release/rowcast
+# Relay throughput (Benchmarks/README.md, "Other scripts"): python3 Benchmarks/relay-throughput.py .build/release/rowcast
 # 256-byte messages from an XPUB "rowcastd" to a SUB, directly and through
 # `rowcast relay`, sent in batches of 500 (under the default high-water mark of 1000, so none
 # is dropped), and control round trips through the relay. Every wait is bounded.

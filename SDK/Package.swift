@@ -3,7 +3,8 @@
 //
 // - RowCastKit: the CellController protocol, Item, Row, and RowCastPluginExport, which exports
 //   controllers over the C ABI. It re-exports RowCastJSON, so a plugin imports RowCastKit alone.
-// - RowCastJSON: the JSON value, parser and writer; rowcastd uses it without the rest.
+// - RowCastJSON: the JSON value, parser and writer; most of rowcastd's modules use it without
+//   the rest (the engine and the declarative cells still import RowCastKit for actions and items).
 // - CRowCastPlugin: the C ABI itself (include/rowcast_plugin.h).
 // - RowCastKitTesting: helpers to render items through a controller in unit tests.
 //

@@ -1,8 +1,9 @@
 import RowCastEngine
 import ZeroMQ
 
-/// Splits a message received on the ROUTER socket into its routing envelope and its request,
-/// and joins a reply back onto the envelope (docs/PROTOCOL.md, "Framing").
+/// Splits a message received on the ROUTER socket into its routing envelope and its request
+/// (docs/PROTOCOL.md, "Framing"); the envelope travels with the request's batch as its
+/// `ReplyRoute`, which the reply is sent on.
 ///
 /// `[identity, ..., empty, request]` (REQ, or DEALER with a delimiter) keeps everything up to
 /// and including the empty frame; `[identity, request]` (DEALER without one) keeps the identity.
@@ -28,11 +29,6 @@ struct ControlEnvelope {
         body = frames.count > bodyStart ? frames[bodyStart] : []
         bodySize = frames.count > bodyStart ? message.sizes[bodyStart] : 0
         bodyFrameCount = max(frames.count - bodyStart, 0)
-    }
-
-    /// The frames of the reply: the envelope, then `reply`.
-    func replyFrames(_ reply: [UInt8]) -> [[UInt8]] {
-        routing + [reply]
     }
 
     /// Where the reply goes, to travel with the request's batch (`BatchReceipt`).

@@ -5,6 +5,8 @@
 set -euo pipefail
 binary=$1
 pattern=$2
+[ -x "$binary" ] || { echo "check-linkage: $binary is not an executable"; exit 2; }
+for tool in nm ldd; do command -v $tool >/dev/null || { echo "check-linkage: $tool is not installed"; exit 2; }; done
 found=$({ nm "$binary"; ldd "$binary"; } 2>/dev/null | grep -E "$pattern" || true)
 if [ -n "$found" ]; then
     count=$(printf '%s\n' "$found" | wc -l)
