@@ -45,26 +45,12 @@ struct EngineBenchmark {
     }
 
     /// `Engine.process` over `items` car upserts in batches of 4096, with the real plugins in
-    /// process, and nothing else (no timing, no table).
-    static func processOnly(items: Int) {
+    /// process, and nothing else (no timing, no table); each further round sends the same items
+    /// again with another price (updates of existing items: reconfigured rows).
+    static func processOnly(items: Int, rounds: Int = 1) {
         let renderer = PluginRenderer.load(directories: [BenchDaemon.productsDirectory], logger: Logger(label: "bench"))
         let engine = Engine(renderer: renderer, logger: Logger(label: "bench"))
-        let messages = (0..<items).map { IncomingMessage(origin: .ingest, body: CarFeed.upsert($0, run: "engine")) }
-        var start = 0
-        while start < messages.count {
-            let end = min(start + 4096, messages.count)
-            _ = engine.process(Array(messages[start..<end]))
-            start = end
-        }
-        precondition(engine.feeds.values.reduce(0) { $0 + $1.rowCount } == items)
-    }
-
-    /// `Engine.process` over `items` car upserts, then over the same items again with another
-    /// price (updates of existing items: reconfigured rows), for the `instructions` workload.
-    static func updatesOnly(items: Int) {
-        let renderer = PluginRenderer.load(directories: [BenchDaemon.productsDirectory], logger: Logger(label: "bench"))
-        let engine = Engine(renderer: renderer, logger: Logger(label: "bench"))
-        for priceChange in [0, 1] {
+        for priceChange in 0..<rounds {
             let messages = (0..<items).map {
                 IncomingMessage(origin: .ingest, body: CarFeed.upsert($0, run: "engine", priceChange: priceChange))
             }

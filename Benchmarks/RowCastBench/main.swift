@@ -29,7 +29,7 @@ if arguments.first == "--engine-only", arguments.count == 2, let items = Int(arg
 // `--engine-updates-only N`: N car upserts through Engine.process, then the same items again
 // with another price (updates of existing items), for the `instructions` workload.
 if arguments.first == "--engine-updates-only", arguments.count == 2, let items = Int(arguments[1]) {
-    EngineBenchmark.updatesOnly(items: items)
+    EngineBenchmark.processOnly(items: items, rounds: 2)
     exit(0)
 }
 // `--sdk-only N`: the product plugin's render of N items through its C entry, for the
