@@ -8,6 +8,8 @@ final class MergedRenderStream: RenderStream {
     private let plugins: (any RenderStream)?
     private let cellIndex: [Int?]
     private let cells: CellRenderBatch
+    /// How many jobs, from the first, are known to have their outcomes.
+    private var answeredPrefix = 0
 
     /// A stream over the three parts; `pluginIndex` and `cellIndex` map a job to its place.
     init(
@@ -27,6 +29,22 @@ final class MergedRenderStream: RenderStream {
         if let position = pluginIndex[index], let plugins { return plugins.outcome(at: position) }
         return inline[index] ?? .noRenderer
     }
+
+    /// Whether jobs `0...index` have their outcomes. Cell rows count as answered: they are
+    /// rendered in this process, on the cells' thread, without a descriptor to wait on, and
+    /// asking for one waits only for the rows before it.
+    func hasOutcomes(through index: Int) -> Bool {
+        while answeredPrefix <= index {
+            if let position = pluginIndex[answeredPrefix], let plugins, !plugins.hasOutcomes(through: position) {
+                return false
+            }
+            answeredPrefix += 1
+        }
+        return true
+    }
+
+    /// The plugins' wait, if they are still rendering.
+    var renderWait: RenderWait? { plugins?.renderWait }
 
     /// Waits for the plugins and the cells.
     func finish() {

@@ -54,13 +54,9 @@ public final class Daemon {
     /// Subscriptions refused because the client may not read them.
     var refusedSubscriptions = 0
     var reloadFailure: String?
-    /// Sends the output of commits that finish while a plugin host renders (see
-    /// `Daemon+HostWait.swift`); set once the durable engine exists.
-    var hostWait: HostWaitCompanion?
-    /// Outputs released during a host wait that must wait for the loop (they defer a request).
+    /// Outputs released while plugin hosts rendered that must wait for the loop's next `send`
+    /// (they defer a request; see `Daemon+RenderWait.swift`).
     var earlyOutputs: [EngineOutput] = []
-    /// Why sending during a host wait failed, for the loop to throw.
-    var earlySendFailure: (any Error)?
 
     /// A daemon that loads its plugins from the configured directories, into plugin hosts or
     /// into itself as `plugin_isolation` says.
@@ -120,7 +116,6 @@ public final class Daemon {
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }
-        hostWait = HostWaitCompanion(descriptors: durable.waitDescriptors) { [unowned self] in sendFinishedCommit() }
         observePlugins(of: renderer)
         restoreReports = try durable.start()
         self.durable = durable
@@ -255,9 +250,8 @@ public final class Daemon {
                 // One clock read per batch, not per message: the batch's messages were read
                 // back to back, just before. The receipt travels with the batch.
                 let receipt = BatchReceipt(receivedAt: .now, replyRoutes: envelopes.map(\.route))
-                let deferring = durable.submit(messages, receipt: receipt)
-                if let failure = earlySendFailure { throw failure }
-                if deferring {
+                durable.begin(messages, receipt: receipt)
+                if try applyBegunBatch(durable: durable, control: control, publish: publish) {
                     // A reload must see exactly the batches before it: commit and answer them first.
                     try send(try durable.flush(), control: control, publish: publish, engine: engine)
                 }

@@ -16,6 +16,8 @@
 /// 3. `batchRead`: whether the batch filled up, so more ingest is waiting (the pipeline's
 ///    backlog), and how the pass collects committed outputs: under a backlog without waiting
 ///    for the commit in flight.
+///    The batch is then begun and applied by `Daemon.applyBegunBatch`, which waits for plugin
+///    hosts in the loop's own frame and sends what commits released meanwhile.
 /// 4. `published` and `heartbeatDue`: a heartbeat goes out when nothing was published for a
 ///    heartbeat interval.
 ///

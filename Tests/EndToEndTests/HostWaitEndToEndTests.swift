@@ -4,7 +4,7 @@ import Testing
 
 /// While a plugin host renders a batch, rowcastd still sends what earlier batches committed,
 /// and starts a commit that `commit_interval_us` held back once it is due: a batch's deltas
-/// never wait for the next batch's round trip (`Daemon+HostWait.swift`).
+/// never wait for the next batch's round trip (`Daemon+RenderWait.swift`).
 ///
 /// The fixture's `gate` item renders only once the test creates a file, and the test creates it
 /// only after the earlier item's delta arrived: if that delta waited for the render, it would

@@ -137,9 +137,15 @@ extension Engine {
     /// A retry the ledger answers applies nothing, so it renders nothing: rendered anyway, an
     /// item that hangs its plugin cost the deadline again on every retry, and a client whose
     /// retry timeout is the deadline (`rowcast publish`'s 1 s) never got its answer.
-    func prerender(_ batch: [RequestDecoder.Outcome], of messages: [IncomingMessage]) {
+    /// Returns, for each message, how many jobs it and those before it sent, and their stream.
+    func prerender(
+        _ batch: [RequestDecoder.Outcome], of messages: [IncomingMessage]
+    ) -> (jobsThrough: [Int], stream: (any RenderStream)?) {
         var jobs: [RenderJob] = []
+        var jobsThrough: [Int] = []
+        jobsThrough.reserveCapacity(messages.count)
         for (message, outcome) in zip(messages, batch) {
+            defer { jobsThrough.append(jobs.count) }
             guard case .request(let request) = outcome, !isAnsweredRetry(request, from: message.origin) else {
                 continue
             }
@@ -155,13 +161,14 @@ extension Engine {
                 continue
             }
         }
-        prerender(jobs)
+        return (jobsThrough, prerender(jobs))
     }
 
     /// Sends `jobs` to the renderer in one call; `renderItem` and `renderHeader` take their
-    /// outcomes as they arrive.
-    func prerender(_ jobs: [RenderJob]) {
-        guard !jobs.isEmpty else { return }
+    /// outcomes as they arrive. Returns their stream (nil when there are none).
+    @discardableResult
+    func prerender(_ jobs: [RenderJob]) -> (any RenderStream)? {
+        guard !jobs.isEmpty else { return nil }
         let stream = renderer.startRendering(jobs)
         renderStreams.append(stream)
         prerendered.beginGroup()
@@ -173,6 +180,7 @@ extension Engine {
                 prerenderedHeaders[JobInputKey(bytes: job.input)] = prerenderedJob
             }
         }
+        return stream
     }
 
     /// The outcome of the prerendered item job whose input is `input` (the same array),

@@ -48,6 +48,8 @@ public final class Engine {
     var prerenderedHeaders: [JobInputKey: PrerenderedJob] = [:]
     /// The streams the `prerendered` jobs are answered on.
     var renderStreams: [any RenderStream] = []
+    /// The batch begun and not yet applied to the end (see `Engine+Batches.swift`).
+    var batchInProgress: BatchInProgress?
     /// One shared copy of each cell name: names over 15 bytes are not stored inline by
     /// `String`, and a copy per row costs about 50 bytes each on a million rows (and an
     /// allocation per row to make it).
@@ -107,53 +109,10 @@ public final class Engine {
         counters.dropped += 1
     }
 
-    /// Processes one batch: everything read from the sockets in one pass.
-    public func process(_ messages: [IncomingMessage]) -> EngineOutput {
-        var output = EngineOutput()
-        var batch = BatchState()
-        var pending: [(token: Int, pending: Pending)] = []
-        let decoded = messages.map(decode)
-        if renderer.rendersInBatches { prerender(decoded, of: messages) }
-        // By index, each message and outcome read where it is: `zip` copied both (a retain and
-        // a release of each of their references per message).
-        for index in decoded.indices {
-            counters.received += 1
-            let origin = messages[index].origin
-            let outcome = handle(
-                decoded[index], from: origin, principal: messages[index].principal, batch: &batch,
-                publications: &output.publications)
-            if case .control(let token) = origin { pending.append((token, outcome)) }
-        }
-        finishPrerendered()
-        output.positions = publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
-        for (token, outcome) in pending {
-            if case .query(let request) = outcome, case .reload = request.operation {
-                output.deferred.append(DeferredRequest(token: token, request: request))
-                continue
-            }
-            if case .query(let request) = outcome, case .snapshot(let chunked) = request.operation {
-                let job = SnapshotJob(
-                    token: token, request: request, chunked: chunked, feed: feeds[request.feed!],
-                    messageLimit: decoder.maximumMessageBytes)
-                if writesSnapshotsLater {
-                    output.snapshots.append(job)
-                } else {
-                    for body in job.replies() { output.replies.append(Reply(token: token, body: body)) }
-                }
-                continue
-            }
-            let body = reply(for: outcome, publications: &output.publications)
-            remember(outcome, reply: body)
-            output.replies.append(Reply(token: token, body: body))
-        }
-        ledger.endBatch()
-        return output
-    }
-
     /// Decodes a message. One rule on both sockets: a request is exactly one frame (after the
     /// routing envelope on the control socket); a message with more (or none) is refused whole
     /// with `invalid_request`, echoing what its first frame says of `req` and `client`.
-    private func decode(_ message: IncomingMessage) -> RequestDecoder.Outcome {
+    func decode(_ message: IncomingMessage) -> RequestDecoder.Outcome {
         let isIngest = message.origin == .ingest
         guard message.frameCount == 1 else {
             let found = Correlation(prefix: message.body)
@@ -174,7 +133,7 @@ public final class Engine {
         return outcome
     }
 
-    private func handle(
+    func handle(
         _ outcome: RequestDecoder.Outcome, from origin: IncomingMessage.Origin, principal: String?,
         batch: inout BatchState, publications: inout [Publication]
     ) -> Pending {

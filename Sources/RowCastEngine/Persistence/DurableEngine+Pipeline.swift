@@ -1,3 +1,5 @@
+import RowCastPluginHosting
+
 /// The pipelined path the daemon uses: the loop thread applies batches to the engine while
 /// the commit thread writes the batches before them.
 ///
@@ -42,16 +44,47 @@ extension DurableEngine {
         !output.replies.isEmpty || !output.deferred.isEmpty || !output.snapshots.isEmpty
     }
 
-    /// Applies `messages` to the engine now; their output comes back from `collectCommitted`
+    /// Applies `messages` to the engine now, waiting for the renderer as needed (`begin` and
+    /// `resume` do the same without waiting); their output comes back from `collectCommitted`
     /// (or `flush`) once committed, with `receipt`. Returns whether the batch deferred
     /// requests to the caller (a `reload`): then `flush` before anything else, so the reload
     /// happens in order.
     public func submit(_ messages: [IncomingMessage], receipt: BatchReceipt? = nil) -> Bool {
-        var output = engine.process(messages)
-        output.receipt = receipt
-        submitted.append(UncommittedBatch(output: output, commit: takeCommit(), messageCount: messages.count))
-        return !output.deferred.isEmpty
+        begin(messages, receipt: receipt)
+        guard case .applied(let deferring) = resume(waiting: true) else {
+            preconditionFailure("DurableEngine.submit: a batch that waited for nothing did not finish")
+        }
+        return deferring
     }
+
+    /// How far a begun batch got.
+    public enum Submission: Equatable {
+        /// Applied and kept back for its commit, as `submit` does; `deferring` as `submit` returns.
+        case applied(deferring: Bool)
+        /// Waiting for the renderer: wait on `renderWait`, then `resume`.
+        case rendering
+    }
+
+    /// Begins applying `messages` (see `Engine.beginBatch`); `resume` applies them.
+    public func begin(_ messages: [IncomingMessage], receipt: BatchReceipt? = nil) {
+        engine.beginBatch(messages)
+        beganBatch = (receipt, messages.count)
+    }
+
+    /// Applies what it can of the begun batch: without `waiting`, it stops at the first
+    /// message whose rows have not arrived (`.rendering`). Once the batch is applied, its
+    /// output is kept back for its commit, as with `submit`.
+    public func resume(waiting: Bool = false) -> Submission {
+        guard var output = engine.advanceBatch(waiting: waiting) else { return .rendering }
+        guard let began = beganBatch else { preconditionFailure("DurableEngine.resume: no batch was begun") }
+        beganBatch = nil
+        output.receipt = began.receipt
+        submitted.append(UncommittedBatch(output: output, commit: takeCommit(), messageCount: began.messageCount))
+        return .applied(deferring: !output.deferred.isEmpty)
+    }
+
+    /// What the batch being applied waits on (`Engine.renderWait`), beside `waitDescriptors`.
+    public var renderWait: RenderWait? { engine.renderWait }
 
     /// Whether a commit is being written.
     public var isCommitting: Bool { writer.isBusy }
@@ -154,8 +187,11 @@ extension DurableEngine {
     }
 
     /// Readable when the commit being written has finished, or when held-back batches are due
-    /// to be committed (see `advanceWhileWaiting`).
-    public var waitDescriptors: [Int32] { [writer.finishedDescriptor, pacingTimer.descriptor] }
+    /// to be committed (see `advanceWhileWaiting`). A commit that failed is left for
+    /// `collectCommitted`, so its descriptor is not listed (it would stay readable).
+    public var waitDescriptors: [Int32] {
+        writer.hasFailed ? [pacingTimer.descriptor] : [writer.finishedDescriptor, pacingTimer.descriptor]
+    }
 
     /// Readable once held-back batches are due to be committed (`commitDue`), until
     /// `takePacingExpiry()`: the loop's own wait watches it, so a trickle's commit starts when
@@ -172,7 +208,7 @@ extension DurableEngine {
     /// the next one if it is due, and returns the outputs released since the last call, in
     /// order (often none). A failed commit is left for `collectCommitted`, which rolls back.
     ///
-    /// Safe in the middle of `submit` (while a plugin host renders its batch): the batches it
+    /// Safe while a batch is begun and not yet applied (`begin`, `resume`): the batches it
     /// commits or releases were all applied before it, and it does not touch the engine.
     public func advanceWhileWaiting() -> [EngineOutput] {
         pacingTimer.clear()

@@ -33,6 +33,8 @@ public final class DurableEngine {
     var committing: [UncommittedBatch] = []
     /// Outputs of committed batches not yet handed back.
     var released: [EngineOutput] = []
+    /// The receipt and size of the batch begun and not yet applied (`begin`, `resume`).
+    var beganBatch: (receipt: BatchReceipt?, messageCount: Int)?
     /// When commits start and ingest is held (grouping and pacing, see `CommitSchedule`).
     var schedule = CommitSchedule()
     /// The shortest time from one commit's start to the next one's, for batches that only

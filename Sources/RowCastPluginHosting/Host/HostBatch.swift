@@ -40,6 +40,18 @@ final class HostBatch {
         }
     }
 
+    /// Whether call `index` has its outcome, after taking what the host already answered
+    /// (without waiting).
+    func hasResult(at index: Int) -> Bool {
+        while outcomes[index] == nil {
+            guard plugin.advance(self, waiting: false) else { return false }
+        }
+        return true
+    }
+
+    /// What to wait on before asking again (see `HostedPlugin.renderWait(for:)`).
+    var renderWait: RenderWait? { plugin.renderWait(for: self) }
+
     /// Reads the host's answers until every call has its outcome.
     func finish() {
         while !isComplete { plugin.advance(self) }

@@ -14,9 +14,11 @@ extension HostedPlugin {
     }
 
     /// Reads the host's next answer for `batch`: a chunk of results, or a fault (after which
-    /// the calls not answered are sent to a restarted host).
-    func advance(_ batch: HostBatch) {
-        guard !batch.isComplete else { return }
+    /// the calls not answered are sent to a restarted host). Without `waiting`, it takes only
+    /// an answer that already arrived and returns false when there is none.
+    @discardableResult
+    func advance(_ batch: HostBatch, waiting: Bool = true) -> Bool {
+        guard !batch.isComplete else { return false }
         guard let host = process, active === batch, batch.answered < batch.inFlight.count else {
             // Nothing outstanding (a finished batch was replaced): send what is unknown again.
             let unknown = batch.calls.indices.filter { batch.outcomes[$0] == nil }
@@ -24,9 +26,9 @@ extension HostedPlugin {
             batch.answered = 0
             active = batch
             dispatch(unknown, of: batch)
-            return
+            return true
         }
-        var event = host.receive(timeout: .milliseconds(settings.callTimeoutMilliseconds), companion: waitCompanion)
+        guard var event = host.receive(timeout: callTimeout, waiting: waiting) else { return false }
         if case .results(let chunk) = event, batch.answered + chunk.count > batch.inFlight.count {
             event = host.abandon(because: "\(batch.answered + chunk.count) results for \(batch.inFlight.count) calls")
         }
@@ -47,7 +49,20 @@ extension HostedPlugin {
         case .fault(let fault, let index):
             recordFault(fault, at: index, of: batch)
         }
+        return true
     }
+
+    /// What to wait on before asking `batch`'s host again: its descriptors and how long the
+    /// call in progress may still take (nil when the batch has nothing outstanding on a host).
+    func renderWait(for batch: HostBatch) -> RenderWait? {
+        guard !batch.isComplete, let host = process, active === batch, batch.answered < batch.inFlight.count else {
+            return nil
+        }
+        return RenderWait(descriptors: host.descriptors, within: host.remaining(of: callTimeout))
+    }
+
+    /// How long one call may run before its host is killed.
+    var callTimeout: Duration { .milliseconds(settings.callTimeoutMilliseconds) }
 
     /// Notes a fault of the host while it worked on `batch` (`index`: the call of the batch in
     /// progress, if known), gives that call its fault, and sends the rest to a new host.

@@ -42,8 +42,6 @@ public final class HostedPlugin: RegisteredPlugin {
     var active: HostBatch?
     /// Told of every round trip and fault (the daemon's metrics), when set.
     public var observer: PluginHostObserver?
-    /// What the loop thread does while it waits for this plugin's host, when set.
-    public var waitCompanion: HostWaitCompanion?
 
     /// The longest wait before restarting a host that keeps failing.
     static let maximumBackoff = Duration.milliseconds(250)

@@ -16,6 +16,8 @@ final class HostedRenderStream: RenderStream {
     private let kinds: [PluginCallKind]
     private let places: [Place]
     private let batches: [(plugin: HostedPlugin, batch: HostBatch)]
+    /// How many jobs, from the first, are known to have their outcomes.
+    private var answeredPrefix = 0
 
     /// The stream of jobs of `kinds` sent as `places` say, in `batches`.
     init(kinds: [PluginCallKind], places: [Place], batches: [(plugin: HostedPlugin, batch: HostBatch)]) {
@@ -30,6 +32,23 @@ final class HostedRenderStream: RenderStream {
         guard place.group >= 0 else { return .noRenderer }
         let (plugin, batch) = batches[Int(place.group)]
         return HostedRenderer.outcome(batch.result(at: Int(place.call)), kind: kinds[index], plugin: plugin)
+    }
+
+    /// Whether jobs `0...index` have their outcomes, reading what the hosts already sent.
+    func hasOutcomes(through index: Int) -> Bool {
+        while answeredPrefix <= index {
+            let place = places[answeredPrefix]
+            guard place.group < 0 || batches[Int(place.group)].batch.hasResult(at: Int(place.call)) else {
+                return false
+            }
+            answeredPrefix += 1
+        }
+        return true
+    }
+
+    /// Every host still working on a batch of the stream: its descriptors, the nearest deadline.
+    var renderWait: RenderWait? {
+        batches.reduce(nil) { wait, entry in entry.batch.renderWait.map { $0.merged(with: wait) } ?? wait }
     }
 
     /// Reads every host's answers to the end.

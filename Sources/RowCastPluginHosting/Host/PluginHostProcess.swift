@@ -161,9 +161,10 @@ final class PluginHostProcess {
     }
 
     /// The next chunk of results of the batch sent, in call order, or how the host failed:
-    /// each call may take `timeout` before the host is killed. While it waits, `companion`'s
-    /// action runs whenever its descriptor is readable.
-    func receive(timeout: Duration, companion: HostWaitCompanion? = nil) -> Event {
+    /// each call may take `timeout` before the host is killed. Without `waiting`, it reads only
+    /// what the host already sent and returns nil when no whole chunk has arrived (the caller
+    /// polls `descriptors` and asks again within `remaining(of:)`).
+    func receive(timeout: Duration, waiting: Bool = true) -> Event? {
         while true {
             do {
                 if let frame = try reader.nextFrame() {
@@ -176,12 +177,7 @@ final class PluginHostProcess {
             } catch {
                 return abandon(because: "\(error)")
             }
-            let started = page.callsStarted
-            if started != seenCalls {
-                seenCalls = started
-                progress = .now
-            }
-            let waited = ContinuousClock.now - progress
+            let waited = noteProgress()
             if waited >= timeout {
                 let index = page.currentIndex
                 kill(pid, SIGKILL)
@@ -190,13 +186,35 @@ final class PluginHostProcess {
                     HostFault(.timeout, "a callback ran longer than \(timeout.milliseconds) ms; the host was killed"),
                     index: index)
             }
-            switch wait(milliseconds: min(100, max(1, (timeout - waited).milliseconds)), companion: companion) {
-            case .readable, .idle: continue
+            switch wait(milliseconds: waiting ? min(100, max(1, (timeout - waited).milliseconds)) : 0) {
+            case .readable: continue
+            case .idle: if !waiting { return nil }
             case .closed:
                 let index = page.currentIndex
                 return .fault(HostFault(.crashed, reap()), index: index)
             }
         }
+    }
+
+    /// The descriptors that turn readable when the host sent something: its channel and the
+    /// pipe of what the plugin prints.
+    var descriptors: [Int32] { [channel, log.descriptor] }
+
+    /// How long a `receive` without waiting may be put off before the call in progress
+    /// overruns `timeout` (at most 100 ms, so a slow call's progress is noticed).
+    func remaining(of timeout: Duration) -> Duration {
+        min(.milliseconds(100), max(.milliseconds(1), timeout - (ContinuousClock.now - progress)))
+    }
+
+    /// Notes a call started since the last look (the host made progress) and returns how long
+    /// the call in progress has run.
+    private func noteProgress() -> Duration {
+        let started = page.callsStarted
+        if started != seenCalls {
+            seenCalls = started
+            progress = .now
+        }
+        return ContinuousClock.now - progress
     }
 
     /// Kills a host that broke the channel protocol (`problem` says how).
@@ -216,20 +234,16 @@ final class PluginHostProcess {
     /// What `wait` saw.
     private enum Readiness { case readable, idle, closed }
 
-    /// Waits up to `milliseconds` for the channel, relaying what the plugin printed meanwhile
-    /// and running `companion`'s action when one of its descriptors is readable.
-    private func wait(milliseconds: Int, companion: HostWaitCompanion? = nil) -> Readiness {
+    /// Waits up to `milliseconds` (0: only looks) for the channel, relaying what the plugin
+    /// printed meanwhile.
+    private func wait(milliseconds: Int) -> Readiness {
         var descriptors = [
             pollfd(fd: channel, events: Int16(POLLIN), revents: 0),
             pollfd(fd: log.descriptor, events: Int16(POLLIN), revents: 0),
         ]
-        for descriptor in companion?.descriptors ?? [] {
-            descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
-        }
         let count = poll(&descriptors, nfds_t(descriptors.count), Int32(milliseconds))
         if count <= 0 { return .idle }
         if descriptors[1].revents != 0 { log.drain() }
-        if descriptors[2...].contains(where: { $0.revents != 0 }) { companion?.run() }
         if descriptors[0].revents & Int16(POLLIN) != 0 {
             return reader.fill(from: channel) ? .readable : .closed
         }

@@ -10,6 +10,8 @@ struct PrerenderedItemsTests {
     /// A stream whose outcome at an index names the index.
     final class NamingStream: RenderStream {
         func outcome(at index: Int) -> RenderOutcome { .failed(message: "job \(index)") }
+        func hasOutcomes(through index: Int) -> Bool { true }
+        var renderWait: RenderWait? { nil }
         func finish() {}
     }
 
