@@ -5,8 +5,9 @@
 /// The partition of a feed is the 32-bit FNV-1a hash of its name's UTF-8 bytes, modulo
 /// `count`. Both the hash and the count are to decide where a feed lives (which engine thread
 /// runs it, which node holds its lease, which store rows a node loads), so they never change.
-/// Today the store can load the feeds of a set of partitions (`feeds(inPartitions:)`); nothing
-/// else splits its work by partition yet.
+/// The store can load the feeds of a set of partitions (`feeds(inPartitions:)`), and an engine
+/// can serve a set of partitions only (`Engine.servedPartitions`); rowcastd runs one engine
+/// that serves them all.
 public struct Partition: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// How many partitions there are.
     public static let count = 256

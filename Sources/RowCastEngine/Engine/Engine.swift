@@ -61,6 +61,11 @@ public final class Engine {
     public var decoder: RequestDecoder
     /// Who may do what, for messages from authenticated clients (nil: nothing is checked).
     public var accessCheck: (any AccessCheck)?
+    /// The partitions whose feeds this engine serves (`Partition(feed:)`); nil: every one.
+    /// Whoever routes requests to engines sends each to the engine of its feed's partition: a
+    /// request naming a feed of another partition is refused with `internal_error`, and
+    /// `DurableEngine.start` loads only these partitions' feeds.
+    public var servedPartitions: Set<Partition>?
     let logger: Logger
     let makeEpoch: () -> String
     let started = ContinuousClock.now
@@ -128,6 +133,15 @@ public final class Engine {
         if let principal = message.principal, let accessCheck, case .request(let request) = outcome,
             let refusal = accessCheck.refusal(of: request, from: principal)
         {
+            return .failure(refusal, op: request.op, req: request.req, client: request.client)
+        }
+        if let servedPartitions, case .request(let request) = outcome, let feed = request.feed,
+            !servedPartitions.contains(Partition(feed: feed))
+        {
+            let refusal = RowCastError(
+                .internalError,
+                "feed \(feed) is in \(Partition(feed: feed)), which this engine does not serve; nothing was applied",
+                feed: feed)
             return .failure(refusal, op: request.op, req: request.req, client: request.client)
         }
         return outcome

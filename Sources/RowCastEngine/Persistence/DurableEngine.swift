@@ -83,7 +83,8 @@ public final class DurableEngine {
         writer = CommitWriter(store: store)
     }
 
-    /// Loads the store into the engine (re-rendering every item), gives a new epoch to every
+    /// Loads the store into the engine (re-rendering every item; only the feeds and action
+    /// events of `Engine.servedPartitions` when it is set), gives a new epoch to every
     /// feed whose history cannot continue, and records that. Returns the error events of
     /// items that no longer render, to publish once subscribers can connect.
     public func start() throws(StoreError) -> [Publication] {
@@ -92,6 +93,11 @@ public final class DurableEngine {
             recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity
         }
         var feeds = state.feeds
+        var events = state.events
+        if let served = engine.servedPartitions {
+            feeds.removeAll { !served.contains(Partition(feed: $0.name)) }
+            events.removeAll { !served.contains(Partition(feed: $0.feed)) }
+        }
         var commit = StoreCommit()
         for index in feeds.indices {
             let reason: String?
@@ -112,7 +118,7 @@ public final class DurableEngine {
             commit.counters.append(FeedCounters(feed: feeds[index].name, seq: feeds[index].seq, epoch: epoch))
         }
         engine.ledger = RequestLedger(limits: ledgerLimits, entries: state.ledger)
-        engine.actionEvents.restore(state.events)
+        engine.actionEvents.restore(events)
         let reports = engine.restore(feeds)
         var noted: Set<RendererKey> = []
         for feed in feeds {
