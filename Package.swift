@@ -205,6 +205,8 @@ let package = Package(
                 "RowCastWatch",
                 "RowCastRelay",
                 "RowCastGateway",
+                // The origin policy of `rowcast serve`, shared with rowcastd's HTTP endpoint.
+                "RowCastHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),

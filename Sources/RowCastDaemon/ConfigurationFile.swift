@@ -91,7 +91,8 @@ public enum ConfigurationFile {
             if let problem = setting.problem(with: value) {
                 throw ConfigurationError(.invalidValue, file: file, line: line, key: key, problem: problem)
             }
-            if case .texts(let paths) = value, paths.isEmpty { continue }  // [] = the built-in directories
+            // [] for directories means the built-in ones.
+            if case .paths = setting.kind, case .texts(let paths) = value, paths.isEmpty { continue }
             setting.write(&configuration, value)
         }
     }
@@ -105,7 +106,7 @@ public enum ConfigurationFile {
             // 0660 unquoted is an integer to YAML; the digits as written are what counts.
             guard case .scalar(let scalar) = node else { return nil }
             return .text(scalar.string)
-        case .paths:
+        case .paths, .hostNames, .origins:
             guard case .sequence(let sequence) = node else { return nil }
             var paths: [String] = []
             for element in sequence {

@@ -71,6 +71,20 @@ public enum ConfigurationSchema {
         text("socket_mode", flag: "--socket-mode", kind: .mode, reload: false, \.socketMode),
         text("socket_group", flag: "--socket-group", kind: .group, reload: false, \.socketGroup),
         boolean("allow_insecure_tcp", flag: "--allow-insecure-tcp", reload: false, \.allowInsecureTCP),
+        ConfigurationSetting(
+            key: "http_allowed_hosts", flag: "--http-allowed-host", kind: .hostNames, appliesOnReload: false,
+            read: { .texts($0.httpAllowedHosts) },
+            write: { configuration, value in
+                if case .texts(let names) = value { configuration.httpAllowedHosts = names }
+            }
+        ),
+        ConfigurationSetting(
+            key: "http_allowed_origins", flag: "--http-allowed-origin", kind: .origins, appliesOnReload: false,
+            read: { .texts($0.httpAllowedOrigins) },
+            write: { configuration, value in
+                if case .texts(let origins) = value { configuration.httpAllowedOrigins = origins }
+            }
+        ),
         boolean("curve", flag: "--curve", reload: false, \.curve),
         text("curve_server_key", flag: "--curve-server-key", kind: .optionalPath, reload: false, \.curveServerKey),
         text("curve_clients_directory", flag: "--curve-clients", kind: .path, reload: true, \.curveClientsDirectory),

@@ -18,6 +18,10 @@ public struct ConfigurationSetting: Sendable {
         case optionalPath
         /// A list of non-empty paths.
         case paths
+        /// A list of host names an HTTP endpoint serves (`HTTPOriginPolicy.allowedHosts`).
+        case hostNames
+        /// A list of origins whose pages may use an HTTP endpoint (`HTTPOriginPolicy.allowedOrigins`).
+        case origins
         /// A user name (empty: none).
         case user
         /// A group name (empty: none).
@@ -61,6 +65,10 @@ public struct ConfigurationSetting: Sendable {
         case .paths:
             return
                 "a list of non-empty paths, such as [\"/usr/local/lib/rowcast/plugins\"] ([] for the built-in directories)"
+        case .hostNames:
+            return
+                "a list of host names, such as [\"feeds.example.com\", \".example.org\"] (\".NAME\": it and every name under it)"
+        case .origins: return "a list of origins, such as [\"https://app.example.com\"]"
         case .integer(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .choice(let choices): return "one of " + choices.joined(separator: ", ")
         case .boolean: return "true or false"
@@ -85,6 +93,12 @@ public struct ConfigurationSetting: Sendable {
             return text.isEmpty ? "must be \(allowed), got an empty text" : nil
         case (.paths, .texts(let texts)):
             return texts.contains(where: \.isEmpty) ? "must be \(allowed), got an empty path in the list" : nil
+        case (.hostNames, .texts(let texts)):
+            return texts.lazy.compactMap(HTTPOriginPolicy.problem(withHost:)).first.map { "must be \(allowed): \($0)" }
+        case (.origins, .texts(let texts)):
+            return texts.lazy.compactMap(HTTPOriginPolicy.problem(withOrigin:)).first.map {
+                "must be \(allowed): \($0)"
+            }
         case (.integer(let range), .integer(let number)):
             return range.contains(number) ? nil : "must be \(allowed), got \(number)"
         case (.choice(let choices), .text(let text)):

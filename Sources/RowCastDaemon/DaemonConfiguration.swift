@@ -9,9 +9,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var controlEndpoint = "tcp://127.0.0.1:7702"
     /// The PUB endpoint for deltas and events.
     public var publishEndpoint = "tcp://127.0.0.1:7703"
-    /// The HTTP endpoint (`/metrics`, `/healthz`): `tcp://HOST:PORT`, `ipc:///path`, or "" for
-    /// none (see `HTTPEndpoint`).
+    /// The HTTP endpoint (`/metrics`, `/healthz`, and the web gateway without CURVE):
+    /// `tcp://HOST:PORT`, `ipc:///path`, or "" for none (see `HTTPEndpoint`).
     public var httpEndpoint = "tcp://127.0.0.1:7780"
+    /// Host names the HTTP endpoint serves besides IP addresses and `localhost`
+    /// (`HTTPOriginPolicy.allowedHosts`).
+    public var httpAllowedHosts: [String] = []
+    /// Origins whose pages may stream and act through the HTTP endpoint, besides its own
+    /// (`HTTPOriginPolicy.allowedOrigins`).
+    public var httpAllowedOrigins: [String] = []
     /// How long the loop may go without finishing a pass before `/healthz` says `stuck`, in
     /// milliseconds.
     public var healthStallMilliseconds = 5000

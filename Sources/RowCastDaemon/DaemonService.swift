@@ -92,8 +92,12 @@ public struct DaemonService: Service {
         guard let endpoint else { return nil }
         let installers =
             [MetricsRoute.installer(registry), HealthRoute.installer { health.report() }] + routeInstallers
+        let policy = HTTPOriginPolicy(
+            allowedHosts: configuration.httpAllowedHosts, allowedOrigins: configuration.httpAllowedOrigins,
+            hostSetting: "http_allowed_hosts (--http-allowed-host)",
+            originSetting: "http_allowed_origins (--http-allowed-origin)")
         let server = HTTPEndpointServer(
-            endpoint: endpoint, installers: installers, logger: Logger(label: "rowcastd.http"))
+            endpoint: endpoint, policy: policy, installers: installers, logger: Logger(label: "rowcastd.http"))
         do {
             let running = try await server.start()
             if case .unix(let path) = endpoint {

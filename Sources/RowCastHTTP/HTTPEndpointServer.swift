@@ -11,14 +11,23 @@ import ServiceLifecycle
 public struct HTTPEndpointServer: Sendable {
     /// Where it listens.
     public let endpoint: HTTPEndpoint
+    /// Which requests it serves by where they come from (`Host` is not checked on a Unix
+    /// socket).
+    public let policy: HTTPOriginPolicy
     /// The routes, installed in order.
     public let installers: [RouteInstaller]
     /// Where the server logs.
     public let logger: Logger
 
-    /// A server for `endpoint` with the routes `installers` add.
-    public init(endpoint: HTTPEndpoint, installers: [RouteInstaller], logger: Logger) {
+    /// A server for `endpoint` with the routes `installers` add, under `policy`.
+    public init(
+        endpoint: HTTPEndpoint, policy: HTTPOriginPolicy = HTTPOriginPolicy(), installers: [RouteInstaller],
+        logger: Logger
+    ) {
         self.endpoint = endpoint
+        var policy = policy
+        if case .unix = endpoint { policy.checksHost = false }
+        self.policy = policy
         self.installers = installers
         self.logger = logger
     }
@@ -27,6 +36,7 @@ public struct HTTPEndpointServer: Sendable {
     /// throws `HTTPEndpointStartError` naming the endpoint when it cannot be bound.
     public func start() async throws(HTTPEndpointStartError) -> RunningHTTPEndpoint {
         let router = Router(context: BasicWebSocketRequestContext.self)
+        router.add(middleware: HTTPOriginMiddleware(policy: policy))
         for install in installers { install(router) }
         let address: BindAddress
         switch endpoint {

@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import RowCastClient
 import RowCastGateway
+import RowCastHTTP
 import RowCastSupport
 import ServiceLifecycle
 import UnixSignals
@@ -28,11 +29,15 @@ struct ServeCommand: ParsableCommand {
 
             It listens on loopback unless told otherwise: it has no authentication of its own, \
             and anyone who reaches it can read every feed it can and run their rows' actions \
-            with its key. SIGINT or SIGTERM stops it; open streams are closed.
+            with its key. Web pages the user opens cannot: a request must name it by an IP \
+            address, localhost or an --allowed-host name (else 421), and streams and row \
+            actions must come from its own page or an --allowed-origin (else 403). SIGINT or \
+            SIGTERM stops it; open streams are closed.
 
             Examples:
               rowcast serve
               rowcast serve --http 127.0.0.1:0 --control tcp://feeds.example:7702 --publish tcp://feeds.example:7703
+              rowcast serve --allowed-host feeds.example.com --allowed-origin https://app.example.com
             """
     )
 
@@ -57,7 +62,31 @@ struct ServeCommand: ParsableCommand {
             "How many recent deltas each feed keeps for connections that resume with since.", valueName: "deltas"))
     var history = 1000
 
+    @Option(
+        name: .customLong("allowed-host"),
+        help: ArgumentHelp(
+            "A host name to serve besides IP addresses and localhost (.example.com: it and every name under it; *: any, which gives up the DNS-rebinding check); repeat for several.",
+            valueName: "name"))
+    var allowedHosts: [String] = []
+
+    @Option(
+        name: .customLong("allowed-origin"),
+        help: ArgumentHelp(
+            "An origin (https://app.example.com) whose pages may stream feeds and run row actions, besides the gateway's own; repeat for several.",
+            valueName: "origin"))
+    var allowedOrigins: [String] = []
+
     func validate() throws {
+        for host in allowedHosts {
+            if let problem = HTTPOriginPolicy.problem(withHost: host) {
+                throw ValidationError("--allowed-host: \(problem)")
+            }
+        }
+        for origin in allowedOrigins {
+            if let problem = HTTPOriginPolicy.problem(withOrigin: origin) {
+                throw ValidationError("--allowed-origin: \(problem)")
+            }
+        }
         do {
             _ = try HTTPAddress(parsing: http)
         } catch {
@@ -86,7 +115,9 @@ struct ServeCommand: ParsableCommand {
         let done = DispatchSemaphore(value: 0)
         Task {
             do {
-                try await Self.serve(options: options, address: address)
+                try await Self.serve(
+                    options: options, address: address,
+                    policy: HTTPOriginPolicy(allowedHosts: allowedHosts, allowedOrigins: allowedOrigins))
             } catch {
                 outcome.withLock { $0 = .failure(error) }
             }
@@ -100,11 +131,12 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// Runs the gateway and its HTTP server until SIGINT or SIGTERM.
-    static func serve(options: GatewayOptions, address: HTTPAddress) async throws {
+    static func serve(options: GatewayOptions, address: HTTPAddress, policy: HTTPOriginPolicy) async throws {
         var logger = Logger(label: "rowcast.serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .notice
         let gateway = try FeedGateway(options: options, logger: logger)
         let router = Router(context: BasicWebSocketRequestContext.self)
+        router.add(middleware: HTTPOriginMiddleware(policy: policy))
         gateway.installRoutes(on: router)
         let app = Application(
             router: router,

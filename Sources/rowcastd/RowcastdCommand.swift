@@ -89,9 +89,23 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The HTTP endpoint for /metrics and /healthz: tcp://HOST:PORT, ipc:///path, or \"\" for none. [default: tcp://127.0.0.1:7780]",
+            "The HTTP endpoint: /metrics and /healthz, and the web gateway's pages, streams and row actions (without CURVE): tcp://HOST:PORT, ipc:///path, or \"\" for none. [default: tcp://127.0.0.1:7780]",
             valueName: "endpoint"))
     var http: String?
+
+    @Option(
+        name: .customLong("http-allowed-host"),
+        help: ArgumentHelp(
+            "A host name the HTTP endpoint serves besides IP addresses and localhost (.example.com: it and every name under it); repeat for several. Replaces http_allowed_hosts.",
+            valueName: "name"))
+    var httpAllowedHosts: [String] = []
+
+    @Option(
+        name: .customLong("http-allowed-origin"),
+        help: ArgumentHelp(
+            "An origin (https://app.example.com) whose pages may stream feeds and run row actions through the HTTP endpoint, besides its own; repeat for several. Replaces http_allowed_origins.",
+            valueName: "origin"))
+    var httpAllowedOrigins: [String] = []
 
     @Option(
         name: .long,
@@ -281,6 +295,8 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("endpoints.control", control.map(ConfigurationValue.text))
         overrides.set("endpoints.publish", publish.map(ConfigurationValue.text))
         overrides.set("endpoints.http", http.map(ConfigurationValue.text))
+        overrides.set("http_allowed_hosts", httpAllowedHosts.isEmpty ? nil : .texts(httpAllowedHosts))
+        overrides.set("http_allowed_origins", httpAllowedOrigins.isEmpty ? nil : .texts(httpAllowedOrigins))
         overrides.set("health_stall_ms", healthStallMs.map(ConfigurationValue.integer))
         overrides.set("socket_mode", socketMode.map(ConfigurationValue.text))
         overrides.set("socket_group", socketGroup.map(ConfigurationValue.text))

@@ -42,6 +42,10 @@ struct ConfigurationFileTests {
                 changed = try ConfigurationOverrides.with(setting.key, .text("/elsewhere"), on: changed)
             case .user: changed = try ConfigurationOverrides.with(setting.key, .text("someone-else"), on: changed)
             case .paths: break  // [] means the built-in directories, checked below
+            case .hostNames:
+                changed = try ConfigurationOverrides.with(setting.key, .texts(["feeds.example.com"]), on: changed)
+            case .origins:
+                changed = try ConfigurationOverrides.with(setting.key, .texts(["https://app.example.com"]), on: changed)
             case .integer(let range):
                 changed = try ConfigurationOverrides.with(setting.key, .integer(range.lowerBound + 1), on: changed)
             case .choice(let choices):

@@ -31,14 +31,16 @@ extension FeedGateway {
         }
     }
 
-    /// An HTML response; the page may load only the gateway's own style and script, and
-    /// connect only back to the gateway.
+    /// An HTML response; the page may load only the gateway's own style and script, connect
+    /// only back to the gateway, and be framed by no page (its action buttons would be
+    /// clickable through another site's page).
     static func html(_ text: String, status: HTTPResponse.Status) -> Response {
         Response(
             status: status,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                .contentSecurityPolicy: "default-src 'self'; img-src * data:; connect-src 'self' ws: wss:",
+                .contentSecurityPolicy:
+                    "default-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
             ],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }

@@ -21,6 +21,13 @@ extension FeedGateway {
             guard id.utf8.count <= 256 else {
                 throw GatewayError.badRequest("row id is \(id.utf8.count) bytes; an id is at most 256 bytes")
             }
+            guard Self.isJSON(request.headers[.contentType]) else {
+                throw GatewayError(
+                    status: .unsupportedMediaType, code: "invalid_request",
+                    message:
+                        "a select must be sent with Content-Type: application/json (a body of {\"action\":\"NAME\"}, or none)"
+                )
+            }
             var request = request
             let body: ByteBuffer
             do {
@@ -44,6 +51,15 @@ extension FeedGateway {
             }
             return Self.json(reply, status: .ok)
         }
+    }
+
+    /// Whether a `Content-Type` names JSON (`application/json`, with parameters or not). A
+    /// page of another origin can send a request of this type only after a CORS preflight,
+    /// which the gateway never grants.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+        return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
     /// The action a select body names: `select` for an empty body.
