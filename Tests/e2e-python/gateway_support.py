@@ -60,19 +60,27 @@ def stop_process(process):
 class RowcastDaemon:
     """rowcastd with both real plugins; restart() brings it back on the same endpoints and state."""
 
-    def __init__(self):
+    def __init__(self, http=False):
+        """With `http`, fixed ports and its own HTTP endpoint, which then serves the gateway too
+        (endpoints["http"]); without, no HTTP endpoint at all."""
         self.plugins = tempfile.mkdtemp(prefix="rowcast-gw-plugins-")
         self.state = tempfile.mkdtemp(prefix="rowcast-gw-state-")
         for name in ("librowcast-product.so", "librowcast-advertising.so"):
             shutil.copy(os.path.join(BUILD_DIR, name), self.plugins)
         self.process = None
-        self.endpoints = {"ingest": "tcp://127.0.0.1:*", "control": "tcp://127.0.0.1:*", "publish": "tcp://127.0.0.1:*"}
+        if http:
+            self.endpoints = {"ingest": "tcp://127.0.0.1:*", "control": "tcp://127.0.0.1:%d" % free_port(),
+                              "publish": "tcp://127.0.0.1:%d" % free_port(), "http": "tcp://127.0.0.1:%d" % free_port()}
+        else:
+            self.endpoints = {"ingest": "tcp://127.0.0.1:*", "control": "tcp://127.0.0.1:*",
+                              "publish": "tcp://127.0.0.1:*", "http": ""}
         self.start()
 
     def start(self):
         self.process = subprocess.Popen(
             [os.path.join(BUILD_DIR, "rowcastd"), "--ingest", self.endpoints["ingest"],
              "--control", self.endpoints["control"], "--publish", self.endpoints["publish"],
+             "--http", self.endpoints.get("http", ""),
              "--plugins", self.plugins, "--state-dir", self.state, "--heartbeat-ms", "200"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:

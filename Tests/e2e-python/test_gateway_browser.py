@@ -4,16 +4,22 @@ protocol (the `websocket-client` package), shows a feed served by `rowcast serve
 its DOM equal to rowcastd's snapshot through inserts, moves, a reset and deletes; a click on
 a row's action shows the action event. Writes screenshots to .build/artifacts/.
 
+A hostile page served from another loopback origin tries to read a feed over the WebSocket and
+Server-Sent Events and to run a row's action, against `rowcast serve` and rowcastd's own HTTP
+endpoint: every attempt fails, and no action runs.
+
 Skips (status 0) only when no Chromium is installed and ROWCAST_BROWSER_REQUIRED is not set;
 `make test` installs Debian's chromium and sets it.
 """
 import base64
+import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import urllib.request
@@ -241,6 +247,103 @@ class GatewayBrowserTest(unittest.TestCase):
         self.publish({"op": "delete_section", "id": "ads"})
         self.assert_page_shows_snapshot("deletes")
         self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-feed-after.png"))
+
+
+# A page of another origin that tries what a malicious site would: read the feed over the
+# WebSocket and Server-Sent Events, and run a row's action with a "simple" request (no CORS
+# preflight: text/plain, no-cors) and with a JSON one (preflighted). It records what happened.
+HOSTILE_PAGE = """<!doctype html><meta charset="utf-8"><title>hostile</title><script>
+const target = new URLSearchParams(location.search).get('target');
+const feed = new URLSearchParams(location.search).get('feed');
+window.results = {ws: 'pending', wsMessages: 0, sse: 'pending', sseMessages: 0, simple: 'pending', json: 'pending'};
+const ws = new WebSocket(target.replace('http://', 'ws://') + '/feeds/' + feed + '/stream');
+ws.onopen = () => { results.ws = 'open'; };
+ws.onmessage = () => { results.wsMessages += 1; };
+ws.onerror = () => { if (results.ws === 'pending') results.ws = 'error'; };
+ws.onclose = () => { if (results.ws === 'pending') results.ws = 'closed'; };
+const es = new EventSource(target + '/feeds/' + feed + '/stream');
+es.onopen = () => { results.sse = 'open'; };
+es.onmessage = () => { results.sseMessages += 1; };
+es.onerror = () => { if (results.sse === 'pending') results.sse = 'error'; es.close(); };
+const select = target + '/feeds/' + feed + '/rows/1/select';
+fetch(select, {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body: '{"action":"select"}'})
+  .then(() => { results.simple = 'sent'; }, () => { results.simple = 'failed'; });
+fetch(select, {method: 'POST', headers: {'Content-Type': 'application/json'}, body: '{"action":"select"}'})
+  .then(r => { results.json = 'answered ' + r.status; }, () => { results.json = 'blocked'; });
+</script>"""
+
+
+class HostileSite:
+    """HOSTILE_PAGE served on a loopback port of its own: another origin than the gateways'."""
+
+    def __init__(self):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = HOSTILE_PAGE.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=WAIT_SECONDS)
+
+
+class HostilePageTest(unittest.TestCase):
+    def setUp(self):
+        path = browser_path()
+        if path is None:
+            if os.environ.get("ROWCAST_BROWSER_REQUIRED"):
+                self.fail("no Chromium found (%s); make deps installs Debian's chromium" % ", ".join(BROWSERS))
+            self.skipTest("no Chromium installed")
+        self.daemon = RowcastDaemon(http=True)
+        self.addCleanup(self.daemon.close)
+        self.control = Control(self.daemon)
+        self.addCleanup(self.control.close)
+        self.control.request({"op": "upsert", "feed": FEED, "item": product("1", name="Tesla Model 3", sort=1)})
+        self.gateway = Gateway(self.daemon)
+        self.addCleanup(self.gateway.stop)
+        self.site = HostileSite()
+        self.addCleanup(self.site.close)
+        self.browser = Browser(path)
+        self.addCleanup(self.browser.close)
+
+    def action_events(self):
+        return self.control.request({"op": "events", "feed": FEED})["last"]
+
+    def test_a_page_of_another_origin_can_neither_read_a_feed_nor_run_an_action(self):
+        targets = {"rowcast serve": self.gateway.url,
+                   "rowcastd --http": "http://" + self.daemon.endpoints["http"][len("tcp://"):]}
+        before = self.action_events()
+        for name, target in targets.items():
+            self.browser.navigate("%s/?target=%s&feed=%s" % (self.site.url, target, FEED))
+            deadline = time.monotonic() + WAIT_SECONDS
+            results = None
+            while time.monotonic() < deadline:
+                results = self.browser.evaluate("window.results || null")
+                if results and "pending" not in (results["ws"], results["sse"], results["simple"], results["json"]):
+                    break
+                time.sleep(0.1)
+            time.sleep(0.5)  # anything a stream would still deliver
+            results = self.browser.evaluate("window.results")
+            self.assertNotEqual(results["ws"], "open", "%s: %r" % (name, results))
+            self.assertEqual(results["wsMessages"], 0, "%s: %r" % (name, results))
+            self.assertNotEqual(results["sse"], "open", "%s: %r" % (name, results))
+            self.assertEqual(results["sseMessages"], 0, "%s: %r" % (name, results))
+            self.assertEqual(results["json"], "blocked", "%s: %r" % (name, results))
+            self.assertEqual(self.action_events(), before, "%s: the hostile page ran an action: %r" % (name, results))
+        self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-hostile-page.png"))
 
 
 if __name__ == "__main__":

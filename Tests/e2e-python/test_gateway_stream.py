@@ -204,16 +204,23 @@ class GatewayStreamTest(unittest.TestCase):
             self.assertIn(text, body, path)
 
     def test_select_runs_the_action_and_maps_errors(self):
-        code, kind, body = self.gateway.request("POST", "/feeds/%s/rows/1/select" % FEED)
+        json_type = {"Content-Type": "application/json"}
+        code, kind, body = self.gateway.request("POST", "/feeds/%s/rows/1/select" % FEED, headers=json_type)
         self.assertEqual(code, 200, body)
         self.assertIn("application/json", kind)
         self.assertEqual(json.loads(body)["event"], {"kind": "show_detail", "id": "1"})
-        code, _, body = self.gateway.request("POST", "/feeds/%s/rows/nope/select" % FEED, body=b'{"action":"select"}')
+        code, _, body = self.gateway.request("POST", "/feeds/%s/rows/nope/select" % FEED, body=b'{"action":"select"}',
+                                             headers=json_type)
         self.assertEqual(code, 404, body)
         self.assertEqual(json.loads(body)["error"]["code"], "not_found")
-        code, _, body = self.gateway.request("POST", "/feeds/%s/rows/1/select" % FEED, body=b'{"acton":"x"}')
+        code, _, body = self.gateway.request("POST", "/feeds/%s/rows/1/select" % FEED, body=b'{"acton":"x"}',
+                                             headers=json_type)
         self.assertEqual(code, 400, body)
         self.assertIn("acton", body)
+        code, _, body = self.gateway.request("POST", "/feeds/%s/rows/1/select" % FEED, body=b'{"action":"select"}',
+                                             headers={"Content-Type": "text/plain"})
+        self.assertEqual(code, 415, body)
+        self.assertIn("application/json", body)
 
     def test_a_slow_connection_is_closed_and_never_holds_back_the_others(self):
         # A gateway whose connections may have 8 messages waiting; one client never reads
