@@ -21,7 +21,12 @@ struct ServiceEndToEndTests {
             switch setting.read(defaults) {
             case .text(let text): values = [text]
             case .integer(let number): values = [String(number)]
-            case .texts: values = [NSTemporaryDirectory()]
+            case .texts:
+                switch setting.kind {
+                case .hostNames: values = ["feeds.example.com"]
+                case .origins: values = ["https://app.example.com"]
+                default: values = [NSTemporaryDirectory()]
+                }
             case .boolean: values = []
             }
             let run = try runRowcastdToExit(["--check-config", flag] + values)

@@ -52,7 +52,7 @@ final class CommitMarker {
     @discardableResult
     func write(_ position: Position) -> Bool {
         if descriptor < 0 {
-            descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o640)
+            descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { return false }
         }
         var record = Array("rowcast-position 1 \(position.storeID) \(position.commits)".utf8)

@@ -71,6 +71,9 @@ public final class SQLiteFeedStore: FeedStore {
                 metadata: ["reason": "\(failure)"])
         }
         stateDirectory = try StateDirectory(path: directory)
+        for change in try StateFileModes.restrict(directory: directory) {
+            logger.notice("state made private to rowcastd's user", metadata: ["change": "\(change)"])
+        }
         databasePath = directory + "/" + Self.databaseFileName
         marker = CommitMarker(path: directory + "/" + Self.markerFileName)
         let lost = StateLossCheck(databasePath: databasePath, marker: marker).missingHistory()
@@ -82,6 +85,7 @@ public final class SQLiteFeedStore: FeedStore {
                 "state loss accepted (--accept-state-loss): every feed starts a new epoch",
                 metadata: ["lost": "\(lost)"])
         }
+        try StateFileModes.createPrivately(databasePath)
         let queue = try Self.openDatabase(at: databasePath, synchronous: synchronous)
         self.queue = queue
         let path = databasePath

@@ -32,7 +32,7 @@ final class StateDirectory {
             )
         }
         let lockPath = path + "/rowcast.lock"
-        let descriptor = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
+        let descriptor = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let code = errno
             throw StoreError(
@@ -117,9 +117,13 @@ final class StateDirectory {
             return
         }
         var prefix = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/") {
+        let components = path.split(separator: "/")
+        for (index, component) in components.enumerated() {
             prefix += component
-            if stat(prefix, &info) != 0 && mkdir(prefix, 0o750) != 0 && errno != EEXIST {
+            // The state directory itself is rowcastd's user's alone; parents it had to make
+            // can be entered by the group.
+            let mode: mode_t = index == components.count - 1 ? 0o700 : 0o750
+            if stat(prefix, &info) != 0 && mkdir(prefix, mode) != 0 && errno != EEXIST {
                 let code = errno
                 throw StoreError(
                     code == ENOSPC ? .full : .unwritable, path: path,

@@ -1,0 +1,84 @@
+import RowCastEngine
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Who may read the state: its files hold every feed, past any CURVE read grant, so only the
+/// user rowcastd runs as may read them (0600), and other users may not enter the directory.
+///
+/// `restrict` fixes what an older rowcastd or an operator left open, and says what it
+/// changed; `createPrivately` makes the database before SQLite does, so it is never readable
+/// by others even for a moment (SQLite gives the write-ahead log and shared-memory files the
+/// database file's mode).
+enum StateFileModes {
+    /// The mode of every state file.
+    static let fileMode: mode_t = 0o600
+
+    /// Clears other users' access to `directory` and makes every state file in it
+    /// (`rowcast.*`, regular files only) 0600. Returns one line per change, for the log.
+    /// Throws when the directory is open to other users and rowcastd does not own it, naming
+    /// the command that fixes it.
+    static func restrict(directory: String) throws(StoreError) -> [String] {
+        var changes: [String] = []
+        var info = stat()
+        guard stat(directory, &info) == 0 else { return [] }
+        let mode = info.st_mode & 0o7777
+        if mode & 0o007 != 0 {
+            guard info.st_uid == geteuid(), chmod(directory, mode & ~0o007) == 0 else {
+                throw StoreError(
+                    .unwritable, path: directory,
+                    message:
+                        "state directory \(directory) is open to other users (mode \(octal(mode))), who could read every feed in it, and rowcastd (uid \(geteuid())) cannot change that. Run: chmod o-rwx \(directory)"
+                )
+            }
+            changes.append("state directory \(directory): mode \(octal(mode)) -> \(octal(mode & ~0o007))")
+        }
+        guard let entries = opendir(directory) else { return changes }
+        defer { closedir(entries) }
+        while let entry = readdir(entries) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix("rowcast.") else { continue }
+            let path = directory + "/" + name
+            var file = stat()
+            guard lstat(path, &file) == 0, file.st_mode & S_IFMT == S_IFREG else { continue }
+            let fileMode = file.st_mode & 0o7777
+            guard fileMode & 0o077 != 0 else { continue }
+            guard chmod(path, Self.fileMode) == 0 else {
+                let code = errno
+                throw StoreError(
+                    .unwritable, path: path,
+                    message:
+                        "state file \(path) is readable by other users (mode \(octal(fileMode))) and cannot be made private: \(String(cString: strerror(code))). Run: chmod 0600 \(path)"
+                )
+            }
+            changes.append("state file \(path): mode \(octal(fileMode)) -> \(octal(Self.fileMode))")
+        }
+        return changes
+    }
+
+    /// Creates `path` empty with mode 0600 when it does not exist (SQLite takes an empty file
+    /// as a new database).
+    static func createPrivately(_ path: String) throws(StoreError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, Self.fileMode)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        let code = errno
+        guard code != EEXIST else { return }
+        throw StoreError(
+            code == ENOSPC ? .full : .unwritable, path: path,
+            message: "cannot create the database \(path): \(String(cString: strerror(code))).")
+    }
+
+    /// `0755`.
+    static func octal(_ mode: mode_t) -> String {
+        let digits = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}
