@@ -35,7 +35,7 @@ public enum CellFieldType: String, Sendable, CaseIterable {
         case .url:
             guard let string = value.stringValue else { return "must be a URL string, got \(value.kindName)" }
             // The URL check of plugins (`Item.url(_:)`), so a cell and a plugin refuse the same values.
-            return Item.looksLikeURL(string) ? nil : "must be a URL with a scheme such as https://, got \"\(string)\""
+            return URLCheck.problem(with: string)
         case .date:
             if let seconds = value.numberValue {
                 return CellDate.representable.contains(seconds)

@@ -55,6 +55,8 @@ struct ActionExportTests {
         #expect(ActionValueType.integer.problem(with: .number(JSONNumber(4.5))) != nil)
         #expect(ActionValueType.url.problem(with: "https://example.com/a") == nil)
         #expect(ActionValueType.url.problem(with: "example.com") != nil)
+        #expect(ActionValueType.url.problem(with: "javascript:alert(1)") != nil)
+        #expect(ActionValueType.url.problem(with: "data:text/html,x") != nil)
         #expect(throws: ItemError.self) { try ActionRole(action: ["role": "edit", "field": "email"]) }
         #expect(throws: ItemError.self) { try ActionRole(action: ["role": "swipe"]) }
     }

@@ -27,6 +27,14 @@ import Testing
         #expect(error?.field == "url")
     }
 
+    @Test("an advertisement whose URL is not http or https (javascript:) is refused, naming url")
+    func refusesScriptURL() {
+        let error = harness.error(
+            id: "ad3", data: ["name": "A", "operatedBy": "B", "price": 1, "image": "i", "url": "javascript:alert(1)"])
+        #expect(error?.field == "url")
+        #expect(error?.message.contains("http or https") == true, "\(String(describing: error))")
+    }
+
     @Test("a sponsored section's header shows its title, and Sponsored when it has no disclosure")
     func header() throws {
         let headers = HeaderHarness<SponsoredHeaderController>()

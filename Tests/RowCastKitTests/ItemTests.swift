@@ -107,7 +107,27 @@ struct ItemTests {
         ])
     func urls(_ string: String, _ valid: Bool) throws {
         let item = try Item(json: ["id": "i", "type": "t", "data": ["u": .string(string)]])
-        #expect((failure { () throws(ItemError) in try item.url("u") } == nil) == valid, "\(string)")
+        #expect(Item.looksLikeURL(string) == valid, "\(string)")
+        let scheme = URLCheck.scheme(of: string).map { Set([$0]) } ?? []
+        #expect((failure { () throws(ItemError) in try item.url("u", schemes: scheme) } == nil) == valid, "\(string)")
+    }
+
+    @Test(
+        "a URL field takes http and https unless the plugin names other schemes",
+        arguments: [
+            ("https://example.com", true, true), ("HTTP://example.com", true, true),
+            ("javascript:alert(1)", false, false),
+            ("JavaScript:alert(1)", false, false), ("data:text/html,x", false, false), ("vbscript:x", false, false),
+            ("mailto:a@b.c", false, true), ("myapp:detail/1", false, true),
+        ])
+    func urlSchemes(_ string: String, _ web: Bool, _ named: Bool) throws {
+        let item = try Item(json: ["id": "i", "type": "t", "data": ["u": .string(string)]])
+        let error = failure { () throws(ItemError) in try item.url("u") }
+        #expect((error == nil) == web, "\(string)")
+        if let error { #expect(error.message.contains("http or https"), "\(error.message)") }
+        #expect(failure { () throws(ItemError) in try item.optionalURL("u") } == error)
+        let schemes: Set<String> = ["http", "https", "mailto", "myapp"]
+        #expect((failure { () throws(ItemError) in try item.url("u", schemes: schemes) } == nil) == named, "\(string)")
     }
 
     @Test(

@@ -5,7 +5,7 @@ public enum ActionValueType: String, Sendable, CaseIterable {
     case string
     /// A string with one `@`, something before it and a domain after it, and no spaces.
     case email
-    /// A string that starts with a scheme and `:` (`https://...`, `mailto:...`).
+    /// An `http` or `https` URL (``URLCheck``): no `javascript:` or `data:` URL reaches the row.
     case url
     /// Any JSON number.
     case number
@@ -30,14 +30,10 @@ public enum ActionValueType: String, Sendable, CaseIterable {
             return valid ? nil : "expected an email address such as name@example.com, got \"\(text)\""
         case .url:
             guard let text = value.stringValue else { return "expected a URL (a string), got \(value.kindName)" }
-            guard let colon = text.firstIndex(of: ":"), colon != text.startIndex,
-                text.index(after: colon) != text.endIndex,
-                text[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
-                text.first!.isLetter, !text.contains(where: \.isWhitespace)
-            else {
+            guard URLCheck.scheme(of: text) != nil else {
                 return "expected a URL with a scheme such as https://example.com, got \"\(text)\""
             }
-            return nil
+            return URLCheck.problem(with: text).map { _ in "expected an http or https URL, got \"\(text)\"" }
         case .number:
             return value.numberValue == nil ? "expected a number, got \(value.kindName)" : nil
         case .integer:

@@ -91,21 +91,21 @@ extension FieldReading {
         return flag
     }
 
-    /// A required URL field: a string with a scheme (`https://...`, `myapp:detail`), no spaces.
+    /// A required URL field: a string with a scheme, no spaces, and a scheme of `schemes`
+    /// (by default `http` or `https`: see ``URLCheck``; name others, such as `["myapp"]`, to
+    /// accept them).
     @inlinable
-    public func url(_ name: String) throws(ItemError) -> String {
+    public func url(_ name: String, schemes: Set<String> = URLCheck.webSchemes) throws(ItemError) -> String {
         let string = try string(name)
-        guard Self.looksLikeURL(string) else {
-            throw .invalidField(name, "must be a URL with a scheme such as https://, got \"\(string)\"")
-        }
+        if let problem = URLCheck.problem(with: string, schemes: schemes) { throw .invalidField(name, problem) }
         return string
     }
 
     /// An optional URL field: `nil` when absent or `null`.
     @inlinable
-    public func optionalURL(_ name: String) throws(ItemError) -> String? {
+    public func optionalURL(_ name: String, schemes: Set<String> = URLCheck.webSchemes) throws(ItemError) -> String? {
         guard optionalValue(name) != nil else { return nil }
-        return try url(name)
+        return try url(name, schemes: schemes)
     }
 
     /// A required object field.
@@ -124,20 +124,10 @@ extension FieldReading {
         return array
     }
 
-    /// Whether `string` passes ``url(_:)``'s check: an RFC 3986 scheme
+    /// Whether `string` is a URL of any scheme (`URLCheck.scheme(of:)`): an RFC 3986 scheme
     /// (`ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`), a colon, then a non-empty rest without
     /// whitespace or control characters.
     public static func looksLikeURL(_ string: String) -> Bool {
-        let bytes = string.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex else { return false }
-        for (offset, byte) in bytes[..<colon].enumerated() {
-            let isLetter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
-            let isOther =
-                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            guard isLetter || (offset > 0 && isOther) else { return false }
-        }
-        let rest = bytes[bytes.index(after: colon)...]
-        return !rest.isEmpty && !rest.contains(where: { $0 <= 0x20 || $0 == 0x7F })
+        URLCheck.scheme(of: string) != nil
     }
 }
