@@ -54,6 +54,8 @@ public final class Daemon {
     /// Subscriptions refused because the client may not read them.
     var refusedSubscriptions = 0
     var reloadFailure: String?
+    /// The locks on the `ipc://` socket paths bound, held until `close`.
+    private var socketLocks: [SocketPathLock] = []
     /// Outputs released while plugin hosts rendered that must wait for the loop's next `send`
     /// (they defer a request; see `Daemon+RenderWait.swift`).
     var earlyOutputs: [EngineOutput] = []
@@ -128,6 +130,7 @@ public final class Daemon {
         try ingest.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
         try ingest.setOption(.maxMessageSize, zmqLimit)
         try secure(ingest, endpoint: configuration.ingestEndpoint)
+        try lockSocketPath(of: configuration.ingestEndpoint)
         try permissions.bind(ingest, to: configuration.ingestEndpoint)
         self.ingest = ingest
 
@@ -140,6 +143,7 @@ public final class Daemon {
         try control.setOption(.routerMandatory, true)
         try control.setOption(.maxMessageSize, zmqLimit)
         try secure(control, endpoint: configuration.controlEndpoint)
+        try lockSocketPath(of: configuration.controlEndpoint)
         try permissions.bind(control, to: configuration.controlEndpoint)
         self.control = control
 
@@ -152,6 +156,7 @@ public final class Daemon {
         try publish.setOption(.sendHighWaterMark, configuration.publishHighWaterMark)
         if metrics != nil { publishMonitor = try SocketMonitor(watching: publish, events: [.accepted, .disconnected]) }
         try secure(publish, endpoint: configuration.publishEndpoint)
+        try lockSocketPath(of: configuration.publishEndpoint)
         try permissions.bind(publish, to: configuration.publishEndpoint)
         self.publish = publish
 
@@ -299,10 +304,19 @@ public final class Daemon {
         publish = nil
         zap?.socket.close()
         zap = nil
+        for lock in socketLocks { lock.release() }
+        socketLocks = []
         let failure = durable?.close()
         durable = nil
         Self.pluginRenderer(of: renderer).flatMap { $0 as? HostedRenderer }?.stopHosts()
         return failure
+    }
+
+    /// Locks the socket path of an `ipc://` endpoint before its bind (`SocketPathLock`), so a
+    /// second rowcastd given the same path stops instead of taking the socket away.
+    private func lockSocketPath(of endpoint: String) throws(SocketInUseError) {
+        guard let path = SocketPermissions.socketPath(of: endpoint), path != "*" else { return }
+        socketLocks.append(try SocketPathLock(socketPath: path))
     }
 
     /// The most control requests read in one pass. Their replies (a snapshot can be large) are

@@ -41,7 +41,7 @@ struct RowcastdCommand: AsyncParsableCommand {
             second stop signal; 64 invalid command line; 65 the database needs a person \
             (damaged, newer, foreign, or state lost: see --accept-state-loss); 73 the state directory cannot be written; 74 an I/O \
             error on the state; 70 a stop did not finish within --drain-timeout-ms; 75 another \
-            rowcastd uses the state directory; 78 invalid configuration (or a CURVE key file or \
+            rowcastd uses the state directory or an ipc:// socket path; 78 invalid configuration (or a CURVE key file or \
             ipc socket permission that cannot be used).
             """,
         version: RowCastVersion.current
@@ -430,6 +430,11 @@ struct RowcastdCommand: AsyncParsableCommand {
             logger.critical("rowcastd cannot use its state", metadata: ["error": "\(storeError.message)"])
             Self.printError("rowcastd: cannot start: \(storeError.message)")
             throw ExitCode(storeError.exitStatus)
+        } catch let error as DaemonStartError where error.underlying is SocketInUseError {
+            // Another rowcastd serves the path: 75, as for a state directory in use.
+            logger.critical("rowcastd cannot start", metadata: ["error": "\(error.underlying)"])
+            Self.printError("rowcastd: cannot start: \(error.underlying)")
+            throw ExitCode(75)
         } catch let error as DaemonStartError
             where error.underlying is KeyFileError || error.underlying is SocketPermissionError
         {

@@ -80,4 +80,36 @@ struct IPCPermissionEndToEndTests {
         #expect(status["ok"] == true)
         #expect(!(status["feeds"]?.description.contains("payroll") ?? true), "\(status)")
     }
+
+    @Test("a second rowcastd given the same ipc:// paths exits 75 naming the first one's pid, which keeps serving")
+    func secondDaemonOnTheSamePathsIsRefused() throws {
+        let sockets = try TemporaryDirectory("rowcast-ipc")
+        let endpoints = (
+            "ipc://\(sockets.path)/ingest.sock", "ipc://\(sockets.path)/control.sock",
+            "ipc://\(sockets.path)/publish.sock"
+        )
+        let first = try DaemonProcess(endpoints: endpoints)
+        defer { first.stop() }
+        var lock = stat()
+        #expect(stat("\(sockets.path)/control.sock.lock", &lock) == 0)
+        #expect(lock.st_mode & 0o777 == 0o600)
+
+        // Its own state directory: only the socket paths are shared.
+        let second = try runRowcastdToExit([
+            "--ingest", endpoints.0, "--control", endpoints.1, "--publish", endpoints.2,
+            "--state-dir", try TemporaryDirectory("rowcast-state").path,
+        ])
+        #expect(second.status == 75, "\(second.stderr)")
+        #expect(second.stderr.contains("ipc socket \(sockets.path)/ingest.sock"), "\(second.stderr)")
+        #expect(second.stderr.contains("pid \(first.process.processIdentifier)"), "\(second.stderr)")
+
+        let status = try RawPeer(first).request(["op": "status"])
+        #expect(status["ok"] == true)
+
+        // Once the first stops, the paths are free again.
+        first.stop()
+        let third = try DaemonProcess(endpoints: endpoints)
+        defer { third.stop() }
+        #expect(try RawPeer(third).request(["op": "status"])["ok"] == true)
+    }
 }
