@@ -242,7 +242,7 @@ install: deps
 	    -e 's|/usr/local/share/doc/rowcast|$(DOCDIR)|g' \
 	    systemd/rowcastd.service > $(DESTDIR)$(UNITDIR)/rowcastd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/rowcastd.service
-	install -m 0644 README.md docs/OPERATIONS.md docs/PROTOCOL.md docs/PLUGINS.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md docs/OPERATIONS.md docs/PROTOCOL.md docs/PLUGINS.md docs/SECURITY.md $(DESTDIR)$(DOCDIR)/
 	$(MAKE) install-cli-docs BIN_FROM=$(INSTALL_DIR)
 	$(MAKE) install-sdk
 	@echo "installed under $(DESTDIR)$(PREFIX); now: systemctl daemon-reload && systemctl enable --now rowcastd"
