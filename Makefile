@@ -97,6 +97,7 @@ test: build check-linkage check-docs test-swift test-python
 ## check-docs: every path docs/ARCHITECTURE.md names exists.
 check-docs:
 	@Tests/docs/check-architecture-paths.sh
+	@Tests/docs/check-architecture-paths.sh docs/SECURITY.md
 
 ## check-linkage: the module seams hold in the built executables (docs/ARCHITECTURE.md):
 ## rowcast links neither GRDB nor SQLite, and rowcast-plugin-host links nothing of the engine,
