@@ -55,7 +55,7 @@ public final class Daemon {
     var refusedSubscriptions = 0
     var reloadFailure: String?
     /// The locks on the `ipc://` socket paths bound, held until `close`.
-    private var socketLocks: [SocketPathLock] = []
+    private var socketLocks: [PIDLockFile] = []
     /// Outputs released while plugin hosts rendered that must wait for the loop's next `send`
     /// (they defer a request; see `Daemon+RenderWait.swift`).
     var earlyOutputs: [EngineOutput] = []
@@ -312,11 +312,11 @@ public final class Daemon {
         return failure
     }
 
-    /// Locks the socket path of an `ipc://` endpoint before its bind (`SocketPathLock`), so a
-    /// second rowcastd given the same path stops instead of taking the socket away.
+    /// Locks the socket path of an `ipc://` endpoint before its bind (`SocketInUseError.lock`),
+    /// so a second rowcastd given the same path stops instead of taking the socket away.
     private func lockSocketPath(of endpoint: String) throws(SocketInUseError) {
         guard let path = SocketPermissions.socketPath(of: endpoint), path != "*" else { return }
-        socketLocks.append(try SocketPathLock(socketPath: path))
+        socketLocks.append(try SocketInUseError.lock(path))
     }
 
     /// The most control requests read in one pass. Their replies (a snapshot can be large) are

@@ -59,6 +59,17 @@ def browser_path():
     return None
 
 
+def required_browser(test):
+    """The browser's path; fails `test` when none is installed and ROWCAST_BROWSER_REQUIRED is
+    set, else skips it."""
+    path = browser_path()
+    if path is None:
+        if os.environ.get("ROWCAST_BROWSER_REQUIRED"):
+            test.fail("no Chromium found (%s); make deps installs Debian's chromium" % ", ".join(BROWSERS))
+        test.skipTest("no Chromium installed")
+    return path
+
+
 def expected_dom(snapshot):
     """What the page must show for a daemon snapshot."""
     def value(v):
@@ -174,11 +185,7 @@ class Browser:
 
 class GatewayBrowserTest(unittest.TestCase):
     def setUp(self):
-        path = browser_path()
-        if path is None:
-            if os.environ.get("ROWCAST_BROWSER_REQUIRED"):
-                self.fail("no Chromium found (%s); make deps installs Debian's chromium" % ", ".join(BROWSERS))
-            self.skipTest("no Chromium installed")
+        path = required_browser(self)
         self.daemon = RowcastDaemon()
         self.addCleanup(self.daemon.close)
         self.control = Control(self.daemon)
@@ -302,11 +309,7 @@ class HostileSite:
 
 class HostilePageTest(unittest.TestCase):
     def setUp(self):
-        path = browser_path()
-        if path is None:
-            if os.environ.get("ROWCAST_BROWSER_REQUIRED"):
-                self.fail("no Chromium found (%s); make deps installs Debian's chromium" % ", ".join(BROWSERS))
-            self.skipTest("no Chromium installed")
+        path = required_browser(self)
         self.daemon = RowcastDaemon(http=True)
         self.addCleanup(self.daemon.close)
         self.control = Control(self.daemon)

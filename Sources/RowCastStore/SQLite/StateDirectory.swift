@@ -1,4 +1,5 @@
 import RowCastEngine
+import RowCastSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,14 +8,15 @@ import Musl
 #endif
 
 /// The state directory, created if needed and locked for one rowcastd at a time with an
-/// exclusive `flock` on its `rowcast.lock` file (held until `unlock` or the process ends),
+/// exclusive `flock` on its `rowcast.lock` file (`PIDLockFile`, held until `unlock` or the
+/// process ends),
 /// on a disk with at least `minimumFreeBytes` free.
 ///
 /// Not `Sendable`: it owns the lock's file descriptor.
 final class StateDirectory {
     /// The directory path.
     let path: String
-    private var lockDescriptor: Int32
+    private let lock: PIDLockFile
 
     /// Creates `path` (and missing parents) when absent, checks it is a writable directory,
     /// and takes its lock.
@@ -32,30 +34,24 @@ final class StateDirectory {
             )
         }
         let lockPath = path + "/rowcast.lock"
-        let descriptor = Glibc.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw StoreError(
-                code == ENOSPC ? .full : .unwritable, path: lockPath,
-                message:
-                    "cannot create the lock file \(lockPath): \(Self.describe(code)). Check the state directory's permissions and free space."
-            )
+        do {
+            lock = try PIDLockFile(path: lockPath)
+        } catch {
+            switch error {
+            case .cannotOpen(let code):
+                throw StoreError(
+                    code == ENOSPC ? .full : .unwritable, path: lockPath,
+                    message:
+                        "cannot create the lock file \(lockPath): \(Self.describe(code)). Check the state directory's permissions and free space."
+                )
+            case .held(let holder):
+                throw StoreError(
+                    .locked, path: path,
+                    message:
+                        "state directory \(path) is in use by another rowcastd (pid \(holder)). Stop that one, or give this one another --state-dir."
+                )
+            }
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            var buffer = [UInt8](repeating: 0, count: 32)
-            let count = pread(descriptor, &buffer, buffer.count, 0)
-            let holder = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self).trimmingSpaces : "?"
-            Glibc.close(descriptor)
-            throw StoreError(
-                .locked, path: path,
-                message:
-                    "state directory \(path) is in use by another rowcastd (pid \(holder)). Stop that one, or give this one another --state-dir."
-            )
-        }
-        let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(descriptor, 0)
-        _ = pwrite(descriptor, pid, pid.count, 0)
-        lockDescriptor = descriptor
         if let free = Self.freeBytes(in: path) {
             guard free >= Self.minimumFreeBytes else {
                 unlock()
@@ -87,17 +83,8 @@ final class StateDirectory {
 
     /// Releases the lock.
     func unlock() {
-        guard lockDescriptor >= 0 else { return }
-        // Unlocked before the close: the lock belongs to the open file, which a child forked
-        // by another thread (a plugin host, a test's process) shares until its exec closes it,
-        // so a close alone could leave the directory locked for that moment; a start right
-        // after it then found it "in use by another rowcastd" with this process's own pid.
-        _ = flock(lockDescriptor, LOCK_UN)
-        Glibc.close(lockDescriptor)
-        lockDescriptor = -1
+        lock.release()
     }
-
-    deinit { unlock() }
 
     /// `strerror` of an errno value.
     static func describe(_ code: Int32) -> String {
