@@ -9,9 +9,9 @@ struct EventsCommand: ParsableCommand {
         commandName: "events",
         abstract: "Print a feed's action events after an event sequence, one JSON line each.",
         discussion: """
-            rowcastd keeps the last 10,000 action events of each feed (across restarts) and \\
-            numbers them with eventSeq 1, 2, 3, ... A producer that handled events up to N \\
-            asks for those after N and misses none while it was down. When events after N \\
+            rowcastd keeps the last 10,000 action events of each feed (across restarts) and \
+            numbers them with eventSeq 1, 2, 3, ... A producer that handled events up to N \
+            asks for those after N and misses none while it was down. When events after N \
             were already dropped, a note says so on standard error. Needs read on the feed.
 
             Examples:

@@ -8,8 +8,8 @@ struct LocateCommand: ParsableCommand {
         commandName: "locate",
         abstract: "Print the section and row index of an item's row, and the seq they hold at.",
         discussion: """
-            Prints {"section":S,"row":R,"sectionId":...,"seq":N,"epoch":...}: the row's index \\
-            path in the feed's snapshot with that seq. An item without a row (waiting for a \\
+            Prints {"section":S,"row":R,"sectionId":...,"seq":N,"epoch":...}: the row's index \
+            path in the feed's snapshot with that seq. An item without a row (waiting for a \
             plugin, or quarantined) or a missing item is not_found. Needs read on the feed.
 
             Example:

@@ -40,6 +40,7 @@ struct PublishCommand: ParsableCommand {
               rowcast publish --feed cars --delete-section --section deals
               rowcast publish --feed cars --file items.ndjson
               rowcast publish --feed cars --reset --file items.ndjson
+              rowcast publish --feed cars --file batch-17.ndjson --client nightly-import --req 1700
               generate-items | rowcast publish --feed cars --file - --no-ack
             """
     )
@@ -136,6 +137,20 @@ struct PublishCommand: ParsableCommand {
     @Flag(help: "Print each reply as one line of JSON instead of a summary.")
     var json = false
 
+    @Option(
+        name: .customLong("client"),
+        help: ArgumentHelp(
+            "The client name of the requests instead of a random one. With --req, running the same command again (a retry after a timeout, even after rowcastd restarted) gets the first run's answers instead of applying the requests twice.",
+            valueName: "name"))
+    var client: String?
+
+    @Option(
+        name: .customLong("req"),
+        help: ArgumentHelp(
+            "The req of the first request, with --client; the next ones get req+1, req+2, ... [default: 1]",
+            valueName: "n"))
+    var req: Int?
+
     /// The flags' rules, checked when the command runs rather than in `validate()`:
     /// ArgumentParser runs `validate()` before it reports an argument it does not know, so a
     /// mistyped flag (`--fed cars`) was answered "missing --feed" instead of "Unknown option".
@@ -191,6 +206,21 @@ struct PublishCommand: ParsableCommand {
         if !declareSection, order != nil || sectionType != nil || !headerFields.isEmpty {
             throw ValidationError("--order, --section-type and --header go with --declare-section")
         }
+        if let client {
+            guard !client.isEmpty, !client.contains("\0") else {
+                throw ValidationError("--client must be a non-empty name without NUL")
+            }
+            guard !noAck else {
+                throw ValidationError(
+                    "--client and --req name acked requests; --no-ack pushes requests that get no answer to repeat")
+            }
+        }
+        if let req {
+            guard client != nil else {
+                throw ValidationError("--req goes with --client: a random client's numbers never repeat")
+            }
+            guard req >= 1 else { throw ValidationError("--req must be 1 or more") }
+        }
     }
 
     func run() throws {
@@ -208,6 +238,13 @@ struct PublishCommand: ParsableCommand {
             if reset, !noAck, let feed {
                 let items = try resetItems(feed: feed)
                 if RowCastRequest.reset(feed: feed, items: items).serialized().count > ControlClient.resetPartBytes {
+                    guard client == nil else {
+                        throw RowCastClientError(
+                            code: "invalid_request",
+                            message:
+                                "this reset is over \(ControlClient.resetPartBytes / 1024) KiB, so it is sent in parts, which number their own requests: it cannot take --client and --req"
+                        )
+                    }
                     try resetInParts(feed: feed, items: items)
                     return
                 }
@@ -269,7 +306,8 @@ struct PublishCommand: ParsableCommand {
             window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: connection.timeoutDuration)
         options.reportsRefusal = true
         let publisher = try AckedPublisher(
-            endpoint: controlEndpoint.control, options: options, curve: try connection.curve())
+            endpoint: controlEndpoint.control, options: options, clientID: client, firstRequest: req ?? 1,
+            curve: try connection.curve())
         defer { publisher.close() }
         var failures = 0
         var notSent: RowCastClientError?

@@ -46,7 +46,10 @@ import Testing
             command: ["watch"], endpoints: ["publish", "control"], others: connection + ["--feed <feed>", "--once"]),
         HelpCase(
             command: ["serve"], endpoints: ["control", "publish"],
-            others: connection + ["--http <host:port>", "--connection-buffer <messages>", "--history <deltas>"]),
+            others: connection + [
+                "--http <host:port>", "--connection-buffer <messages>", "--history <deltas>", "--allowed-host <name>",
+                "--allowed-origin <origin>",
+            ]),
         HelpCase(command: ["keygen"], endpoints: [], others: ["--directory <dir>"]),
         HelpCase(command: ["plugin", "new"], endpoints: [], others: ["--c", "--directory <dir>", "--sdk <dir>"]),
         HelpCase(
@@ -79,6 +82,11 @@ import Testing
         }
         if help.endpoints.isEmpty {
             for option in Self.connection { #expect(!text.contains(option), "\(help) lists \(option)") }
+        }
+        // A backslash ends a line only in a shell example (a command continued on the next line).
+        for line in text.split(separator: "\n") where line.hasSuffix("\\") {
+            let start = line.drop { $0 == " " }
+            #expect(start.hasPrefix("rowcast ") || start.hasPrefix("--"), "\(help): a stray backslash: \(line)")
         }
     }
 

@@ -58,15 +58,20 @@ public final class AckedPublisher {
     }
 
     /// A publisher for `endpoint`. `clientID` defaults to `rowcast-` and 16 random hex digits;
-    /// one given explicitly must not be used by any other publisher. With `curve`, every
-    /// connection uses CURVE.
+    /// one given explicitly must not be used by any other publisher. Requests are numbered from
+    /// `firstRequest`: a publisher that sends the same requests again with the same client id
+    /// and numbers (a retry after a timeout, even across a daemon restart) gets the first
+    /// answers from the daemon's ledger instead of having them applied twice. With `curve`,
+    /// every connection uses CURVE.
     public init(
         endpoint: String = RowCastEndpoints.control, options: AckedPublisherOptions = AckedPublisherOptions(),
-        clientID: String? = nil, context: Context? = nil, curve: CurveCredentials? = nil
+        clientID: String? = nil, firstRequest: Int = 1, context: Context? = nil, curve: CurveCredentials? = nil
     ) throws(RowCastClientError) {
         self.endpoint = endpoint
         self.curve = curve
         self.options = options
+        nextNumber = firstRequest
+        nextToDeliver = firstRequest
         self.clientID = clientID ?? Self.randomClientID()
         self.context = if let context { context } else { try ClientSocket.makeContext() }
     }
