@@ -85,6 +85,13 @@ public enum ConfigurationSchema {
                 if case .texts(let origins) = value { configuration.httpAllowedOrigins = origins }
             }
         ),
+        ConfigurationSetting(
+            key: "http_image_origins", flag: "--http-image-origin", kind: .origins, appliesOnReload: false,
+            read: { .texts($0.httpImageOrigins) },
+            write: { configuration, value in
+                if case .texts(let origins) = value { configuration.httpImageOrigins = origins }
+            }
+        ),
         boolean("curve", flag: "--curve", reload: false, \.curve),
         text("curve_server_key", flag: "--curve-server-key", kind: .optionalPath, reload: false, \.curveServerKey),
         text("curve_clients_directory", flag: "--curve-clients", kind: .path, reload: true, \.curveClientsDirectory),

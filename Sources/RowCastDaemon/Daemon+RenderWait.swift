@@ -37,15 +37,21 @@ extension Daemon {
     }
 
     /// Sends the outputs of a commit that finished and starts the next one when due, without
-    /// waiting for anything. It does not touch the engine's state (a batch is half applied):
-    /// outputs that defer a request (a reload, which does) are kept for the loop's next
-    /// `send`, with every output after them.
+    /// waiting for anything. It does not change the feeds (a batch is half applied): an output
+    /// that defers a request (a reload, which does) is kept for the loop's next `send`, with
+    /// every output after it, in order. (The loop flushes after a batch that defers, so none
+    /// is in flight during a later batch; this keeps the order if that ever changes.)
     private func sendFinishedCommit(durable: DurableEngine, control: Socket, publish: Socket) throws {
         let outputs = durable.advanceWhileWaiting()
         guard !outputs.isEmpty else { return }
-        let now = outputs.prefix { $0.deferred.isEmpty && earlyOutputs.isEmpty }
-        earlyOutputs += outputs[now.count...]
+        guard earlyOutputs.isEmpty else {
+            earlyOutputs += outputs
+            return
+        }
+        let now = outputs.prefix { $0.deferred.isEmpty }
+        let later = outputs[now.count...]
         try send(Array(now), control: control, publish: publish, engine: durable.engine)
+        earlyOutputs += later
     }
 
     /// Waits until a host's descriptor or one of `others` is readable, or `wait.within` passed;

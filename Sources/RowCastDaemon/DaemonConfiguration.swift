@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Origins whose pages may stream and act through the HTTP endpoint, besides its own
     /// (`HTTPOriginPolicy.allowedOrigins`).
     public var httpAllowedOrigins: [String] = []
+    /// Origins the gateway's page (on the HTTP endpoint) may load row images from.
+    public var httpImageOrigins: [String] = []
     /// How long the loop may go without finishing a pass before `/healthz` says `stuck`, in
     /// milliseconds.
     public var healthStallMilliseconds = 5000

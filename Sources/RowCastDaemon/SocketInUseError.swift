@@ -16,6 +16,8 @@ public struct SocketInUseError: Error, CustomStringConvertible {
     public let socket: String
     /// What is wrong and what to do.
     public let problem: String
+    /// Whether another process holds the path (else the lock file could not be made).
+    public var isHeld = false
     /// `ipc socket PATH: PROBLEM`.
     public var description: String { "ipc socket \(socket): \(problem)" }
 
@@ -36,8 +38,8 @@ public struct SocketInUseError: Error, CustomStringConvertible {
                 throw SocketInUseError(
                     socket: socket,
                     problem:
-                        "another rowcastd (pid \(holder)) serves it; binding would take its socket away. Stop that one, or give this one other ipc:// paths"
-                )
+                        "another rowcastd (pid \(holder)) serves it; binding would take its socket away. Stop that one, or give this one other ipc:// paths",
+                    isHeld: true)
             }
         }
     }

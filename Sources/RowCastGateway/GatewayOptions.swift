@@ -19,6 +19,9 @@ public struct GatewayOptions: Sendable {
     public var positionInterval: Duration
     /// How long a feed's replica is kept after its last connection left.
     public var idleReplicaLifetime: Duration
+    /// Origins (`https://img.example.com`) the page may load row images from; none by default,
+    /// and then a row shows its image's initial instead.
+    public var imageOrigins: [String] = []
 
     /// Options with the daemon's default endpoints and the documented bounds.
     public init(

@@ -49,7 +49,8 @@ public struct HTTPOriginMiddleware<Context: RequestContext>: RouterMiddleware {
         return response
     }
 
-    /// `{"error":{"code":"forbidden_origin"|"misdirected"|"bad_host","message"}}` with `status`.
+    /// `{"error":{"code":"misdirected_request"|"forbidden_origin"|"invalid_host","message"}}`
+    /// with `status`.
     static func refusal(status: Int, message: String) -> Response {
         let code =
             switch status {
@@ -57,19 +58,26 @@ public struct HTTPOriginMiddleware<Context: RequestContext>: RouterMiddleware {
             case 403: "forbidden_origin"
             default: "invalid_host"
             }
+        return Response(
+            status: HTTPResponse.Status(code: status),
+            headers: [.contentType: "application/json; charset=utf-8", .connection: "close"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: errorBody(code: code, message: message))))
+    }
+
+    /// `{"error":{"code","message"}}`, the message escaped as a JSON string (it may echo what
+    /// a request carried, tabs and all).
+    static func errorBody(code: String, message: String) -> String {
         var escaped = ""
         for scalar in message.unicodeScalars {
             switch scalar {
             case "\"": escaped += "\\\""
             case "\\": escaped += "\\\\"
+            case _ where scalar.value < 0x20:
+                escaped += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
             default: escaped.unicodeScalars.append(scalar)
             }
         }
-        return Response(
-            status: HTTPResponse.Status(code: status),
-            headers: [.contentType: "application/json; charset=utf-8", .connection: "close"],
-            body: ResponseBody(
-                byteBuffer: ByteBuffer(string: "{\"error\":{\"code\":\"\(code)\",\"message\":\"\(escaped)\"}}")))
+        return "{\"error\":{\"code\":\"\(code)\",\"message\":\"\(escaped)\"}}"
     }
 }
 

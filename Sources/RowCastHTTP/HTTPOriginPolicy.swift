@@ -114,10 +114,11 @@ public struct HTTPOriginPolicy: Sendable, Equatable {
         return .serve
     }
 
-    /// Whether the request streams or changes something (see the type's documentation).
+    /// Whether the request streams or changes something (see the type's documentation). The
+    /// router skips empty path components, so `/feeds/x/stream/` is a stream too.
     static func needsOriginCheck(_ request: Request) -> Bool {
         !["GET", "HEAD", "OPTIONS"].contains(request.method) || request.upgradesToWebSocket
-            || request.path.hasSuffix("/stream")
+            || request.path.split(separator: "/").last == "stream"
     }
 
     /// Whether `name` (lower case, no port) is served: an IP address, `localhost`, or allowed.
@@ -156,10 +157,13 @@ public struct HTTPOriginPolicy: Sendable, Equatable {
             && octets.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigit) && Int($0)! <= 255 }
     }
 
-    /// An origin compared as browsers send it: lower case, without a trailing slash.
+    /// An origin compared as browsers send it: lower case, without a trailing slash or the
+    /// scheme's default port.
     static func normalizedOrigin(_ origin: String) -> String {
         var text = origin.lowercased()
         while text.hasSuffix("/") { text.removeLast() }
+        if text.hasPrefix("http://"), text.hasSuffix(":80") { text.removeLast(3) }
+        if text.hasPrefix("https://"), text.hasSuffix(":443") { text.removeLast(4) }
         return text
     }
 

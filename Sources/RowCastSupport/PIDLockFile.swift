@@ -13,7 +13,7 @@ import Musl
 public final class PIDLockFile {
     /// Why the lock was not taken.
     public enum Failure: Error, Equatable {
-        /// The file could not be opened or created (`errno`).
+        /// The file could not be opened, created or locked (`errno`).
         case cannotOpen(errno: Int32)
         /// Another process holds it; its pid as the file says ("?" when unreadable).
         case held(by: String)
@@ -29,6 +29,11 @@ public final class PIDLockFile {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw .cannotOpen(errno: errno) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            guard code == EWOULDBLOCK else {
+                close(descriptor)
+                throw .cannotOpen(errno: code)
+            }
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = pread(descriptor, &buffer, buffer.count, 0)
             close(descriptor)

@@ -140,16 +140,20 @@ struct PublishCommand: ParsableCommand {
     @Option(
         name: .customLong("client"),
         help: ArgumentHelp(
-            "The client name of the requests instead of a random one. With --req, running the same command again (a retry after a timeout, even after rowcastd restarted) gets the first run's answers instead of applying the requests twice.",
+            "The client name of the requests instead of a random one, with --req: running the same command again (a retry after a timeout, even after rowcastd restarted) gets the first run's answers instead of applying the requests twice.",
             valueName: "name"))
     var client: String?
 
     @Option(
         name: .customLong("req"),
         help: ArgumentHelp(
-            "The req of the first request, with --client; the next ones get req+1, req+2, ... [default: 1]",
+            "The req of the first request, with --client; the next ones get req+1, req+2, ... Use a new range for new requests.",
             valueName: "n"))
     var req: Int?
+
+    /// The largest `--req`: requests are numbered on from it, and a JSON number is exact up to
+    /// 2^53, so this leaves room for 2^52 requests.
+    static let largestReq = 1 << 52
 
     /// The flags' rules, checked when the command runs rather than in `validate()`:
     /// ArgumentParser runs `validate()` before it reports an argument it does not know, so a
@@ -210,6 +214,11 @@ struct PublishCommand: ParsableCommand {
             guard !client.isEmpty, !client.contains("\0") else {
                 throw ValidationError("--client must be a non-empty name without NUL")
             }
+            guard req != nil else {
+                throw ValidationError(
+                    "--client needs --req: a run under the same client numbered from 1 again would get an earlier run's answers"
+                )
+            }
             guard !noAck else {
                 throw ValidationError(
                     "--client and --req name acked requests; --no-ack pushes requests that get no answer to repeat")
@@ -219,7 +228,9 @@ struct PublishCommand: ParsableCommand {
             guard client != nil else {
                 throw ValidationError("--req goes with --client: a random client's numbers never repeat")
             }
-            guard req >= 1 else { throw ValidationError("--req must be 1 or more") }
+            guard (1...Self.largestReq).contains(req) else {
+                throw ValidationError("--req must be from 1 to \(Self.largestReq)")
+            }
         }
     }
 

@@ -76,6 +76,13 @@ struct ServeCommand: ParsableCommand {
             valueName: "origin"))
     var allowedOrigins: [String] = []
 
+    @Option(
+        name: .customLong("image-origin"),
+        help: ArgumentHelp(
+            "An origin (https://img.example.com) the page may load row images from; repeat for several. Without, rows show their image's initial.",
+            valueName: "origin"))
+    var imageOrigins: [String] = []
+
     func validate() throws {
         for host in allowedHosts {
             if let problem = HTTPOriginPolicy.problem(withHost: host) {
@@ -85,6 +92,11 @@ struct ServeCommand: ParsableCommand {
         for origin in allowedOrigins {
             if let problem = HTTPOriginPolicy.problem(withOrigin: origin) {
                 throw ValidationError("--allowed-origin: \(problem)")
+            }
+        }
+        for origin in imageOrigins {
+            if let problem = HTTPOriginPolicy.problem(withOrigin: origin) {
+                throw ValidationError("--image-origin: \(problem)")
             }
         }
         do {
@@ -104,6 +116,7 @@ struct ServeCommand: ParsableCommand {
                 controlEndpoint: controlEndpoint.control, publishEndpoint: publishEndpoint.publish,
                 curve: try connection.curve(), timeout: connection.timeoutDuration,
                 connectionBuffer: connectionBuffer, historyDeltas: history)
+            options?.imageOrigins = imageOrigins
         }
         guard let options else { return }
         if !address.isLoopback {

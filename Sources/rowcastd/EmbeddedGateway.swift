@@ -28,11 +28,11 @@ enum EmbeddedGateway {
             return nil
         }
         do {
-            return try FeedGateway(
-                options: GatewayOptions(
-                    controlEndpoint: connectable(configuration.controlEndpoint),
-                    publishEndpoint: connectable(configuration.publishEndpoint)),
-                logger: Logger(label: "rowcastd.gateway"))
+            var options = GatewayOptions(
+                controlEndpoint: connectable(configuration.controlEndpoint),
+                publishEndpoint: connectable(configuration.publishEndpoint))
+            options.imageOrigins = configuration.httpImageOrigins
+            return try FeedGateway(options: options, logger: Logger(label: "rowcastd.gateway"))
         } catch {
             logger.warning("the web gateway is not served", metadata: ["reason": "\(error)"])
             return nil

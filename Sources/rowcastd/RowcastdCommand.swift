@@ -108,6 +108,13 @@ struct RowcastdCommand: AsyncParsableCommand {
     var httpAllowedOrigins: [String] = []
 
     @Option(
+        name: .customLong("http-image-origin"),
+        help: ArgumentHelp(
+            "An origin (https://img.example.com) the gateway's page may load row images from; repeat for several. Replaces http_image_origins.",
+            valueName: "origin"))
+    var httpImageOrigins: [String] = []
+
+    @Option(
         name: .long,
         help: ArgumentHelp(
             "/healthz says stuck (503) when the loop has not finished a pass for this long. [default: 5000]",
@@ -297,6 +304,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("endpoints.http", http.map(ConfigurationValue.text))
         overrides.set("http_allowed_hosts", httpAllowedHosts.isEmpty ? nil : .texts(httpAllowedHosts))
         overrides.set("http_allowed_origins", httpAllowedOrigins.isEmpty ? nil : .texts(httpAllowedOrigins))
+        overrides.set("http_image_origins", httpImageOrigins.isEmpty ? nil : .texts(httpImageOrigins))
         overrides.set("health_stall_ms", healthStallMs.map(ConfigurationValue.integer))
         overrides.set("socket_mode", socketMode.map(ConfigurationValue.text))
         overrides.set("socket_group", socketGroup.map(ConfigurationValue.text))
@@ -431,10 +439,11 @@ struct RowcastdCommand: AsyncParsableCommand {
             Self.printError("rowcastd: cannot start: \(storeError.message)")
             throw ExitCode(storeError.exitStatus)
         } catch let error as DaemonStartError where error.underlying is SocketInUseError {
-            // Another rowcastd serves the path: 75, as for a state directory in use.
+            // Another rowcastd serves the path: 75, as for a state directory in use; a lock
+            // file that cannot be made is 73, as for a state directory that cannot be written.
             logger.critical("rowcastd cannot start", metadata: ["error": "\(error.underlying)"])
             Self.printError("rowcastd: cannot start: \(error.underlying)")
-            throw ExitCode(75)
+            throw ExitCode((error.underlying as! SocketInUseError).isHeld ? 75 : 73)
         } catch let error as DaemonStartError
             where error.underlying is KeyFileError || error.underlying is SocketPermissionError
         {

@@ -48,7 +48,7 @@ import Testing
             command: ["serve"], endpoints: ["control", "publish"],
             others: connection + [
                 "--http <host:port>", "--connection-buffer <messages>", "--history <deltas>", "--allowed-host <name>",
-                "--allowed-origin <origin>",
+                "--allowed-origin <origin>", "--image-origin <origin>",
             ]),
         HelpCase(command: ["keygen"], endpoints: [], others: ["--directory <dir>"]),
         HelpCase(command: ["plugin", "new"], endpoints: [], others: ["--c", "--directory <dir>", "--sdk <dir>"]),

@@ -50,10 +50,12 @@ struct PublishRetryEndToEndTests {
     }
 
     @Test(
-        "--req without --client, --req 0 and --client with --no-ack are refused, naming the flag",
+        "--req without --client, --client without --req, a --req out of range and --no-ack are refused, naming the flag",
         arguments: [
-            (["--req", "3"], "--req goes with --client"), (["--client", "c", "--req", "0"], "--req must be 1 or more"),
-            (["--client", "c", "--no-ack"], "--client and --req name acked requests"),
+            (["--req", "3"], "--req goes with --client"), (["--client", "c"], "--client needs --req"),
+            (["--client", "c", "--req", "0"], "--req must be from 1 to"),
+            (["--client", "c", "--req", "4503599627370497"], "--req must be from 1 to"),
+            (["--client", "c", "--req", "1", "--no-ack"], "--client and --req name acked requests"),
         ])
     func refusedCombinations(_ flags: [String], _ message: String) throws {
         let run = try CommandRunner.run(["publish", "--feed", "cars", "--type", "t", "--id", "1"] + flags)

@@ -1,5 +1,7 @@
+import Hummingbird
 import RowCastDaemon
 @testable import RowCastHTTP
+import RowCastJSON
 import Testing
 
 /// Which requests an HTTP endpoint serves by the names and pages they come from: DNS
@@ -68,6 +70,7 @@ struct HTTPOriginPolicyTests {
         #expect(status(verdict(policy, "GET", "/", host: "127.0.0.1:8080", origin: foreign)) == 200)
         #expect(status(verdict(policy, "GET", "/metrics", host: "127.0.0.1:8080", site: "cross-site")) == 200)
         #expect(status(verdict(policy, "GET", "/feeds/cars/stream", host: "127.0.0.1:8080", origin: foreign)) == 403)
+        #expect(status(verdict(policy, "GET", "/feeds/cars/stream/", host: "127.0.0.1:8080", origin: foreign)) == 403)
         #expect(status(verdict(policy, "GET", "/feeds/cars/stream", host: "127.0.0.1:8080", upgrade: true)) == 200)
         #expect(
             status(verdict(policy, "GET", "/feeds/cars", host: "127.0.0.1:8080", origin: foreign, upgrade: true))
@@ -95,7 +98,7 @@ struct HTTPOriginPolicyTests {
         #expect(post(policy, nil, "cross-site") == 403)
         #expect(post(policy, nil, "same-site") == 403)
         #expect(post(policy, nil, nil) == 200)
-        let allowing = HTTPOriginPolicy(allowedOrigins: ["https://App.Example.com"])
+        let allowing = HTTPOriginPolicy(allowedOrigins: ["https://App.Example.com:443"])
         #expect(post(allowing, "https://app.example.com", nil) == 200)
         #expect(post(allowing, "http://app.example.com", nil) == 403)
         #expect(post(HTTPOriginPolicy(allowedOrigins: ["*"]), "http://anything.example", nil) == 200)
@@ -113,6 +116,15 @@ struct HTTPOriginPolicyTests {
             try ConfigurationOverrides.with(
                 "http_allowed_origins", .texts(["app.example.com"]), on: DaemonConfiguration())
         }
+    }
+
+    @Test("a refusal is valid JSON whatever the request carried: quotes, backslashes, tabs, control bytes")
+    func refusalBodyIsJSON() throws {
+        let message = "a page from \"x\"\t\u{1}\\ may not"
+        let body = HTTPOriginMiddleware<BasicRequestContext>.errorBody(code: "forbidden_origin", message: message)
+        let parsed = try JSONParser.parse(Array(body.utf8))
+        #expect(parsed["error"]?["message"]?.stringValue == message)
+        #expect(parsed["error"]?["code"] == "forbidden_origin")
     }
 
     @Test("settings are checked: host names and origins")

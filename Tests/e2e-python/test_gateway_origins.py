@@ -148,8 +148,18 @@ class ServeOriginTest(OriginChecks, unittest.TestCase):
         allowed = websocket.create_connection(ws_url, timeout=WAIT_SECONDS, origin=other)
         allowed.close()
 
+    def test_images_load_only_from_configured_origins(self):
+        host = self.url[len("http://"):]
+        _, headers, _ = call(self.url, "GET", "/feeds/%s" % FEED, {"Host": host})
+        self.assertIn("img-src 'self' data:;", headers["content-security-policy"])
+        gateway = Gateway(self.daemon, extra_args=["--image-origin", "https://img.example.com"])
+        self.addCleanup(gateway.stop)
+        _, headers, _ = call(gateway.url, "GET", "/feeds/%s" % FEED, {"Host": gateway.url[len("http://"):]})
+        self.assertIn("img-src 'self' data: https://img.example.com;", headers["content-security-policy"])
+
     def test_malformed_allowed_hosts_and_origins_are_refused_at_start(self):
-        for flag, value in (("--allowed-host", "http://x"), ("--allowed-origin", "app.example.com")):
+        for flag, value in (("--allowed-host", "http://x"), ("--allowed-origin", "app.example.com"),
+                            ("--image-origin", "img.example.com; script-src *")):
             result = subprocess.run(
                 [os.path.join(BUILD_DIR, "rowcast"), "serve", "--http", "127.0.0.1:0", flag, value],
                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=WAIT_SECONDS)

@@ -109,15 +109,6 @@ final class CommitWriter: @unchecked Sendable {
         return outcome != nil
     }
 
-    /// Whether the job started last has failed (its failure waits for `wait()`).
-    var hasFailed: Bool {
-        guard isBusy else { return false }
-        condition.lock()
-        defer { condition.unlock() }
-        if case .failure = outcome { return true }
-        return false
-    }
-
     /// Makes `finishedDescriptor` unreadable (with `condition` held).
     private func clearFinished() {
         var count: UInt64 = 0

@@ -187,11 +187,9 @@ extension DurableEngine {
     }
 
     /// Readable when the commit being written has finished, or when held-back batches are due
-    /// to be committed (see `advanceWhileWaiting`). A commit that failed is left for
-    /// `collectCommitted`, so its descriptor is not listed (it would stay readable).
-    public var waitDescriptors: [Int32] {
-        writer.hasFailed ? [pacingTimer.descriptor] : [writer.finishedDescriptor, pacingTimer.descriptor]
-    }
+    /// to be committed (see `advanceWhileWaiting`, which makes both unreadable again, also when
+    /// it leaves a failed commit for `collectCommitted`).
+    public var waitDescriptors: [Int32] { [writer.finishedDescriptor, pacingTimer.descriptor] }
 
     /// Readable once held-back batches are due to be committed (`commitDue`), until
     /// `takePacingExpiry()`: the loop's own wait watches it, so a trickle's commit starts when

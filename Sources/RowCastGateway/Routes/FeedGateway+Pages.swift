@@ -8,19 +8,19 @@ extension FeedGateway {
         router.get("/") { _, _ async -> Response in
             do throws(RowCastClientError) {
                 let status = try await self.queries.status()
-                return Self.html(GatewayPages.index(status: status, control: self.options.controlEndpoint), status: .ok)
+                return self.html(GatewayPages.index(status: status, control: self.options.controlEndpoint), status: .ok)
             } catch {
                 let problem = DaemonErrorStatus.gatewayError(for: error)
-                return Self.html(GatewayPages.problem(problem), status: problem.status)
+                return self.html(GatewayPages.problem(problem), status: problem.status)
             }
         }
         router.get("feeds/:feed") { _, context async -> Response in
             do throws(GatewayError) {
                 let feed = try Self.feedParameter(context)
                 try await self.requireFeed(feed)
-                return Self.html(GatewayPages.feed(feed), status: .ok)
+                return self.html(GatewayPages.feed(feed), status: .ok)
             } catch {
-                return Self.html(GatewayPages.problem(error), status: error.status)
+                return self.html(GatewayPages.problem(error), status: error.status)
             }
         }
         router.get("assets/gateway.css") { _, _ -> Response in
@@ -31,18 +31,25 @@ extension FeedGateway {
         }
     }
 
-    /// An HTML response; the page may load only the gateway's own style and script, connect
-    /// only back to the gateway, and be framed by no page (its action buttons would be
-    /// clickable through another site's page).
-    static func html(_ text: String, status: HTTPResponse.Status) -> Response {
+    /// An HTML response; the page may load only the gateway's own style and script and
+    /// images from the configured origins, connect only back to the gateway, and be framed by
+    /// no page (its action buttons would be clickable through another site's page).
+    func html(_ text: String, status: HTTPResponse.Status) -> Response {
         Response(
             status: status,
             headers: [
                 .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                .contentSecurityPolicy:
-                    "default-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+                .contentSecurityPolicy: Self.pagePolicy(imageOrigins: options.imageOrigins),
             ],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The pages' Content-Security-Policy, images allowed from `imageOrigins` besides the
+    /// gateway itself.
+    static func pagePolicy(imageOrigins: [String]) -> String {
+        let images = (["'self'", "data:"] + imageOrigins).joined(separator: " ")
+        return
+            "default-src 'self'; img-src \(images); connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
     }
 
     /// A static asset of the page.

@@ -49,6 +49,11 @@ final class HostBatch {
         return true
     }
 
+    /// Takes every answer the host already sent, without waiting.
+    func takeAnswered() {
+        while !isComplete, plugin.advance(self, waiting: false) {}
+    }
+
     /// What to wait on before asking again (see `HostedPlugin.renderWait(for:)`).
     var renderWait: RenderWait? { plugin.renderWait(for: self) }
 

@@ -35,10 +35,14 @@ final class HostedRenderStream: RenderStream {
     }
 
     /// Whether jobs `0...index` have their outcomes, reading what the hosts already sent.
+    /// Before it answers no, it reads what every host sent, not only the one that holds the
+    /// next job: a host whose answers (or death) went unread would keep `renderWait`'s
+    /// descriptors readable, and the loop would spin until the first host answered.
     func hasOutcomes(through index: Int) -> Bool {
         while answeredPrefix <= index {
             let place = places[answeredPrefix]
             guard place.group < 0 || batches[Int(place.group)].batch.hasResult(at: Int(place.call)) else {
+                for (_, batch) in batches { batch.takeAnswered() }
                 return false
             }
             answeredPrefix += 1

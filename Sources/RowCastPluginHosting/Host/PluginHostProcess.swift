@@ -165,6 +165,7 @@ final class PluginHostProcess {
     /// what the host already sent and returns nil when no whole chunk has arrived (the caller
     /// polls `descriptors` and asks again within `remaining(of:)`).
     func receive(timeout: Duration, waiting: Bool = true) -> Event? {
+        var lookedPastDeadline = false
         while true {
             do {
                 if let frame = try reader.nextFrame() {
@@ -179,6 +180,19 @@ final class PluginHostProcess {
             }
             let waited = noteProgress()
             if waited >= timeout {
+                // What the host sent before the deadline counts: the loop may have been busy
+                // (sending a commit's output) since its last look. One look, so a host that
+                // trickles bytes cannot put the deadline off.
+                if !lookedPastDeadline {
+                    lookedPastDeadline = true
+                    switch wait(milliseconds: 0) {
+                    case .readable: continue
+                    case .closed:
+                        let index = page.currentIndex
+                        return .fault(HostFault(.crashed, reap()), index: index)
+                    case .idle: break
+                    }
+                }
                 let index = page.currentIndex
                 kill(pid, SIGKILL)
                 _ = reap()

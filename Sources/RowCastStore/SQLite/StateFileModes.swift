@@ -44,11 +44,16 @@ enum StateFileModes {
             }
             guard name.hasPrefix("rowcast.") else { continue }
             let path = directory + "/" + name
+            // Opened without following a link, then changed through the descriptor: a link
+            // put in its place cannot redirect the change.
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
             var file = stat()
-            guard lstat(path, &file) == 0, file.st_mode & S_IFMT == S_IFREG else { continue }
+            guard fstat(descriptor, &file) == 0, file.st_mode & S_IFMT == S_IFREG else { continue }
             let fileMode = file.st_mode & 0o7777
             guard fileMode & 0o077 != 0 else { continue }
-            guard chmod(path, Self.fileMode) == 0 else {
+            guard fchmod(descriptor, Self.fileMode) == 0 else {
                 let code = errno
                 throw StoreError(
                     .unwritable, path: path,

@@ -23,12 +23,13 @@ public enum URLCheck {
         return String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
     }
 
-    /// Why `string` is not a URL of one of `schemes`, completing "must be ...", or nil when it is.
+    /// Why `string` is not a URL of one of `schemes` (in any case), completing "must be ...", or
+    /// nil when it is.
     public static func problem(with string: String, schemes: Set<String> = webSchemes) -> String? {
         guard let scheme = scheme(of: string) else {
             return "must be a URL with a scheme such as https://, got \"\(string)\""
         }
-        guard schemes.contains(scheme) else {
+        guard schemes.contains(scheme) || schemes.contains(where: { $0.lowercased() == scheme }) else {
             return "must be a URL with the scheme \(schemes.sorted().joined(separator: " or ")), got \"\(string)\""
         }
         return nil
