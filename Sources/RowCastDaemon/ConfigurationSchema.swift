@@ -9,19 +9,8 @@ public enum ConfigurationSchema {
         text("endpoints.control", flag: "--control", kind: .endpoint, reload: false, \.controlEndpoint),
         text("endpoints.publish", flag: "--publish", kind: .endpoint, reload: false, \.publishEndpoint),
         text("endpoints.http", flag: "--http", kind: .httpEndpoint, reload: false, \.httpEndpoint),
-        ConfigurationSetting(
-            key: "plugin_directories", flag: "--plugins", kind: .paths, appliesOnReload: true,
-            read: { .texts($0.pluginDirectories) },
-            write: { configuration, value in
-                if case .texts(let paths) = value { configuration.pluginDirectories = paths }
-            }
-        ),
-        ConfigurationSetting(
-            key: "cell_directories", flag: "--cells", kind: .paths, appliesOnReload: true,
-            read: { .texts($0.cellDirectories) },
-            write: { configuration, value in if case .texts(let paths) = value { configuration.cellDirectories = paths }
-            }
-        ),
+        texts("plugin_directories", flag: "--plugins", kind: .paths, reload: true, \.pluginDirectories),
+        texts("cell_directories", flag: "--cells", kind: .paths, reload: true, \.cellDirectories),
         ConfigurationSetting(
             key: "plugin_isolation", flag: "--plugin-isolation",
             kind: .choice(PluginIsolation.allCases.map(\.rawValue)), appliesOnReload: false,
@@ -71,27 +60,10 @@ public enum ConfigurationSchema {
         text("socket_mode", flag: "--socket-mode", kind: .mode, reload: false, \.socketMode),
         text("socket_group", flag: "--socket-group", kind: .group, reload: false, \.socketGroup),
         boolean("allow_insecure_tcp", flag: "--allow-insecure-tcp", reload: false, \.allowInsecureTCP),
-        ConfigurationSetting(
-            key: "http_allowed_hosts", flag: "--http-allowed-host", kind: .hostNames, appliesOnReload: false,
-            read: { .texts($0.httpAllowedHosts) },
-            write: { configuration, value in
-                if case .texts(let names) = value { configuration.httpAllowedHosts = names }
-            }
-        ),
-        ConfigurationSetting(
-            key: "http_allowed_origins", flag: "--http-allowed-origin", kind: .origins, appliesOnReload: false,
-            read: { .texts($0.httpAllowedOrigins) },
-            write: { configuration, value in
-                if case .texts(let origins) = value { configuration.httpAllowedOrigins = origins }
-            }
-        ),
-        ConfigurationSetting(
-            key: "http_image_origins", flag: "--http-image-origin", kind: .origins, appliesOnReload: false,
-            read: { .texts($0.httpImageOrigins) },
-            write: { configuration, value in
-                if case .texts(let origins) = value { configuration.httpImageOrigins = origins }
-            }
-        ),
+        texts("http_allowed_hosts", flag: "--http-allowed-host", kind: .hostNames, reload: false, \.httpAllowedHosts),
+        texts(
+            "http_allowed_origins", flag: "--http-allowed-origin", kind: .origins, reload: false, \.httpAllowedOrigins),
+        texts("http_image_origins", flag: "--http-image-origin", kind: .origins, reload: false, \.httpImageOrigins),
         boolean("curve", flag: "--curve", reload: false, \.curve),
         text("curve_server_key", flag: "--curve-server-key", kind: .optionalPath, reload: false, \.curveServerKey),
         text("curve_clients_directory", flag: "--curve-clients", kind: .path, reload: true, \.curveClientsDirectory),
@@ -163,6 +135,18 @@ public enum ConfigurationSchema {
             key: key, flag: flag, kind: kind, appliesOnReload: reload,
             read: { .text($0[keyPath: path]) },
             write: { configuration, value in if case .text(let text) = value { configuration[keyPath: path] = text } }
+        )
+    }
+
+    private static func texts(
+        _ key: String, flag: String?, kind: ConfigurationSetting.Kind, reload: Bool,
+        _ path: WritableKeyPath<DaemonConfiguration, [String]> & Sendable
+    ) -> ConfigurationSetting {
+        ConfigurationSetting(
+            key: key, flag: flag, kind: kind, appliesOnReload: reload,
+            read: { .texts($0[keyPath: path]) },
+            write: { configuration, value in if case .texts(let texts) = value { configuration[keyPath: path] = texts }
+            }
         )
     }
 

@@ -84,19 +84,14 @@ struct ServeCommand: ParsableCommand {
     var imageOrigins: [String] = []
 
     func validate() throws {
-        for host in allowedHosts {
-            if let problem = HTTPOriginPolicy.problem(withHost: host) {
-                throw ValidationError("--allowed-host: \(problem)")
-            }
-        }
-        for origin in allowedOrigins {
-            if let problem = HTTPOriginPolicy.problem(withOrigin: origin) {
-                throw ValidationError("--allowed-origin: \(problem)")
-            }
-        }
-        for origin in imageOrigins {
-            if let problem = HTTPOriginPolicy.problem(withOrigin: origin) {
-                throw ValidationError("--image-origin: \(problem)")
+        let lists: [(flag: String, values: [String], problem: (String) -> String?)] = [
+            ("--allowed-host", allowedHosts, HTTPOriginPolicy.problem(withHost:)),
+            ("--allowed-origin", allowedOrigins, HTTPOriginPolicy.problem(withOrigin:)),
+            ("--image-origin", imageOrigins, HTTPOriginPolicy.problem(withOrigin:)),
+        ]
+        for list in lists {
+            if let problem = list.values.lazy.compactMap(list.problem).first {
+                throw ValidationError("\(list.flag): \(problem)")
             }
         }
         do {
