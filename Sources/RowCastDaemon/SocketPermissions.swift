@@ -1,3 +1,4 @@
+import RowCastSupport
 import ZeroMQ
 
 #if canImport(Glibc)
@@ -101,13 +102,4 @@ public struct SocketPermissionError: Error, CustomStringConvertible {
     public let problem: String
     /// `ipc socket PATH: PROBLEM`.
     public var description: String { "ipc socket \(path): \(problem)" }
-}
-
-/// File modes in messages.
-enum FileMode {
-    /// A mode as four octal digits, e.g. 0660.
-    static func octal(_ mode: mode_t) -> String {
-        let digits = String(mode, radix: 8)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
 }

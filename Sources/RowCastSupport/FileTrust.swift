@@ -35,7 +35,7 @@ public enum FileTrust {
                 writable == (S_IWGRP | S_IWOTH)
                 ? "its group and by others" : (writable & S_IWOTH != 0 ? "others" : "its group")
             return
-                "the \(what) \(file) is writable by \(who) (mode \(octal(info.st_mode & 0o7777))), so they can change what rowcastd trusts; "
+                "the \(what) \(file) is writable by \(who) (mode \(FileMode.octal(info.st_mode & 0o7777))), so they can change what rowcastd trusts; "
                 + "fix: chmod go-w \(file)"
         }
         return nil
@@ -45,11 +45,5 @@ public enum FileTrust {
     static func userName(_ uid: uid_t) -> String {
         guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
         return "\(String(cString: name)) (uid \(uid))"
-    }
-
-    /// A mode as four octal digits, e.g. 0666.
-    static func octal(_ mode: mode_t) -> String {
-        let digits = String(mode, radix: 8)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }

@@ -1,4 +1,5 @@
 import RowCastEngine
+import RowCastSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -31,10 +32,11 @@ enum StateFileModes {
                 throw StoreError(
                     .unwritable, path: directory,
                     message:
-                        "state directory \(directory) is open to other users (mode \(octal(mode))), who could read every feed in it, and rowcastd (uid \(geteuid())) cannot change that. Run: chmod o-rwx \(directory)"
+                        "state directory \(directory) is open to other users (mode \(FileMode.octal(mode))), who could read every feed in it, and rowcastd (uid \(geteuid())) cannot change that. Run: chmod o-rwx \(directory)"
                 )
             }
-            changes.append("state directory \(directory): mode \(octal(mode)) -> \(octal(mode & ~0o007))")
+            changes.append(
+                "state directory \(directory): mode \(FileMode.octal(mode)) -> \(FileMode.octal(mode & ~0o007))")
         }
         guard let entries = opendir(directory) else { return changes }
         defer { closedir(entries) }
@@ -58,10 +60,10 @@ enum StateFileModes {
                 throw StoreError(
                     .unwritable, path: path,
                     message:
-                        "state file \(path) is readable by other users (mode \(octal(fileMode))) and cannot be made private: \(String(cString: strerror(code))). Run: chmod 0600 \(path)"
+                        "state file \(path) is readable by other users (mode \(FileMode.octal(fileMode))) and cannot be made private: \(String(cString: strerror(code))). Run: chmod 0600 \(path)"
                 )
             }
-            changes.append("state file \(path): mode \(octal(fileMode)) -> \(octal(Self.fileMode))")
+            changes.append("state file \(path): mode \(FileMode.octal(fileMode)) -> \(FileMode.octal(Self.fileMode))")
         }
         return changes
     }
@@ -79,11 +81,5 @@ enum StateFileModes {
         throw StoreError(
             code == ENOSPC ? .full : .unwritable, path: path,
             message: "cannot create the database \(path): \(String(cString: strerror(code))).")
-    }
-
-    /// `0755`.
-    static func octal(_ mode: mode_t) -> String {
-        let digits = String(mode, radix: 8)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }
