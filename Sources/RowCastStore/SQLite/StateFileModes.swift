@@ -60,7 +60,7 @@ enum StateFileModes {
                 throw StoreError(
                     .unwritable, path: path,
                     message:
-                        "state file \(path) is readable by other users (mode \(FileMode.octal(fileMode))) and cannot be made private: \(String(cString: strerror(code))). Run: chmod 0600 \(path)"
+                        "state file \(path) is readable by other users (mode \(FileMode.octal(fileMode))) and cannot be made private: \(StateDirectory.describe(code)). Run: chmod 0600 \(path)"
                 )
             }
             changes.append("state file \(path): mode \(FileMode.octal(fileMode)) -> \(FileMode.octal(Self.fileMode))")
@@ -80,6 +80,6 @@ enum StateFileModes {
         guard code != EEXIST else { return }
         throw StoreError(
             code == ENOSPC ? .full : .unwritable, path: path,
-            message: "cannot create the database \(path): \(String(cString: strerror(code))).")
+            message: "cannot create the database \(path): \(StateDirectory.describe(code)).")
     }
 }
