@@ -56,6 +56,8 @@ let package = Package(
         .target(name: "CRowCastHost"),
         // Links the system SQLite for its process-wide settings (rowcast_sqlite_setup.c).
         .target(name: "CRowCastSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // CRC32C for the checksum every stored record carries (the CPU's instruction where it has one).
+        .target(name: "CRowCastChecksum"),
         // What rowcastd and rowcast share that is not plugin SDK (endpoint syntax, version, lock).
         .target(name: "RowCastSupport", dependencies: [json]),
         // The wire model both ends share: the delta and the index path that RowCastEngine encodes
@@ -94,6 +96,7 @@ let package = Package(
                 "RowCastWire",
                 "RowCastSupport",
                 "CRowCastSQLite",
+                "CRowCastChecksum",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -180,6 +183,7 @@ let package = Package(
                 "RowCastDaemon",
                 "RowCastGateway",
                 "RowCastEngine",
+                "RowCastStore",
                 "RowCastHTTP",
                 json,
                 "RowCastSupport",
@@ -264,7 +268,7 @@ let package = Package(
             name: "RowCastCoreTests",
             dependencies: [
                 "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastSupport", kit, json,
-                "RowCastTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "RowCastTesting", "CRowCastChecksum", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "RowCastWireTests",
@@ -297,6 +301,7 @@ let package = Package(
             dependencies: [
                 "RowCastClient", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", json,
                 "RowCastDaemon", "RowCastSupport", "ZeroMQ", "RowCastTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]
 )

@@ -7,6 +7,7 @@ import RowCastEngine
 import RowCastDaemon
 import RowCastHTTP
 import RowCastJSON
+import RowCastStore
 import RowCastSupport
 import ServiceLifecycle
 import UnixSignals
@@ -39,7 +40,8 @@ struct RowcastdCommand: AsyncParsableCommand {
 
             Exit status: 0 stopped by a signal after draining; 1 could not start or run, or a \
             second stop signal; 64 invalid command line; 65 the database needs a person \
-            (damaged, newer, foreign, or state lost: see --accept-state-loss); 73 the state directory cannot be written; 74 an I/O \
+            (damaged, newer, foreign, or state lost: see --accept-state-loss and --check-state); \
+            66 no state to check (--check-state); 73 the state directory cannot be written; 74 an I/O \
             error on the state; 70 a stop did not finish within --drain-timeout-ms; 75 another \
             rowcastd uses the state directory or an ipc:// socket path; 78 invalid configuration (or a CURVE key file or \
             ipc socket permission that cannot be used).
@@ -60,6 +62,13 @@ struct RowcastdCommand: AsyncParsableCommand {
             "Check the configuration (file and options), print the settings in force, and exit: 0 when valid, 78 when not."
     )
     var checkConfig = false
+
+    @Flag(
+        name: .long,
+        help:
+            "Check every record of the state directory (SQLite's integrity check, each record's checksum, each item's JSON) without changing any, print what is damaged, and exit: 0 when nothing is, 65 when something is, 75 while a rowcastd runs on it."
+    )
+    var checkState = false
 
     @Flag(
         name: .long,
@@ -373,6 +382,7 @@ struct RowcastdCommand: AsyncParsableCommand {
             if configuration.curve { try Self.checkCurve(configuration) }
             return
         }
+        if checkState { throw ExitCode(Self.checkState(configuration.stateDirectory)) }
 
         // Before the daemon's threads make their heaps: see HeapGrowth.
         HeapGrowth.apply(environment: environment)
@@ -482,6 +492,38 @@ struct RowcastdCommand: AsyncParsableCommand {
             "# curve: \(keyring.clientsByName.count) client(s) admitted: \(keyring.clientsByName.keys.sorted().joined(separator: ", "))"
         )
         for problem in keyring.problems { print("# curve: refused: \(problem)") }
+    }
+
+    /// --check-state: prints the report, returns the exit status.
+    private static func checkState(_ directory: String) -> Int32 {
+        let database = directory + "/" + SQLiteFeedStore.databaseFileName
+        guard FileManager.default.fileExists(atPath: database) else {
+            printError(
+                "rowcastd: there is no state to check: \(database) does not exist. Name the state directory with --state-dir or --config."
+            )
+            return 66
+        }
+        let report: StateCheck.Report
+        do {
+            report = try StateCheck.run(directory: directory)
+        } catch {
+            printError("rowcastd: cannot check the state: \(error.message)")
+            return error.exitStatus
+        }
+        print("# rowcastd: state \(report.database) (schema \(report.schema))")
+        print(report.records.map { "\($0.table) \($0.count)" }.joined(separator: ", "))
+        if !report.checksummed {
+            print("# records carry no checksums yet (schema \(report.schema)): the next start adds them")
+        }
+        for problem in report.problems { print("damaged: \(problem)") }
+        guard report.isClean else {
+            printError(
+                "rowcastd: \(report.problems.count) damaged record\(report.problems.count == 1 ? "" : "s") in \(report.database): see docs/OPERATIONS.md, \"Damaged records\"."
+            )
+            return 65
+        }
+        print("ok: no damaged record")
+        return 0
     }
 
     private static func printError(_ message: String) {

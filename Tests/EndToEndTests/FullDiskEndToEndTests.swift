@@ -113,4 +113,33 @@ struct FullDiskEndToEndTests {
         }
         print("full disk stop: exit \(status.map(String.init) ?? "none")")
     }
+
+    @Test(
+        "on a full disk each refused request is answered storage_error within a second, naming the free space",
+        .enabled(if: permitted, "unshare -m and mount -t tmpfs are not permitted here (needs root or CAP_SYS_ADMIN)"),
+        .timeLimit(.minutes(2)))
+    func refusalsComeAtOnce() throws {
+        let state = try TemporaryDirectory("rowcast-small-volume")
+        let daemon = try DaemonProcess(
+            stateDirectory: state, environment: ["ROWCAST_TEST_TMPFS": state.path], launcher: Self.smallVolume)
+        defer { daemon.stop() }
+        let peer = try RawPeer(daemon)
+        let name = String(repeating: "x", count: 20_000)
+        var index = 0
+        var waits: [Double] = []
+        while index < 400 && waits.count < 6 {
+            let started = Date()
+            let reply = try peer.request([
+                "op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("\(index)", name: name),
+            ])
+            index += 1
+            guard reply["ok"] == false else { continue }
+            waits.append(Date().timeIntervalSince(started))
+            #expect(reply["error"]?["code"] == "storage_error", "\(reply)")
+            #expect(reply["error"]?["message"]?.stringValue?.contains("free there") == true, "\(reply)")
+        }
+        #expect(waits.count == 6, "2 MiB never filled up")
+        print("full disk: refusals answered in \(waits.map { String(format: "%.3f s", $0) })")
+        #expect(waits.allSatisfy { $0 < 1 }, "refusals took \(waits) s; log:\n\(daemon.log)")
+    }
 }

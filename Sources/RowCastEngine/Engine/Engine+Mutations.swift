@@ -30,6 +30,12 @@ extension Engine {
             feed.upsert(item, row: rendered)
 
         case .delete(let id):
+            if let feed = feeds[name], quarantine.isDamaged(feed: name, id: id) {
+                // Not in the feed: only its damaged record goes.
+                feed.forgetDamagedRecord(id: id)
+                quarantine.remove(feed: name, id: id)
+                break
+            }
             guard let feed = feeds[name], feed.delete(id: id) else {
                 throw RowCastError(
                     .notFound, "delete: feed \"\(name)\" has no item \"\(id)\"", field: "id", feed: name, id: id)
@@ -48,7 +54,7 @@ extension Engine {
                     .notFound, "delete_section: feed \"\(name)\" has no section \"\(id)\"", field: "id", feed: name,
                     id: id)
             }
-            quarantine.removeAll(feed: name) { feed.item($0) == nil }
+            quarantine.removeAll(feed: name, keepingDamaged: true) { feed.item($0) == nil }
 
         case .reset(let items, let sections):
             extra = try reset(

@@ -146,9 +146,9 @@ extension Engine {
         jobsThrough.reserveCapacity(messages.count)
         for (message, outcome) in zip(messages, batch) {
             defer { jobsThrough.append(jobs.count) }
-            guard case .request(let request) = outcome, !isAnsweredRetry(request, from: message.origin) else {
-                continue
-            }
+            guard case .request(let request) = outcome, !isAnsweredRetry(request, from: message.origin),
+                refusedWrites == nil || !request.writesState
+            else { continue }
             switch request.operation {
             case .upsert(let item):
                 jobs.append(RenderJob(kind: .renderItem, type: item.type, input: item.json))
@@ -221,7 +221,7 @@ extension Engine {
     ) -> JSONObject {
         let keys = quarantine.keys(feed: feed, id: id)
         var items: [(Feed, ItemInput)] = []
-        for key in keys {
+        for key in keys where !quarantine.isDamaged(feed: key.feed, id: key.id) {
             guard let stored = feeds[key.feed], let item = stored.item(key.id) else {
                 quarantine.remove(feed: key.feed, id: key.id)
                 continue

@@ -18,6 +18,10 @@ public final class Engine {
     /// Recent answers to acked mutations by (client, req): a repeated request gets its first
     /// answer instead of being applied again (see `Engine+Ledger.swift`).
     public var ledger = RequestLedger()
+    /// When set, every request that would write to the store (`Request.writesState`) is
+    /// refused with this error before it is applied, and queries are answered as usual: the
+    /// durable engine sets it while the disk that failed a commit is still full.
+    public var refusedWrites: RowCastError?
 
     /// How much state clients may make the engine hold; the daemon changes them on a reload.
     public var limits = EngineLimits()
@@ -156,6 +160,19 @@ public final class Engine {
         case .failure(let error, let op, let req, let client):
             return refuse(error, op: op, req: req, client: client, publishing: isIngest, into: &publications)
         case .request(let request):
+            if let refusal = refusedWrites, request.writesState {
+                // The disk is known full: refused before anything is applied, so nothing has
+                // to be rolled back, and not remembered, so a retry is applied once there is
+                // room. A remembered answer is still given.
+                if !isIngest, let key = LedgerKey(client: request.client, req: request.req),
+                    let answer = ledger.answer(key)
+                {
+                    return .recalled(key, answer: answer)
+                }
+                return refuse(
+                    refusal, op: request.op, req: request.req, client: request.client, publishing: isIngest,
+                    into: &publications)
+            }
             if case .quarantine(retry: true, let id) = request.operation {
                 return .answered(
                     request,

@@ -12,6 +12,10 @@ import Musl
 /// The items whose plugin crashed or hung on them: stored, not rendered, and not rendered
 /// again until their plugin file changes, an operator retries them, or a new version of the
 /// item arrives. Kept in memory, in the order the faults happened.
+///
+/// It also lists the items whose stored record was found damaged at start (code
+/// `record_damaged`): those are not in their feed at all, and leave the quarantine when the
+/// item is sent again, deleted, or its feed reset.
 public struct Quarantine {
     /// Where an item is.
     public struct Key: Hashable, Sendable {
@@ -52,16 +56,34 @@ public struct Quarantine {
             type: type, fault: fault, at: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000)
     }
 
+    /// Lists `item`, whose stored record is damaged.
+    mutating func addDamaged(_ item: DamagedItem) {
+        add(
+            feed: item.feed, id: item.id, type: item.type,
+            fault: PluginFaultReport(
+                code: .recordDamaged,
+                reason: "its stored record is damaged (\(item.reason)); it is not served: send it again or delete it",
+                plugin: "", file: ""))
+    }
+
+    /// Whether item `id` of `feed` is listed because its stored record is damaged.
+    public func isDamaged(feed: String, id: String) -> Bool {
+        !entries.isEmpty && entries[Key(feed: feed, id: id)]?.fault.code == .recordDamaged
+    }
+
     /// Releases item `id` of `feed` (rendered, replaced or deleted).
     mutating func remove(feed: String, id: String) {
         guard !entries.isEmpty else { return }
         entries.removeValue(forKey: Key(feed: feed, id: id))
     }
 
-    /// Releases the items of `feed` (a reset), or those of its items for which `gone` holds.
-    mutating func removeAll(feed: String, where gone: (String) -> Bool = { _ in true }) {
+    /// Releases the items of `feed` (a reset), or those of its items for which `gone` holds;
+    /// with `keepingDamaged`, not those listed for a damaged record.
+    mutating func removeAll(feed: String, keepingDamaged: Bool = false, where gone: (String) -> Bool = { _ in true }) {
         guard !entries.isEmpty else { return }
-        entries.removeAll { $0.key.feed == feed && gone($0.key.id) }
+        entries.removeAll {
+            $0.key.feed == feed && !(keepingDamaged && $0.value.fault.code == .recordDamaged) && gone($0.key.id)
+        }
     }
 
     /// The quarantined items, all or those of `feed` (and `id`), oldest first.

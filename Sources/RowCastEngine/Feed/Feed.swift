@@ -215,6 +215,12 @@ public final class Feed {
         return true
     }
 
+    /// Deletes the stored record of item `id`, which is not in the feed (its record was found
+    /// damaged at start): the store's next commit removes it.
+    func forgetDamagedRecord(id: String) {
+        dirtyItems.append((id: id, item: nil))
+    }
+
     /// Declares a section, or replaces its order, type, header and header row.
     func declareSection(_ input: SectionInput, headerRow: [UInt8]?) {
         dirtySections.insert(input.id)

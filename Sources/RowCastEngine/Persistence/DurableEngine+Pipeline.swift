@@ -1,3 +1,4 @@
+import RowCastWire
 import RowCastPluginHosting
 
 /// The pipelined path the daemon uses: the loop thread applies batches to the engine while
@@ -67,6 +68,7 @@ extension DurableEngine {
 
     /// Begins applying `messages` (see `Engine.beginBatch`); `resume` applies them.
     public func begin(_ messages: [IncomingMessage], receipt: BatchReceipt? = nil) {
+        checkSpace()
         engine.beginBatch(messages)
         beganBatch = (receipt, messages.count)
     }
@@ -81,6 +83,25 @@ extension DurableEngine {
         output.receipt = began.receipt
         submitted.append(UncommittedBatch(output: output, commit: takeCommit(), messageCount: began.messageCount))
         return .applied(deferring: !output.deferred.isEmpty)
+    }
+
+    /// After a commit failed for lack of space: asks the store whether the disk has room again
+    /// (`FeedStore.spaceShortage`, a look at the file system), and refuses writes at once
+    /// while it has not (`Engine.refusedWrites`), instead of applying each batch, failing its
+    /// commit and rolling it back.
+    func checkSpace() {
+        guard diskFull != nil else { return }
+        if let shortage = store.spaceShortage() {
+            engine.refusedWrites = RowCastError(
+                .storageError,
+                "refused without trying to commit: \(shortage.message) Nothing of the request was applied; send it again later."
+            )
+            return
+        }
+        logger.notice(
+            "the disk has room again; writes are tried again", metadata: ["failed": "\(diskFull?.message ?? "")"])
+        diskFull = nil
+        engine.refusedWrites = nil
     }
 
     /// What the batch being applied waits on (`Engine.renderWait`), beside `waitDescriptors`.
@@ -160,6 +181,7 @@ extension DurableEngine {
                         "error": "\(error.message)", "batches": "\(refused.count)",
                         "replies": "\(refused.reduce(0) { $0 + $1.output.replies.count })",
                     ])
+                if error.kind == .full { diskFull = error }
                 let feeds = Set(refused.flatMap { $0.commit.feeds.map(\.feed) })
                 try rollBack(feeds: feeds.sorted(), renderers: refused.flatMap(\.commit.renderers))
                 engine.actionEvents.rollBack(refused.flatMap(\.commit.events))

@@ -19,7 +19,7 @@ import RowCastWire
 public final class DurableEngine {
     /// The engine.
     public let engine: Engine
-    private let store: any FeedStore
+    let store: any FeedStore
     let logger: Logger
     private let makeEpoch: () -> String
     private let ledgerLimits: RequestLedger.Limits
@@ -51,6 +51,9 @@ public final class DurableEngine {
     /// Told of every successful commit (the daemon's metrics): how long the store took to write
     /// it and how many messages its batches carried. Called on the loop thread, once per commit.
     public var commitObserver: ((_ duration: Duration, _ messages: Int) -> Void)?
+    /// The error of the last commit that failed for lack of space, until the disk has room
+    /// again (see `checkSpace`).
+    var diskFull: StoreError?
     /// When the last commit started.
     var lastCommitStart: ContinuousClock.Instant? { schedule.lastCommitStart }
     /// Expires when held-back batches are due (`commitDue`), so a wait elsewhere can start
@@ -99,27 +102,22 @@ public final class DurableEngine {
             events.removeAll { !served.contains(Partition(feed: $0.feed)) }
         }
         var commit = StoreCommit()
+        var renewed: Set<String> = []
         for index in feeds.indices {
-            let reason: String?
-            if case .broken(let why) = state.continuity {
-                reason = why
-            } else {
-                reason = changedRenderer(in: feeds[index])
-            }
-            guard let reason else { continue }
-            let epoch = makeEpoch()
-            logger.notice(
-                "feed starts a new epoch; subscribers will resync",
-                metadata: [
-                    "feed": "\(feeds[index].name)", "seq": "\(feeds[index].seq)", "old_epoch": "\(feeds[index].epoch)",
-                    "epoch": "\(epoch)", "reason": "\(reason)",
-                ])
-            feeds[index].epoch = epoch
-            commit.counters.append(FeedCounters(feed: feeds[index].name, seq: feeds[index].seq, epoch: epoch))
+            guard let reason = newEpochReason(feeds[index], continuity: state.continuity) else { continue }
+            renew(&feeds[index].epoch, feed: feeds[index].name, seq: feeds[index].seq, reason: reason, into: &commit)
+            renewed.insert(feeds[index].name)
         }
         engine.ledger = RequestLedger(limits: ledgerLimits, entries: state.ledger)
         engine.actionEvents.restore(events)
-        let reports = engine.restore(feeds)
+        var unreadable: [DamagedItem] = []
+        let reports = engine.restore(feeds, unreadable: &unreadable)
+        for item in unreadable where !renewed.contains(item.feed) {
+            guard let feed = engine.feeds[item.feed] else { continue }
+            renew(&feed.epoch, feed: item.feed, seq: feed.seq, reason: "a stored item record is damaged", into: &commit)
+            renewed.insert(item.feed)
+        }
+        commit.damagedItems = feeds.flatMap { $0.damaged.filter { !$0.known } } + unreadable
         var noted: Set<RendererKey> = []
         for feed in feeds {
             for item in feed.items { noteRenderer(.item, item.type, into: &commit, noted: &noted) }
@@ -245,6 +243,33 @@ public final class DurableEngine {
 
     /// Why a stored feed's rows would not be those its subscribers saw: a type whose renderer
     /// differs from the one recorded (nil when none does).
+    /// Why `feed` must start a new epoch at this start, or nil when it continues.
+    private func newEpochReason(_ feed: RestoredFeed, continuity: StoreContinuity) -> String? {
+        if case .broken(let why) = continuity { return why }
+        let found = feed.damaged.filter { !$0.known }
+        if let first = found.first {
+            return
+                "\(found.count) stored item record\(found.count == 1 ? " is" : "s are") damaged (item \"\(first.id)\": \(first.reason)); quarantined, not served"
+        }
+        return changedRenderer(in: feed)
+    }
+
+    /// Gives a feed a new epoch (`epoch` is its stored or installed epoch), logs why, and
+    /// records the counters in `commit`.
+    private func renew(
+        _ epoch: inout String, feed: String, seq: UInt64, reason: String, into commit: inout StoreCommit
+    ) {
+        let renewed = makeEpoch()
+        logger.notice(
+            "feed starts a new epoch; subscribers will resync",
+            metadata: [
+                "feed": "\(feed)", "seq": "\(seq)", "old_epoch": "\(epoch)", "epoch": "\(renewed)",
+                "reason": "\(reason)",
+            ])
+        epoch = renewed
+        commit.counters.append(FeedCounters(feed: feed, seq: seq, epoch: renewed))
+    }
+
     private func changedRenderer(in feed: RestoredFeed) -> String? {
         var checked: Set<RendererKey> = []
         func differs(_ kind: RendererRecord.Kind, _ type: String) -> Bool {

@@ -47,11 +47,13 @@ public struct RestoredFeed: Sendable {
     public var items: [PersistedItem]
     /// Every section (declared, or created by items).
     public var sections: [PersistedSection]
+    /// Items whose record is damaged: not in `items`.
+    public var damaged: [DamagedItem]
 
     /// A restored feed from its parts.
     public init(
         name: String, seq: UInt64, epoch: String, nextArrival: UInt64, items: [PersistedItem],
-        sections: [PersistedSection]
+        sections: [PersistedSection], damaged: [DamagedItem] = []
     ) {
         self.name = name
         self.seq = seq
@@ -59,5 +61,6 @@ public struct RestoredFeed: Sendable {
         self.nextArrival = nextArrival
         self.items = items
         self.sections = sections
+        self.damaged = damaged
     }
 }

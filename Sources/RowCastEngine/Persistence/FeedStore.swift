@@ -25,11 +25,18 @@ public protocol FeedStore: AnyObject {
     func close()
     /// Why the last `close()` could not record a clean stop (a full disk, say), or nil.
     var closeFailure: StoreError? { get }
+    /// After a commit failed for lack of space: why the disk still has too little room to try
+    /// another (a `full` error naming the free space), or nil once it has. It looks only at the
+    /// file system, so the loop thread may ask while the commit thread writes.
+    func spaceShortage() -> StoreError?
 }
 
 extension FeedStore {
     /// No failure: stores whose close cannot fail.
     public var closeFailure: StoreError? { nil }
+
+    /// Always room: stores that cannot run out of space.
+    public func spaceShortage() -> StoreError? { nil }
 
     /// Writes one batch in one transaction (see `commit(_:)` for several).
     public func commit(_ commit: StoreCommit) throws(StoreError) {

@@ -93,6 +93,9 @@ public struct StoreCommit: Sendable {
     public var events: [ActionEvent] = []
     /// How many events to keep per feed: older ones of the feeds in `events` are dropped.
     public var eventRetention = ActionEventLog.defaultRetention
+    /// Damaged item records to mark as found (`DamagedItem.known` at the next start), so that
+    /// their feed starts a new epoch once, not at every start.
+    public var damagedItems: [DamagedItem] = []
 
     /// An empty commit.
     public init() {}
@@ -100,5 +103,6 @@ public struct StoreCommit: Sendable {
     /// Whether there is nothing to write.
     public var isEmpty: Bool {
         feeds.isEmpty && counters.isEmpty && ledger.isEmpty && renderers.isEmpty && events.isEmpty
+            && damagedItems.isEmpty
     }
 }

@@ -107,6 +107,15 @@ public struct Request: Sendable, Equatable {
         lhs.fields === rhs.fields || lhs.fields.parts == rhs.fields.parts
     }
 
+    /// Whether applying the request writes to the store: a feed operation, a `select` (its
+    /// event and change), a quarantine retry (the rows it brings back move the seq).
+    public var writesState: Bool {
+        switch operation {
+        case .select, .quarantine(retry: true, _): return true
+        default: return isMutation
+        }
+    }
+
     /// Whether the request changes a feed (as opposed to querying).
     public var isMutation: Bool {
         switch operation {

@@ -5,17 +5,24 @@ import RowCastJSON
 import RowCastEngine
 
 extension SQLiteFeedStore {
-    /// Reads feeds (all when `names` is nil) with their items and sections.
-    static func readFeeds(_ db: Database, names: Set<String>?, logger: Logger) throws -> [RestoredFeed] {
+    /// Reads feeds (all when `names` is nil) with their items and sections, checking every
+    /// record's checksum: a damaged item is handed back in `RestoredFeed.damaged`; a damaged
+    /// feed or section row throws (`damagedRecord`).
+    static func readFeeds(_ db: Database, names: Set<String>?, path: String, logger: Logger) throws -> [RestoredFeed] {
         var feeds: [String: RestoredFeed] = [:]
         let wanted: (String) -> Bool = { names?.contains($0) ?? true }
-        let feedRows = try Row.fetchCursor(db, sql: "SELECT name, seq, epoch, next_arrival FROM feeds")
+        let feedRows = try Row.fetchCursor(db, sql: "SELECT name, seq, epoch, next_arrival, crc FROM feeds")
         while let row = try feedRows.next() {
             let name: String = row[0]
             guard wanted(name) else { continue }
-            feeds[name] = RestoredFeed(
+            let feed = RestoredFeed(
                 name: name, seq: UInt64(row[1] as Int64), epoch: row[2], nextArrival: UInt64(row[3] as Int64),
                 items: [], sections: [])
+            let read = RecordChecksum.feed(name: name, seq: feed.seq, epoch: feed.epoch, nextArrival: feed.nextArrival)
+            if let reason = checksumFailure(stored: row[4], read: read) {
+                throw damagedRecord("the counters of feed \"\(name)\"", reason: reason, path: path)
+            }
+            feeds[name] = feed
         }
         let filter = names == nil ? "" : " WHERE feed IN (SELECT value FROM json_each(?))"
         let arguments: StatementArguments =
@@ -23,53 +30,95 @@ extension SQLiteFeedStore {
                 [String(decoding: JSONValue.array($0.sorted().map(JSONValue.string)).serialized(), as: UTF8.self)]
             } ?? []
         let sectionRows = try Row.fetchCursor(
-            db, sql: "SELECT feed, id, sort_order, type, header, declared, arrival FROM sections\(filter)",
+            db, sql: "SELECT feed, id, sort_order, type, header, declared, arrival, crc FROM sections\(filter)",
             arguments: arguments)
         while let row = try sectionRows.next() {
             let feed: String = row[0]
             guard feeds[feed] != nil else { continue }
-            var header: JSONObject?
-            if let text = row[4] as String? {
-                header = (try? JSONParser.parse(text))?.objectValue
-                if header == nil {
-                    logger.error(
-                        "stored section header unreadable; dropped",
-                        metadata: ["feed": "\(feed)", "section": "\(row[1] as String)"])
-                }
-            }
-            feeds[feed]!.sections.append(
-                PersistedSection(
-                    id: row[1], order: row[2], type: row[3], header: header, declared: row[5],
-                    arrival: UInt64(row[6] as Int64)))
+            let section = try readSection(row, feed: feed, path: path, logger: logger)
+            feeds[feed]!.sections.append(section)
         }
         let itemRows = try Row.fetchCursor(
-            db, sql: "SELECT feed, id, type, section, sort, arrival, json FROM items\(filter)", arguments: arguments)
+            db, sql: "SELECT feed, id, type, section, sort, arrival, json, crc, damage FROM items\(filter)",
+            arguments: arguments)
+        var checksumStart: (feed: String, checksum: RecordChecksum)?
         while let row = try itemRows.next() {
             let feed: String = row[0]
             guard feeds[feed] != nil else { continue }
             let json: Data = row[6]
-            feeds[feed]!.items.append(
-                PersistedItem(
-                    id: row[1], type: row[2], section: row[3], sort: row[4], arrival: UInt64(row[5] as Int64),
-                    json: [UInt8](json)))
+            let item = PersistedItem(
+                id: row[1], type: row[2], section: row[3], sort: row[4], arrival: UInt64(row[5] as Int64),
+                json: [UInt8](json))
+            if checksumStart?.feed != feed { checksumStart = (feed, RecordChecksum.itemStart(feed: feed)) }
+            let read = RecordChecksum.item(
+                start: checksumStart!.checksum, id: item.id, type: item.type, section: item.section, sort: item.sort,
+                arrival: item.arrival, json: item.json)
+            if let known = row[8] as String? {
+                feeds[feed]!.damaged.append(
+                    DamagedItem(feed: feed, id: item.id, type: item.type, reason: known, known: true))
+            } else if let reason = checksumFailure(stored: row[7], read: read) {
+                logger.error(
+                    "stored item record damaged; not served",
+                    metadata: ["feed": "\(feed)", "item": "\(item.id)", "reason": "\(reason)"])
+                feeds[feed]!.damaged.append(
+                    DamagedItem(feed: feed, id: item.id, type: item.type, reason: reason, known: false))
+            } else {
+                feeds[feed]!.items.append(item)
+            }
         }
         return feeds.keys.sorted().map { feeds[$0]! }
     }
 
+    /// A section row, checked.
+    private static func readSection(_ row: Row, feed: String, path: String, logger: Logger) throws -> PersistedSection {
+        let id: String = row[1]
+        let headerText: String? = row[4]
+        let section = PersistedSection(
+            id: id, order: row[2], type: row[3], header: nil, declared: row[5], arrival: UInt64(row[6] as Int64))
+        let read = RecordChecksum.section(
+            feed: feed, id: id, order: section.order, type: section.type, header: headerText,
+            declared: section.declared, arrival: section.arrival)
+        if let reason = checksumFailure(stored: row[7], read: read) {
+            throw damagedRecord("section \"\(id)\" of feed \"\(feed)\"", reason: reason, path: path)
+        }
+        guard let headerText else { return section }
+        guard let header = (try? JSONParser.parse(headerText))?.objectValue else {
+            throw damagedRecord(
+                "section \"\(id)\" of feed \"\(feed)\"", reason: "its header is not a JSON object", path: path)
+        }
+        var withHeader = section
+        withHeader.header = header
+        return withHeader
+    }
+
     /// Reads every remembered answer.
-    static func readLedger(_ db: Database) throws -> [LedgerEntry] {
-        try Row.fetchAll(db, sql: "SELECT client, req, ord, reply FROM requests ORDER BY ord").map { row in
+    static func readLedger(_ db: Database, path: String) throws -> [LedgerEntry] {
+        try Row.fetchAll(db, sql: "SELECT client, req, ord, reply, crc FROM requests ORDER BY ord").map { row in
             let reply: Data = row[3]
-            return LedgerEntry(
+            let entry = LedgerEntry(
                 key: LedgerKey(client: row[0], req: row[1]), order: UInt64(row[2] as Int64), reply: [UInt8](reply))
+            let read = RecordChecksum.request(
+                client: entry.key.client, req: entry.key.req, order: entry.order, reply: entry.reply)
+            if let reason = checksumFailure(stored: row[4], read: read) {
+                throw damagedRecord(
+                    "the remembered answer to request \(entry.key.req) of client \"\(entry.key.client)\"",
+                    reason: reason, path: path)
+            }
+            return entry
         }
     }
 
     /// Reads the kept action events, oldest first per feed.
-    static func readEvents(_ db: Database) throws -> [ActionEvent] {
-        try Row.fetchAll(db, sql: "SELECT feed, seq, body FROM events ORDER BY feed, seq").map { row in
+    static func readEvents(_ db: Database, path: String) throws -> [ActionEvent] {
+        try Row.fetchAll(db, sql: "SELECT feed, seq, body, crc FROM events ORDER BY feed, seq").map { row in
             let body: Data = row[2]
-            return ActionEvent(feed: row[0], seq: UInt64(row[1] as Int64), body: [UInt8](body))
+            let event = ActionEvent(feed: row[0], seq: UInt64(row[1] as Int64), body: [UInt8](body))
+            let read = RecordChecksum.event(feed: event.feed, seq: event.seq, body: event.body)
+            if let reason = checksumFailure(stored: row[3], read: read) {
+                throw damagedRecord(
+                    "action event \(event.seq) of feed \"\(event.feed)\"", reason: reason, path: path)
+            }
+            return event
         }
     }
 

@@ -80,9 +80,23 @@ extension SQLiteFeedStore {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v4") { db in
+            // A CRC32C on every item, section, feed, answer and event row (`RecordChecksum`),
+            // and the mark a start leaves on an item row found damaged (`damage`, the reason).
+            try db.execute(
+                sql: """
+                    ALTER TABLE items ADD COLUMN crc INTEGER;
+                    ALTER TABLE items ADD COLUMN damage TEXT;
+                    ALTER TABLE sections ADD COLUMN crc INTEGER;
+                    ALTER TABLE feeds ADD COLUMN crc INTEGER;
+                    ALTER TABLE requests ADD COLUMN crc INTEGER;
+                    ALTER TABLE events ADD COLUMN crc INTEGER;
+                    """)
+            try addChecksumsToExistingRows(db)
+        }
         return migrator
     }
 
     /// The newest schema version this build writes.
-    static var schemaVersion: String { "v3" }
+    static var schemaVersion: String { "v4" }
 }

@@ -8,9 +8,13 @@ extension SQLiteFeedStore {
     static func write(_ commit: StoreCommit, to db: Database) throws {
         if !commit.feeds.isEmpty { try writeFeeds(commit.feeds, to: db) }
         if !commit.counters.isEmpty {
-            let update = try db.cachedStatement(sql: "UPDATE feeds SET seq = ?, epoch = ? WHERE name = ?")
+            let nextArrival = try db.cachedStatement(sql: "SELECT next_arrival FROM feeds WHERE name = ?")
+            let update = try db.cachedStatement(sql: "UPDATE feeds SET seq = ?, epoch = ?, crc = ? WHERE name = ?")
             for counters in commit.counters {
-                try update.execute(arguments: [Int64(counters.seq), counters.epoch, counters.feed])
+                guard let next = try Int64.fetchOne(nextArrival, arguments: [counters.feed]) else { continue }
+                let checksum = RecordChecksum.feed(
+                    name: counters.feed, seq: counters.seq, epoch: counters.epoch, nextArrival: UInt64(next))
+                try update.execute(arguments: [Int64(counters.seq), counters.epoch, checksum.stored, counters.feed])
             }
         }
         if !commit.ledger.forgotten.isEmpty {
@@ -19,22 +23,32 @@ extension SQLiteFeedStore {
         }
         if !commit.ledger.recorded.isEmpty {
             let record = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO requests(client, req, ord, reply) VALUES (?, ?, ?, ?)")
+                sql: "INSERT OR REPLACE INTO requests(client, req, ord, reply, crc) VALUES (?, ?, ?, ?, ?)")
             for entry in commit.ledger.recorded {
-                try record.execute(arguments: [entry.key.client, entry.key.req, Int64(entry.order), Data(entry.reply)])
+                let checksum = RecordChecksum.request(
+                    client: entry.key.client, req: entry.key.req, order: entry.order, reply: entry.reply)
+                try record.execute(arguments: [
+                    entry.key.client, entry.key.req, Int64(entry.order), Data(entry.reply), checksum.stored,
+                ])
             }
         }
         if !commit.events.isEmpty {
-            let record = try db.cachedStatement(sql: "INSERT OR REPLACE INTO events(feed, seq, body) VALUES (?, ?, ?)")
+            let record = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO events(feed, seq, body, crc) VALUES (?, ?, ?, ?)")
             var newest: [String: UInt64] = [:]
             for event in commit.events {
-                try record.execute(arguments: [event.feed, Int64(event.seq), Data(event.body)])
+                let checksum = RecordChecksum.event(feed: event.feed, seq: event.seq, body: event.body)
+                try record.execute(arguments: [event.feed, Int64(event.seq), Data(event.body), checksum.stored])
                 newest[event.feed] = max(newest[event.feed] ?? 0, event.seq)
             }
             let trim = try db.cachedStatement(sql: "DELETE FROM events WHERE feed = ? AND seq <= ?")
             for (feed, seq) in newest where seq > UInt64(commit.eventRetention) {
                 try trim.execute(arguments: [feed, Int64(seq - UInt64(commit.eventRetention))])
             }
+        }
+        if !commit.damagedItems.isEmpty {
+            let mark = try db.cachedStatement(sql: "UPDATE items SET damage = ? WHERE feed = ? AND id = ?")
+            for item in commit.damagedItems { try mark.execute(arguments: [item.reason, item.feed, item.id]) }
         }
         if !commit.renderers.isEmpty {
             let record = try db.cachedStatement(
@@ -48,11 +62,16 @@ extension SQLiteFeedStore {
     private static func writeFeeds(_ changes: [FeedChanges], to db: Database) throws {
         let upsertFeed = try db.cachedStatement(
             sql: """
-                INSERT INTO feeds(name, seq, epoch, next_arrival) VALUES (?, ?, ?, ?)
-                ON CONFLICT(name) DO UPDATE SET seq = excluded.seq, epoch = excluded.epoch, next_arrival = excluded.next_arrival
+                INSERT INTO feeds(name, seq, epoch, next_arrival, crc) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(name) DO UPDATE SET seq = excluded.seq, epoch = excluded.epoch,
+                    next_arrival = excluded.next_arrival, crc = excluded.crc
                 """)
         for change in changes {
-            try upsertFeed.execute(arguments: [change.feed, Int64(change.seq), change.epoch, Int64(change.nextArrival)])
+            let checksum = RecordChecksum.feed(
+                name: change.feed, seq: change.seq, epoch: change.epoch, nextArrival: change.nextArrival)
+            try upsertFeed.execute(arguments: [
+                change.feed, Int64(change.seq), change.epoch, Int64(change.nextArrival), checksum.stored,
+            ])
             if change.replacedAll {
                 try db.execute(sql: "DELETE FROM items WHERE feed = ?", arguments: [change.feed])
                 try db.execute(sql: "DELETE FROM sections WHERE feed = ?", arguments: [change.feed])
@@ -68,7 +87,7 @@ extension SQLiteFeedStore {
             feed: change.feed,
             statement: try db.cachedStatement(
                 sql:
-                    "INSERT OR REPLACE INTO items(feed, id, type, section, sort, arrival, json) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    "INSERT OR REPLACE INTO items(feed, id, type, section, sort, arrival, json, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             ))
         defer { writer.finish() }
         // Prepared only for a commit that deletes an item (GRDB's cache lookup costs too).
@@ -96,14 +115,18 @@ extension SQLiteFeedStore {
     private static func writeSections(of change: FeedChanges, to db: Database) throws {
         let upsertSection = try db.cachedStatement(
             sql:
-                "INSERT OR REPLACE INTO sections(feed, id, sort_order, type, header, declared, arrival) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                "INSERT OR REPLACE INTO sections(feed, id, sort_order, type, header, declared, arrival, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         )
         let deleteSection = try db.cachedStatement(sql: "DELETE FROM sections WHERE feed = ? AND id = ?")
         for (id, section) in change.sections {
             if let section {
                 let header = section.header.map { String(decoding: JSONValue.object($0).serialized(), as: UTF8.self) }
+                let checksum = RecordChecksum.section(
+                    feed: change.feed, id: id, order: section.order, type: section.type, header: header,
+                    declared: section.declared, arrival: section.arrival)
                 try upsertSection.execute(arguments: [
                     change.feed, id, section.order, section.type, header, section.declared, Int64(section.arrival),
+                    checksum.stored,
                 ])
             } else if !change.replacedAll {
                 try deleteSection.execute(arguments: [change.feed, id])

@@ -121,14 +121,15 @@ public final class SQLiteFeedStore: FeedStore {
     /// Everything stored, with the continuity judged when opening.
     public func load() throws(StoreError) -> StoredState {
         let queue = try openQueue()
+        let path = databasePath
         do {
             return try queue.read { db in
                 StoredState(
-                    feeds: try Self.readFeeds(db, names: nil, logger: logger),
-                    ledger: try Self.readLedger(db),
+                    feeds: try Self.readFeeds(db, names: nil, path: path, logger: logger),
+                    ledger: try Self.readLedger(db, path: path),
                     renderers: try Self.readRenderers(db),
                     continuity: continuity,
-                    events: try Self.readEvents(db))
+                    events: try Self.readEvents(db, path: path))
             }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")
@@ -168,7 +169,8 @@ public final class SQLiteFeedStore: FeedStore {
     public func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] {
         let queue = try openQueue()
         do {
-            return try queue.read { db in try Self.readFeeds(db, names: Set(names), logger: logger) }
+            let path = databasePath
+            return try queue.read { db in try Self.readFeeds(db, names: Set(names), path: path, logger: logger) }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")
         }
@@ -178,12 +180,13 @@ public final class SQLiteFeedStore: FeedStore {
     /// name hashes into one of them are read whole.
     public func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] {
         let queue = try openQueue()
+        let path = databasePath
         do {
             return try queue.read { db in
                 let names = try String.fetchAll(db, sql: "SELECT name FROM feeds").filter {
                     partitions.contains(Partition(feed: $0))
                 }
-                return try Self.readFeeds(db, names: Set(names), logger: logger)
+                return try Self.readFeeds(db, names: Set(names), path: path, logger: logger)
             }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")
@@ -194,7 +197,8 @@ public final class SQLiteFeedStore: FeedStore {
     public func ledgerEntries() throws(StoreError) -> [LedgerEntry] {
         let queue = try openQueue()
         do {
-            return try queue.read { db in try Self.readLedger(db) }
+            let path = databasePath
+            return try queue.read { db in try Self.readLedger(db, path: path) }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")
         }
@@ -224,6 +228,19 @@ public final class SQLiteFeedStore: FeedStore {
         self.queue = nil
         marker.close()
         stateDirectory.unlock()
+    }
+
+    /// The disk has too little room while it has less than 1 MiB free, the least a start needs
+    /// (`StateDirectory.minimumFreeBytes`).
+    public func spaceShortage() -> StoreError? {
+        guard let free = StateDirectory.freeBytes(in: directory), free < StateDirectory.minimumFreeBytes else {
+            return nil
+        }
+        return StoreError(
+            .full, path: databasePath,
+            message:
+                "the disk holding \(directory) is full: \(free / 1024) KiB free there, and rowcastd writes again once it has \(StateDirectory.minimumFreeBytes >> 20) MiB. Free disk space there (or raise the file size limit)."
+        )
     }
 
     deinit {

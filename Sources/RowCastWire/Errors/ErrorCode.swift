@@ -44,6 +44,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The plugin did not return within `plugin_timeout_ms`; its host was killed and the item
     /// is stored and quarantined.
     public static let pluginTimeout = ErrorCode(rawValue: "plugin_timeout")
+    /// The item's stored record failed its checksum or did not parse at start: it is not
+    /// served, its feed started a new epoch, and it is listed in the quarantine until it is
+    /// sent again, deleted, or its feed reset.
+    public static let recordDamaged = ErrorCode(rawValue: "record_damaged")
     /// A `reload` failed (bad configuration file, or a plugin refused); the daemon kept running
     /// with the configuration and plugins it had.
     public static let reloadFailed = ErrorCode(rawValue: "reload_failed")

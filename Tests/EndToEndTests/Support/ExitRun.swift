@@ -1,11 +1,15 @@
 import Foundation
 
 /// Runs `rowcastd` with `arguments` until it exits (at most `timeout` seconds, then it is
-/// killed); its exit status and standard error.
-func runRowcastdToExit(_ arguments: [String], timeout: TimeInterval = 20) throws -> (status: Int32, stderr: String) {
+/// killed); its exit status, standard error and standard output.
+func runRowcastdToExit(
+    _ arguments: [String], timeout: TimeInterval = 20
+) throws -> (status: Int32, stderr: String, stdout: String) {
     let directory = try TemporaryDirectory("rowcastd-exit")
     let errURL = directory.url.appendingPathComponent("err")
+    let outURL = directory.url.appendingPathComponent("out")
     FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    FileManager.default.createFile(atPath: outURL.path, contents: nil)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: try BuildProducts.path("rowcastd"))
     process.arguments =
@@ -13,7 +17,7 @@ func runRowcastdToExit(_ arguments: [String], timeout: TimeInterval = 20) throws
             "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
             "--http", "tcp://127.0.0.1:0",
         ] + arguments
-    process.standardOutput = FileHandle.nullDevice
+    process.standardOutput = try FileHandle(forWritingTo: outURL)
     process.standardError = try FileHandle(forWritingTo: errURL)
     try process.run()
     let deadline = Date().addingTimeInterval(timeout)
@@ -23,5 +27,8 @@ func runRowcastdToExit(_ arguments: [String], timeout: TimeInterval = 20) throws
         process.waitUntilExit()
         throw TestFailure("rowcastd \(arguments) did not exit within \(timeout) s")
     }
-    return (process.terminationStatus, (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    return (
+        process.terminationStatus, (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
+        (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
+    )
 }

@@ -14,6 +14,8 @@ final class FlakyStore: FeedStore {
     private(set) var transactions: [Int] = []
     /// When set, each commit waits for a signal of it first (set before the commit starts).
     var gate: DispatchSemaphore?
+    /// What `spaceShortage` says.
+    var shortage: StoreError?
 
     init(_ base: SQLiteFeedStore) { self.base = base }
 
@@ -35,6 +37,7 @@ final class FlakyStore: FeedStore {
     }
     func ledgerEntries() throws(StoreError) -> [LedgerEntry] { try base.ledgerEntries() }
     func close() { base.close() }
+    func spaceShortage() -> StoreError? { shortage }
 }
 
 struct DurableEngineTests {
@@ -110,6 +113,61 @@ struct DurableEngineTests {
         ])
         #expect(try JSONParser.parse(retried.replies[0].body)["seq"] == 2)
         #expect(retried.publications.count == 1)
+        durable.close()
+    }
+
+    @Test(
+        "after a commit fails on a full disk, writes are refused at once while the disk has no room, queries answered; with room again they apply"
+    )
+    func fullDiskRefusesWritesAtOnce() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness()
+        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(engine: harness.engine, store: store)
+        _ = try durable.start()
+        _ = try durable.process([message(upsert("f", item("1")), token: 1)])
+        let full = StoreError(.full, path: store.base.databasePath, message: "the disk is full (test).")
+        store.failingCommits = 1
+        store.shortage = full
+        let failed = try durable.process([message(upsert("f", item("2")), token: 2)])
+        #expect(try JSONParser.parse(failed.replies[0].body)["error"]?["code"] == "storage_error")
+        let committed = store.transactions.count
+
+        let refused = try durable.process([
+            message(tagged(upsert("f", item("3")), req: 3), token: 3),
+            message(["op": "snapshot", "feed": "f"], token: 4),
+            message(tagged(["op": "delete", "feed": "f", "id": "1"], req: 5), token: 5),
+        ])
+        let replies = try refused.replies.sorted { $0.token < $1.token }.map { try JSONParser.parse($0.body) }
+        #expect(replies[0]["error"]?["code"] == "storage_error")
+        #expect(replies[0]["error"]?["message"]?.stringValue?.contains("refused without trying to commit") == true)
+        #expect(replies[0]["req"] == 3)
+        #expect(replies[2]["error"]?["code"] == "storage_error")
+        #expect(store.transactions.count == committed, "a refused batch was committed")
+        #expect(refused.publications.isEmpty)
+        #expect(harness.snapshot("f")["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.count == 1)
+
+        store.shortage = nil
+        let applied = try durable.process([message(tagged(upsert("f", item("3")), req: 3), token: 6)])
+        #expect(try JSONParser.parse(applied.replies[0].body)["ok"] == true)
+        durable.close()
+    }
+
+    @Test("a rollback keeps the rows of the items the failed batch did not change, rendering only the others")
+    func rollbackKeepsRows() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness()
+        let store = FlakyStore(try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable = DurableEngine(engine: harness.engine, store: store)
+        _ = try durable.start()
+        _ = try durable.process((1...20).map { message(upsert("f", item("\($0)")), token: $0) })
+        let before = harness.snapshot("f")
+        store.failingCommits = 1
+        let renders = harness.renderer.renderCalls
+        _ = try durable.process([message(upsert("f", item("1", data: ["name": "changed"])), token: 30)])
+        // The changed item, then its committed version at the rollback: not the other 19.
+        #expect(harness.renderer.renderCalls - renders == 2)
+        #expect(harness.snapshot("f") == before)
         durable.close()
     }
 

@@ -1,0 +1,72 @@
+import RowCastEngine
+
+/// The checksum of each kind of stored record, over its columns in table order (the key
+/// first). The writers, the loader, `--check-state` and the migration that added the
+/// checksums all call these, so they cannot disagree.
+extension RecordChecksum {
+    /// The checksum of an item row, continuing `start` (a checksum over the feed's name).
+    static func item(
+        start: RecordChecksum, id: String, type: String, section: String, sort: Double?, arrival: UInt64,
+        json: [UInt8]
+    ) -> RecordChecksum {
+        var checksum = start
+        checksum.add(id)
+        checksum.add(type)
+        checksum.add(section)
+        checksum.add(sort)
+        checksum.add(arrival)
+        checksum.add(json)
+        return checksum
+    }
+
+    /// Where every item row of `feed` starts.
+    static func itemStart(feed: String) -> RecordChecksum {
+        var checksum = RecordChecksum()
+        checksum.add(feed)
+        return checksum
+    }
+
+    /// The checksum of a section row (`header` as stored: JSON text or nil).
+    static func section(
+        feed: String, id: String, order: Double?, type: String?, header: String?, declared: Bool, arrival: UInt64
+    ) -> RecordChecksum {
+        var checksum = RecordChecksum()
+        checksum.add(feed)
+        checksum.add(id)
+        checksum.add(order)
+        checksum.add(type)
+        checksum.add(header)
+        checksum.add(declared)
+        checksum.add(arrival)
+        return checksum
+    }
+
+    /// The checksum of a feed's row of counters.
+    static func feed(name: String, seq: UInt64, epoch: String, nextArrival: UInt64) -> RecordChecksum {
+        var checksum = RecordChecksum()
+        checksum.add(name)
+        checksum.add(seq)
+        checksum.add(epoch)
+        checksum.add(nextArrival)
+        return checksum
+    }
+
+    /// The checksum of a remembered answer.
+    static func request(client: String, req: String, order: UInt64, reply: [UInt8]) -> RecordChecksum {
+        var checksum = RecordChecksum()
+        checksum.add(client)
+        checksum.add(req)
+        checksum.add(order)
+        checksum.add(reply)
+        return checksum
+    }
+
+    /// The checksum of a kept action event.
+    static func event(feed: String, seq: UInt64, body: [UInt8]) -> RecordChecksum {
+        var checksum = RecordChecksum()
+        checksum.add(feed)
+        checksum.add(seq)
+        checksum.add(body)
+        return checksum
+    }
+}
