@@ -4,13 +4,35 @@ import RowCastJSON
 /// Recent deltas per feed and the `since` request they answer (docs/PROTOCOL.md, "Resuming
 /// from history"): a replica that missed a few deltas gets just those, not a snapshot.
 extension Engine {
-    /// Keeps a delta just published in its feed's history, then trims the history to
-    /// `limits.history_deltas` for the feed and `limits.history_bytes` over every feed
-    /// (oldest deltas first).
+    /// Keeps a delta just published in its feed's history (and for the store's delta log when
+    /// `logsHistory`), then trims the history to `limits.history_deltas` for the feed and
+    /// `limits.history_bytes` over every feed (oldest deltas first).
     func recordHistory(_ feed: Feed, body: [UInt8]) {
         guard limits.historyDeltas > 0 else { return }
-        feed.history.append(seq: feed.seq, body: body)
-        history.add(feed: feed.name, seq: feed.seq, bytes: body.count)
+        if logsHistory {
+            unloggedHistory.append(StoredDelta(feed: feed.name, epoch: feed.epoch, seq: feed.seq, body: body))
+        }
+        keepInHistory(feed, seq: feed.seq, body: body)
+    }
+
+    /// The deltas published since the last call, for the store's delta log (`logsHistory`).
+    public func takeHistory() -> [StoredDelta] {
+        defer { unloggedHistory.removeAll(keepingCapacity: true) }
+        return unloggedHistory
+    }
+
+    /// Puts back a restored feed's logged deltas (oldest first, leading up to its seq) into
+    /// its history, within the same limits as deltas just published.
+    func restoreHistory(_ feed: Feed, deltas: [(seq: UInt64, body: [UInt8])]) {
+        guard limits.historyDeltas > 0 else { return }
+        for delta in deltas.suffix(limits.historyDeltas) { keepInHistory(feed, seq: delta.seq, body: delta.body) }
+    }
+
+    /// Adds a delta to `feed`'s history, then trims the history to `limits.history_deltas`
+    /// for the feed and `limits.history_bytes` over every feed (oldest deltas first).
+    private func keepInHistory(_ feed: Feed, seq: UInt64, body: [UInt8]) {
+        feed.history.append(seq: seq, body: body)
+        history.add(feed: feed.name, seq: seq, bytes: body.count)
         while feed.history.count > limits.historyDeltas, let removed = feed.history.removeOldest() {
             history.remove(bytes: removed.bytes)
         }

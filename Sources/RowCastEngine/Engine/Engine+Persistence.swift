@@ -90,6 +90,7 @@ extension Engine {
             }
             feed.finishRestore(seq: stored.seq, nextArrival: stored.nextArrival)
             installRestored(feed)
+            restoreHistory(feed, deltas: stored.history)
         }
         return publications
     }

@@ -31,6 +31,11 @@ public final class Engine {
     public var storedBytes: Int { storage.bytes }
     /// What the feeds' delta histories hold, over every feed.
     var history = HistoryLedger()
+    /// Whether published deltas are also kept for the store's delta log (`takeHistory`): set by
+    /// the durable engine, so `since` is answered from history after a restart.
+    public var logsHistory = false
+    /// Deltas published and not yet taken for the delta log.
+    var unloggedHistory: [StoredDelta] = []
     /// Bytes of recent deltas held for `since`, over every feed.
     public var historyBytes: Int { history.bytes }
 

@@ -1,8 +1,9 @@
 import DequeModule
 
 /// A feed's recent deltas, oldest first, as published: what a `since` request is answered
-/// from (docs/PROTOCOL.md, "Resuming from history"). Kept in memory only; bounded by the
-/// engine (`limits.history_deltas` per feed, `limits.history_bytes` over every feed).
+/// from (docs/PROTOCOL.md, "Resuming from history"). Bounded by the engine
+/// (`limits.history_deltas` per feed, `limits.history_bytes` over every feed); a durable
+/// engine also logs each delta in the store and rebuilds this from the log at start.
 struct DeltaHistory {
     private var entries = Deque<(seq: UInt64, body: [UInt8])>()
     /// The bytes of the deltas held.

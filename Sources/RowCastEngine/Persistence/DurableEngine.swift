@@ -84,7 +84,11 @@ public final class DurableEngine {
         self.logger = logger
         self.makeEpoch = makeEpoch
         writer = CommitWriter(store: store)
+        engine.logsHistory = true
     }
+
+    /// How long the store's delta log keeps a delta: older ones are dropped at start.
+    public static let historyMaximumAge = Duration.seconds(24 * 60 * 60)
 
     /// Loads the store into the engine (re-rendering every item; only the feeds and action
     /// events of `Engine.servedPartitions` when it is set), gives a new epoch to every
@@ -102,10 +106,12 @@ public final class DurableEngine {
             events.removeAll { !served.contains(Partition(feed: $0.feed)) }
         }
         var commit = StoreCommit()
+        commit.historyMaximumAge = Self.historyMaximumAge
         var renewed: Set<String> = []
         for index in feeds.indices {
             guard let reason = newEpochReason(feeds[index], continuity: state.continuity) else { continue }
             renew(&feeds[index].epoch, feed: feeds[index].name, seq: feeds[index].seq, reason: reason, into: &commit)
+            feeds[index].history = []
             renewed.insert(feeds[index].name)
         }
         engine.ledger = RequestLedger(limits: ledgerLimits, entries: state.ledger)
@@ -115,6 +121,7 @@ public final class DurableEngine {
         for item in unreadable where !renewed.contains(item.feed) {
             guard let feed = engine.feeds[item.feed] else { continue }
             renew(&feed.epoch, feed: item.feed, seq: feed.seq, reason: "a stored item record is damaged", into: &commit)
+            engine.forgetHistory(of: feed)
             renewed.insert(item.feed)
         }
         commit.damagedItems = feeds.flatMap { $0.damaged.filter { !$0.known } } + unreadable
@@ -159,6 +166,8 @@ public final class DurableEngine {
         var publications = engine.replaceRenderer(renderer)
         var commit = StoreCommit()
         commit.feeds = engine.takeChanges()
+        commit.history = engine.takeHistory()
+        commit.historyRetention = engine.limits.historyDeltas
         let written = Set(commit.feeds.map(\.feed))
         for (name, feed) in engine.feeds.sorted(by: { $0.key < $1.key })
         where before[name] != feed.seq && !written.contains(name) {
@@ -210,6 +219,8 @@ public final class DurableEngine {
         commit.ledger = engine.ledger.takeChanges()
         commit.events = engine.actionEvents.takeChanges()
         commit.eventRetention = engine.actionEvents.retention
+        commit.history = engine.takeHistory()
+        commit.historyRetention = engine.limits.historyDeltas
         var noted: Set<RendererKey> = []
         for change in commit.feeds {
             // A commit's items come in runs of one type: the set is asked once per run.

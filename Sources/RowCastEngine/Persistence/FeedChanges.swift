@@ -49,6 +49,9 @@ public struct RestoredFeed: Sendable {
     public var sections: [PersistedSection]
     /// Items whose record is damaged: not in `items`.
     public var damaged: [DamagedItem]
+    /// The logged deltas of the feed's current epoch that lead, without a gap, up to `seq`,
+    /// oldest first: the history `since` is answered from.
+    public var history: [(seq: UInt64, body: [UInt8])] = []
 
     /// A restored feed from its parts.
     public init(

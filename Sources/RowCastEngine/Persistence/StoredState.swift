@@ -93,6 +93,12 @@ public struct StoreCommit: Sendable {
     public var events: [ActionEvent] = []
     /// How many events to keep per feed: older ones of the feeds in `events` are dropped.
     public var eventRetention = ActionEventLog.defaultRetention
+    /// Deltas published by the commit's batches, for the store's delta log.
+    public var history: [StoredDelta] = []
+    /// How many deltas the log keeps per feed: older ones of the feeds in `history` are dropped.
+    public var historyRetention = 0
+    /// When set, deltas logged longer ago than this are dropped from every feed.
+    public var historyMaximumAge: Duration?
     /// Damaged item records to mark as found (`DamagedItem.known` at the next start), so that
     /// their feed starts a new epoch once, not at every start.
     public var damagedItems: [DamagedItem] = []
@@ -103,6 +109,6 @@ public struct StoreCommit: Sendable {
     /// Whether there is nothing to write.
     public var isEmpty: Bool {
         feeds.isEmpty && counters.isEmpty && ledger.isEmpty && renderers.isEmpty && events.isEmpty
-            && damagedItems.isEmpty
+            && damagedItems.isEmpty && history.isEmpty && historyMaximumAge == nil
     }
 }

@@ -69,4 +69,15 @@ extension RecordChecksum {
         checksum.add(body)
         return checksum
     }
+
+    /// The checksum of a logged delta.
+    static func delta(feed: String, seq: UInt64, epoch: String, at: Int64, body: [UInt8]) -> RecordChecksum {
+        var checksum = RecordChecksum()
+        checksum.add(feed)
+        checksum.add(seq)
+        checksum.add(epoch)
+        checksum.add(UInt64(bitPattern: at))
+        checksum.add(body)
+        return checksum
+    }
 }

@@ -66,7 +66,43 @@ extension SQLiteFeedStore {
                 feeds[feed]!.items.append(item)
             }
         }
+        if try db.tableExists("deltas") {
+            try readHistory(db, into: &feeds, filter: filter, arguments: arguments, logger: logger)
+        }
         return feeds.keys.sorted().map { feeds[$0]! }
+    }
+
+    /// Reads the delta log into each feed's `history`: the deltas of its current epoch that
+    /// lead without a gap up to its seq. A delta that fails its checksum is left out with
+    /// every older one (a `since` before it takes a snapshot).
+    private static func readHistory(
+        _ db: Database, into feeds: inout [String: RestoredFeed], filter: String, arguments: StatementArguments,
+        logger: Logger
+    ) throws {
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT feed, seq, epoch, at, body, crc FROM deltas\(filter) ORDER BY feed, seq",
+            arguments: arguments)
+        while let row = try rows.next() {
+            let feed: String = row[0]
+            guard let restored = feeds[feed] else { continue }
+            let seq = UInt64(row[1] as Int64)
+            let epoch: String = row[2]
+            let body = [UInt8](row[4] as Data)
+            let read = RecordChecksum.delta(feed: feed, seq: seq, epoch: epoch, at: row[3], body: body)
+            if let reason = checksumFailure(stored: row[5], read: read) {
+                logger.warning(
+                    "logged delta damaged; since requests from before it take a snapshot",
+                    metadata: ["feed": "\(feed)", "seq": "\(seq)", "reason": "\(reason)"])
+                feeds[feed]!.history.removeAll()
+                continue
+            }
+            guard epoch == restored.epoch, seq <= restored.seq else { continue }
+            if let last = restored.history.last?.seq, last + 1 != seq { feeds[feed]!.history.removeAll() }
+            feeds[feed]!.history.append((seq, body))
+        }
+        for (name, feed) in feeds where feed.history.last?.seq != feed.seq {
+            feeds[name]!.history.removeAll()
+        }
     }
 
     /// A section row, checked.

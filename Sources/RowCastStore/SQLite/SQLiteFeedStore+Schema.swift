@@ -94,9 +94,26 @@ extension SQLiteFeedStore {
                     """)
             try addChecksumsToExistingRows(db)
         }
+        migrator.registerMigration("v5") { db in
+            // The delta log: the last published deltas of each feed, so that `since` is
+            // answered from history after a restart (`at`: unix milliseconds when logged).
+            try db.execute(
+                sql: """
+                    CREATE TABLE deltas (
+                        feed TEXT NOT NULL,
+                        seq INTEGER NOT NULL,
+                        epoch TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        body BLOB NOT NULL,
+                        crc INTEGER NOT NULL,
+                        PRIMARY KEY (feed, seq)
+                    );
+                    CREATE INDEX deltas_at ON deltas(at);
+                    """)
+        }
         return migrator
     }
 
     /// The newest schema version this build writes.
-    static var schemaVersion: String { "v4" }
+    static var schemaVersion: String { "v5" }
 }

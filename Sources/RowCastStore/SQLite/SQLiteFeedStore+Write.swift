@@ -46,6 +46,7 @@ extension SQLiteFeedStore {
                 try trim.execute(arguments: [feed, Int64(seq - UInt64(commit.eventRetention))])
             }
         }
+        if !commit.history.isEmpty || commit.historyMaximumAge != nil { try writeHistory(commit, to: db) }
         if !commit.damagedItems.isEmpty {
             let mark = try db.cachedStatement(sql: "UPDATE items SET damage = ? WHERE feed = ? AND id = ?")
             for item in commit.damagedItems { try mark.execute(arguments: [item.reason, item.feed, item.id]) }
@@ -56,6 +57,33 @@ extension SQLiteFeedStore {
             for renderer in commit.renderers {
                 try record.execute(arguments: [renderer.kind.rawValue, renderer.type, renderer.identity])
             }
+        }
+    }
+
+    /// Logs the commit's deltas and trims the log: per feed to `historyRetention` deltas, and
+    /// every feed's deltas logged longer ago than `historyMaximumAge`.
+    private static func writeHistory(_ commit: StoreCommit, to db: Database) throws {
+        let at = DeltaLogClock.now()
+        if let age = commit.historyMaximumAge {
+            let milliseconds = age.components.seconds * 1000 + age.components.attoseconds / 1_000_000_000_000_000
+            try db.execute(sql: "DELETE FROM deltas WHERE at < ?", arguments: [at - milliseconds])
+        }
+        guard !commit.history.isEmpty else { return }
+        let record = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO deltas(feed, seq, epoch, at, body, crc) VALUES (?, ?, ?, ?, ?, ?)")
+        var newest: [String: UInt64] = [:]
+        for delta in commit.history {
+            let checksum = RecordChecksum.delta(
+                feed: delta.feed, seq: delta.seq, epoch: delta.epoch, at: at, body: delta.body)
+            try record.execute(arguments: [
+                delta.feed, Int64(delta.seq), delta.epoch, at, Data(delta.body), checksum.stored,
+            ])
+            newest[delta.feed] = max(newest[delta.feed] ?? 0, delta.seq)
+        }
+        let trim = try db.cachedStatement(sql: "DELETE FROM deltas WHERE feed = ? AND seq <= ?")
+        let kept = UInt64(max(commit.historyRetention, 0))
+        for (feed, seq) in newest.sorted(by: { $0.key < $1.key }) where seq > kept {
+            try trim.execute(arguments: [feed, Int64(seq - kept)])
         }
     }
 
