@@ -39,7 +39,7 @@ struct RowCastCommand: ParsableCommand {
         subcommands: [
             PublishCommand.self, SubscribeCommand.self, WatchCommand.self, SnapshotCommand.self, StatusCommand.self,
             PluginsCommand.self, QuarantineCommand.self, SelectCommand.self, EventsCommand.self, LocateCommand.self,
-            ReloadCommand.self, KeygenCommand.self,
+            ReloadCommand.self, DropCommand.self, KeygenCommand.self,
             ServeCommand.self, PluginCommand.self, RelayCommand.self,
         ]
     )

@@ -39,6 +39,23 @@ struct ClientKeyringTests {
         #expect(keyring.problems.count == 4)
     }
 
+    @Test("max_feeds in a key file is the client's feed quota; a value that is not a count refuses the file")
+    func feedQuota() throws {
+        let directory = try TemporaryDirectory()
+        let tenant = try Curve.keyPair()
+        let other = try Curve.keyPair()
+        try Self.write(
+            "public-key = \"\(tenant.publicKey)\"\nallow = \"all t-*\"\nmax_feeds = 25\n",
+            directory.path + "/tenant.key")
+        try Self.write(
+            "public-key = \"\(other.publicKey)\"\nmax_feeds = \"lots\"\n", directory.path + "/other.key")
+        let keyring = ClientKeyring.load(directory: directory.path)
+        #expect(keyring.clientsByName["tenant"]?.maxFeeds == 25)
+        #expect(KeyringAccess(keyring: keyring).feedQuota(of: "tenant") == 25)
+        #expect(keyring.clientsByName["other"] == nil)
+        #expect(keyring.problems.joined().contains("other.key: max_feeds = \"lots\": give a whole number"))
+    }
+
     @Test("a missing keys directory admits nobody and says how to create it")
     func missingDirectory() {
         let keyring = ClientKeyring.load(directory: "/nonexistent/rowcast-clients")

@@ -17,6 +17,11 @@ public enum RowCastRequest {
         ["op": "section", "feed": .string(feed), "section": section]
     }
 
+    /// `{"op":"drop","feed"}`: remove a feed with its history, freeing its place.
+    public static func drop(feed: String) -> JSONValue {
+        ["op": "drop", "feed": .string(feed)]
+    }
+
     /// `{"op":"delete_section","feed","id"}`: delete a section and its items.
     public static func deleteSection(feed: String, id: String) -> JSONValue {
         ["op": "delete_section", "feed": .string(feed), "id": .string(id)]

@@ -224,6 +224,11 @@ public final class ControlClient {
         try request(RowCastRequest.reload())
     }
 
+    /// Drops `feed` with its history; returns the reply, whose `dropped` says what it held.
+    public func drop(feed: String) throws(RowCastClientError) -> JSONValue {
+        try request(RowCastRequest.drop(feed: feed))
+    }
+
     /// Runs `action` of the row `id` of `feed`, with `value` for an edit or a toggle; returns
     /// the reply: `event` (the action event the daemon also published), `change` (`update`,
     /// `delete` or null), the feed's `seq` after the change and the event's `eventSeq`.

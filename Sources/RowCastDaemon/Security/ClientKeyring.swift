@@ -14,7 +14,11 @@ import Glibc
 /// public-key = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"
 /// allow = "publish,reset cars*"
 /// allow = "read *"
+/// max_feeds = 100
 /// ```
+///
+/// `max_feeds` (optional) is the most feeds the client may have created and not dropped, so
+/// that no one key can use up `limits.max_feeds` for the others.
 ///
 /// The client's name is the file name without `.key`. A file that is malformed, or that
 /// someone other than root or rowcastd's user could have written (``FileTrust``), is refused
@@ -28,6 +32,8 @@ public struct ClientKeyring: Sendable {
         public let publicKey: String
         /// What it may do.
         public let grants: [FeedGrant]
+        /// The most feeds it may have created and not dropped, or nil for no quota of its own.
+        public var maxFeeds: Int?
 
         /// Whether the client has `permission` on `feed` (any feed matches for `admin`).
         public func allows(_ permission: FeedPermission, feed: String) -> Bool {
@@ -117,6 +123,14 @@ public struct ClientKeyring: Sendable {
                 throw KeyFileError(file: path, problem: "allow = \"\(line)\": \(problem.message)")
             }
         }
-        return Client(name: name, publicKey: key, grants: grants)
+        var client = Client(name: name, publicKey: key, grants: grants)
+        if let quota = KeyFileText.value(of: "max_feeds", in: text) {
+            guard let value = Int(quota), value >= 0 else {
+                throw KeyFileError(
+                    file: path, problem: "max_feeds = \"\(quota)\": give a whole number of feeds, 0 or more")
+            }
+            client.maxFeeds = value
+        }
+        return client
     }
 }

@@ -11,6 +11,10 @@ struct KeyringAccess: AccessCheck {
         return client.allows(permission, feed: feed ?? "")
     }
 
+    func feedQuota(of principal: String) -> Int? {
+        keyring.clientsByName[principal]?.maxFeeds
+    }
+
     func allowsEveryFeed(_ principal: String, _ permission: FeedPermission) -> Bool {
         keyring.clientsByName[principal]?.grants.contains {
             $0.permissions.contains(permission) && $0.patterns.contains("*")

@@ -3,7 +3,7 @@ import RowCastWire
 
 extension Engine {
     /// The ops that change a feed; only their answers are remembered.
-    static let mutationOps: Set<String> = ["upsert", "delete", "section", "delete_section", "reset", "select"]
+    static let mutationOps: Set<String> = ["upsert", "delete", "section", "delete_section", "reset", "select", "drop"]
 
     /// For an acked mutation that carries `client` and `req`: nil when it is new (apply it),
     /// or its first answer when it was seen before (in this batch or an earlier one).

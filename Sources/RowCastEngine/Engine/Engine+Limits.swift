@@ -6,7 +6,16 @@ import RowCastWire
 extension Engine {
     /// Refuses to create the feed `name` when `limits.max_feeds` feeds exist already.
     func checkFeedLimit(creating name: String, op: String) throws(RowCastError) {
-        guard feeds.count >= limits.feeds, feeds[name] == nil else { return }
+        guard feeds[name] == nil else { return }
+        if let principal = currentPrincipal, let quota = accessCheck?.feedQuota(of: principal),
+            ownedFeeds[principal, default: 0] >= quota
+        {
+            throw RowCastError(
+                .limitExceeded,
+                "\(op): client \"\(principal)\" has created \(ownedFeeds[principal, default: 0]) feeds, the most its key file's max_feeds allows; feed \"\(name)\" was not created. Drop one of its feeds (rowcast drop), or raise max_feeds in its key file",
+                feed: name, limit: "max_feeds of client \(principal)")
+        }
+        guard feeds.count >= limits.feeds else { return }
         throw RowCastError(
             .limitExceeded,
             "\(op): rowcastd holds \(feeds.count) feeds, the most limits.max_feeds allows; feed \"\(name)\" was not created. Raise the limit, or publish into an existing feed",

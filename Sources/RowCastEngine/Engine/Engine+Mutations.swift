@@ -63,6 +63,9 @@ extension Engine {
         case .resetCommit(let token):
             extra = try commitStagedReset(token, request: request, publications: &publications)
 
+        case .drop:
+            extra = try drop(feed: name, publications: &publications)
+
         case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine, .events,
             .locate:
             preconditionFailure("queries are not mutations")

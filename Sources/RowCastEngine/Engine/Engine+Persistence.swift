@@ -29,6 +29,7 @@ extension Engine {
             // the failed batches did not change, instead of rendering them again.
             let previous = feeds[stored.name]
             let feed = Feed(name: stored.name, epoch: stored.epoch, tally: storage)
+            feed.owner = stored.owner
             feed.reserveItems(stored.items.count)
             prerenderIfBatching(
                 stored.sections.compactMap {

@@ -56,7 +56,7 @@ extension Engine {
             return eventsReply(request, after: after, limit: limit)
         case .locate(let id):
             return try locateReply(request, id: id)
-        case .upsert, .delete, .section, .deleteSection, .reset, .resetCommit, .resetBegin, .resetAppend:
+        case .upsert, .delete, .section, .deleteSection, .reset, .resetCommit, .resetBegin, .resetAppend, .drop:
             preconditionFailure("mutations are answered as applied")
         case .reload:
             preconditionFailure("reload is deferred to the daemon (EngineOutput.deferred)")

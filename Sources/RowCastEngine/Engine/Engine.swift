@@ -36,6 +36,13 @@ public final class Engine {
     public var logsHistory = false
     /// Deltas published and not yet taken for the delta log.
     var unloggedHistory: [StoredDelta] = []
+    /// Feeds dropped and not yet taken for the store (`takeDrops`).
+    var unstoredDrops: [String] = []
+    /// The authenticated client of the message being applied (nil when none): a feed it
+    /// creates is its own (`Feed.owner`).
+    var currentPrincipal: String?
+    /// How many feeds each client owns, for its quota.
+    var ownedFeeds: [String: Int] = [:]
     /// Bytes of recent deltas held for `since`, over every feed.
     public var historyBytes: Int { history.bytes }
 
@@ -161,6 +168,8 @@ public final class Engine {
         batch: inout BatchState, publications: inout [Publication]
     ) -> Pending {
         let isIngest = origin == .ingest
+        currentPrincipal = principal
+        defer { currentPrincipal = nil }
         switch outcome {
         case .failure(let error, let op, let req, let client):
             return refuse(error, op: op, req: req, client: client, publishing: isIngest, into: &publications)
@@ -264,8 +273,16 @@ public final class Engine {
         if let replaced = feeds[feed.name] {
             storage.bytes -= replaced.storedBytes
             forgetHistory(of: replaced)
+            disown(replaced)
         }
+        if let owner = feed.owner { ownedFeeds[owner, default: 0] += 1 }
         feeds[feed.name] = feed
+    }
+
+    /// Stops counting `feed` against its owner's quota.
+    private func disown(_ feed: Feed) {
+        guard let owner = feed.owner else { return }
+        ownedFeeds[owner] = (ownedFeeds[owner] ?? 1) > 1 ? ownedFeeds[owner]! - 1 : nil
     }
 
     /// Drops a feed the durable store never had (after a failed commit created it).
@@ -273,6 +290,7 @@ public final class Engine {
         if let discarded = feeds[name] {
             storage.bytes -= discarded.storedBytes
             forgetHistory(of: discarded)
+            disown(discarded)
         }
         feeds[name] = nil
     }
@@ -282,6 +300,8 @@ public final class Engine {
         if let feed = feeds[name] { return feed }
         guard create else { return nil }
         let feed = Feed(name: name, epoch: makeEpoch(), tally: storage)
+        feed.owner = currentPrincipal
+        if let owner = feed.owner { ownedFeeds[owner, default: 0] += 1 }
         feeds[name] = feed
         logger.info("feed created", metadata: ["feed": "\(name)", "epoch": "\(feed.epoch)"])
         return feed

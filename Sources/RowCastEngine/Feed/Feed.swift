@@ -39,6 +39,9 @@ public final class Feed {
     public internal(set) var seq: UInt64 = 0
     /// The name of this feed's continuous history.
     public internal(set) var epoch: String
+    /// The authenticated client (CURVE key name) whose request created the feed, or nil: its
+    /// feeds count against that client's quota (`AccessCheck.feedQuota`).
+    public internal(set) var owner: String?
     /// How deltas are computed.
     var diffMode = DiffMode.automatic
     /// Bytes of item JSON plus rendered rows the feed holds (``EngineLimits/storedBytes``).
@@ -579,9 +582,10 @@ public final class Feed {
                 }
             )
         }
-        let changes = FeedChanges(
+        var changes = FeedChanges(
             feed: name, seq: seq, epoch: epoch, nextArrival: nextArrival, replacedAll: replacedAll, items: changedItems,
             sections: changedSections)
+        changes.owner = owner
         // The list and the table are kept for the next commit's changes unless a big batch grew
         // them: emptied to nothing, they grew again through every size (the table rehashing
         // what it held).

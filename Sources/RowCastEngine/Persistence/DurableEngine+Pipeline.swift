@@ -182,7 +182,7 @@ extension DurableEngine {
                         "replies": "\(refused.reduce(0) { $0 + $1.output.replies.count })",
                     ])
                 if error.kind == .full { diskFull = error }
-                let feeds = Set(refused.flatMap { $0.commit.feeds.map(\.feed) })
+                let feeds = Set(refused.flatMap { $0.commit.feeds.map(\.feed) + $0.commit.droppedFeeds })
                 try rollBack(feeds: feeds.sorted(), renderers: refused.flatMap(\.commit.renderers))
                 engine.actionEvents.rollBack(refused.flatMap(\.commit.events))
                 released += refused.map { Self.refusal(of: $0.output, error: error) }

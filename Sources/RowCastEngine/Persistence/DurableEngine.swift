@@ -215,6 +215,7 @@ public final class DurableEngine {
     /// store has not recorded yet.
     func takeCommit() -> StoreCommit {
         var commit = StoreCommit()
+        commit.droppedFeeds = engine.takeDrops()
         commit.feeds = engine.takeChanges()
         commit.ledger = engine.ledger.takeChanges()
         commit.events = engine.actionEvents.takeChanges()

@@ -17,6 +17,8 @@ public struct FeedChanges: Sendable {
     public var items: [(id: String, item: PersistedItem?)]
     /// Touched sections by id: the new state, or nil when deleted.
     public var sections: [(id: String, section: PersistedSection?)]
+    /// The client that created the feed (`Feed.owner`), or nil.
+    public var owner: String?
 
     /// The changes of `feed` with these counters (the benchmark writes them without an engine).
     public init(
@@ -49,6 +51,8 @@ public struct RestoredFeed: Sendable {
     public var sections: [PersistedSection]
     /// Items whose record is damaged: not in `items`.
     public var damaged: [DamagedItem]
+    /// The client that created the feed, or nil.
+    public var owner: String?
     /// The logged deltas of the feed's current epoch that lead, without a gap, up to `seq`,
     /// oldest first: the history `since` is answered from.
     public var history: [(seq: UInt64, body: [UInt8])] = []

@@ -81,6 +81,9 @@ public struct FeedCounters: Sendable, Equatable {
 
 /// One transaction's worth of changes.
 public struct StoreCommit: Sendable {
+    /// Feeds dropped: everything of theirs is deleted, before `feeds` is written (a feed
+    /// dropped and created again in one batch is in both).
+    public var droppedFeeds: [String] = []
     /// Item and section changes, with each feed's counters.
     public var feeds: [FeedChanges] = []
     /// Counter changes of feeds whose items did not change.
@@ -108,7 +111,8 @@ public struct StoreCommit: Sendable {
 
     /// Whether there is nothing to write.
     public var isEmpty: Bool {
-        feeds.isEmpty && counters.isEmpty && ledger.isEmpty && renderers.isEmpty && events.isEmpty
+        droppedFeeds.isEmpty && feeds.isEmpty && counters.isEmpty && ledger.isEmpty && renderers.isEmpty
+            && events.isEmpty
             && damagedItems.isEmpty && history.isEmpty && historyMaximumAge == nil
     }
 }

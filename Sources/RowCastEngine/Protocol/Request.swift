@@ -20,6 +20,9 @@ public struct Request: Sendable, Equatable {
         case resetAppend(token: String, part: Int, items: [ItemInput], sections: [SectionInput])
         /// Replace the feed with everything a staged reset received, at once.
         case resetCommit(token: String)
+        /// Remove the feed with its history and events, freeing its place under
+        /// `limits.max_feeds`; subscribers get a last delta that empties it.
+        case drop
         /// The feed's full current state; in parts of about `limits.max_message_bytes` each
         /// when `chunked` (otherwise a snapshot over that size is refused).
         case snapshot(chunked: Bool)
@@ -119,7 +122,7 @@ public struct Request: Sendable, Equatable {
     /// Whether the request changes a feed (as opposed to querying).
     public var isMutation: Bool {
         switch operation {
-        case .upsert, .delete, .section, .deleteSection, .reset, .resetCommit: return true
+        case .upsert, .delete, .section, .deleteSection, .reset, .resetCommit, .drop: return true
         case .resetBegin, .resetAppend, .snapshot, .since, .status, .plugins, .select, .reload, .quarantine, .events,
             .locate:
             return false

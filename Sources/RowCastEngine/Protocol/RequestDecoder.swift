@@ -177,6 +177,14 @@ public struct RequestDecoder: Sendable {
             let (items, sections) = try Self.contents(reader, rawItems: rawItems, context: op)
             return Request(
                 op: op, feed: feed, operation: .reset(items: items, sections: sections), req: req, client: client)
+        case "drop":
+            guard channel == .control else {
+                throw RowCastError(
+                    .unknownOp, "drop: only taken on the control socket (ROUTER), not on ingest (PULL): it is answered",
+                    field: "op")
+            }
+            try reader.rejectUnknown(allowing: Allowed.feed)
+            return Request(op: op, feed: try feedName(reader), operation: .drop, req: req, client: client)
         case "reset_begin", "reset_append", "reset_commit":
             guard channel == .control else {
                 throw RowCastError(

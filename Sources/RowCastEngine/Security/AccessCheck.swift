@@ -9,9 +9,15 @@ public protocol AccessCheck {
     func allows(_ principal: String, _ permission: FeedPermission, feed: String?) -> Bool
     /// Whether `principal` has `permission` on every feed there is or will be (a grant on `*`).
     func allowsEveryFeed(_ principal: String, _ permission: FeedPermission) -> Bool
+    /// The most feeds `principal` may have created and not dropped (its key file's
+    /// `max_feeds`), or nil for no quota of its own.
+    func feedQuota(of principal: String) -> Int?
 }
 
 extension AccessCheck {
+    /// No quotas: checks that only grant permissions.
+    public func feedQuota(of principal: String) -> Int? { nil }
+
     /// The `forbidden` error for `request` from `principal`, or nil when it is allowed.
     public func refusal(of request: Request, from principal: String) -> RowCastError? {
         let permission = request.requiredPermission

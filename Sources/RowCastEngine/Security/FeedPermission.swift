@@ -5,7 +5,7 @@ public enum FeedPermission: String, Sendable, CaseIterable, Comparable {
     case read
     /// Upsert and delete items, declare and delete sections.
     case publish
-    /// Replace or empty a whole feed.
+    /// Replace, empty or drop a whole feed.
     case reset
     /// Run a row action (`select`).
     case select
@@ -23,7 +23,7 @@ extension Request {
     public var requiredPermission: FeedPermission {
         switch operation {
         case .upsert, .delete, .section, .deleteSection: return .publish
-        case .reset, .resetBegin, .resetAppend, .resetCommit: return .reset
+        case .reset, .resetBegin, .resetAppend, .resetCommit, .drop: return .reset
         case .snapshot, .since, .events, .locate: return .read
         case .select: return .select
         case .status, .plugins, .reload, .quarantine: return .admin

@@ -41,13 +41,17 @@ extension RecordChecksum {
         return checksum
     }
 
-    /// The checksum of a feed's row of counters.
-    static func feed(name: String, seq: UInt64, epoch: String, nextArrival: UInt64) -> RecordChecksum {
+    /// The checksum of a feed's row of counters and owner (a feed without an owner, as every
+    /// feed was before owners were stored, has the checksum of its counters alone).
+    static func feed(
+        name: String, seq: UInt64, epoch: String, nextArrival: UInt64, owner: String? = nil
+    ) -> RecordChecksum {
         var checksum = RecordChecksum()
         checksum.add(name)
         checksum.add(seq)
         checksum.add(epoch)
         checksum.add(nextArrival)
+        if let owner { checksum.add(owner) }
         return checksum
     }
 

@@ -9,14 +9,17 @@ struct RecordScan {
     let db: Database
     /// Whether the rows carry checksums.
     let checksummed: Bool
+    /// Whether feeds record their owner (schema v6).
+    let hasOwners: Bool
     /// Rows read per table, in the order scanned.
     private(set) var counts: [(table: String, count: Int)] = []
     /// What is wrong, one line per record.
     private(set) var problems: [String] = []
 
-    init(db: Database, checksummed: Bool) {
+    init(db: Database, checksummed: Bool, hasOwners: Bool) {
         self.db = db
         self.checksummed = checksummed
+        self.hasOwners = hasOwners
     }
 
     /// The `crc` column, or nothing for a schema without checksums.
@@ -30,14 +33,16 @@ struct RecordScan {
     }
 
     mutating func feeds() throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT name, seq, epoch, next_arrival\(crc) FROM feeds")
+        let owner = hasOwners ? ", owner" : ", NULL"
+        let rows = try Row.fetchCursor(db, sql: "SELECT name, seq, epoch, next_arrival\(owner)\(crc) FROM feeds")
         var count = 0
         while let row = try rows.next() {
             count += 1
             let name: String = row[0]
             let checksum = RecordChecksum.feed(
-                name: name, seq: UInt64(row[1] as Int64), epoch: row[2], nextArrival: UInt64(row[3] as Int64))
-            verify(row, column: 4, checksum) { "feed \"\(name)\": its counters" }
+                name: name, seq: UInt64(row[1] as Int64), epoch: row[2], nextArrival: UInt64(row[3] as Int64),
+                owner: row[4])
+            verify(row, column: 5, checksum) { "feed \"\(name)\": its counters" }
         }
         counts.append(("feeds", count))
     }

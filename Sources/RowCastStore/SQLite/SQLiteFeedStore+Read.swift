@@ -11,14 +11,16 @@ extension SQLiteFeedStore {
     static func readFeeds(_ db: Database, names: Set<String>?, path: String, logger: Logger) throws -> [RestoredFeed] {
         var feeds: [String: RestoredFeed] = [:]
         let wanted: (String) -> Bool = { names?.contains($0) ?? true }
-        let feedRows = try Row.fetchCursor(db, sql: "SELECT name, seq, epoch, next_arrival, crc FROM feeds")
+        let feedRows = try Row.fetchCursor(db, sql: "SELECT name, seq, epoch, next_arrival, crc, owner FROM feeds")
         while let row = try feedRows.next() {
             let name: String = row[0]
             guard wanted(name) else { continue }
-            let feed = RestoredFeed(
+            var feed = RestoredFeed(
                 name: name, seq: UInt64(row[1] as Int64), epoch: row[2], nextArrival: UInt64(row[3] as Int64),
                 items: [], sections: [])
-            let read = RecordChecksum.feed(name: name, seq: feed.seq, epoch: feed.epoch, nextArrival: feed.nextArrival)
+            feed.owner = row[5]
+            let read = RecordChecksum.feed(
+                name: name, seq: feed.seq, epoch: feed.epoch, nextArrival: feed.nextArrival, owner: feed.owner)
             if let reason = checksumFailure(stored: row[4], read: read) {
                 throw damagedRecord("the counters of feed \"\(name)\"", reason: reason, path: path)
             }

@@ -111,9 +111,13 @@ extension SQLiteFeedStore {
                     CREATE INDEX deltas_at ON deltas(at);
                     """)
         }
+        migrator.registerMigration("v6") { db in
+            // The client (CURVE key name) whose request created the feed: its quota's count.
+            try db.execute(sql: "ALTER TABLE feeds ADD COLUMN owner TEXT")
+        }
         return migrator
     }
 
     /// The newest schema version this build writes.
-    static var schemaVersion: String { "v5" }
+    static var schemaVersion: String { "v6" }
 }

@@ -6,14 +6,21 @@ import RowCastEngine
 extension SQLiteFeedStore {
     /// Writes a commit's rows; the caller holds the transaction.
     static func write(_ commit: StoreCommit, to db: Database) throws {
+        for feed in commit.droppedFeeds {
+            for table in ["items", "sections", "deltas", "feeds"] {
+                let column = table == "feeds" ? "name" : "feed"
+                try db.execute(sql: "DELETE FROM \(table) WHERE \(column) = ?", arguments: [feed])
+            }
+        }
         if !commit.feeds.isEmpty { try writeFeeds(commit.feeds, to: db) }
         if !commit.counters.isEmpty {
-            let nextArrival = try db.cachedStatement(sql: "SELECT next_arrival FROM feeds WHERE name = ?")
+            let current = try db.cachedStatement(sql: "SELECT next_arrival, owner FROM feeds WHERE name = ?")
             let update = try db.cachedStatement(sql: "UPDATE feeds SET seq = ?, epoch = ?, crc = ? WHERE name = ?")
             for counters in commit.counters {
-                guard let next = try Int64.fetchOne(nextArrival, arguments: [counters.feed]) else { continue }
+                guard let row = try Row.fetchOne(current, arguments: [counters.feed]) else { continue }
                 let checksum = RecordChecksum.feed(
-                    name: counters.feed, seq: counters.seq, epoch: counters.epoch, nextArrival: UInt64(next))
+                    name: counters.feed, seq: counters.seq, epoch: counters.epoch,
+                    nextArrival: UInt64(row[0] as Int64), owner: row[1])
                 try update.execute(arguments: [Int64(counters.seq), counters.epoch, checksum.stored, counters.feed])
             }
         }
@@ -90,15 +97,17 @@ extension SQLiteFeedStore {
     private static func writeFeeds(_ changes: [FeedChanges], to db: Database) throws {
         let upsertFeed = try db.cachedStatement(
             sql: """
-                INSERT INTO feeds(name, seq, epoch, next_arrival, crc) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO feeds(name, seq, epoch, next_arrival, owner, crc) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT(name) DO UPDATE SET seq = excluded.seq, epoch = excluded.epoch,
-                    next_arrival = excluded.next_arrival, crc = excluded.crc
+                    next_arrival = excluded.next_arrival, owner = excluded.owner, crc = excluded.crc
                 """)
         for change in changes {
             let checksum = RecordChecksum.feed(
-                name: change.feed, seq: change.seq, epoch: change.epoch, nextArrival: change.nextArrival)
+                name: change.feed, seq: change.seq, epoch: change.epoch, nextArrival: change.nextArrival,
+                owner: change.owner)
             try upsertFeed.execute(arguments: [
-                change.feed, Int64(change.seq), change.epoch, Int64(change.nextArrival), checksum.stored,
+                change.feed, Int64(change.seq), change.epoch, Int64(change.nextArrival), change.owner,
+                checksum.stored,
             ])
             if change.replacedAll {
                 try db.execute(sql: "DELETE FROM items WHERE feed = ?", arguments: [change.feed])

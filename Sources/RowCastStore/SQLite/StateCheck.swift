@@ -56,7 +56,7 @@ public enum StateCheck {
             report.problems += integrity.map { "SQLite integrity_check: \($0)" }
         }
         guard applied.contains("v1") else { return report }
-        var scan = RecordScan(db: db, checksummed: checksummed)
+        var scan = RecordScan(db: db, checksummed: checksummed, hasOwners: applied.contains("v6"))
         try scan.feeds()
         try scan.sections()
         try scan.items()
