@@ -34,6 +34,7 @@ struct DamagedRecordEndToEndTests {
         let clean = try runRowcastdToExit(["--check-state", "--state-dir", state.path])
         #expect(clean.status == 0, "\(clean.stderr)")
         #expect(clean.stdout.contains("items 2"), "\(clean.stdout)")
+        #expect(clean.stdout.contains("deltas 2"), "\(clean.stdout)")
         #expect(clean.stdout.contains("ok: no damaged record"), "\(clean.stdout)")
 
         // The price 39999 becomes 39998: valid JSON, a different value.

@@ -109,6 +109,22 @@ struct RecordScan {
         counts.append(("requests", count))
     }
 
+    /// Logged deltas: a damaged one costs only history (a `since` from before it takes a
+    /// snapshot), but it is damage all the same.
+    mutating func deltas() throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT feed, seq, epoch, at, body, crc FROM deltas")
+        var count = 0
+        while let row = try rows.next() {
+            count += 1
+            let feed: String = row[0]
+            let seq = UInt64(row[1] as Int64)
+            let checksum = RecordChecksum.delta(
+                feed: feed, seq: seq, epoch: row[2], at: row[3], body: [UInt8](row[4] as Data))
+            verify(row, column: 5, checksum) { "feed \"\(feed)\": logged delta \(seq)" }
+        }
+        counts.append(("deltas", count))
+    }
+
     mutating func events() throws {
         let rows = try Row.fetchCursor(db, sql: "SELECT feed, seq, body\(crc) FROM events")
         var count = 0

@@ -4,8 +4,8 @@ import RowCastEngine
 
 /// `rowcastd --check-state`: reads every record of a stopped rowcastd's state and reports
 /// what is damaged, without changing a record: SQLite's own `integrity_check` (pages, indexes,
-/// the file's structure) and RowCast's checksum of every item, section, feed, answer and
-/// event (`RecordChecksum`), and whether each item's JSON parses as an item.
+/// the file's structure) and RowCast's checksum of every item, section, feed, answer, event
+/// and logged delta (`RecordChecksum`), and whether each item's JSON parses as an item.
 public enum StateCheck {
     /// What the check found.
     public struct Report: Sendable {
@@ -62,6 +62,7 @@ public enum StateCheck {
         try scan.items()
         try scan.requests()
         if applied.contains("v3") { try scan.events() }
+        if applied.contains("v5") { try scan.deltas() }
         report.records = scan.counts
         report.problems += scan.problems
         return report
