@@ -44,6 +44,7 @@ struct ServeCommand: ParsableCommand {
               rowcast serve
               rowcast serve --http 127.0.0.1:0 --control tcp://feeds.example:7702 --publish tcp://feeds.example:7703
               rowcast serve --allowed-host feeds.example.com --allowed-origin https://app.example.com
+              rowcast serve --header-timeout 10 --max-connections-per-peer 16
             """
     )
 
