@@ -2,11 +2,12 @@
 """What one client may hold of the HTTP endpoints (docs/SECURITY.md, "Browsers";
 docs/OPERATIONS.md, "HTTP connection limits"), against `rowcast serve` and rowcastd's own HTTP
 endpoint (which serves the same gateway), each started with small limits: a 1 s header timeout,
-a 2 s write timeout, 6 connections per address.
+a 3 s idle timeout, a 2 s write timeout, 6 connections per address.
 
 - a request head that arrives in part, or trickles in byte by byte, is answered 408 and closed
   within the header timeout while other clients are served; a connection that sends nothing is
   closed; a later head on a kept-alive connection has the same deadline;
+- a kept-alive connection with nothing to do is closed after the idle timeout;
 - a 200 kB header is answered 431 and the connection closed (a 16 kB one is served); a
   malformed first request is answered 400 and closed;
 - the connection over the per-address cap is closed unanswered, a flood of them writes one log
@@ -36,6 +37,7 @@ from gateway_support import BUILD_DIR, Control, Gateway, RowcastDaemon, product 
 FEED = "cars"
 WAIT_SECONDS = 10
 HEADER_TIMEOUT = 1.0
+IDLE_TIMEOUT = 3.0
 WRITE_TIMEOUT = 2.0
 PEER_LIMIT = 6
 # What a loaded machine may add to a deadline before the test calls it missed.
@@ -189,6 +191,19 @@ class LimitChecks:
         self.assertEqual(status_of(data), 408, data[:300])
         self.assertGreaterEqual(elapsed, HEADER_TIMEOUT - 0.05)
 
+    def test_an_idle_kept_alive_connection_is_closed_after_the_idle_timeout(self):
+        connection = http.client.HTTPConnection(*self.host.rsplit(":", 1), timeout=WAIT_SECONDS)
+        self.addCleanup(connection.close)
+        connection.request("GET", "/")
+        response = connection.getresponse()
+        self.assertEqual(response.status, 200)
+        self.assertNotEqual(response.getheader("Connection", "").lower(), "close")
+        response.read()
+        started = time.monotonic()
+        data, elapsed = self.read_to_end(connection.sock, started + IDLE_TIMEOUT + SLACK, started)
+        self.assertEqual(data, b"", "an idle connection is closed without an answer")
+        self.assertGreaterEqual(elapsed, IDLE_TIMEOUT - 0.1, "closed before the idle timeout")
+
     def test_a_200_kB_header_is_answered_431_and_closed(self):
         status, _ = self.get(headers={"X-Big": "a" * 16_000})
         self.assertEqual(status, 200, "a 16 kB header is within the limit")
@@ -274,7 +289,8 @@ class ServeLimitsTest(LimitChecks, unittest.TestCase):
         self.control.request({"op": "upsert", "feed": FEED, "item": product("1", sort=1)})
         self.gateway = Gateway(
             self.daemon, log=self.log,
-            extra_args=["--header-timeout", str(HEADER_TIMEOUT), "--write-timeout", str(WRITE_TIMEOUT),
+            extra_args=["--header-timeout", str(HEADER_TIMEOUT), "--idle-timeout", str(IDLE_TIMEOUT),
+                        "--write-timeout", str(WRITE_TIMEOUT),
                         "--max-connections-per-peer", str(PEER_LIMIT), "--connection-buffer", "8"])
         self.addCleanup(self.gateway.stop)
         self.url = self.gateway.url
@@ -295,6 +311,7 @@ class DaemonHTTPLimitsTest(LimitChecks, unittest.TestCase):
         self.daemon = RowcastDaemon(
             http=True, log=self.log,
             extra_args=["--http-header-timeout-ms", str(int(HEADER_TIMEOUT * 1000)),
+                        "--http-idle-timeout-ms", str(int(IDLE_TIMEOUT * 1000)),
                         "--http-write-timeout-ms", str(int(WRITE_TIMEOUT * 1000)),
                         "--http-max-connections-per-peer", str(PEER_LIMIT)])
         self.addCleanup(self.daemon.close)

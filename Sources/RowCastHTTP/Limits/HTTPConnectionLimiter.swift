@@ -68,16 +68,19 @@ public final class HTTPConnectionLimiter: Sendable {
         let settings = limits.settings
         switch event {
         case .peerLimit:
-            metadata["limit"] = "\(limits.maxConnectionsPerPeer) (\(settings.maxConnectionsPerPeer))"
+            metadata["limit"] = "\(limits.maxConnectionsPerPeer)"
+            metadata["setting"] = "\(settings.maxConnectionsPerPeer)"
             logger.notice("HTTP connection refused: its address holds the most connections allowed", metadata: metadata)
         case .headTimeout:
-            metadata["timeout"] = "\(limits.headerTimeout) (\(settings.headerTimeout))"
+            metadata["timeout"] = "\(HTTPConnectionLimits.seconds(limits.headerTimeout)) s"
+            metadata["setting"] = "\(settings.headerTimeout)"
             logger.notice("HTTP connection closed: its request head did not arrive in time", metadata: metadata)
         case .headTooLarge:
             metadata["limit"] = "\(limits.maxHeadBytes) bytes"
             logger.notice("HTTP request refused with 431: its head is too large", metadata: metadata)
         case .writeStalled:
-            metadata["timeout"] = "\(limits.writeTimeout) (\(settings.writeTimeout))"
+            metadata["timeout"] = "\(HTTPConnectionLimits.seconds(limits.writeTimeout)) s"
+            metadata["setting"] = "\(settings.writeTimeout)"
             logger.notice("HTTP connection reset: the client took no data in time", metadata: metadata)
         }
     }

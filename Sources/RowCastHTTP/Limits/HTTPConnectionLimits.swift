@@ -50,6 +50,14 @@ public struct HTTPConnectionLimits: Sendable, Equatable {
         self.settings = settings
     }
 
+    /// `duration` in seconds as a flag takes it, for messages: `60`, or `0.5` (to the
+    /// millisecond).
+    public static func seconds(_ duration: Duration) -> String {
+        let (whole, fraction) = duration.components
+        let milliseconds = whole * 1000 + fraction / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
+    }
+
     /// The names of the settings, as the log lines and answers give them.
     public struct Settings: Sendable, Equatable {
         /// How `headerTimeout` is set.

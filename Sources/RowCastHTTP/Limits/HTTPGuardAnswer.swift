@@ -11,7 +11,7 @@ enum HTTPGuardAnswer {
         bytes(
             status: "408 Request Timeout", code: "request_timeout",
             message:
-                "the request head did not arrive within \(seconds(limits.headerTimeout)) s (\(limits.settings.headerTimeout)); send the whole head at once"
+                "the request head did not arrive within \(HTTPConnectionLimits.seconds(limits.headerTimeout)) s (\(limits.settings.headerTimeout)); send the whole head at once"
         )
     }
 
@@ -43,11 +43,5 @@ enum HTTPGuardAnswer {
             + "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
             + "\r\n"
         return ByteBuffer(string: head + body)
-    }
-
-    /// `duration` in seconds, as a flag takes it: `60`, or `0.5`.
-    static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
     }
 }
