@@ -110,6 +110,7 @@ struct HTTPConnectionStateTests {
         #expect(state.timerFired(at: at(21.9)) == .none)
         #expect(state.timerFired(at: at(22)) == .resetStalled)
         #expect(state.phase == .closed)
+        #expect(state.deadline == nil, "nothing is due once closed, though data still waits")
 
         let waiting = ConnectionStateDriver(limits: limits, openedAt: at(0))
         waiting.writabilityChanged(isWritable: false, at: at(0))

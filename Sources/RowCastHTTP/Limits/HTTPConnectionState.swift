@@ -144,20 +144,19 @@ struct HTTPConnectionState {
         stalledSince = nil
     }
 
-    /// The earliest time something is due, if any.
+    /// The earliest time something is due, if any: none once closed; while lingering, only its
+    /// end (the write stall no longer counts).
     var deadline: NIODeadline? {
         let phaseDeadline: NIODeadline?
         switch phase {
+        case .closed: return nil
+        case .lingering(let until): return until
         case .receivingHead(let since, _): phaseDeadline = since + TimeAmount(limits.headerTimeout)
         case .idle(let since): phaseDeadline = since + TimeAmount(limits.idleTimeout)
-        case .lingering(let until): phaseDeadline = until
-        case .exchanging, .closed: phaseDeadline = nil
+        case .exchanging: phaseDeadline = nil
         }
-        guard case .lingering = phase else {
-            let stallDeadline = stalledSince.map { $0 + TimeAmount(limits.writeTimeout) }
-            return [phaseDeadline, stallDeadline].compactMap { $0 }.min()
-        }
-        return phaseDeadline
+        let stallDeadline = stalledSince.map { $0 + TimeAmount(limits.writeTimeout) }
+        return [phaseDeadline, stallDeadline].compactMap { $0 }.min()
     }
 
     /// What is due at `now`.
