@@ -14,8 +14,8 @@ struct LimitedHTTPChannel<Inner: ServerChildChannel>: ServerChildChannel {
     let limiter: HTTPConnectionLimiter
 
     /// Counts the connection against its peer, adds the guard, then sets up `inner`. A
-    /// connection over the cap is set up too (a failed setup would end the server's accept
-    /// loop), and its guard closes it as soon as it is active.
+    /// connection over the cap is set up too (a failed setup is an error of the listening
+    /// channel, not of this connection), and its guard closes it as soon as it is active.
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let limiter = self.limiter
         let address = channel.remoteAddress?.ipAddress
