@@ -64,6 +64,18 @@ public enum ConfigurationSchema {
         texts(
             "http_allowed_origins", flag: "--http-allowed-origin", kind: .origins, reload: false, \.httpAllowedOrigins),
         texts("http_image_origins", flag: "--http-image-origin", kind: .origins, reload: false, \.httpImageOrigins),
+        integer(
+            "http_header_timeout_ms", flag: "--http-header-timeout-ms", range: 100...3_600_000, reload: false,
+            \.httpHeaderTimeoutMilliseconds),
+        integer(
+            "http_idle_timeout_ms", flag: "--http-idle-timeout-ms", range: 100...3_600_000, reload: false,
+            \.httpIdleTimeoutMilliseconds),
+        integer(
+            "http_write_timeout_ms", flag: "--http-write-timeout-ms", range: 100...3_600_000, reload: false,
+            \.httpWriteTimeoutMilliseconds),
+        integer(
+            "http_max_connections_per_peer", flag: "--http-max-connections-per-peer", range: 1...1_000_000,
+            reload: false, \.httpMaxConnectionsPerPeer),
         boolean("curve", flag: "--curve", reload: false, \.curve),
         text("curve_server_key", flag: "--curve-server-key", kind: .optionalPath, reload: false, \.curveServerKey),
         text("curve_clients_directory", flag: "--curve-clients", kind: .path, reload: true, \.curveClientsDirectory),

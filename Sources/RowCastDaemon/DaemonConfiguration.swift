@@ -20,6 +20,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var httpAllowedOrigins: [String] = []
     /// Origins the gateway's page (on the HTTP endpoint) may load row images from.
     public var httpImageOrigins: [String] = []
+    /// How long a request head may take to arrive at the HTTP endpoint, in milliseconds
+    /// (`HTTPConnectionLimits.headerTimeout`).
+    public var httpHeaderTimeoutMilliseconds = 60_000
+    /// How long a kept-alive HTTP connection may wait for its next request, in milliseconds.
+    public var httpIdleTimeoutMilliseconds = 60_000
+    /// How long an HTTP connection may take no data while data waits for it before it is reset,
+    /// in milliseconds.
+    public var httpWriteTimeoutMilliseconds = 30_000
+    /// How many HTTP connections one client address may hold at once.
+    public var httpMaxConnectionsPerPeer = 64
     /// How long the loop may go without finishing a pass before `/healthz` says `stuck`, in
     /// milliseconds.
     public var healthStallMilliseconds = 5000

@@ -97,7 +97,8 @@ public struct DaemonService: Service {
             hostSetting: "http_allowed_hosts (--http-allowed-host)",
             originSetting: "http_allowed_origins (--http-allowed-origin)")
         let server = HTTPEndpointServer(
-            endpoint: endpoint, policy: policy, installers: installers, logger: Logger(label: "rowcastd.http"))
+            endpoint: endpoint, policy: policy, limits: configuration.httpConnectionLimits, installers: installers,
+            logger: Logger(label: "rowcastd.http"))
         do {
             let running = try await server.start()
             if case .unix(let path) = endpoint {

@@ -14,17 +14,21 @@ public struct HTTPEndpointServer: Sendable {
     /// Which requests it serves by where they come from (`Host` is not checked on a Unix
     /// socket).
     public let policy: HTTPOriginPolicy
+    /// What one client may hold of it: head deadline and size, idle and write timeouts,
+    /// connections per address.
+    public let limits: HTTPConnectionLimits
     /// The routes, installed in order.
     public let installers: [RouteInstaller]
     /// Where the server logs.
     public let logger: Logger
 
-    /// A server for `endpoint` with the routes `installers` add, under `policy`.
+    /// A server for `endpoint` with the routes `installers` add, under `policy` and `limits`.
     public init(
-        endpoint: HTTPEndpoint, policy: HTTPOriginPolicy = HTTPOriginPolicy(), installers: [RouteInstaller],
-        logger: Logger
+        endpoint: HTTPEndpoint, policy: HTTPOriginPolicy = HTTPOriginPolicy(),
+        limits: HTTPConnectionLimits = HTTPConnectionLimits(), installers: [RouteInstaller], logger: Logger
     ) {
         self.endpoint = endpoint
+        self.limits = limits
         var policy = policy
         if case .unix = endpoint { policy.checksHost = false }
         self.policy = policy
@@ -47,7 +51,8 @@ public struct HTTPEndpointServer: Sendable {
         let endpoint = self.endpoint
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            server: .limitedHTTP1WebSocketUpgrade(
+                webSocketRouter: router, limiter: HTTPConnectionLimiter(limits: limits, logger: logger)),
             configuration: ApplicationConfiguration(address: address, serverName: nil),
             onServerRunning: { channel in
                 listening.resolve(.success(Self.describe(channel.localAddress, endpoint: endpoint)))

@@ -64,20 +64,9 @@ public struct HTTPOriginMiddleware<Context: RequestContext>: RouterMiddleware {
             body: ResponseBody(byteBuffer: ByteBuffer(string: errorBody(code: code, message: message))))
     }
 
-    /// `{"error":{"code","message"}}`, the message escaped as a JSON string (it may echo what
-    /// a request carried, tabs and all).
+    /// `{"error":{"code","message"}}` (`HTTPErrorBody`).
     static func errorBody(code: String, message: String) -> String {
-        var escaped = ""
-        for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case _ where scalar.value < 0x20:
-                escaped += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return "{\"error\":{\"code\":\"\(code)\",\"message\":\"\(escaped)\"}}"
+        HTTPErrorBody.json(code: code, message: message)
     }
 }
 

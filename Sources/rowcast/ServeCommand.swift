@@ -34,10 +34,17 @@ struct ServeCommand: ParsableCommand {
             actions must come from its own page or an --allowed-origin (else 403). SIGINT or \
             SIGTERM stops it; open streams are closed.
 
+            No one client can starve it: a request head must arrive within --header-timeout \
+            (else 408) and be at most 32 KiB (else 431), kept-alive connections close after \
+            --idle-timeout, a connection that takes no data for --write-timeout is reset, and \
+            one address may hold --max-connections-per-peer connections. Each limit hit is \
+            logged on standard error, at most one line of a kind every ten seconds.
+
             Examples:
               rowcast serve
               rowcast serve --http 127.0.0.1:0 --control tcp://feeds.example:7702 --publish tcp://feeds.example:7703
               rowcast serve --allowed-host feeds.example.com --allowed-origin https://app.example.com
+              rowcast serve --header-timeout 10 --max-connections-per-peer 16
             """
     )
 
@@ -83,6 +90,30 @@ struct ServeCommand: ParsableCommand {
             valueName: "origin"))
     var imageOrigins: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a request's line and headers may take to arrive (from the connection's start, or a later request's first byte); a late one is answered 408 and closed.",
+            valueName: "seconds"))
+    var headerTimeout: Double = 60
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a kept-alive connection may wait for its next request (or a request body for its next part) before it is closed.",
+            valueName: "seconds"))
+    var idleTimeout: Double = 60
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a connection may take no data while data waits for it (a stream whose browser stopped reading) before it is reset.",
+            valueName: "seconds"))
+    var writeTimeout: Double = 30
+
+    @Option(
+        help: ArgumentHelp(
+            "How many connections one client address may hold at once; the next one is closed (and logged).",
+            valueName: "connections"))
+    var maxConnectionsPerPeer = 64
+
     func validate() throws {
         let lists: [(flag: String, values: [String], problem: (String) -> String?)] = [
             ("--allowed-host", allowedHosts, HTTPOriginPolicy.problem(withHost:)),
@@ -98,6 +129,14 @@ struct ServeCommand: ParsableCommand {
             _ = try HTTPAddress(parsing: http)
         } catch {
             throw ValidationError(error.description)
+        }
+        for (flag, seconds) in [
+            ("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout), ("--write-timeout", writeTimeout),
+        ] where !(seconds >= 0.1 && seconds <= 86_400) {
+            throw ValidationError("\(flag) must be a number of seconds from 0.1 to 86400, got \(seconds)")
+        }
+        guard maxConnectionsPerPeer >= 1 else {
+            throw ValidationError("--max-connections-per-peer must be at least 1 connection")
         }
         guard connectionBuffer >= 1 else { throw ValidationError("--connection-buffer must be at least 1 message") }
         guard history >= 0 else { throw ValidationError("--history must be 0 or more deltas") }
@@ -125,7 +164,8 @@ struct ServeCommand: ParsableCommand {
             do {
                 try await Self.serve(
                     options: options, address: address,
-                    policy: HTTPOriginPolicy(allowedHosts: allowedHosts, allowedOrigins: allowedOrigins))
+                    policy: HTTPOriginPolicy(allowedHosts: allowedHosts, allowedOrigins: allowedOrigins),
+                    limits: limits)
             } catch {
                 outcome.withLock { $0 = .failure(error) }
             }
@@ -138,8 +178,17 @@ struct ServeCommand: ParsableCommand {
         }
     }
 
+    /// The connection limits the flags give.
+    var limits: HTTPConnectionLimits {
+        HTTPConnectionLimits(
+            headerTimeout: .seconds(fractional: headerTimeout), idleTimeout: .seconds(fractional: idleTimeout),
+            writeTimeout: .seconds(fractional: writeTimeout), maxConnectionsPerPeer: maxConnectionsPerPeer)
+    }
+
     /// Runs the gateway and its HTTP server until SIGINT or SIGTERM.
-    static func serve(options: GatewayOptions, address: HTTPAddress, policy: HTTPOriginPolicy) async throws {
+    static func serve(
+        options: GatewayOptions, address: HTTPAddress, policy: HTTPOriginPolicy, limits: HTTPConnectionLimits
+    ) async throws {
         var logger = Logger(label: "rowcast.serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .notice
         let gateway = try FeedGateway(options: options, logger: logger)
@@ -148,7 +197,8 @@ struct ServeCommand: ParsableCommand {
         gateway.installRoutes(on: router)
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            server: .limitedHTTP1WebSocketUpgrade(
+                webSocketRouter: router, limiter: HTTPConnectionLimiter(limits: limits, logger: logger)),
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: "rowcast-serve"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? address.port

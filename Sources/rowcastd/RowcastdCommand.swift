@@ -126,6 +126,34 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "How long a request's line and headers may take to arrive at the HTTP endpoint; a late one is answered 408 and closed. [default: 60000]",
+            valueName: "ms"))
+    var httpHeaderTimeoutMs: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long a kept-alive HTTP connection may wait for its next request before it is closed. [default: 60000]",
+            valueName: "ms"))
+    var httpIdleTimeoutMs: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long an HTTP connection may take no data while data waits for it (a stream nobody reads) before it is reset. [default: 30000]",
+            valueName: "ms"))
+    var httpWriteTimeoutMs: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How many HTTP connections one client address may hold at once; the next is closed and logged. [default: 64]",
+            valueName: "connections"))
+    var httpMaxConnectionsPerPeer: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "/healthz says stuck (503) when the loop has not finished a pass for this long. [default: 5000]",
             valueName: "ms"))
     var healthStallMs: Int?
@@ -314,6 +342,10 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("http_allowed_hosts", httpAllowedHosts.isEmpty ? nil : .texts(httpAllowedHosts))
         overrides.set("http_allowed_origins", httpAllowedOrigins.isEmpty ? nil : .texts(httpAllowedOrigins))
         overrides.set("http_image_origins", httpImageOrigins.isEmpty ? nil : .texts(httpImageOrigins))
+        overrides.set("http_header_timeout_ms", httpHeaderTimeoutMs.map(ConfigurationValue.integer))
+        overrides.set("http_idle_timeout_ms", httpIdleTimeoutMs.map(ConfigurationValue.integer))
+        overrides.set("http_write_timeout_ms", httpWriteTimeoutMs.map(ConfigurationValue.integer))
+        overrides.set("http_max_connections_per_peer", httpMaxConnectionsPerPeer.map(ConfigurationValue.integer))
         overrides.set("health_stall_ms", healthStallMs.map(ConfigurationValue.integer))
         overrides.set("socket_mode", socketMode.map(ConfigurationValue.text))
         overrides.set("socket_group", socketGroup.map(ConfigurationValue.text))

@@ -48,7 +48,8 @@ import Testing
             command: ["serve"], endpoints: ["control", "publish"],
             others: connection + [
                 "--http <host:port>", "--connection-buffer <messages>", "--history <deltas>", "--allowed-host <name>",
-                "--allowed-origin <origin>", "--image-origin <origin>",
+                "--allowed-origin <origin>", "--image-origin <origin>", "--header-timeout <seconds>",
+                "--idle-timeout <seconds>", "--write-timeout <seconds>", "--max-connections-per-peer <connections>",
             ]),
         HelpCase(command: ["keygen"], endpoints: [], others: ["--directory <dir>"]),
         HelpCase(command: ["plugin", "new"], endpoints: [], others: ["--c", "--directory <dir>", "--sdk <dir>"]),

@@ -42,6 +42,15 @@ def read_ready_line(process, prefix, seconds=READY_SECONDS):
                        % (prefix.split()[0], seconds, process.poll(), buffer[-2000:]))
 
 
+def start_logged(command, log):
+    """`command` started with its standard output piped and its standard error appended to the
+    file `log` (a path), or sent nowhere when `log` is None."""
+    if log is None:
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    with open(log, "ab") as stderr:
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr)
+
+
 def stop_process(process):
     """SIGTERM, then SIGKILL after 10 s; never leaves `process` behind."""
     if process is None:
@@ -60,9 +69,12 @@ def stop_process(process):
 class RowcastDaemon:
     """rowcastd with both real plugins; restart() brings it back on the same endpoints and state."""
 
-    def __init__(self, http=False):
+    def __init__(self, http=False, extra_args=(), log=None):
         """With `http`, fixed ports and its own HTTP endpoint, which then serves the gateway too
-        (endpoints["http"]); without, no HTTP endpoint at all."""
+        (endpoints["http"]); without, no HTTP endpoint at all. `extra_args` go on its command
+        line; its standard error goes to the file `log` (a path), else nowhere."""
+        self.extra_args = list(extra_args)
+        self.log = log
         self.plugins = tempfile.mkdtemp(prefix="rowcast-gw-plugins-")
         self.state = tempfile.mkdtemp(prefix="rowcast-gw-state-")
         for name in ("librowcast-product.so", "librowcast-advertising.so"):
@@ -77,12 +89,12 @@ class RowcastDaemon:
         self.start()
 
     def start(self):
-        self.process = subprocess.Popen(
+        self.process = start_logged(
             [os.path.join(BUILD_DIR, "rowcastd"), "--ingest", self.endpoints["ingest"],
              "--control", self.endpoints["control"], "--publish", self.endpoints["publish"],
              "--http", self.endpoints.get("http", ""),
-             "--plugins", self.plugins, "--state-dir", self.state, "--heartbeat-ms", "200"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+             "--plugins", self.plugins, "--state-dir", self.state, "--heartbeat-ms", "200", *self.extra_args],
+            self.log)
         try:
             line = read_ready_line(self.process, "rowcastd ready ")
         except BaseException:
@@ -107,19 +119,22 @@ class RowcastDaemon:
 class Gateway:
     """`rowcast serve` on loopback; restart() brings it back on the same port."""
 
-    def __init__(self, daemon, extra_args=()):
+    def __init__(self, daemon, extra_args=(), log=None):
+        """`extra_args` go on its command line; its standard error goes to the file `log` (a
+        path), else nowhere."""
         self.daemon = daemon
         self.extra_args = list(extra_args)
+        self.log = log
         self.port = 0
         self.process = None
         self.start()
 
     def start(self):
-        self.process = subprocess.Popen(
+        self.process = start_logged(
             [os.path.join(BUILD_DIR, "rowcast"), "serve", "--http", "127.0.0.1:%d" % self.port,
              "--control", self.daemon.endpoints["control"], "--publish", self.daemon.endpoints["publish"],
              *self.extra_args],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self.log)
         try:
             line = read_ready_line(self.process, "rowcast serve ready ")
         except BaseException:

@@ -224,8 +224,10 @@ class GatewayStreamTest(unittest.TestCase):
 
     def test_a_slow_connection_is_closed_and_never_holds_back_the_others(self):
         # A gateway whose connections may have 8 messages waiting; one client never reads
-        # (with a small receive buffer) while ~10 MB of deltas go by, the other reads all.
-        gateway = Gateway(self.daemon, extra_args=["--connection-buffer", "8"])
+        # (with a small receive buffer) while ~10 MB of deltas go by, the other reads all. The
+        # slow one reads its `overflow` only afterwards, so the write timeout (which resets a
+        # client that takes no data; test_gateway_limits.py) must not run out first.
+        gateway = Gateway(self.daemon, extra_args=["--connection-buffer", "8", "--write-timeout", "300"])
         self.addCleanup(gateway.stop)
         url = gateway.url.replace("http://", "ws://") + "/feeds/%s/stream" % FEED
         slow = websocket.create_connection(url, timeout=WAIT_SECONDS,
