@@ -67,7 +67,11 @@ extension SQLiteFeedStore {
         }
     }
 
-    /// Logs the commit's deltas and trims the log: per feed to `historyRetention` deltas, and
+    /// How many deltas of a feed are logged between two trims of its log.
+    static let historyTrimInterval: UInt64 = 32
+
+    /// Logs the commit's deltas and trims the log: per feed to `historyRetention` deltas (at
+    /// every `historyTrimInterval`th delta), and
     /// every feed's deltas logged longer ago than `historyMaximumAge`.
     private static func writeHistory(_ commit: StoreCommit, to db: Database) throws {
         let at = DeltaLogClock.now()
@@ -78,6 +82,8 @@ extension SQLiteFeedStore {
         guard !commit.history.isEmpty else { return }
         let record = try db.cachedStatement(
             sql: "INSERT OR REPLACE INTO deltas(feed, seq, epoch, at, body, crc) VALUES (?, ?, ?, ?, ?, ?)")
+        // Trimmed once every `historyTrimInterval` deltas of a feed, not with each one: the
+        // log holds up to that many more than the retention, which a start leaves unused.
         var newest: [String: UInt64] = [:]
         for delta in commit.history {
             let checksum = RecordChecksum.delta(
@@ -85,7 +91,7 @@ extension SQLiteFeedStore {
             try record.execute(arguments: [
                 delta.feed, Int64(delta.seq), delta.epoch, at, Data(delta.body), checksum.stored,
             ])
-            newest[delta.feed] = max(newest[delta.feed] ?? 0, delta.seq)
+            if delta.seq % historyTrimInterval == 0 { newest[delta.feed] = max(newest[delta.feed] ?? 0, delta.seq) }
         }
         let trim = try db.cachedStatement(sql: "DELETE FROM deltas WHERE feed = ? AND seq <= ?")
         let kept = UInt64(max(commit.historyRetention, 0))

@@ -66,22 +66,24 @@ struct DeltaLogTests {
         durable.close()
     }
 
-    @Test("the log keeps limits.history_deltas deltas per feed; since before them takes a snapshot")
+    @Test(
+        "the log keeps limits.history_deltas deltas per feed (trimmed every 32nd delta); since before them takes a snapshot"
+    )
     func retention() throws {
         let directory = try ScratchDirectory()
         var (harness, durable) = try start(directory, historyDeltas: 3)
-        let published = try publish(durable, (1...10).map(String.init))
+        let published = try publish(durable, (1...40).map(String.init))
         let epoch = published[0]["epoch"]!
         durable.close()
         let logged = try DatabaseQueue(path: directory.file(SQLiteFeedStore.databaseFileName)).read { db in
             try Int64.fetchAll(db, sql: "SELECT seq FROM deltas ORDER BY seq")
         }
-        #expect(logged == [8, 9, 10])
+        // Trimmed to the last 3 at seq 32, then 8 more logged.
+        #expect(logged == Array(30...40))
 
         (harness, durable) = try start(directory, historyDeltas: 3)
-        #expect(try since(durable, epoch: epoch, seq: 7)["covered"] == true)
-        let old = try since(durable, epoch: epoch, seq: 6)
-        #expect(old["covered"] == false)
+        #expect(try since(durable, epoch: epoch, seq: 37)["covered"] == true)
+        #expect(try since(durable, epoch: epoch, seq: 36)["covered"] == false)
         _ = harness
         durable.close()
     }
