@@ -7,7 +7,6 @@ import RowCastEngine
 import RowCastDaemon
 import RowCastHTTP
 import RowCastJSON
-import RowCastStore
 import RowCastSupport
 import ServiceLifecycle
 import UnixSignals
@@ -66,7 +65,7 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Flag(
         name: .long,
         help:
-            "Check every record of the state directory (SQLite's integrity check, each record's checksum, each item's JSON) without changing any, print what is damaged, and exit: 0 when nothing is, 65 when something is, 75 while a rowcastd runs on it."
+            "Check every record of the state directory, read-only (SQLite's integrity check, each record's checksum, each item's JSON), print what is damaged, and exit: 0 when nothing is, 65 when something is, 66 when there is no state, 75 while a rowcastd runs on it."
     )
     var checkState = false
 
@@ -526,39 +525,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         for problem in keyring.problems { print("# curve: refused: \(problem)") }
     }
 
-    /// --check-state: prints the report, returns the exit status.
-    private static func checkState(_ directory: String) -> Int32 {
-        let database = directory + "/" + SQLiteFeedStore.databaseFileName
-        guard FileManager.default.fileExists(atPath: database) else {
-            printError(
-                "rowcastd: there is no state to check: \(database) does not exist. Name the state directory with --state-dir or --config."
-            )
-            return 66
-        }
-        let report: StateCheck.Report
-        do {
-            report = try StateCheck.run(directory: directory)
-        } catch {
-            printError("rowcastd: cannot check the state: \(error.message)")
-            return error.exitStatus
-        }
-        print("# rowcastd: state \(report.database) (schema \(report.schema))")
-        print(report.records.map { "\($0.table) \($0.count)" }.joined(separator: ", "))
-        if !report.checksummed {
-            print("# records carry no checksums yet (schema \(report.schema)): the next start adds them")
-        }
-        for problem in report.problems { print("damaged: \(problem)") }
-        guard report.isClean else {
-            printError(
-                "rowcastd: \(report.problems.count) damaged record\(report.problems.count == 1 ? "" : "s") in \(report.database): see docs/OPERATIONS.md, \"Damaged records\"."
-            )
-            return 65
-        }
-        print("ok: no damaged record")
-        return 0
-    }
-
-    private static func printError(_ message: String) {
+    static func printError(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 

@@ -66,7 +66,8 @@ extension Engine {
     private func finishBatch(_ state: inout BatchInProgress) -> EngineOutput {
         finishPrerendered()
         var output = state.output
-        output.positions = publishDeltas(for: state.batch.dirtyFeeds, into: &output.publications)
+        output.positions = droppedPositions + publishDeltas(for: state.batch.dirtyFeeds, into: &output.publications)
+        droppedPositions.removeAll()
         for (token, outcome) in state.pending {
             if case .query(let request) = outcome, case .reload = request.operation {
                 output.deferred.append(DeferredRequest(token: token, request: request))

@@ -14,7 +14,7 @@ extension Engine {
         let items = feed.itemCount
         let sections = feed.storedSectionCount
         feed.reset(sections: [], items: [])
-        publishDeltas(for: [name], into: &publications)
+        droppedPositions += publishDeltas(for: [name], into: &publications)
         // The emptying delta is for subscribers only: the feed's log goes with it.
         unloggedHistory.removeAll { $0.feed == name }
         quarantine.removeAll(feed: name)
@@ -24,10 +24,11 @@ extension Engine {
         dropped.append(key: "seq", value: .number(Double(feed.seq)))
         dropped.append(key: "epoch", value: .string(feed.epoch))
         discardFeed(named: name)
-        unstoredDrops.append(name)
+        if logsHistory { unstoredDrops.append(name) }
         logger.notice(
             "feed dropped", metadata: ["feed": "\(name)", "items": "\(items)", "seq": "\(feed.seq)"])
-        return ["dropped": .object(dropped)]
+        // The feed does not exist any more (a feed created again later in the batch is another).
+        return ["seq": .number(0), "epoch": .null, "dropped": .object(dropped)]
     }
 
     /// The feeds dropped since the last call, for the store to delete; forgets them.

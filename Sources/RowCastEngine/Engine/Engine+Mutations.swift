@@ -28,6 +28,7 @@ extension Engine {
                 extra.append(key: "warning", value: warning.json)
             }
             feed.upsert(item, row: rendered)
+            if quarantine.isDamaged(feed: name, id: item.id) { quarantine.remove(feed: name, id: item.id) }
 
         case .delete(let id):
             if let feed = feeds[name], quarantine.isDamaged(feed: name, id: id) {
@@ -131,7 +132,9 @@ extension Engine {
         } catch {
             // Items this reset quarantined but did not store are not listed.
             let current = feeds[name]
-            quarantine.removeAll(feed: name) { id in quarantined.contains(id) && current?.item(id) == nil }
+            quarantine.removeAll(feed: name, keepingDamaged: true) { id in
+                quarantined.contains(id) && current?.item(id) == nil
+            }
             throw error
         }
         let feed = feed(named: name, create: true)!

@@ -10,8 +10,11 @@ extension Engine {
         case .applied(let request, let name, let extra):
             var members = JSONObject()
             members.append(key: "feed", value: .string(name))
-            members.append(key: "seq", value: .number(Double(feeds[name]?.seq ?? 0)))
-            members.append(key: "epoch", value: feeds[name].map { .string($0.epoch) } ?? .null)
+            // A drop says where the feed is itself: gone, even when the batch created it again.
+            if extra["seq"] == nil {
+                members.append(key: "seq", value: .number(Double(feeds[name]?.seq ?? 0)))
+                members.append(key: "epoch", value: feeds[name].map { .string($0.epoch) } ?? .null)
+            }
             for entry in extra.entries { members.append(key: entry.key, value: entry.value) }
             return ReplyBuilder.success(op: request.op, members: members, req: request.req, client: request.client)
         case .recalled(let key, let answer):

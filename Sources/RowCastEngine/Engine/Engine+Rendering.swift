@@ -31,7 +31,9 @@ extension Engine {
                 ])
             throw RowCastError(fault.code, message, feed: feed, id: item.id)
         }
-        quarantine.remove(feed: feed, id: item.id)
+        // A damaged record's entry stays until the item is stored again (the upsert may still
+        // be refused after its render).
+        if !quarantine.isDamaged(feed: feed, id: item.id) { quarantine.remove(feed: feed, id: item.id) }
         switch outcome {
         case .faulted:
             preconditionFailure("handled above")

@@ -31,13 +31,17 @@ public final class Engine {
     public var storedBytes: Int { storage.bytes }
     /// What the feeds' delta histories hold, over every feed.
     var history = HistoryLedger()
-    /// Whether published deltas are also kept for the store's delta log (`takeHistory`): set by
-    /// the durable engine, so `since` is answered from history after a restart.
+    /// Whether published deltas (and dropped feeds) are also kept for the store (`takeHistory`,
+    /// `takeDrops`): set by the durable engine, so `since` is answered from history after a
+    /// restart.
     public var logsHistory = false
     /// Deltas published and not yet taken for the delta log.
     var unloggedHistory: [StoredDelta] = []
-    /// Feeds dropped and not yet taken for the store (`takeDrops`).
+    /// Feeds dropped and not yet taken for the store (`takeDrops`; kept only when
+    /// `logsHistory`, that is behind a durable store).
     var unstoredDrops: [String] = []
+    /// Where the last deltas of the feeds dropped in the batch left them, for its output.
+    var droppedPositions: [FeedPosition] = []
     /// The authenticated client of the message being applied (nil when none): a feed it
     /// creates is its own (`Feed.owner`).
     var currentPrincipal: String?
@@ -285,7 +289,8 @@ public final class Engine {
         ownedFeeds[owner] = (ownedFeeds[owner] ?? 1) > 1 ? ownedFeeds[owner]! - 1 : nil
     }
 
-    /// Drops a feed the durable store never had (after a failed commit created it).
+    /// Removes a feed from the engine: one the durable store never had (after a failed commit
+    /// created it), or one dropped (`drop`).
     func discardFeed(named name: String) {
         if let discarded = feeds[name] {
             storage.bytes -= discarded.storedBytes

@@ -12,13 +12,17 @@ public struct DamagedItem: Sendable, Equatable {
     public var reason: String
     /// Whether an earlier start found it already (its feed started a new epoch then).
     public var known: Bool
+    /// The id's bytes as stored (the damage may have left them not UTF-8, which `id` repairs),
+    /// so the store can find the row again; nil when the engine found it (as `id`).
+    public var storedID: [UInt8]?
 
     /// A damaged item from its parts.
-    public init(feed: String, id: String, type: String, reason: String, known: Bool) {
+    public init(feed: String, id: String, type: String, reason: String, known: Bool, storedID: [UInt8]? = nil) {
         self.feed = feed
         self.id = id
         self.type = type
         self.reason = reason
         self.known = known
+        self.storedID = storedID
     }
 }

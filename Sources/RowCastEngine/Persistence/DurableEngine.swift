@@ -88,13 +88,17 @@ public final class DurableEngine {
     }
 
     /// How long the store's delta log keeps a delta: older ones are dropped at start.
-    public static let historyMaximumAge = Duration.seconds(24 * 60 * 60)
+    public static let historyMaximumAge = HistoryLimits.standard.maximumAge
 
     /// Loads the store into the engine (re-rendering every item; only the feeds and action
     /// events of `Engine.servedPartitions` when it is set), gives a new epoch to every
     /// feed whose history cannot continue, and records that. Returns the error events of
     /// items that no longer render, to publish once subscribers can connect.
     public func start() throws(StoreError) -> [Publication] {
+        store.keepHistory(
+            within: HistoryLimits(
+                deltas: engine.limits.historyDeltas, bytes: engine.limits.historyBytes,
+                maximumAge: Self.historyMaximumAge))
         let state = try store.load()
         for record in state.renderers {
             recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity
@@ -253,8 +257,6 @@ public final class DurableEngine {
         commit.renderers.append(RendererRecord(kind: kind, type: type, identity: identity))
     }
 
-    /// Why a stored feed's rows would not be those its subscribers saw: a type whose renderer
-    /// differs from the one recorded (nil when none does).
     /// Why `feed` must start a new epoch at this start, or nil when it continues.
     private func newEpochReason(_ feed: RestoredFeed, continuity: StoreContinuity) -> String? {
         if case .broken(let why) = continuity { return why }
@@ -282,6 +284,8 @@ public final class DurableEngine {
         commit.counters.append(FeedCounters(feed: feed, seq: seq, epoch: renewed))
     }
 
+    /// Why a stored feed's rows would not be those its subscribers saw: a type whose renderer
+    /// differs from the one recorded (nil when none does).
     private func changedRenderer(in feed: RestoredFeed) -> String? {
         var checked: Set<RendererKey> = []
         func differs(_ kind: RendererRecord.Kind, _ type: String) -> Bool {
@@ -304,12 +308,29 @@ public final class DurableEngine {
     /// Puts the engine back at the committed state of `feeds` and reloads the ledger.
     func rollBack(feeds names: [String], renderers: [RendererRecord]) throws(StoreError) {
         for record in renderers { recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = nil }
-        do {
+        do throws(StoreError) {
             let committed = try store.feeds(named: names)
+            // Damage found now would need a new epoch and its mark, which only a start gives:
+            // stop, and let the next start do it.
+            if let damaged = committed.lazy.flatMap(\.damaged).first(where: { !$0.known }) {
+                throw StoreError(
+                    .corrupt, path: "feed \(damaged.feed)",
+                    message:
+                        "item \"\(damaged.id)\" of feed \"\(damaged.feed)\" was found damaged while rolling back a failed commit (\(damaged.reason)); rowcastd stops so that its next start gives the feed a new epoch and quarantines the item"
+                )
+            }
             let present = Set(committed.map(\.name))
             for name in names where !present.contains(name) { engine.discardFeed(named: name) }
-            _ = engine.restore(committed)
+            var unreadable: [DamagedItem] = []
+            _ = engine.restore(committed, unreadable: &unreadable)
             _ = engine.takeChanges()
+            if let damaged = unreadable.first {
+                throw StoreError(
+                    .corrupt, path: "feed \(damaged.feed)",
+                    message:
+                        "item \"\(damaged.id)\" of feed \"\(damaged.feed)\" does not parse after rolling back a failed commit (\(damaged.reason)); rowcastd stops so that its next start gives the feed a new epoch and quarantines the item"
+                )
+            }
             engine.ledger = RequestLedger(limits: ledgerLimits, entries: try store.ledgerEntries())
         } catch {
             logger.critical(

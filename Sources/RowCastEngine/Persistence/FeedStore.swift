@@ -29,6 +29,8 @@ public protocol FeedStore: AnyObject {
     /// another (a `full` error naming the free space), or nil once it has. It looks only at the
     /// file system, so the loop thread may ask while the commit thread writes.
     func spaceShortage() -> StoreError?
+    /// How much of its delta log the store reads back from now on (`load`, `feeds(named:)`).
+    func keepHistory(within limits: HistoryLimits)
 }
 
 extension FeedStore {
@@ -37,6 +39,9 @@ extension FeedStore {
 
     /// Always room: stores that cannot run out of space.
     public func spaceShortage() -> StoreError? { nil }
+
+    /// Nothing to limit: stores without a delta log.
+    public func keepHistory(within limits: HistoryLimits) {}
 
     /// Writes one batch in one transaction (see `commit(_:)` for several).
     public func commit(_ commit: StoreCommit) throws(StoreError) {

@@ -28,7 +28,8 @@ struct ItemRowWriter {
         handle = statement.sqliteStatement
         checksumStart = RecordChecksum.itemStart(feed: feed)
         sqlite3_reset(handle)
-        // Lengths in bytes, not up to a NUL: an id may contain U+0000.
+        // Lengths in bytes, not up to a NUL (the decoder refuses U+0000 in ids; this does not
+        // depend on it).
         _ = feed.withCString { sqlite3_bind_text(handle, 1, $0, Int32(feed.utf8.count), Self.transient) }
     }
 

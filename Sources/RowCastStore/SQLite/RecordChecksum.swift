@@ -47,10 +47,11 @@ struct RecordChecksum {
         state = rowcast_crc32c_u64(state, number)
     }
 
-    /// Adds `number`'s bits, or the absence of one.
+    /// Adds `number`'s bits, or the absence of one. -0 counts as 0: SQLite stores a whole
+    /// REAL as an integer, so -0 reads back as 0.
     mutating func add(_ number: Double?) {
         addFlag(number != nil)
-        if let number { add(number.bitPattern) }
+        if let number { add((number + 0.0).bitPattern) }
     }
 
     /// Adds `flag` as one byte.

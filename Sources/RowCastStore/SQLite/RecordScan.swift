@@ -26,10 +26,14 @@ struct RecordScan {
     private var crc: String { checksummed ? ", crc" : "" }
 
     private mutating func verify(_ row: Row, column: Int, _ checksum: RecordChecksum, record: () -> String) {
-        guard checksummed, let reason = SQLiteFeedStore.checksumFailure(stored: row[column], read: checksum) else {
-            return
-        }
+        guard checksummed,
+            let reason = SQLiteFeedStore.checksumFailure(stored: row.storedInteger(column), read: checksum)
+        else { return }
         problems.append("\(record()): \(reason)")
+    }
+
+    private mutating func wrongType(_ record: String) {
+        problems.append("\(record): a value of the wrong type")
     }
 
     mutating func feeds() throws {
@@ -38,10 +42,14 @@ struct RecordScan {
         var count = 0
         while let row = try rows.next() {
             count += 1
-            let name: String = row[0]
-            let checksum = RecordChecksum.feed(
-                name: name, seq: UInt64(row[1] as Int64), epoch: row[2], nextArrival: UInt64(row[3] as Int64),
-                owner: row[4])
+            let name = row.storedText(0) ?? "?"
+            guard let seq = row.storedCount(1), let epoch = row.storedText(2), let next = row.storedCount(3),
+                let owner = row.storedOptionalText(4)
+            else {
+                wrongType("feed \"\(name)\": its counters")
+                continue
+            }
+            let checksum = RecordChecksum.feed(name: name, seq: seq, epoch: epoch, nextArrival: next, owner: owner)
             verify(row, column: 5, checksum) { "feed \"\(name)\": its counters" }
         }
         counts.append(("feeds", count))
@@ -53,43 +61,55 @@ struct RecordScan {
         var count = 0
         while let row = try rows.next() {
             count += 1
-            let feed: String = row[0]
-            let id: String = row[1]
-            let header: String? = row[4]
+            let feed = row.storedText(0) ?? "?"
+            let id = row.storedText(1) ?? "?"
+            guard let order = row.storedOptionalNumber(2), let type = row.storedOptionalText(3),
+                let header = row.storedOptionalText(4), let declared = row.storedInteger(5),
+                let arrival = row.storedCount(6)
+            else {
+                wrongType("feed \"\(feed)\": section \"\(id)\"")
+                continue
+            }
             let checksum = RecordChecksum.section(
-                feed: feed, id: id, order: row[2], type: row[3], header: header, declared: row[5],
-                arrival: UInt64(row[6] as Int64))
+                feed: feed, id: id, order: order, type: type, header: header, declared: declared != 0,
+                arrival: arrival)
             verify(row, column: 7, checksum) { "feed \"\(feed)\": section \"\(id)\"" }
         }
         counts.append(("sections", count))
     }
 
     mutating func items() throws {
-        let damage = checksummed ? ", damage" : ""
+        let damage = checksummed ? ", damage" : ", NULL"
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT feed, id, type, section, sort, arrival, json\(crc)\(damage) FROM items")
+            db, sql: "SELECT feed, id, type, section, sort, arrival, json\(damage)\(crc) FROM items")
         var count = 0
         while let row = try rows.next() {
             count += 1
-            let feed: String = row[0]
-            let id: String = row[1]
-            let json = [UInt8](row[6] as Data)
-            if checksummed, let known = row[8] as String? {
+            let feed = row.storedText(0) ?? "?"
+            let id = row.storedText(1) ?? "?"
+            let record = "feed \"\(feed)\": item \"\(id)\""
+            if let known = row.storedOptionalText(7) ?? nil {
                 problems.append(
-                    "feed \"\(feed)\": item \"\(id)\": damaged, found at an earlier start (\(known)); quarantined until it is sent again or deleted"
+                    "\(record): damaged, found at an earlier start (\(known)); quarantined until it is sent again or deleted"
                 )
                 continue
             }
+            guard let type = row.storedText(2), let section = row.storedText(3), let sort = row.storedOptionalNumber(4),
+                let arrival = row.storedCount(5), let json = row.storedBytes(6)
+            else {
+                wrongType(record)
+                continue
+            }
             let checksum = RecordChecksum.item(
-                start: .itemStart(feed: feed), id: id, type: row[2], section: row[3], sort: row[4],
-                arrival: UInt64(row[5] as Int64), json: json)
+                start: .itemStart(feed: feed), id: id, type: type, section: section, sort: sort, arrival: arrival,
+                json: json)
             let before = problems.count
-            verify(row, column: 7, checksum) { "feed \"\(feed)\": item \"\(id)\"" }
+            verify(row, column: 8, checksum) { record }
             guard problems.count == before else { continue }
             do {
                 _ = try RequestDecoder.item(json: json, context: "item \"\(id)\" of feed \"\(feed)\"")
             } catch {
-                problems.append("feed \"\(feed)\": item \"\(id)\": does not parse: \(error.message)")
+                problems.append("\(record): does not parse: \(error.message)")
             }
         }
         counts.append(("items", count))
@@ -100,27 +120,36 @@ struct RecordScan {
         var count = 0
         while let row = try rows.next() {
             count += 1
-            let client: String = row[0]
-            let req: String = row[1]
-            let checksum = RecordChecksum.request(
-                client: client, req: req, order: UInt64(row[2] as Int64), reply: [UInt8](row[3] as Data))
-            verify(row, column: 4, checksum) { "client \"\(client)\": the remembered answer to request \(req)" }
+            let client = row.storedText(0) ?? "?"
+            let req = row.storedText(1) ?? "?"
+            let record = "client \"\(client)\": the remembered answer to request \(req)"
+            guard let order = row.storedCount(2), let reply = row.storedBytes(3) else {
+                wrongType(record)
+                continue
+            }
+            let checksum = RecordChecksum.request(client: client, req: req, order: order, reply: reply)
+            verify(row, column: 4, checksum) { record }
         }
         counts.append(("requests", count))
     }
 
-    /// Logged deltas: a damaged one costs only history (a `since` from before it takes a
-    /// snapshot), but it is damage all the same.
+    /// Logged deltas: a damaged one costs only history at start (a `since` from before it
+    /// takes a snapshot), but it is damage all the same.
     mutating func deltas() throws {
         let rows = try Row.fetchCursor(db, sql: "SELECT feed, seq, epoch, at, body, crc FROM deltas")
         var count = 0
         while let row = try rows.next() {
             count += 1
-            let feed: String = row[0]
-            let seq = UInt64(row[1] as Int64)
-            let checksum = RecordChecksum.delta(
-                feed: feed, seq: seq, epoch: row[2], at: row[3], body: [UInt8](row[4] as Data))
-            verify(row, column: 5, checksum) { "feed \"\(feed)\": logged delta \(seq)" }
+            let feed = row.storedText(0) ?? "?"
+            let seq = row.storedCount(1)
+            let record = "feed \"\(feed)\": logged delta \(seq.map(String.init) ?? "?")"
+            guard let seq, let epoch = row.storedText(2), let at = row.storedInteger(3), let body = row.storedBytes(4)
+            else {
+                wrongType(record)
+                continue
+            }
+            let checksum = RecordChecksum.delta(feed: feed, seq: seq, epoch: epoch, at: at, body: body)
+            verify(row, column: 5, checksum) { record }
         }
         counts.append(("deltas", count))
     }
@@ -130,10 +159,15 @@ struct RecordScan {
         var count = 0
         while let row = try rows.next() {
             count += 1
-            let feed: String = row[0]
-            let seq = UInt64(row[1] as Int64)
-            let checksum = RecordChecksum.event(feed: feed, seq: seq, body: [UInt8](row[2] as Data))
-            verify(row, column: 3, checksum) { "feed \"\(feed)\": action event \(seq)" }
+            let feed = row.storedText(0) ?? "?"
+            let seq = row.storedCount(1)
+            let record = "feed \"\(feed)\": action event \(seq.map(String.init) ?? "?")"
+            guard let seq, let body = row.storedBytes(2) else {
+                wrongType(record)
+                continue
+            }
+            let checksum = RecordChecksum.event(feed: feed, seq: seq, body: body)
+            verify(row, column: 3, checksum) { record }
         }
         counts.append(("events", count))
     }

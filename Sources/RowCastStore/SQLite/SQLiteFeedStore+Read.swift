@@ -5,23 +5,31 @@ import RowCastJSON
 import RowCastEngine
 
 extension SQLiteFeedStore {
-    /// Reads feeds (all when `names` is nil) with their items and sections, checking every
-    /// record's checksum: a damaged item is handed back in `RestoredFeed.damaged`; a damaged
-    /// feed or section row throws (`damagedRecord`).
-    static func readFeeds(_ db: Database, names: Set<String>?, path: String, logger: Logger) throws -> [RestoredFeed] {
+    /// Reads feeds (all when `names` is nil) with their items, sections and logged history,
+    /// checking every record's checksum and the type of every value: a damaged item is handed
+    /// back in `RestoredFeed.damaged`; any other damaged record throws (`damagedRecord`),
+    /// including an item or section row of no feed whose checksum fails (its feed name may be
+    /// what was damaged).
+    static func readFeeds(
+        _ db: Database, names: Set<String>?, history: HistoryLimits, path: String, logger: Logger
+    ) throws -> [RestoredFeed] {
         var feeds: [String: RestoredFeed] = [:]
         let wanted: (String) -> Bool = { names?.contains($0) ?? true }
         let feedRows = try Row.fetchCursor(db, sql: "SELECT name, seq, epoch, next_arrival, crc, owner FROM feeds")
         while let row = try feedRows.next() {
-            let name: String = row[0]
+            guard let name = row.storedText(0), let seq = row.storedCount(1), let epoch = row.storedText(2),
+                let nextArrival = row.storedCount(3), let owner = row.storedOptionalText(5)
+            else {
+                throw damagedRecord(
+                    "the counters of feed \"\(row.storedText(0) ?? "?")\"", reason: "a value of the wrong type",
+                    path: path)
+            }
             guard wanted(name) else { continue }
             var feed = RestoredFeed(
-                name: name, seq: UInt64(row[1] as Int64), epoch: row[2], nextArrival: UInt64(row[3] as Int64),
-                items: [], sections: [])
-            feed.owner = row[5]
-            let read = RecordChecksum.feed(
-                name: name, seq: feed.seq, epoch: feed.epoch, nextArrival: feed.nextArrival, owner: feed.owner)
-            if let reason = checksumFailure(stored: row[4], read: read) {
+                name: name, seq: seq, epoch: epoch, nextArrival: nextArrival, items: [], sections: [])
+            feed.owner = owner
+            let read = RecordChecksum.feed(name: name, seq: seq, epoch: epoch, nextArrival: nextArrival, owner: owner)
+            if let reason = checksumFailure(stored: row.storedInteger(4), read: read) {
                 throw damagedRecord("the counters of feed \"\(name)\"", reason: reason, path: path)
             }
             feeds[name] = feed
@@ -35,94 +43,111 @@ extension SQLiteFeedStore {
             db, sql: "SELECT feed, id, sort_order, type, header, declared, arrival, crc FROM sections\(filter)",
             arguments: arguments)
         while let row = try sectionRows.next() {
-            let feed: String = row[0]
-            guard feeds[feed] != nil else { continue }
-            let section = try readSection(row, feed: feed, path: path, logger: logger)
+            guard let feed = row.storedText(0) else {
+                throw damagedRecord("a section of no readable feed", reason: "a value of the wrong type", path: path)
+            }
+            let section = try readSection(row, feed: feed, path: path)
+            guard feeds[feed] != nil else {
+                // A section of no feed whose checksum passes is left over; it is not served.
+                continue
+            }
             feeds[feed]!.sections.append(section)
         }
-        let itemRows = try Row.fetchCursor(
-            db, sql: "SELECT feed, id, type, section, sort, arrival, json, crc, damage FROM items\(filter)",
-            arguments: arguments)
-        var checksumStart: (feed: String, checksum: RecordChecksum)?
-        while let row = try itemRows.next() {
-            let feed: String = row[0]
-            guard feeds[feed] != nil else { continue }
-            let json: Data = row[6]
-            let item = PersistedItem(
-                id: row[1], type: row[2], section: row[3], sort: row[4], arrival: UInt64(row[5] as Int64),
-                json: [UInt8](json))
-            if checksumStart?.feed != feed { checksumStart = (feed, RecordChecksum.itemStart(feed: feed)) }
-            let read = RecordChecksum.item(
-                start: checksumStart!.checksum, id: item.id, type: item.type, section: item.section, sort: item.sort,
-                arrival: item.arrival, json: item.json)
-            if let known = row[8] as String? {
-                feeds[feed]!.damaged.append(
-                    DamagedItem(feed: feed, id: item.id, type: item.type, reason: known, known: true))
-            } else if let reason = checksumFailure(stored: row[7], read: read) {
-                logger.error(
-                    "stored item record damaged; not served",
-                    metadata: ["feed": "\(feed)", "item": "\(item.id)", "reason": "\(reason)"])
-                feeds[feed]!.damaged.append(
-                    DamagedItem(feed: feed, id: item.id, type: item.type, reason: reason, known: false))
-            } else {
-                feeds[feed]!.items.append(item)
-            }
-        }
+        try readItems(db, into: &feeds, filter: filter, arguments: arguments, path: path, logger: logger)
         if try db.tableExists("deltas") {
-            try readHistory(db, into: &feeds, filter: filter, arguments: arguments, logger: logger)
+            try readHistory(db, into: &feeds, limits: history, filter: filter, arguments: arguments, logger: logger)
         }
         return feeds.keys.sorted().map { feeds[$0]! }
     }
 
-    /// Reads the delta log into each feed's `history`: the deltas of its current epoch that
-    /// lead without a gap up to its seq. A delta that fails its checksum is left out with
-    /// every older one (a `since` before it takes a snapshot).
-    private static func readHistory(
+    /// Reads the items of `feeds`, each checked: a damaged one goes to `damaged`; one of no
+    /// feed whose checksum fails throws, since its feed name may be what was damaged.
+    private static func readItems(
         _ db: Database, into feeds: inout [String: RestoredFeed], filter: String, arguments: StatementArguments,
-        logger: Logger
+        path: String, logger: Logger
     ) throws {
-        let rows = try Row.fetchCursor(
-            db, sql: "SELECT feed, seq, epoch, at, body, crc FROM deltas\(filter) ORDER BY feed, seq",
+        // The id also as stored bytes: a damaged one may not be UTF-8, and its mark must find it.
+        let itemRows = try Row.fetchCursor(
+            db,
+            sql:
+                "SELECT feed, id, type, section, sort, arrival, json, crc, damage, CAST(id AS BLOB) FROM items\(filter)",
             arguments: arguments)
-        while let row = try rows.next() {
-            let feed: String = row[0]
-            guard let restored = feeds[feed] else { continue }
-            let seq = UInt64(row[1] as Int64)
-            let epoch: String = row[2]
-            let body = [UInt8](row[4] as Data)
-            let read = RecordChecksum.delta(feed: feed, seq: seq, epoch: epoch, at: row[3], body: body)
-            if let reason = checksumFailure(stored: row[5], read: read) {
-                logger.warning(
-                    "logged delta damaged; since requests from before it take a snapshot",
-                    metadata: ["feed": "\(feed)", "seq": "\(seq)", "reason": "\(reason)"])
-                feeds[feed]!.history.removeAll()
+        var checksumStart: (feed: String, checksum: RecordChecksum)?
+        while let row = try itemRows.next() {
+            guard let feed = row.storedText(0) else {
+                throw damagedRecord("an item of no readable feed", reason: "a value of the wrong type", path: path)
+            }
+            let id = row.storedText(1) ?? "?"
+            let storedID = row.storedBytes(9) ?? []
+            // Marked by an earlier start: whatever else of it is damaged, it is known.
+            if let mark = row.storedOptionalText(8) ?? nil, feeds[feed] != nil {
+                feeds[feed]!.damaged.append(
+                    DamagedItem(
+                        feed: feed, id: id, type: row.storedText(2) ?? "?", reason: mark, known: true,
+                        storedID: storedID))
                 continue
             }
-            guard epoch == restored.epoch, seq <= restored.seq else { continue }
-            if let last = restored.history.last?.seq, last + 1 != seq { feeds[feed]!.history.removeAll() }
-            feeds[feed]!.history.append((seq, body))
-        }
-        for (name, feed) in feeds where feed.history.last?.seq != feed.seq {
-            feeds[name]!.history.removeAll()
+            guard let type = row.storedText(2), let section = row.storedText(3), let sort = row.storedOptionalNumber(4),
+                let arrival = row.storedCount(5), let json = row.storedBytes(6), let known = row.storedOptionalText(8)
+            else {
+                guard feeds[feed] != nil else {
+                    throw damagedRecord(
+                        "item \"\(id)\" of feed \"\(feed)\", which does not exist", reason: "a value of the wrong type",
+                        path: path)
+                }
+                feeds[feed]!.damaged.append(
+                    DamagedItem(
+                        feed: feed, id: id, type: row.storedText(2) ?? "?", reason: "a value of the wrong type",
+                        known: false, storedID: storedID))
+                continue
+            }
+            let item = PersistedItem(id: id, type: type, section: section, sort: sort, arrival: arrival, json: json)
+            if checksumStart?.feed != feed { checksumStart = (feed, RecordChecksum.itemStart(feed: feed)) }
+            let read = RecordChecksum.item(
+                start: checksumStart!.checksum, id: id, type: type, section: section, sort: sort, arrival: arrival,
+                json: json)
+            let failure = known == nil ? checksumFailure(stored: row.storedInteger(7), read: read) : nil
+            guard feeds[feed] != nil else {
+                if let failure {
+                    throw damagedRecord(
+                        "item \"\(id)\" of feed \"\(feed)\", which does not exist", reason: failure, path: path)
+                }
+                continue
+            }
+            if let known {
+                feeds[feed]!.damaged.append(
+                    DamagedItem(feed: feed, id: id, type: type, reason: known, known: true, storedID: storedID))
+            } else if let failure {
+                logger.error(
+                    "stored item record damaged; not served",
+                    metadata: ["feed": "\(feed)", "item": "\(id)", "reason": "\(failure)"])
+                feeds[feed]!.damaged.append(
+                    DamagedItem(feed: feed, id: id, type: type, reason: failure, known: false, storedID: storedID))
+            } else {
+                feeds[feed]!.items.append(item)
+            }
         }
     }
 
     /// A section row, checked.
-    private static func readSection(_ row: Row, feed: String, path: String, logger: Logger) throws -> PersistedSection {
-        let id: String = row[1]
-        let headerText: String? = row[4]
+    private static func readSection(_ row: Row, feed: String, path: String) throws -> PersistedSection {
+        let id = row.storedText(1) ?? "?"
+        let record = "section \"\(id)\" of feed \"\(feed)\""
+        guard let order = row.storedOptionalNumber(2), let type = row.storedOptionalText(3),
+            let headerText = row.storedOptionalText(4), let declared = row.storedInteger(5),
+            let arrival = row.storedCount(6)
+        else { throw damagedRecord(record, reason: "a value of the wrong type", path: path) }
         let section = PersistedSection(
-            id: id, order: row[2], type: row[3], header: nil, declared: row[5], arrival: UInt64(row[6] as Int64))
+            id: id, order: order, type: type, header: nil, declared: declared != 0, arrival: arrival)
         let read = RecordChecksum.section(
-            feed: feed, id: id, order: section.order, type: section.type, header: headerText,
-            declared: section.declared, arrival: section.arrival)
-        if let reason = checksumFailure(stored: row[7], read: read) {
-            throw damagedRecord("section \"\(id)\" of feed \"\(feed)\"", reason: reason, path: path)
+            feed: feed, id: id, order: order, type: type, header: headerText, declared: declared != 0,
+            arrival: arrival)
+        if let reason = checksumFailure(stored: row.storedInteger(7), read: read) {
+            throw damagedRecord(record, reason: reason, path: path)
         }
         guard let headerText else { return section }
         guard let header = (try? JSONParser.parse(headerText))?.objectValue else {
-            throw damagedRecord(
-                "section \"\(id)\" of feed \"\(feed)\"", reason: "its header is not a JSON object", path: path)
+            throw damagedRecord(record, reason: "its header is not a JSON object", path: path)
         }
         var withHeader = section
         withHeader.header = header
@@ -132,15 +157,19 @@ extension SQLiteFeedStore {
     /// Reads every remembered answer.
     static func readLedger(_ db: Database, path: String) throws -> [LedgerEntry] {
         try Row.fetchAll(db, sql: "SELECT client, req, ord, reply, crc FROM requests ORDER BY ord").map { row in
-            let reply: Data = row[3]
-            let entry = LedgerEntry(
-                key: LedgerKey(client: row[0], req: row[1]), order: UInt64(row[2] as Int64), reply: [UInt8](reply))
-            let read = RecordChecksum.request(
-                client: entry.key.client, req: entry.key.req, order: entry.order, reply: entry.reply)
-            if let reason = checksumFailure(stored: row[4], read: read) {
+            guard let client = row.storedText(0), let req = row.storedText(1), let order = row.storedCount(2),
+                let reply = row.storedBytes(3)
+            else {
                 throw damagedRecord(
-                    "the remembered answer to request \(entry.key.req) of client \"\(entry.key.client)\"",
-                    reason: reason, path: path)
+                    "a remembered answer of client \"\(row.storedText(0) ?? "?")\"",
+                    reason: "a value of the wrong type",
+                    path: path)
+            }
+            let entry = LedgerEntry(key: LedgerKey(client: client, req: req), order: order, reply: reply)
+            let read = RecordChecksum.request(client: client, req: req, order: order, reply: reply)
+            if let reason = checksumFailure(stored: row.storedInteger(4), read: read) {
+                throw damagedRecord(
+                    "the remembered answer to request \(req) of client \"\(client)\"", reason: reason, path: path)
             }
             return entry
         }
@@ -149,14 +178,16 @@ extension SQLiteFeedStore {
     /// Reads the kept action events, oldest first per feed.
     static func readEvents(_ db: Database, path: String) throws -> [ActionEvent] {
         try Row.fetchAll(db, sql: "SELECT feed, seq, body, crc FROM events ORDER BY feed, seq").map { row in
-            let body: Data = row[2]
-            let event = ActionEvent(feed: row[0], seq: UInt64(row[1] as Int64), body: [UInt8](body))
-            let read = RecordChecksum.event(feed: event.feed, seq: event.seq, body: event.body)
-            if let reason = checksumFailure(stored: row[3], read: read) {
+            guard let feed = row.storedText(0), let seq = row.storedCount(1), let body = row.storedBytes(2) else {
                 throw damagedRecord(
-                    "action event \(event.seq) of feed \"\(event.feed)\"", reason: reason, path: path)
+                    "an action event of feed \"\(row.storedText(0) ?? "?")\"", reason: "a value of the wrong type",
+                    path: path)
             }
-            return event
+            let read = RecordChecksum.event(feed: feed, seq: seq, body: body)
+            if let reason = checksumFailure(stored: row.storedInteger(3), read: read) {
+                throw damagedRecord("action event \(seq) of feed \"\(feed)\"", reason: reason, path: path)
+            }
+            return ActionEvent(feed: feed, seq: seq, body: body)
         }
     }
 

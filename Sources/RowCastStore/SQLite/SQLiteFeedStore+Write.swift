@@ -55,8 +55,11 @@ extension SQLiteFeedStore {
         }
         if !commit.history.isEmpty || commit.historyMaximumAge != nil { try writeHistory(commit, to: db) }
         if !commit.damagedItems.isEmpty {
-            let mark = try db.cachedStatement(sql: "UPDATE items SET damage = ? WHERE feed = ? AND id = ?")
-            for item in commit.damagedItems { try mark.execute(arguments: [item.reason, item.feed, item.id]) }
+            let mark = try db.cachedStatement(
+                sql: "UPDATE items SET damage = ? WHERE feed = ? AND CAST(id AS BLOB) = ?")
+            for item in commit.damagedItems {
+                try mark.execute(arguments: [item.reason, item.feed, Data(item.storedID ?? Array(item.id.utf8))])
+            }
         }
         if !commit.renderers.isEmpty {
             let record = try db.cachedStatement(
@@ -85,7 +88,7 @@ extension SQLiteFeedStore {
         // Trimmed once every `historyTrimInterval` deltas of a feed, not with each one: the
         // log holds up to that many more than the retention, which a start leaves unused.
         var newest: [String: UInt64] = [:]
-        for delta in commit.history {
+        for delta in commit.history where delta.body.count <= HistoryLimits.largestLoggedDelta {
             let checksum = RecordChecksum.delta(
                 feed: delta.feed, seq: delta.seq, epoch: delta.epoch, at: at, body: delta.body)
             try record.execute(arguments: [

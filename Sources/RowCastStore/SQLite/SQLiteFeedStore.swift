@@ -49,6 +49,8 @@ public final class SQLiteFeedStore: FeedStore {
     private let logger: Logger
     /// Why `close()` could not record a clean stop, or nil.
     public private(set) var closeFailure: StoreError?
+    /// How much of the delta log `load` and `feeds(named:)` read back.
+    private var historyLimits = HistoryLimits.standard
 
     /// Opens (creating when absent) the store in `directory`, migrating its schema, and records
     /// this start (boot id, durability) durably.
@@ -122,10 +124,11 @@ public final class SQLiteFeedStore: FeedStore {
     public func load() throws(StoreError) -> StoredState {
         let queue = try openQueue()
         let path = databasePath
+        let history = historyLimits
         do {
             return try queue.read { db in
                 StoredState(
-                    feeds: try Self.readFeeds(db, names: nil, path: path, logger: logger),
+                    feeds: try Self.readFeeds(db, names: nil, history: history, path: path, logger: logger),
                     ledger: try Self.readLedger(db, path: path),
                     renderers: try Self.readRenderers(db),
                     continuity: continuity,
@@ -170,7 +173,10 @@ public final class SQLiteFeedStore: FeedStore {
         let queue = try openQueue()
         do {
             let path = databasePath
-            return try queue.read { db in try Self.readFeeds(db, names: Set(names), path: path, logger: logger) }
+            let history = historyLimits
+            return try queue.read { db in
+                try Self.readFeeds(db, names: Set(names), history: history, path: path, logger: logger)
+            }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")
         }
@@ -181,12 +187,13 @@ public final class SQLiteFeedStore: FeedStore {
     public func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] {
         let queue = try openQueue()
         let path = databasePath
+        let history = historyLimits
         do {
             return try queue.read { db in
                 let names = try String.fetchAll(db, sql: "SELECT name FROM feeds").filter {
                     partitions.contains(Partition(feed: $0))
                 }
-                return try Self.readFeeds(db, names: Set(names), path: path, logger: logger)
+                return try Self.readFeeds(db, names: Set(names), history: history, path: path, logger: logger)
             }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")
@@ -228,6 +235,11 @@ public final class SQLiteFeedStore: FeedStore {
         self.queue = nil
         marker.close()
         stateDirectory.unlock()
+    }
+
+    /// Reads back at most `limits` of the delta log from now on.
+    public func keepHistory(within limits: HistoryLimits) {
+        historyLimits = limits
     }
 
     /// The disk has too little room while it has less than 1 MiB free, the least a start needs

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import RowCastEngine
 
-/// `rowcastd --check-state`: reads every record of a stopped rowcastd's state and reports
-/// what is damaged, without changing a record: SQLite's own `integrity_check` (pages, indexes,
+/// `rowcastd --check-state`: reads every record of a stopped rowcastd's state, read-only, and
+/// reports what is damaged: SQLite's own `integrity_check` (pages, indexes,
 /// the file's structure) and RowCast's checksum of every item, section, feed, answer, event
 /// and logged delta (`RecordChecksum`), and whether each item's JSON parses as an item.
 public enum StateCheck {
@@ -36,10 +36,12 @@ public enum StateCheck {
                 message:
                     "there is no state to check: \(path) does not exist. Name the state directory with --state-dir.")
         }
-        let lock = try StateDirectory(path: directory)
+        let lock = try StateDirectory(readingExisting: directory)
         defer { lock.unlock() }
         do {
-            let queue = try DatabaseQueue(path: path)
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }
             return try queue.read { db in try check(db, path: path) }
         } catch {
@@ -50,7 +52,8 @@ public enum StateCheck {
     private static func check(_ db: Database, path: String) throws -> Report {
         let applied = try SQLiteFeedStore.migrator.appliedIdentifiers(db)
         let checksummed = applied.contains("v4")
-        var report = Report(database: path, schema: applied.max() ?? "none", checksummed: checksummed)
+        let newest = applied.compactMap { Int($0.dropFirst()) }.max()
+        var report = Report(database: path, schema: newest.map { "v\($0)" } ?? "none", checksummed: checksummed)
         let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check(100)")
         if integrity != ["ok"] {
             report.problems += integrity.map { "SQLite integrity_check: \($0)" }

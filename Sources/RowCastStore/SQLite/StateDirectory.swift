@@ -16,7 +16,7 @@ import Musl
 final class StateDirectory {
     /// The directory path.
     let path: String
-    private let lock: PIDLockFile
+    private let lock: PIDLockFile?
 
     /// Creates `path` (and missing parents) when absent, checks it is a writable directory,
     /// and takes its lock.
@@ -64,6 +64,27 @@ final class StateDirectory {
         }
     }
 
+    /// The existing directory `path`, locked against a rowcastd starting on it while it is read
+    /// (`rowcastd --check-state`): nothing is created or checked for room, and a directory
+    /// whose lock file cannot be opened (a read-only copy) is read without the lock, since no
+    /// rowcastd can run there either. A rowcastd holding it is `StoreError` of kind `locked`.
+    init(readingExisting path: String) throws(StoreError) {
+        self.path = path
+        do {
+            lock = try PIDLockFile(path: path + "/rowcast.lock")
+        } catch {
+            switch error {
+            case .cannotOpen:
+                lock = nil
+            case .held(let holder):
+                throw StoreError(
+                    .locked, path: path,
+                    message:
+                        "state directory \(path) is in use by rowcastd (pid \(holder)); stop it to check its state.")
+            }
+        }
+    }
+
     /// The bytes free for rowcastd on the file system holding `directory`, or nil when unknown.
     static func freeBytes(in directory: String) -> UInt64? {
         var volume = statvfs()
@@ -83,7 +104,7 @@ final class StateDirectory {
 
     /// Releases the lock.
     func unlock() {
-        lock.release()
+        lock?.release()
     }
 
     /// `strerror` of an errno value.

@@ -39,6 +39,18 @@ struct EngineDropTests {
         #expect(retry["dropped"]?["items"] == 2)
     }
 
+    @Test("the batch's positions include where a dropped feed's last delta left it")
+    func dropPosition() {
+        let harness = EngineHarness()
+        _ = harness.control([upsert("a", item("1")), upsert("a", item("2"))])
+        let output = harness.engine.process([
+            IncomingMessage(
+                origin: .control(replyTo: 1), body: JSONValue.object(["op": "drop", "feed": "a"]).serialized())
+        ])
+        #expect(output.positions.map(\.feed) == ["a"])
+        #expect(output.positions.first?.seq == 2)
+    }
+
     @Test("drop is refused on ingest: it must be answered")
     func dropNeedsControl() {
         let harness = EngineHarness()
@@ -69,6 +81,11 @@ struct EngineDropTests {
             ["op": "drop", "feed": "a"], upsert("b", item("2")), ["op": "drop", "feed": "b"], upsert("b", item("3")),
         ])
         #expect(replies.allSatisfy { $0["ok"] == true }, "\(replies)")
+        // The drop of b says b is gone, though the batch created b again.
+        #expect(replies[2]["seq"] == 0)
+        #expect(replies[2]["epoch"] == .null)
+        let oldEpoch = replies[2]["dropped"]?["epoch"]
+        #expect(harness.engine.feeds["b"]?.epoch != oldEpoch?.stringValue)
         durable.close()
 
         harness = EngineHarness()

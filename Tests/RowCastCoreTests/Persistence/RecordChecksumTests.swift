@@ -89,7 +89,8 @@ struct RecordChecksumTests {
             bytes[0] = UInt8(ascii: "[")
             try change(directory, "UPDATE items SET json = ? WHERE id = '2'", [Data(bytes)])
         case "changed value":
-            let index = bytes.firstIndex(of: UInt8(ascii: "2"))!
+            // The price's first digit (200 becomes 900), not the id's.
+            let index = bytes.lastIndex(of: UInt8(ascii: "2"))!
             bytes[index] = UInt8(ascii: "9")
             try change(directory, "UPDATE items SET json = ? WHERE id = '2'", [Data(bytes)])
         default:
@@ -213,5 +214,52 @@ struct RecordChecksumTests {
         #expect(state.feeds[0].sections.map(\.id) == ["s"])
         #expect(state.ledger.count == 1)
         #expect(state.events.count == 1)
+    }
+
+    @Test("-0 as a section order and an item sort comes back as 0 and passes its checksum")
+    func negativeZero() throws {
+        let directory = try ScratchDirectory()
+        var (harness, durable) = try start(directory, label: "first")
+        _ = try send(durable, ["op": "section", "feed": "f", "section": ["id": "s", "order": -0.0]])
+        _ = try send(durable, upsert("f", item("1", section: "s", sort: -0.0)))
+        let epoch = harness.engine.feeds["f"]!.epoch
+        durable.close()
+        (harness, durable) = try start(directory, label: "second")
+        #expect(harness.engine.feeds["f"]!.epoch == epoch)
+        #expect(harness.engine.quarantine.count == 0)
+        durable.close()
+    }
+
+    @Test(
+        "a damaged key (not UTF-8) or a value of the wrong type is quarantined once, never a crash; a damaged feed key refuses the start",
+        arguments: [
+            ("UPDATE items SET id = CAST(X'32FF' AS TEXT) WHERE id = '2'", false),
+            ("UPDATE items SET arrival = 'late' WHERE id = '2'", false),
+            ("UPDATE items SET arrival = -5 WHERE id = '2'", false),
+            ("UPDATE items SET feed = 'g' WHERE id = '2'", true),
+        ])
+    func damagedKeysAndTypes(sql: String, refused: Bool) throws {
+        let directory = try ScratchDirectory()
+        var (harness, durable) = try start(directory, label: "first")
+        _ = try send(durable, upsert("f", item("1")))
+        _ = try send(durable, upsert("f", item("2")))
+        durable.close()
+        try change(directory, sql)
+        if refused {
+            let store = try SQLiteFeedStore(directory: directory.path, synchronous: .normal)
+            defer { store.close() }
+            #expect(throws: StoreError.self) { _ = try store.load() }
+            return
+        }
+        (harness, durable) = try start(directory, label: "second")
+        #expect(harness.engine.feeds["f"]!.epoch == "second-1")
+        #expect(ids(harness, "f") == ["1"])
+        #expect(harness.engine.quarantine.count == 1)
+        durable.close()
+        // The mark found the row: the next start keeps the epoch.
+        (harness, durable) = try start(directory, label: "third")
+        #expect(harness.engine.feeds["f"]!.epoch == "second-1")
+        #expect(harness.engine.quarantine.count == 1)
+        durable.close()
     }
 }
