@@ -157,6 +157,10 @@ struct PluginSDKEndToEndTests {
         #expect(
             render.stderr.contains(#"error: plugin_crashed: plugin fault ("#)
                 && render.stderr.contains(#"crashed on item "segv""#), "\(render.stderr)")
+        // No daemon holds the item: nothing to reload or retry, only what rowcastd would do.
+        #expect(
+            render.stderr.contains("; in rowcastd the item would be stored and quarantined")
+                && !render.stderr.contains("reload"), "\(render.stderr)")
         #expect(
             render.stderr.contains(
                 #"error: plugin_failed: the plugin for type fault returned an invalid row for item "garbage""#),
