@@ -14,6 +14,8 @@ public struct RowCastAck: Sendable, Equatable, CustomStringConvertible {
     public let warning: RowCastClientError?
     /// For `reset`: the items the plugin rejected (they were left out).
     public let rejected: [RowCastClientError]
+    /// For `reset`: the ids listed more than once (`duplicate_id`; the last copy was kept).
+    public let duplicates: [RowCastClientError]
     /// The whole reply.
     public let reply: JSONValue
 
@@ -26,15 +28,18 @@ public struct RowCastAck: Sendable, Equatable, CustomStringConvertible {
         epoch = reply["epoch"]?.stringValue
         warning = reply["warning"].flatMap { $0.isNull ? nil : RowCastClientError(errorObject: $0) }
         rejected = reply["rejected"]?.arrayValue?.map { RowCastClientError(errorObject: $0) } ?? []
+        duplicates = reply["duplicates"]?.arrayValue?.map { RowCastClientError(errorObject: $0) } ?? []
     }
 
-    /// "ok cars seq=12", with the warning and rejections appended when there are any.
+    /// "ok cars seq=12", with the warning, rejections and duplicate ids appended when there
+    /// are any ("ok cars seq=12 rejected=1 duplicates=2").
     public var description: String {
         var text = "ok"
         if let feed { text += " \(feed)" }
         if let seq { text += " seq=\(seq)" }
         if let warning { text += " warning=\(warning.code): \(warning.message)" }
         if !rejected.isEmpty { text += " rejected=\(rejected.count)" }
+        if !duplicates.isEmpty { text += " duplicates=\(duplicates.count)" }
         return text
     }
 }

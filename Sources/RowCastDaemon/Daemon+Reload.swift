@@ -1,4 +1,5 @@
 import Logging
+import RowCastCells
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastWire
@@ -95,7 +96,8 @@ extension Daemon {
         // Through the durable engine: the re-rendered feeds' new seqs are committed before their deltas go out.
         let seqs = engine.feeds.mapValues(\.seq)
         try publishAll(durable!.replaceRenderer(candidate), on: publish)
-        positions.record(engine.allPositions.filter { seqs[$0.feed] != $0.seq })
+        let rerendered = engine.allPositions.filter { seqs[$0.feed] != $0.seq }.sorted { $0.feed < $1.feed }
+        positions.record(rerendered)
         // The hosts of replaced or removed plugins exit only now: nothing routes to them any more.
         (Self.pluginRenderer(of: previous) as? HostedRenderer)?.retire(
             replacedBy: Self.pluginRenderer(of: candidate) as? HostedRenderer)
@@ -115,9 +117,23 @@ extension Daemon {
                 candidate.refusals.map {
                     ["file": .string($0.file), "code": .string($0.code.rawValue), "reason": .string($0.reason)]
                 }))
+        // Cells count beside plugins: a reload after a cell file changed says what it took in.
+        let cells = (candidate as? DeclarativeRenderer)?.catalog.definitions ?? []
+        let previousCells = Set(
+            (previous as? DeclarativeRenderer)?.catalog.definitions.map(\.rendererIdentity) ?? [])
+        members.append(key: "cells", value: .number(Double(cells.count)))
+        members.append(
+            key: "loadedCells",
+            value: .array(
+                cells.filter { !previousCells.contains($0.rendererIdentity) }.map {
+                    ["cell": .string($0.cell), "file": .string($0.file), "line": .number(Double($0.line))]
+                }))
         if let cellRefusals = candidate.pluginsDescription()["cell_refusals"] {
             members.append(key: "cell_refusals", value: cellRefusals)
         }
+        members.append(
+            key: "rerendered",
+            value: .array(rerendered.map { ["feed": .string($0.feed), "seq": .number(Double($0.seq))] }))
         members.append(key: "applied", value: .array(applied.map(JSONValue.string)))
         members.append(key: "restartRequired", value: .array(restartRequired.map(JSONValue.string)))
         let curve = reloadKeyring(next, engine: engine)

@@ -58,7 +58,7 @@ public struct WatchScreen: Sendable {
             }
         }
         if lines.count == 0, bodyHeight > 0 {
-            screen.append(fit(replica.seq == 0 ? "  (the feed does not exist yet)" : "  (no sections)"))
+            screen.append(fit(replica.epoch == nil ? "  (the feed does not exist yet)" : "  (no sections)"))
         }
         while screen.count < bodyHeight + 1 { screen.append(fit("")) }
         screen.append(styled(fit(statusText(replica, lines: lines, visible: visible, status: status)), "7"))

@@ -27,6 +27,23 @@ enum Output {
     static func error(_ error: RowCastClientError) {
         FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
     }
+
+    /// Prints "warning: code: message" on standard error: a problem that did not make the
+    /// request fail (an item a reset left out, an id it listed twice).
+    static func warning(_ warning: RowCastClientError) {
+        FileHandle.standardError.write(Data("warning: \(warning.description)\n".utf8))
+    }
+
+    /// Prints the items a reset left out and the ids it listed twice as warnings, at most
+    /// `limit` of each, then how many more there were.
+    static func problems(of ack: RowCastAck, limit: Int = 10) {
+        for (problems, what) in [(ack.rejected, "rejected items"), (ack.duplicates, "duplicate ids")] {
+            problems.prefix(limit).forEach(warning)
+            if problems.count > limit {
+                note("\(problems.count - limit) more \(what) not shown (--json lists them all)")
+            }
+        }
+    }
 }
 
 /// Runs `body`; a ``RowCastClientError`` is printed in one line and becomes exit status 1.

@@ -27,6 +27,11 @@ struct PublishCommand: ParsableCommand {
             or a "quoted string") is sent as that JSON value; anything else is sent as a \
             string. --string-field always sends a string.
 
+            A reset's reply says what it left out: "ok cars seq=12 rejected=1 duplicates=2" \
+            counts the items the plugin rejected and the ids listed more than once (the last \
+            copy is kept), and a "warning: code: message" line on standard error names each \
+            (ten of each at most; --json prints the whole reply).
+
             A --file holds one JSON request, a JSON array of them, or NDJSON (one per line). An \
             element without "op" is an item, upserted into --feed; requests without "feed" get \
             --feed's. A reset is a request like {"op":"reset","feed":"cars","items":[...]}; \
@@ -329,7 +334,13 @@ struct PublishCommand: ParsableCommand {
         publisher.publish(requests) { _, result in
             switch result {
             case .success(let reply):
-                if json { Output.json(reply) } else { Output.line(RowCastAck(reply: reply).description) }
+                if json {
+                    Output.json(reply)
+                } else {
+                    let ack = RowCastAck(reply: reply)
+                    Output.line(ack.description)
+                    Output.problems(of: ack)
+                }
             case .failure(let error) where error.code == "not_sent":
                 failures += 1
                 notSentCount += 1
@@ -359,7 +370,12 @@ struct PublishCommand: ParsableCommand {
             "sending the reset of \(items.count) item(s) into \(feed) in parts of about \(ControlClient.resetPartBytes / 1024) KiB"
         )
         let ack = try client.resetInParts(feed: feed, items: items)
-        if json { Output.json(ack.reply) } else { Output.line(ack.description) }
+        if json {
+            Output.json(ack.reply)
+        } else {
+            Output.line(ack.description)
+            Output.problems(of: ack)
+        }
     }
 
     /// Pushes over the ingest socket; returns the number of requests that could not be queued.

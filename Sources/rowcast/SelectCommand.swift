@@ -15,6 +15,11 @@ struct SelectCommand: ParsableCommand {
             a delete, replies with the event and the feed's new seq, and publishes the event \
             on actions.<feed>.
 
+            The event is printed on standard output as one line of JSON; what became of the \
+            feed goes to standard error ("rowcast: item 42 of feed cars updated: feed at seq \
+            13, event 7"), so a pipe gets the event alone. --json prints the whole reply \
+            (event, change, seq, epoch, eventSeq) instead.
+
             Examples:
               rowcast select --feed cars --id 42
               rowcast select --feed profile --id me --action edit_email --value ann@example.com
@@ -48,12 +53,29 @@ struct SelectCommand: ParsableCommand {
         (try? JSONParser.parse(Array(text.utf8))) ?? .string(text)
     }
 
+    /// What the select did to the feed: "item 42 of feed cars updated: feed at seq 13, event 7"
+    /// (deleted, or unchanged for an action that changes no item).
+    static func summary(of reply: JSONValue, feed: String, id: String) -> String {
+        let change =
+            switch reply["change"]?.stringValue {
+            case "update": "updated"
+            case "delete": "deleted"
+            default: "unchanged"
+            }
+        var text = "item \(id) of feed \(feed) \(change)"
+        if let seq = reply["seq"]?.numberValue { text += ": feed at seq \(Int(seq))" }
+        if let eventSeq = reply["eventSeq"]?.numberValue { text += ", event \(Int(eventSeq))" }
+        return text
+    }
+
     func run() throws {
         try reportingErrors {
             let client = try controlEndpoint.makeClient(connection)
             defer { client.close() }
             let reply = try client.select(feed: feed, id: id, action: action, value: value.map(Self.parseValue))
-            Output.json(json ? reply : (reply["event"] ?? reply))
+            if json { return Output.json(reply) }
+            Output.json(reply["event"] ?? reply)
+            Output.note(Self.summary(of: reply, feed: feed, id: id))
         }
     }
 }

@@ -20,7 +20,14 @@ struct SubscribeCommand: ParsableCommand {
             go to standard error, and so does a note whenever the replica had to be reloaded \
             (resynced) because a delta was missed or did not fit.
 
-            --count N stops after N messages; with --replica, after the replica has taken in N \
+            A position event ({"event":"position",...}: where the feed stands, sent at once when \
+            the feed exists and after its deltas) is printed but changes nothing. With CURVE, \
+            rowcastd drops a subscription to a feed the key may not read without a word: when \
+            the first heartbeat comes before any position of --feed, rowcast says so on standard \
+            error (the feed is forbidden, or does not exist yet) and goes on waiting.
+
+            --count N stops after N messages, positions not counted (so --count 1 waits for the \
+            next delta or event); with --replica, after the replica has taken in N \
             deltas (a resync counts the deltas its fresh snapshot skipped ahead). Requests the \
             daemon applies together make one delta, so to wait for a known state prefer \
             --until-seq with the seq of the last ack. With --count or --until-seq, going \
@@ -52,12 +59,15 @@ struct SubscribeCommand: ParsableCommand {
     @Flag(help: "With --replica: print the replica only once, when the command stops.")
     var final = false
 
-    @Option(help: ArgumentHelp("Stop after this many messages (with --replica: deltas taken in).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Stop after this many messages, positions not counted (with --replica: deltas taken in).", valueName: "n"))
     var count: Int?
 
     @Option(
         name: .customLong("until-seq"),
-        help: ArgumentHelp("Stop once a delta (with --replica: the replica) has reached this seq.", valueName: "seq"))
+        help: ArgumentHelp(
+            "Stop once a delta or position (with --replica: the replica) has reached this seq.", valueName: "seq"))
     var untilSeq: Int?
 
     @Option(
@@ -116,10 +126,17 @@ struct SubscribeCommand: ParsableCommand {
     // MARK: - Plain messages
 
     func printMessages() throws {
-        let subscriber = try Subscriber(endpoint: publishEndpoint.publish, curve: try connection.curve())
+        let curve = try connection.curve()
+        let subscriber = try Subscriber(endpoint: publishEndpoint.publish, curve: curve)
         defer { subscriber.close() }
         try subscriber.subscribe(feed.map(Topic.rows) ?? Topic(prefix: Array("rows.".utf8)))
         for topic in eventTopics { try subscriber.subscribe(topic) }
+        // With CURVE, rowcastd drops a subscription to a feed the key may not read without a
+        // word. It applies subscriptions in order and sends the position of an existing feed
+        // it allows at once, so a heartbeat (subscribed after the feed) before any position
+        // means the feed is forbidden or does not exist yet: say so instead of waiting in silence.
+        var awaitingPosition = curve != nil && feed != nil
+        if awaitingPosition, !heartbeats { try subscriber.subscribe(.heartbeat) }
         var received = 0
         while count.map({ received < $0 }) ?? true {
             let message: SubscriberMessage?
@@ -132,12 +149,29 @@ struct SubscribeCommand: ParsableCommand {
                 continue
             }
             guard let message else { return try wait.expire(waitingFor: "messages on \(publishEndpoint.publish)") }
+            if awaitingPosition, let feed, message.isPosition || message.isDelta || message.isHeartbeat {
+                awaitingPosition = false
+                if message.isHeartbeat { Output.note(Self.noPositionNote(feed: feed, keyFile: connection.key)) }
+                // Heartbeats asked for only to settle this would keep --until-idle from ending.
+                if !heartbeats { try subscriber.unsubscribe(.heartbeat) }
+            }
+            if message.isHeartbeat, !heartbeats { continue }
             Output.json(message.body)
-            received += 1
-            if let untilSeq, message.isDelta, let seq = message.body["seq"]?.numberValue, seq >= Double(untilSeq) {
+            // A position says where the feed stands and changes nothing: it is not counted.
+            if !message.isPosition { received += 1 }
+            if let untilSeq, message.isDelta || message.isPosition, let seq = message.body["seq"]?.numberValue,
+                seq >= Double(untilSeq)
+            {
                 return
             }
         }
+    }
+
+    /// The note for a CURVE subscription to `feed` that got a heartbeat but no position.
+    static func noPositionNote(feed: String, keyFile: String?) -> String {
+        "no position of feed \(feed) came before the first heartbeat: either the feed does not exist yet, or the key "
+            + "\(keyFile.map { "in \($0) " } ?? "")may not read it (rowcastd then drops the subscription without a "
+            + "word, so nothing will arrive); `rowcast snapshot --feed \(feed)` with the same key tells which"
     }
 
     // MARK: - Replica

@@ -36,7 +36,8 @@ import Testing
         HelpCase(
             command: ["events"], endpoints: ["control"],
             others: connection + ["--feed <feed>", "--after <seq>", "--follow"]),
-        HelpCase(command: ["locate"], endpoints: ["control"], others: connection + ["--feed <feed>", "--id <id>"]),
+        HelpCase(
+            command: ["locate"], endpoints: ["control"], others: connection + ["--feed <feed>", "--id <id>", "--json"]),
         HelpCase(command: ["reload"], endpoints: ["control"], others: connection + ["--json"]),
         HelpCase(command: ["quarantine", "list"], endpoints: ["control"], others: connection + ["--feed <feed>"]),
         HelpCase(

@@ -43,10 +43,17 @@ struct InteractionCommandLineEndToEndTests {
         #expect(lines.map { $0?["eventSeq"] } == [2])
         #expect(lines.first??["action"] == "starred")
 
-        let locate = try CommandRunner.run(["locate", "--feed", "people", "--id", "me"] + control)
+        let locate = try CommandRunner.run(["locate", "--feed", "people", "--id", "me", "--json"] + control)
         #expect(locate.process.terminationStatus == 0, "\(locate.stderr)")
         let place = try JSONParser.parse(Array(locate.stdout.utf8))
         #expect(place["section"] == 0 && place["row"] == 0 && place["seq"] == 3)
+        #expect(place["sectionId"] == "default" && place["epoch"]?.stringValue?.isEmpty == false, "\(locate.stdout)")
+        // Without --json, one line for a person.
+        let readable = try CommandRunner.run(["locate", "--feed", "people", "--id", "me"] + control)
+        #expect(readable.process.terminationStatus == 0, "\(readable.stderr)")
+        #expect(
+            readable.stdout.hasPrefix("item me of feed people: section 0 (default), row 0, at seq 3 (epoch "),
+            "\(readable.stdout)")
         let missing = try CommandRunner.run(["locate", "--feed", "people", "--id", "ghost"] + control)
         #expect(missing.process.terminationStatus == 1)
         #expect(missing.stderr.hasPrefix("error: not_found: "), "\(missing.stderr)")

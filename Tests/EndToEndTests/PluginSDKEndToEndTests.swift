@@ -157,6 +157,10 @@ struct PluginSDKEndToEndTests {
         #expect(
             render.stderr.contains(#"error: plugin_crashed: plugin fault ("#)
                 && render.stderr.contains(#"crashed on item "segv""#), "\(render.stderr)")
+        // No daemon holds the item: nothing to reload or retry, only what rowcastd would do.
+        #expect(
+            render.stderr.contains("; in rowcastd the item would be stored and quarantined")
+                && !render.stderr.contains("reload"), "\(render.stderr)")
         #expect(
             render.stderr.contains(
                 #"error: plugin_failed: the plugin for type fault returned an invalid row for item "garbage""#),
@@ -234,5 +238,70 @@ struct PluginSDKEndToEndTests {
             snapshot.contains(
                 #"{"id":"a1","type":"article","cell":"ArticleCell","height":64,"content":{"title":"Breaking"}"#),
             "\(snapshot)")
+    }
+
+    @Test(
+        "the C template reads items with any JSON whitespace (json.dumps writes a space after each colon), in rowcastd and in plugin render alike"
+    )
+    func cTemplateTakesSpacedJSON() throws {
+        let outside = try TemporaryDirectory("rowcast-author")
+        let folder = outside.path + "/note"
+        let new = try CommandRunner.run(["plugin", "new", "note", "--c", "--directory", folder])
+        #expect(new.process.terminationStatus == 0, "\(new.stderr)")
+        let library = folder + "/librowcast-note.so"
+        let header = BuildProducts.repositoryRoot.appendingPathComponent("SDK/Sources/CRowCastPlugin/include").path
+        let cc = try Self.shell(
+            "cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -I '\(header)' -o '\(library)' '\(folder)/note.c'")
+        #expect(cc.status == 0, "\(cc.output)")
+
+        // Spaces, a newline and a tab around the colons, an escaped quote, and a "title"
+        // nested in another member first: each row takes the item's own data.title.
+        let items = [
+            #"{"id":"1","type":"note","data": {"title": "Hello \"you\""}}"#,
+            "{\"id\":\"2\",\"type\":\"note\",\"data\":{\"extra\":[1,{\"title\":2}] ,\"title\"\t:\n\"Tab\"}}",
+            #"{"id":"3","type":"note","data":{"title":3}}"#,
+        ]
+        let input = folder + "/items.json"
+        try ("[" + items.joined(separator: ",\n") + "]").write(toFile: input, atomically: true, encoding: .utf8)
+        let render = try Self.shell(
+            "'\(try BuildProducts.path("rowcast"))' plugin render '\(library)' --item '\(input)' 2>&1")
+        #expect(render.status == 1, "\(render.output)")
+        #expect(
+            render.output.contains(
+                #"{"id":"1","type":"note","cell":"NoteCell","height":64,"content":{"title":"Hello \"you\""}}"#),
+            "\(render.output)")
+        #expect(
+            render.output.contains(
+                #"{"id":"2","type":"note","cell":"NoteCell","height":64,"content":{"title":"Tab"}}"#),
+            "\(render.output)")
+        #expect(
+            render.output.contains(#"error: invalid_field: item "3" (type note): field "title" must be a string"#),
+            "\(render.output)")
+
+        let plugins = try TemporaryDirectory("rowcast-plugins")
+        let installed = plugins.path + "/librowcast-note.so"
+        try FileManager.default.copyItem(atPath: library, toPath: installed)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: installed)
+        let daemon = try DaemonProcess(pluginDirectory: plugins)
+        defer { daemon.stop() }
+        // As Python's json.dumps writes it and a pyzmq producer sends it, byte for byte (rowcast
+        // publish would send it compacted).
+        let spaced =
+            #"{"op": "upsert", "feed": "news", "req": 1, "item": {"id": "n1", "type": "note", "data": {"title": "From Python"}}}"#
+        let reply = try RawPeer(daemon).requestText(spaced)
+        #expect(reply.contains(#""ok":true"#), "\(reply)")
+        let snapshot = try CommandRunner.run(["snapshot", "--control", daemon.control, "--feed", "news", "--json"])
+        #expect(
+            snapshot.stdout.contains(
+                #"{"id":"n1","type":"note","cell":"NoteCell","height":64,"content":{"title":"From Python"}}"#),
+            "\(snapshot.stdout)")
+
+        // The file above through rowcast publish and rowcastd: the same rows and the same error.
+        let file = try CommandRunner.run(["publish", "--feed", "news", "--file", input, "--control", daemon.control])
+        #expect(file.process.terminationStatus == 1, "\(file.stderr)")
+        #expect(file.stderr.contains(#"error: invalid_field: item "3""#), "\(file.stderr)")
+        let rows = try CommandRunner.run(["snapshot", "--control", daemon.control, "--feed", "news", "--json"])
+        #expect(rows.stdout.contains(#""content":{"title":"Hello \"you\""}"#), "\(rows.stdout)")
+        #expect(rows.stdout.contains(#""content":{"title":"Tab"}"#), "\(rows.stdout)")
     }
 }

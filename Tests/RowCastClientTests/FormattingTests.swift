@@ -40,6 +40,20 @@ import Testing
             ])
     }
 
+    @Test("a feed whose items all wait for a plugin exists at seq 0: its table says so, not that it is missing")
+    func snapshotTableOfPendingFeed() throws {
+        let reply = Fixture.snapshotReply(seq: 0, epoch: "af36", sections: [])
+        #expect(
+            SnapshotTable().render(try FeedReplica(snapshot: reply), pending: 3) == [
+                "feed cars  seq 0  epoch af36  0 sections, 0 rows, 3 pending (no row: no plugin yet, or quarantined)",
+                "(no rows yet: every item of the feed is pending)",
+            ])
+        #expect(
+            SnapshotTable().render(try FeedReplica(snapshot: reply)) == [
+                "feed cars  seq 0  epoch af36  0 sections, 0 rows", "(no sections)",
+            ])
+    }
+
     @Test func statusAndPluginsReports() {
         let status: JSONValue = [
             "ok": true, "op": "status", "version": "0.1.0", "protocol": 1, "uptime": 3723,
@@ -87,7 +101,7 @@ import Testing
         ]
         #expect(
             DaemonReport.reload(reply) == [
-                "reloaded configuration /etc/rowcast/rowcastd.yaml and plugins: 2 plugins loaded",
+                "reloaded configuration /etc/rowcast/rowcastd.yaml, plugins and cells: 2 plugins in use",
                 "loaded advertising 1.1.0 from /p/librowcast-advertising.so",
                 "applied: log_level",
                 "needs a restart to apply: endpoints.control",
@@ -98,7 +112,33 @@ import Testing
                 "ok": true, "op": "reload", "config": nil, "plugins": 1, "loaded": [], "refusals": [], "applied": [],
                 "restartRequired": [],
             ])
-                == ["reloaded plugins: 1 plugin loaded"])
+                == ["reloaded plugins and cells: 1 plugin in use"])
+    }
+
+    @Test("a reload after a cell file changed names the cells it took in and the feeds rendered again")
+    func reloadReportOfCells() {
+        let reply: JSONValue = [
+            "ok": true, "op": "reload", "config": nil, "plugins": 0, "loaded": [], "refusals": [], "cells": 3,
+            "loadedCells": [["cell": "ArticleCell", "file": "/c/articles.yaml", "line": 4]],
+            "cell_refusals": ["/c/bad.yaml:2: height: not a number"],
+            "rerendered": [["feed": "articles", "seq": 7], ["feed": "news", "seq": 1200]],
+            "applied": [], "restartRequired": [],
+        ]
+        #expect(
+            DaemonReport.reload(reply) == [
+                "reloaded plugins and cells: 0 plugins and 3 cells in use",
+                "loaded cell ArticleCell from /c/articles.yaml:4",
+                "rows rendered again in: articles (now seq 7), news (now seq 1,200)",
+                "refused cell file /c/bad.yaml:2: height: not a number",
+            ])
+        let unchanged: JSONValue = [
+            "ok": true, "op": "reload", "config": nil, "plugins": 0, "loaded": [], "refusals": [], "cells": 1,
+            "loadedCells": [], "cell_refusals": [], "rerendered": [], "applied": [], "restartRequired": [],
+        ]
+        #expect(
+            DaemonReport.reload(unchanged) == [
+                "reloaded plugins and cells: 0 plugins and 1 cell in use", "no row changed",
+            ])
     }
 
     @Test func pluginHostsShowTheLastFaultWithItsTime() {

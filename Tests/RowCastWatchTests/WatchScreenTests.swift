@@ -113,6 +113,13 @@ struct WatchScreenTests {
         #expect(lines[10].hasPrefix(" cars  seq 0  epoch none  0 sections  0 rows"))
     }
 
+    @Test("a feed at seq 0 with an epoch exists (its items wait for a plugin): it has no sections, it is not missing")
+    func existingFeedWithoutRows() throws {
+        let replica = try FeedReplica(snapshot: ["feed": "cars", "seq": 0, "epoch": "af36", "sections": []])
+        let lines = render(replica).map(WatchFixture.plain)
+        #expect(lines[1].hasPrefix("  (no sections)"))
+    }
+
     @Test("a feed of 100,000 rows draws its last screen from the visible rows alone")
     func largeFeed() throws {
         let rows = (0..<100_000).map { index -> JSONValue in

@@ -129,15 +129,31 @@ public enum DaemonReport {
         return lines + table.render()
     }
 
-    /// The lines for a `reload` reply: what was loaded and applied, what needs a restart, and
-    /// refused plugin files.
+    /// The lines for a `reload` reply: what was loaded (plugins and cells) and applied, the
+    /// feeds re-rendered, what needs a restart, and refused plugin and cell files.
     public static func reload(_ reply: JSONValue) -> [String] {
         let plugins = Int(reply["plugins"]?.numberValue ?? 0)
+        var loaded = "\(plugins) plugin\(plugins == 1 ? "" : "s")"
+        // A daemon older than the `cells` member says nothing of its cells.
+        if let cells = reply["cells"]?.numberValue.map({ Int($0) }) {
+            loaded += " and \(cells) cell\(cells == 1 ? "" : "s")"
+        }
         var lines = [
-            "reloaded \(reply["config"].flatMap(\.stringValue).map { "configuration \($0) and " } ?? "")plugins: \(plugins) plugin\(plugins == 1 ? "" : "s") loaded"
+            "reloaded \(reply["config"].flatMap(\.stringValue).map { "configuration \($0), " } ?? "")plugins and cells: \(loaded) in use"
         ]
         for plugin in reply["loaded"]?.arrayValue ?? [] {
             lines.append("loaded \(text(plugin["name"])) \(text(plugin["version"])) from \(text(plugin["file"]))")
+        }
+        for cell in reply["loadedCells"]?.arrayValue ?? [] {
+            lines.append("loaded cell \(text(cell["cell"])) from \(text(cell["file"])):\(text(cell["line"]))")
+        }
+        if let rerendered = reply["rerendered"]?.arrayValue {
+            lines.append(
+                rerendered.isEmpty
+                    ? "no row changed"
+                    : "rows rendered again in: "
+                        + rerendered.map { "\(text($0["feed"])) (now seq \(number($0["seq"])))" }.joined(
+                            separator: ", "))
         }
         if let applied = reply["applied"]?.arrayValue, !applied.isEmpty {
             lines.append("applied: \(list(reply["applied"]))")

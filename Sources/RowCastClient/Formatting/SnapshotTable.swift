@@ -26,7 +26,14 @@ public struct SnapshotTable: Sendable {
         if let pending, pending > 0 { title += ", \(pending) pending (no row: no plugin yet, or quarantined)" }
         var lines = [title]
         if replica.sections.isEmpty {
-            lines.append(replica.seq == 0 ? "(the feed does not exist yet)" : "(no sections)")
+            // A feed that exists has an epoch, even at seq 0 (its items all pending, say).
+            if replica.epoch == nil {
+                lines.append("(the feed does not exist yet)")
+            } else if let pending, pending > 0 {
+                lines.append("(no rows yet: every item of the feed is pending)")
+            } else {
+                lines.append("(no sections)")
+            }
         }
         for section in replica.sections {
             lines.append("")

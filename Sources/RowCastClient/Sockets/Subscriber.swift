@@ -38,6 +38,18 @@ public final class Subscriber {
         topics.append(topic)
     }
 
+    /// Stops receiving messages of `topic` (one that was subscribed; any other is ignored).
+    /// Messages of it already on their way may still arrive.
+    public func unsubscribe(_ topic: Topic) throws(RowCastClientError) {
+        guard let index = topics.firstIndex(of: topic) else { return }
+        do {
+            try socket.socket.unsubscribe(topic.prefix)
+        } catch {
+            throw .socket(error, endpoint: endpoint, doing: "unsubscribing from \(topic) at")
+        }
+        topics.remove(at: index)
+    }
+
     /// The next message, waiting at most `timeout` (`nil`: for ever); `nil` when none came.
     ///
     /// - Throws: `invalid_reply` for a message that is not `[topic, JSON body]` (it is

@@ -4,7 +4,7 @@ import RowCastJSON
 public struct SubscriberMessage: Sendable, Equatable {
     /// The topic without its NUL terminator (`rows.cars`, `errors`, `heartbeat`).
     public let topic: String
-    /// The body: a delta, an error event, an action event or a heartbeat.
+    /// The body: a delta, a position, an error event, an action event or a heartbeat.
     public let body: JSONValue
 
     /// A message with `topic` and `body`.
@@ -13,9 +13,16 @@ public struct SubscriberMessage: Sendable, Equatable {
         self.body = body
     }
 
-    /// The body's `event` (`delta`, `error`, `action`, `heartbeat`), or `""`.
+    /// The body's `event` (`delta`, `position`, `error`, `action`, `heartbeat`), or `""`.
     public var event: String { body["event"]?.stringValue ?? "" }
 
-    /// Whether this is a delta (on a `rows.` topic).
-    public var isDelta: Bool { topic.hasPrefix("rows.") }
+    /// Whether this is a delta: on a `rows.` topic, and not a position.
+    public var isDelta: Bool { topic.hasPrefix("rows.") && !isPosition }
+
+    /// Whether this is a position event (`{"event":"position","feed","epoch","seq"}`, on the
+    /// feed's `rows.` topic beside its deltas): where the feed stands, changing nothing.
+    public var isPosition: Bool { topic.hasPrefix("rows.") && event == "position" }
+
+    /// Whether this is a heartbeat.
+    public var isHeartbeat: Bool { topic == "heartbeat" }
 }

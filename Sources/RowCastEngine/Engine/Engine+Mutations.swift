@@ -86,10 +86,17 @@ extension Engine {
             counters.countRejection(error.code)
             publications.append(ReplyBuilder.errorEvent(error, req: request.req, client: request.client))
         }
-        let uniqueSections = lastOccurrences(sections, id: \.id, kind: "section", feed: name, report: report)
-        let uniqueItems = lastOccurrences(items, id: \.id, kind: "item", feed: name, report: report)
+        var duplicates: [JSONValue] = []
+        func reportDuplicate(_ error: RowCastError) {
+            report(error)
+            duplicates.append(error.json)
+        }
+        let uniqueSections = lastOccurrences(
+            sections, id: \.id, kind: "section", feed: name, report: reportDuplicate)
+        let uniqueItems = lastOccurrences(items, id: \.id, kind: "item", feed: name, report: reportDuplicate)
         try checkResetCounts(items: uniqueItems, sections: uniqueSections, feed: name, op: request.op)
         var contents = ResetContents()
+        contents.duplicates = duplicates
         render(sections: uniqueSections, items: uniqueItems, feed: name, into: &contents, report: report)
         return try install(contents, feed: name, request: request, publications: &publications)
     }
@@ -121,7 +128,7 @@ extension Engine {
     }
 
     /// Replaces the feed with `contents`, or throws `limit_exceeded` (stored bytes) without
-    /// changing it. Returns the reply's extra members (`warning`, `rejected`).
+    /// changing it. Returns the reply's extra members (`warning`, `rejected`, `duplicates`).
     func install(
         _ contents: ResetContents, feed name: String, request: Request, publications: inout [Publication]
     ) throws(RowCastError) -> JSONObject {
@@ -149,6 +156,7 @@ extension Engine {
         var extra = JSONObject()
         if let warning { extra.append(key: "warning", value: warning) }
         if !contents.rejected.isEmpty { extra.append(key: "rejected", value: .array(contents.rejected)) }
+        if !contents.duplicates.isEmpty { extra.append(key: "duplicates", value: .array(contents.duplicates)) }
         return extra
     }
 

@@ -82,9 +82,14 @@ extension Engine {
                     feed: name, limit: "limits.max_stored_bytes")
             }
             let placed = received.placed
+            var duplicates: [JSONValue] = []
+            func reportDuplicate(_ error: RowCastError) {
+                report(error)
+                duplicates.append(error.json)
+            }
             for (section, headerRow) in placed.sections
             where staged.contents.add(section: section, headerRow: headerRow) {
-                report(
+                reportDuplicate(
                     RowCastError(
                         .duplicateID,
                         "reset_append: section id \"\(section.id)\" appears more than once; the last one was kept",
@@ -92,16 +97,18 @@ extension Engine {
             }
             for (item, row) in placed.items
             where staged.contents.add(item: item, row: row, quarantined: received.quarantined.contains(item.id)) {
-                report(
+                reportDuplicate(
                     RowCastError(
                         .duplicateID,
                         "reset_append: item id \"\(item.id)\" appears more than once; the last one was kept",
                         feed: name, id: item.id))
             }
             staged.contents.rejected += received.rejected
+            staged.contents.duplicates += duplicates
             staged.parts.insert(part)
             members.append(key: "items", value: .number(Double(staged.contents.itemCount)))
             if !received.rejected.isEmpty { members.append(key: "rejected", value: .array(received.rejected)) }
+            if !duplicates.isEmpty { members.append(key: "duplicates", value: .array(duplicates)) }
             return members
         default:
             preconditionFailure("stage(_:) takes reset_begin and reset_append")

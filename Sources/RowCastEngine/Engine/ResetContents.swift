@@ -14,6 +14,8 @@ struct ResetContents {
     private(set) var bytes = 0
     /// The error objects of items and headers that did not render.
     var rejected: [JSONValue] = []
+    /// The `duplicate_id` error objects of ids listed more than once (the last copy is kept).
+    var duplicates: [JSONValue] = []
 
     /// How many distinct items it holds.
     var itemCount: Int { itemPlaces.count }

@@ -12,34 +12,73 @@ extension PluginTemplate {
 
                 static void put(rowcast_sink *sink, const char *text) { sink->write(sink->opaque, text, strlen(text)); }
 
-                /* Where the JSON string value of "key": starts in input (after the quote), or NULL.
-                   A sketch: a real plugin should parse the item with a JSON library. */
-                static const char *string_value(const char *input, size_t length, const char *key, const char **end) {
-                    size_t key_length = strlen(key);
-                    for (size_t i = 0; i + key_length < length; i++) {
-                        if (memcmp(input + i, key, key_length) != 0) continue;
-                        const char *value = input + i + key_length;
-                        const char *stop = input + length;
-                        for (*end = value; *end < stop && **end != '"'; (*end)++) {
-                            if (**end == '\\' && *end + 1 < stop) (*end)++;
+                /* A small scanner of the item's JSON, which rowcastd has checked is valid. Any
+                   whitespace JSON allows is skipped; strings are never copied or unescaped. */
+                static size_t skip_space(const char *s, size_t n, size_t i) {
+                    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+                    return i;
+                }
+
+                /* The index just past the JSON value that starts at i. */
+                static size_t skip_value(const char *s, size_t n, size_t i) {
+                    if (i < n && s[i] == '"') {
+                        for (i++; i < n; i++) {
+                            if (s[i] == '\\') i++;
+                            else if (s[i] == '"') return i + 1;
                         }
-                        return *end < stop ? value : NULL;
+                        return n;
                     }
-                    return NULL;
+                    if (i < n && (s[i] == '{' || s[i] == '[')) {
+                        int depth = 0;
+                        for (; i < n; i++) {
+                            if (s[i] == '"') { i = skip_value(s, n, i) - 1; continue; }
+                            if (s[i] == '{' || s[i] == '[') depth++;
+                            else if ((s[i] == '}' || s[i] == ']') && --depth == 0) return i + 1;
+                        }
+                        return n;
+                    }
+                    while (i < n && !strchr(",}] \t\n\r", s[i])) i++;
+                    return i;
+                }
+
+                /* Finds member `key` (written without escapes) of the object at s[0..n): its value
+                   in *value and *length. Returns 0 when it is absent. */
+                static int member(const char *s, size_t n, const char *key, const char **value, size_t *length) {
+                    size_t key_length = strlen(key);
+                    size_t i = skip_space(s, n, 0);
+                    if (i >= n || s[i] != '{') return 0;
+                    for (i = skip_space(s, n, i + 1); i < n && s[i] == '"'; i = skip_space(s, n, i + 1)) {
+                        size_t key_end = skip_value(s, n, i);
+                        int match = key_end - i == key_length + 2 && memcmp(s + i + 1, key, key_length) == 0;
+                        i = skip_space(s, n, key_end);
+                        if (i >= n || s[i] != ':') return 0;
+                        i = skip_space(s, n, i + 1);
+                        size_t end = skip_value(s, n, i);
+                        if (match) { *value = s + i; *length = end - i; return 1; }
+                        i = skip_space(s, n, end);
+                        if (i >= n || s[i] != ',') return 0;
+                    }
+                    return 0;
                 }
 
                 /* An item {"id","type","data":{"title":"..."}} -> a row; no title is an item error. */
                 static int render_item(void *context, const char *input, size_t length, rowcast_sink *sink) {
                     (void)context;
-                    const char *end;
-                    const char *title = string_value(input, length, "\"title\":\"", &end);
-                    if (title == NULL) {
+                    const char *data, *title;
+                    size_t data_length, title_length;
+                    if (!member(input, length, "data", &data, &data_length)
+                        || !member(data, data_length, "title", &title, &title_length)) {
                         put(sink, "{\"message\":\"missing field \\\"title\\\"\",\"field\":\"title\",\"code\":\"missing_field\"}");
                         return ROWCAST_ITEM_ERROR;
                     }
-                    put(sink, "{\"cell\":\"\#(cell)\",\"height\":64,\"content\":{\"title\":\"");
-                    sink->write(sink->opaque, title, (size_t)(end - title));
-                    put(sink, "\"}}");
+                    if (title[0] != '"') {
+                        put(sink, "{\"message\":\"field \\\"title\\\" must be a string\",\"field\":\"title\",\"code\":\"invalid_field\"}");
+                        return ROWCAST_ITEM_ERROR;
+                    }
+                    /* The string token as it came: still correctly escaped JSON. */
+                    put(sink, "{\"cell\":\"\#(cell)\",\"height\":64,\"content\":{\"title\":");
+                    sink->write(sink->opaque, title, title_length);
+                    put(sink, "}}");
                     return ROWCAST_OK;
                 }
 
