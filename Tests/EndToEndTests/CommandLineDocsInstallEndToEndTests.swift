@@ -45,7 +45,9 @@ struct CommandLineDocsInstallEndToEndTests {
             let rendered = try ProgramRun.run("/usr/bin/man", ["-l", "\(usr)/share/man/man1/rowcast.1"])
             #expect(rendered.status == 0, "\(rendered.output)")
             #expect(rendered.output.contains("snapshot"))
-            #expect(!rendered.output.contains("warning"), "\(rendered.output.prefix(500))")
+            // groff's and mandoc's own complaints; the help texts may say "warning" themselves.
+            let complaints = ["troff:", ": warning:", "mandoc:"].filter { rendered.output.contains($0) }
+            #expect(complaints.isEmpty, "\(rendered.output.prefix(500))")
         }
 
         let completions = [
