@@ -35,7 +35,11 @@ struct PublishCommand: ParsableCommand {
             A --file holds one JSON request, a JSON array of them, or NDJSON (one per line). An \
             element without "op" is an item, upserted into --feed; requests without "feed" get \
             --feed's. A reset is a request like {"op":"reset","feed":"cars","items":[...]}; \
-            --reset builds one from the items of --file (or empties the feed without --file).
+            --reset builds one from the items of --file (or empties the feed without --file). \
+            NDJSON on standard input (--file -) is sent line by line as it arrives, so a \
+            producer that keeps running sees each ack (or, with --no-ack, each item in the \
+            feed) at once; a JSON array or a value over several lines is read to the end first. \
+            An unreadable line is reported and the next ones are still sent.
 
             Examples:
               rowcast publish --feed cars --type product --id 42 --field price=39999
@@ -265,8 +269,22 @@ struct PublishCommand: ParsableCommand {
                     return
                 }
             }
-            let requests = try buildRequests()
-            let failures = noAck ? try push(requests) : try send(requests)
+            if file == "-", !reset {
+                // Standard input: NDJSON is sent as it arrives.
+                switch try StandardInputRequests.open(reader: RequestReader(source: "stdin", defaultFeed: feed)) {
+                case .stream(var source):
+                    let failures = noAck ? try push(from: &source) : try send(from: &source)
+                    if failures > 0 { throw ExitCode.failure }
+                    return
+                case .whole(let requests):
+                    var source = ArrayRequestSource(requests)
+                    let failures = noAck ? try push(from: &source) : try send(from: &source)
+                    if failures > 0 { throw ExitCode.failure }
+                    return
+                }
+            }
+            var source = ArrayRequestSource(try buildRequests())
+            let failures = noAck ? try push(from: &source) : try send(from: &source)
             if failures > 0 { throw ExitCode.failure }
         }
     }
@@ -317,7 +335,7 @@ struct PublishCommand: ParsableCommand {
 
     /// Sends over the control socket, --window at a time, retrying unanswered requests;
     /// prints one line per result, in order; returns the number of failures.
-    func send(_ requests: [JSONValue]) throws -> Int {
+    func send(from source: inout some RequestSource) throws -> Int {
         var options = AckedPublisherOptions(
             window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: connection.timeoutDuration)
         options.reportsRefusal = true
@@ -331,7 +349,7 @@ struct PublishCommand: ParsableCommand {
         // Each result is printed (and written out: Output writes unbuffered) as soon as it is
         // known, so a pipeline follows progress. Requests not sent because the daemon stopped
         // answering are summed up in one line at the end.
-        publisher.publish(requests) { _, result in
+        publisher.publish(from: &source) { _, result in
             switch result {
             case .success(let reply):
                 if json {
@@ -354,6 +372,9 @@ struct PublishCommand: ParsableCommand {
         if let notSent {
             Output.error(
                 RowCastClientError(code: notSent.code, message: "\(notSentCount) request(s) \(notSent.message)"))
+            if let input = source as? StandardInputRequests, !input.isAtEnd {
+                Output.note("the rest of standard input was not read")
+            }
         }
         return failures
     }
@@ -378,23 +399,33 @@ struct PublishCommand: ParsableCommand {
         }
     }
 
-    /// Pushes over the ingest socket; returns the number of requests that could not be queued.
-    func push(_ requests: [JSONValue]) throws -> Int {
+    /// Pushes over the ingest socket, each request as the source gives it; returns the number
+    /// of requests that could not be read or queued (the first that cannot be queued ends it).
+    func push(from source: inout some RequestSource) throws -> Int {
         let publisher = try Publisher(
             endpoint: ingestEndpoint.ingest, timeout: connection.timeoutDuration,
             controlEndpoint: controlEndpoint.control, curve: try connection.curve())
         defer { publisher.close(flushWithin: connection.timeoutDuration) }
-        for (index, request) in requests.enumerated() {
-            do {
-                try publisher.send(request)
-            } catch {
-                Output.error(error)
-                return requests.count - index
+        var queued = 0
+        var failures = 0
+        while let next = source.next() {
+            switch next {
+            case .failure(let unreadable):
+                Output.error(unreadable)
+                failures += 1
+            case .success(let request):
+                do {
+                    try publisher.send(request)
+                    queued += 1
+                } catch {
+                    Output.error(error)
+                    return failures + 1
+                }
             }
         }
         Output.note(
-            "queued \(requests.count) request(s) for \(ingestEndpoint.ingest) without acks; problems appear on the errors topic"
+            "queued \(queued) request(s) for \(ingestEndpoint.ingest) without acks; problems appear on the errors topic"
         )
-        return 0
+        return failures
     }
 }

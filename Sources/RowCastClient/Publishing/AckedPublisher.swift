@@ -151,9 +151,31 @@ public final class AckedPublisher {
     public func publish(
         _ requests: [JSONValue], onResult: (Int, Result<JSONValue, RowCastClientError>) -> Void = { _, _ in }
     ) -> [Result<JSONValue, RowCastClientError>] {
-        var results = [Result<JSONValue, RowCastClientError>?](repeating: nil, count: requests.count)
+        var source = ArrayRequestSource(requests)
+        var results: [Result<JSONValue, RowCastClientError>] = []
+        results.reserveCapacity(requests.count)
+        publish(from: &source) { index, result in
+            results.append(result)
+            onResult(index, result)
+        }
+        return results
+    }
+
+    /// Submits the requests of `source` as they come, `window` at a time, and waits for all;
+    /// each result goes to `onResult` (with the request's index) as soon as it and those before
+    /// it are known. Whenever the source would wait for input, the answers to what was sent
+    /// are waited for first, so a producer that pauses sees its acks. After a `timeout` the
+    /// daemon is taken to be gone: the request in hand fails with `not_sent`, and so does the
+    /// rest of a bounded source, or of a stream as far as it is there without waiting. Returns
+    /// how many requests there were.
+    @discardableResult
+    public func publish(
+        from source: inout some RequestSource, onResult: (Int, Result<JSONValue, RowCastClientError>) -> Void
+    ) -> Int {
+        var results: [Int: Result<JSONValue, RowCastClientError>] = [:]
         var positions: [Int: Int] = [:]
         var delivered = 0
+        var count = 0
         var gaveUp: RowCastClientError?
         func collect() {
             for ready in takeResults() {
@@ -162,40 +184,51 @@ public final class AckedPublisher {
                     gaveUp = error
                 }
             }
-            while delivered < results.count, let result = results[delivered] {
+            while let result = results.removeValue(forKey: delivered) {
                 onResult(delivered, result)
                 delivered += 1
             }
         }
-        for (index, request) in requests.enumerated() {
-            do {
-                try waitForRoom()
-            } catch {
-                abandonAll(error)
-            }
-            collect()
-            if let cause = gaveUp {
-                let reason = RowCastClientError(
-                    code: "not_sent",
-                    message: cause.code == "timeout"
-                        ? "not sent: rowcastd at \(endpoint) gave an earlier request no answer within \(formatSeconds(options.timeout.seconds))"
-                        : "not sent: an earlier request failed with \(cause.code) (\(endpoint))")
-                for rest in index..<requests.count { results[rest] = .failure(reason) }
+        reading: while true {
+            if gaveUp == nil, source.wouldWait() {
+                do { try flush() } catch { abandonAll(error) }
                 collect()
-                break
             }
-            do {
-                positions[try submit(request)] = index
-            } catch {
-                results[index] = .failure(error)
+            guard let next = source.next() else { break }
+            let index = count
+            count += 1
+            switch next {
+            case .failure(let unreadable):
+                results[index] = .failure(unreadable)
+            case .success(let request):
+                if gaveUp == nil {
+                    do { try waitForRoom() } catch { abandonAll(error) }
+                    collect()
+                }
+                if let cause = gaveUp {
+                    results[index] = .failure(
+                        RowCastClientError(
+                            code: "not_sent",
+                            message: cause.code == "timeout"
+                                ? "not sent: rowcastd at \(endpoint) gave an earlier request no answer within \(formatSeconds(options.timeout.seconds))"
+                                : "not sent: an earlier request failed with \(cause.code) (\(endpoint))"))
+                    collect()
+                    // A stream is read on (and counted) only while it would not wait: its
+                    // producer may never end.
+                    if !source.isBounded, source.wouldWait() { break reading }
+                    continue
+                }
+                do {
+                    positions[try submit(request)] = index
+                } catch {
+                    results[index] = .failure(error)
+                }
             }
             collect()
         }
         do { try flush() } catch { abandonAll(error) }
         collect()
-        return results.map {
-            $0 ?? .failure(RowCastClientError(code: "internal_error", message: "request was not answered"))
-        }
+        return count
     }
 
     /// The codes after which ``publish(_:onResult:)`` sends nothing more: the daemon is gone

@@ -88,6 +88,14 @@ public struct RequestReader: Sendable {
         return String(decoding: line, as: UTF8.self).allSatisfy(\.isWhitespace)
     }
 
+    /// The request on NDJSON line `number` (counted from 1), as `requests(from:)` reads it.
+    public func request(fromLine line: [UInt8], number: Int) throws(RowCastClientError) -> JSONValue {
+        try parseLine(line, number: number)
+    }
+
+    /// Whether `line` holds only whitespace.
+    public static func isBlankLine(_ line: ArraySlice<UInt8>) -> Bool { isBlank(line) }
+
     private func parseLine(_ line: [UInt8], number: Int) throws(RowCastClientError) -> JSONValue {
         let value: JSONValue
         do {
