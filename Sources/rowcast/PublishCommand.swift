@@ -39,7 +39,9 @@ struct PublishCommand: ParsableCommand {
             NDJSON on standard input (--file -) is sent line by line as it arrives, so a \
             producer that keeps running sees each ack (or, with --no-ack, each item in the \
             feed) at once; a JSON array or a value over several lines is read to the end first. \
-            An unreadable line is reported and the next ones are still sent.
+            An unreadable line is reported and the next ones are still sent. When standard \
+            error is a terminal, a run that lasts more than half a second keeps a progress line \
+            under the results: requests sent and answered, the rate and the time left.
 
             Examples:
               rowcast publish --feed cars --type product --id 42 --field price=39999
@@ -335,7 +337,7 @@ struct PublishCommand: ParsableCommand {
 
     /// Sends over the control socket, --window at a time, retrying unanswered requests;
     /// prints one line per result, in order; returns the number of failures.
-    func send(from source: inout some RequestSource) throws -> Int {
+    func send(from input: inout some RequestSource) throws -> Int {
         var options = AckedPublisherOptions(
             window: window, retryTimeout: .seconds(fractional: retryTimeout), timeout: connection.timeoutDuration)
         options.reportsRefusal = true
@@ -346,18 +348,29 @@ struct PublishCommand: ParsableCommand {
         var failures = 0
         var notSent: RowCastClientError?
         var notSentCount = 0
+        // On a terminal, a progress line under the results (standard error).
+        let total = (input as? ArrayRequestSource)?.count
+        let progress = total == 1 ? nil : ProgressLine.onTerminal(total: total)
+        var source = CountedRequests(input, progress: progress)
+        defer { input = source.base }
+        func report(_ lines: () -> Void) {
+            if let progress { progress.print(lines) } else { lines() }
+        }
         // Each result is printed (and written out: Output writes unbuffered) as soon as it is
         // known, so a pipeline follows progress. Requests not sent because the daemon stopped
         // answering are summed up in one line at the end.
         publisher.publish(from: &source) { _, result in
+            progress?.answered()
             switch result {
             case .success(let reply):
-                if json {
-                    Output.json(reply)
-                } else {
-                    let ack = RowCastAck(reply: reply)
-                    Output.line(ack.description)
-                    Output.problems(of: ack)
+                report {
+                    if json {
+                        Output.json(reply)
+                    } else {
+                        let ack = RowCastAck(reply: reply)
+                        Output.line(ack.description)
+                        Output.problems(of: ack)
+                    }
                 }
             case .failure(let error) where error.code == "not_sent":
                 failures += 1
@@ -365,14 +378,17 @@ struct PublishCommand: ParsableCommand {
                 notSent = error
             case .failure(let error):
                 failures += 1
-                if json, let reply = error.reply { Output.json(reply) }
-                Output.error(error)
+                report {
+                    if json, let reply = error.reply { Output.json(reply) }
+                    Output.error(error)
+                }
             }
         }
+        progress?.finish()
         if let notSent {
             Output.error(
                 RowCastClientError(code: notSent.code, message: "\(notSentCount) request(s) \(notSent.message)"))
-            if let input = source as? StandardInputRequests, !input.isAtEnd {
+            if let stdin = source.base as? StandardInputRequests, !stdin.isAtEnd {
                 Output.note("the rest of standard input was not read")
             }
         }

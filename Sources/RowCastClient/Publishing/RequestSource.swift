@@ -24,6 +24,9 @@ public struct ArrayRequestSource: RequestSource {
         self.requests = requests
     }
 
+    /// How many requests the array holds.
+    public var count: Int { requests.count }
+
     /// The next request of the array.
     public mutating func next() -> Result<JSONValue, RowCastClientError>? {
         guard index < requests.count else { return nil }
