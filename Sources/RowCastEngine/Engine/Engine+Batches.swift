@@ -66,8 +66,11 @@ extension Engine {
     private func finishBatch(_ state: inout BatchInProgress) -> EngineOutput {
         finishPrerendered()
         var output = state.output
-        output.positions = droppedPositions + publishDeltas(for: state.batch.dirtyFeeds, into: &output.publications)
-        droppedPositions.removeAll()
+        output.positions = publishDeltas(for: state.batch.dirtyFeeds, into: &output.publications)
+        if !droppedPositions.isEmpty {
+            output.positions.insert(contentsOf: droppedPositions, at: 0)
+            droppedPositions.removeAll()
+        }
         for (token, outcome) in state.pending {
             if case .query(let request) = outcome, case .reload = request.operation {
                 output.deferred.append(DeferredRequest(token: token, request: request))
