@@ -295,6 +295,27 @@ class ProtocolTest(unittest.TestCase):
         self.assertFalse(gone["covered"])
         self.assertIn("epoch", gone["reason"])
 
+    def test_drop_empties_the_feed_for_subscribers_and_removes_it(self):
+        for item_id in ["1", "2"]:
+            self.assertTrue(self.request({"op": "upsert", "feed": "cars", "item": product(item_id)})["ok"])
+        self.subscribe_live([topic("rows.cars")])
+        reply = self.request({"op": "drop", "feed": "cars"})
+        self.assertTrue(reply["ok"], reply)
+        self.assertEqual((reply["seq"], reply["epoch"]), (0, None))
+        dropped = reply["dropped"]
+        self.assertEqual((dropped["items"], dropped["seq"]), (2, 3))
+        while True:
+            event = json.loads(self.sub.recv_multipart()[1])
+            if event["event"] == "delta":
+                break
+        self.assertEqual((event["seq"], event["epoch"]), (3, dropped["epoch"]))
+        self.assertEqual(len(event["sections"]["deleted"]), 1)
+        gone = self.request({"op": "drop", "feed": "cars"})
+        self.assertEqual(gone["error"]["code"], "not_found")
+        # Gone: the snapshot of a feed that does not exist.
+        snapshot = self.request({"op": "snapshot", "feed": "cars"})
+        self.assertEqual((snapshot["seq"], snapshot["epoch"], snapshot["sections"]), (0, None, []))
+
     def test_reset_in_parts_then_a_snapshot_in_parts(self):
         # About 3 MB of rows: three times the message limit, sent and read in parts.
         token = self.request({"op": "reset_begin", "feed": "big"})["reset"]

@@ -14,8 +14,7 @@ extension SQLiteFeedStore {
         arguments: StatementArguments, logger: Logger
     ) throws {
         guard limits.deltas > 0 else { return }
-        let age = limits.maximumAge.components
-        let oldest = DeltaLogClock.now() - (age.seconds * 1000 + age.attoseconds / 1_000_000_000_000_000)
+        let oldest = DeltaLogClock.before(limits.maximumAge)
         var bytes = 0
         var ended: Set<String> = []
         let rows = try Row.fetchCursor(

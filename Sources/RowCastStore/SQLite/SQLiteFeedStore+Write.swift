@@ -79,8 +79,7 @@ extension SQLiteFeedStore {
     private static func writeHistory(_ commit: StoreCommit, to db: Database) throws {
         let at = DeltaLogClock.now()
         if let age = commit.historyMaximumAge {
-            let milliseconds = age.components.seconds * 1000 + age.components.attoseconds / 1_000_000_000_000_000
-            try db.execute(sql: "DELETE FROM deltas WHERE at < ?", arguments: [at - milliseconds])
+            try db.execute(sql: "DELETE FROM deltas WHERE at < ?", arguments: [DeltaLogClock.before(age, now: at)])
         }
         guard !commit.history.isEmpty else { return }
         let record = try db.cachedStatement(
