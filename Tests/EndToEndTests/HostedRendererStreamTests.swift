@@ -10,12 +10,16 @@ import Testing
 /// middle, and batches of one plugin started before the previous one was read.
 @Suite(.serialized)
 struct HostedRendererStreamTests {
-    /// A renderer with a host for the fault fixture. Callbacks may take 1 s (2.5 s under a
-    /// sanitizer, whose report on a crash takes a while), so a crash is never taken for a hang.
+    /// How long a callback may take: 1 s, or 10 s under a sanitizer, whose symbolized report
+    /// on a crash took more than 2.5 s on a loaded 2-core machine, so a crash is never taken
+    /// for a hang (as `DaemonProcess` gives its daemons).
+    static let callTimeoutMilliseconds = SanitizerRuntime.isActive ? 10_000 : 1000
+
+    /// A renderer with a host for the fault fixture.
     static func renderer(_ plugins: TemporaryDirectory) throws -> HostedRenderer {
-        let timeout = SanitizerRuntime.isActive ? 2500 : 1000
         let settings = PluginHostSettings(
-            executable: try BuildProducts.path("rowcast-plugin-host"), callTimeoutMilliseconds: timeout,
+            executable: try BuildProducts.path("rowcast-plugin-host"),
+            callTimeoutMilliseconds: Self.callTimeoutMilliseconds,
             memoryMegabytes: 256)
         let renderer = HostedRenderer.load(
             directories: [plugins.path], settings: settings, logger: .init(label: "test"))
@@ -71,9 +75,9 @@ struct HostedRendererStreamTests {
         try FaultPlugin.compile(
             to: plugins.url.appendingPathComponent("librowcast-calm.so").path,
             defines: [#"FAULT_NAME="calm""#, #"FAULT_TYPE="calm""#])
-        let timeout = SanitizerRuntime.isActive ? 2500 : 1000
         let settings = PluginHostSettings(
-            executable: try BuildProducts.path("rowcast-plugin-host"), callTimeoutMilliseconds: timeout,
+            executable: try BuildProducts.path("rowcast-plugin-host"),
+            callTimeoutMilliseconds: Self.callTimeoutMilliseconds,
             memoryMegabytes: 256)
         let renderer = HostedRenderer.load(
             directories: [plugins.path], settings: settings, logger: .init(label: "test"))

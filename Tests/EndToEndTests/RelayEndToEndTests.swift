@@ -1,6 +1,7 @@
 import Foundation
 import RowCastClient
 import RowCastJSON
+import RowCastPluginHosting
 import Testing
 import ZeroMQ
 
@@ -10,7 +11,7 @@ import ZeroMQ
 struct RelayEndToEndTests {
     /// The daemon's state of `feed` in the replica's shape, for exact comparison.
     static func daemonState(_ daemon: DaemonProcess, feed: String) throws -> JSONValue {
-        let control = try ControlClient(endpoint: daemon.control, timeout: .seconds(10))
+        let control = try ControlClient(endpoint: daemon.control, timeout: .seconds(Int(Self.patience)))
         defer { control.close() }
         return try FeedReplica(snapshot: try control.snapshot(feed: feed)).snapshotJSON
     }
@@ -46,8 +47,12 @@ struct RelayEndToEndTests {
         return parts
     }
 
+    /// How long a test waits for what a relay passes on: longer under a sanitizer, where one
+    /// such wait ran out on a loaded 2-core machine.
+    static let patience: TimeInterval = SanitizerRuntime.isActive ? 60 : 20
+
     /// Applies `session`'s events until its replica reaches `seq`, within `seconds`.
-    static func follow(_ session: ReplicaSession, to seq: Int, seconds: TimeInterval = 20) throws {
+    static func follow(_ session: ReplicaSession, to seq: Int, seconds: TimeInterval = patience) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while (session.replica?.seq ?? -1) < seq {
             guard Date() < deadline else {
@@ -73,7 +78,8 @@ struct RelayEndToEndTests {
 
         #expect(try Self.snapshotParts(relay.control, feed: "cars") > 1)
         let session = try ReplicaSession(
-            feed: "cars", controlEndpoint: relay.control, publishEndpoint: relay.publish, timeout: .seconds(10))
+            feed: "cars", controlEndpoint: relay.control, publishEndpoint: relay.publish,
+            timeout: .seconds(Int(Self.patience)))
         let loaded = try session.start()
         #expect(loaded.seq == 20)
         #expect(loaded.snapshotJSON == (try Self.daemonState(daemon, feed: "cars")))
@@ -87,7 +93,7 @@ struct RelayEndToEndTests {
         // A delta taken off the socket behind the session's back is a gap, resumed through
         // the relay with since.
         last = try Self.seq(peer.request(["op": "delete", "feed": "cars", "id": "3"]))
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(Self.patience)
         var lost = false
         while !lost, Date() < deadline {
             if let message = try session.subscriber.receive(timeout: .milliseconds(200)),
@@ -123,14 +129,15 @@ struct RelayEndToEndTests {
             ])
         }
         let session = try ReplicaSession(
-            feed: "cars", controlEndpoint: relay.control, publishEndpoint: relay.publish, timeout: .seconds(10))
+            feed: "cars", controlEndpoint: relay.control, publishEndpoint: relay.publish,
+            timeout: .seconds(Int(Self.patience)))
         #expect(try session.start().seq == 3)
 
         daemon.stop()
         daemon = try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints)
         let last = try Self.seq(
             RawPeer(daemon).request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("3")]))
-        try Self.follow(session, to: last, seconds: 30)
+        try Self.follow(session, to: last, seconds: 1.5 * Self.patience)
         #expect(session.replica?.snapshotJSON == (try Self.daemonState(daemon, feed: "cars")))
         #expect(relay.command.process.isRunning)
     }
@@ -141,7 +148,7 @@ struct RelayEndToEndTests {
         defer { daemon.stop() }
         let relay = try RelayProcess(upstreamPublish: daemon.publish, upstreamControl: daemon.control)
         defer { relay.stop() }
-        let control = try ControlClient(endpoint: relay.control, timeout: .seconds(10))
+        let control = try ControlClient(endpoint: relay.control, timeout: .seconds(Int(Self.patience)))
         defer { control.close() }
         do {
             _ = try control.request([
@@ -207,7 +214,8 @@ struct RelayEndToEndTests {
         _ = try peer.request(["op": "upsert", "feed": "payroll", "item": DaemonEndToEndTests.product("p")])
         // The replica itself connects without CURVE: the relay's downstream side is plain.
         let session = try ReplicaSession(
-            feed: "cars", controlEndpoint: relay.control, publishEndpoint: relay.publish, timeout: .seconds(10))
+            feed: "cars", controlEndpoint: relay.control, publishEndpoint: relay.publish,
+            timeout: .seconds(Int(Self.patience)))
         #expect(try session.start().seq == 1)
         let last = try Self.seq(
             peer.request(["op": "upsert", "feed": "cars", "item": DaemonEndToEndTests.product("2")]))
@@ -215,7 +223,7 @@ struct RelayEndToEndTests {
         #expect(session.replica?.snapshotJSON["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.count == 2)
 
         // rowcastd checks the relay's key: a feed it may not read is forbidden through it.
-        let control = try ControlClient(endpoint: relay.control, timeout: .seconds(10))
+        let control = try ControlClient(endpoint: relay.control, timeout: .seconds(Int(Self.patience)))
         defer { control.close() }
         do {
             _ = try control.snapshot(feed: "payroll")
@@ -231,7 +239,9 @@ struct RelayEndToEndTests {
         defer { daemon.stop() }
         for number in [SIGTERM, SIGINT] {
             let relay = try RelayProcess(upstreamPublish: daemon.publish, upstreamControl: daemon.control)
-            _ = try ControlClient(endpoint: relay.control, timeout: .seconds(10)).request(["op": "status"])
+            _ = try ControlClient(endpoint: relay.control, timeout: .seconds(Int(Self.patience))).request([
+                "op": "status"
+            ])
             kill(relay.command.process.processIdentifier, number)
             #expect(relay.command.wait(timeout: 10) == 0, "\(relay.command.stderr)")
             #expect(
