@@ -126,4 +126,43 @@ struct HostedRendererStreamTests {
         second.finish()
         #expect(renderer.hostsDescription().first?["rendered"]?.numberValue == 269)
     }
+
+    @Test(
+        "crashes in a row pause the plugin: the rest of the batch is answered plugin_unavailable without a host, and after the pause it renders again",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    func crashLoopPausesThePlugin() throws {
+        let plugins = try FaultPlugin.directory()
+        let renderer = try Self.renderer(plugins)
+        defer { renderer.stopHosts() }
+        let summaries = renderer.render((0..<50).map { _ in Self.job("segv") }).map(Self.summary)
+        #expect(summaries.prefix(3) == ["plugin_crashed", "plugin_crashed", "plugin_crashed"])
+        #expect(summaries.dropFirst(3).allSatisfy { $0 == "plugin_unavailable" }, "\(summaries)")
+        let paused = try #require(renderer.hostsDescription().first)
+        #expect(paused["faults"]?.numberValue == 3)
+        #expect(paused["restarts"]?.numberValue == 2, "the third fault started no host")
+        #expect(paused["state"]?.stringValue == "backoff")
+        let pausedFor = try #require(paused["pausedFor"]?.numberValue)
+        #expect(pausedFor > 0 && pausedFor <= 1000)
+        // A good item in the pause is not sent either; after it, one is.
+        #expect(renderer.render([Self.job("early")]).map(Self.summary) == ["plugin_unavailable"])
+        Thread.sleep(forTimeInterval: pausedFor / 1000 + 0.05)
+        #expect(renderer.render([Self.job("after")]).map(Self.summary) == ["ok"])
+        let host = try #require(renderer.hostsDescription().first)
+        #expect(host["restarts"]?.numberValue == 3)
+        #expect(host["rendered"]?.numberValue == 1)
+        #expect(host["pausedFor"] == .null)
+    }
+
+    @Test(
+        "hangs in a row pause the plugin too: three items time out, the others do not wait",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(3)))
+    func hangLoopPausesThePlugin() throws {
+        let plugins = try FaultPlugin.directory()
+        let renderer = try Self.renderer(plugins)
+        defer { renderer.stopHosts() }
+        let summaries = renderer.render((0..<20).map { _ in Self.job("hang") }).map(Self.summary)
+        #expect(summaries.prefix(3) == ["plugin_timeout", "plugin_timeout", "plugin_timeout"])
+        #expect(summaries.dropFirst(3).allSatisfy { $0 == "plugin_unavailable" }, "\(summaries)")
+        #expect(renderer.hostsDescription().first?["faults"]?.numberValue == 3)
+    }
 }

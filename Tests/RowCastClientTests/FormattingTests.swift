@@ -141,16 +141,17 @@ import Testing
             ])
     }
 
-    @Test func pluginHostsShowTheLastFaultWithItsTime() {
+    @Test func pluginHostsShowTheLastFaultWithItsTimeAndAPause() {
         let hosts: JSONValue = [
             [
                 "plugin": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "pid": 4242,
-                "state": "running",
+                "state": "backoff",
                 "restarts": 1, "rendered": 120345, "faults": 1,
                 "lastFault": [
                     "code": "plugin_crashed", "reason": "killed by signal 11 (SIGSEGV)", "item": "42",
                     "at": 1795650067123,
                 ],
+                "pausedFor": 750,
             ],
             [
                 "plugin": "advertising", "version": "1.1.0", "file": "/p/librowcast-advertising.so", "pid": 4243,
@@ -170,9 +171,10 @@ import Testing
         ]
         let hostLines = [
             "HOST         PID   STATE       RESTARTS  RENDERED  FAULTS",
-            "product      4242  running     1         120,345   1",
+            "product      4242  backoff     1         120,345   1",
             "advertising  4243  restarting  0         12        0",
             "last fault of product at 2026-11-25T23:41:07Z: plugin_crashed on item 42: killed by signal 11 (SIGSEGV)",
+            "product is paused for 750 ms more after faults in a row: its requests are refused with plugin_unavailable",
         ]
         #expect(
             DaemonReport.plugins(plugins) == [

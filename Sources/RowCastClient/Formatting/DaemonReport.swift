@@ -90,7 +90,7 @@ public enum DaemonReport {
 
     /// A table of plugin hosts (none when plugins run inside rowcastd), with each host's last
     /// fault under it: `last fault of product at 2026-11-25T23:41:07Z: plugin_crashed on item 42: …`
-    /// (the time in UTC, from `at`).
+    /// (the time in UTC, from `at`), and a line for each paused plugin.
     static func hosts(_ value: JSONValue?, width: Int?) -> [String] {
         guard let hosts = value?.arrayValue, !hosts.isEmpty else { return [] }
         var table = TextTable(headers: ["HOST", "PID", "STATE", "RESTARTS", "RENDERED", "FAULTS"], width: width)
@@ -108,6 +108,12 @@ public enum DaemonReport {
                 ?? ""
             lines.append(
                 "last fault of \(text(host["plugin"]))\(at): \(text(fault["code"])) on item \(text(fault["item"])): \(text(fault["reason"]))"
+            )
+        }
+        for host in hosts {
+            guard let pausedFor = host["pausedFor"]?.numberValue else { continue }
+            lines.append(
+                "\(text(host["plugin"])) is paused for \(Int(pausedFor)) ms more after faults in a row: its requests are refused with plugin_unavailable"
             )
         }
         return lines

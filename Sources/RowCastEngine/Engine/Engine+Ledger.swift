@@ -30,14 +30,15 @@ extension Engine {
     }
 
     /// Remembers the answer to an acked mutation that carries `client` and `req`, applied or
-    /// refused, so that a retry gets it again; except a `storage_error`, which a retry may
-    /// get past once the store can write.
+    /// refused, so that a retry gets it again; except a `storage_error` or a
+    /// `plugin_unavailable`, which a retry may get past once the store can write or the
+    /// plugin's pause is over.
     func remember(_ outcome: Pending, reply: [UInt8]) {
         switch outcome {
         case .applied(let request, _, _):
             if let key = LedgerKey(client: request.client, req: request.req) { ledger.record(key, reply: reply) }
         case .failed(let error, let op, let req, let client):
-            if error.code != .storageError, let op, Self.mutationOps.contains(op),
+            if error.code != .storageError, error.code != .pluginUnavailable, let op, Self.mutationOps.contains(op),
                 let key = LedgerKey(client: client, req: req)
             {
                 ledger.record(key, reply: reply)

@@ -7,7 +7,8 @@ extension Engine {
     /// Renders an item from its JSON: its row, nil when no plugin handles its type, or
     /// the plugin's refusal. An item the plugin crashed or hung on is quarantined, and the
     /// error thrown has code `plugin_crashed` or `plugin_timeout` (see ``isQuarantining``);
-    /// an item that renders leaves quarantine.
+    /// an item that renders leaves quarantine. An item of a paused plugin is refused with
+    /// `plugin_unavailable`.
     func renderItem(_ item: ItemInput, feed: String) throws(RowCastError) -> RenderedRow? {
         try renderItem(
             item, feed: feed,
@@ -18,6 +19,11 @@ extension Engine {
     func renderItem(_ item: ItemInput, feed: String, outcome: RenderOutcome) throws(RowCastError) -> RenderedRow? {
         // Written only for an error: building it for every item cost two percent of the engine.
         var subject: String { "item \"\(item.id)\" (type \(item.type))" }
+        if case .faulted(let fault) = outcome, fault.code == .pluginUnavailable {
+            // Not sent to the plugin: nothing is known of the item, so it is neither stored nor
+            // quarantined, and not logged (the plugin's pause was, once).
+            throw RowCastError(.pluginUnavailable, "\(subject): \(fault.reason)", feed: feed, id: item.id)
+        }
         if case .faulted(let fault) = outcome {
             quarantine.add(feed: feed, id: item.id, type: item.type, fault: fault)
             let verb = fault.code == .pluginTimeout ? "did not return in time on" : "crashed on"

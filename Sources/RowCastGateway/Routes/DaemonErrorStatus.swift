@@ -16,6 +16,7 @@ enum DaemonErrorStatus {
         case .tooLarge: .contentTooLarge
         case .limitExceeded: .tooManyRequests
         case .pluginFailed, .pluginCrashed, .pluginTimeout, .storageError: .badGateway
+        case .pluginUnavailable: .serviceUnavailable
         default:
             switch code {
             case "timeout": .gatewayTimeout

@@ -6,9 +6,12 @@ public struct HostFault: Error, Sendable, Equatable, CustomStringConvertible {
         case crashed = "plugin_crashed"
         /// A callback ran past the deadline; the host was killed.
         case timeout = "plugin_timeout"
+        /// The call was not sent: the plugin is paused after crashing or hanging again and
+        /// again (`CrashLoopBreaker`).
+        case unavailable = "plugin_unavailable"
     }
 
-    /// Crash or timeout.
+    /// Crash, timeout, or a pause.
     public let kind: Kind
     /// What happened, e.g. `killed by signal 11 (SIGSEGV)`.
     public let reason: String

@@ -1,6 +1,8 @@
 /// How a hosted plugin runs batches: a batch is sent whole, its results are read in chunks
 /// as the engine asks for them, and a fault costs the call in progress only: the host is
-/// restarted and the calls it had not answered go to the new one.
+/// restarted and the calls it had not answered go to the new one. A plugin that faults again
+/// and again is paused (`CrashLoopBreaker`): meanwhile its calls are answered
+/// `plugin_unavailable` without a host.
 extension HostedPlugin {
     /// Sends `calls` to the host and returns the batch, whose results are read as they are
     /// asked for (``HostBatch/result(at:)``). A batch still outstanding is finished first:
@@ -39,9 +41,9 @@ extension HostedPlugin {
                 batch.answered += 1
             }
             statistics.rendered += chunk.count
+            if !chunk.isEmpty { breaker.answered() }
             if batch.answered == batch.inFlight.count {
                 if batch.isComplete { observer?.rendered(name, ContinuousClock.now - batch.started, batch.calls.count) }
-                consecutiveFaults = 0
                 batch.inFlight = []
                 batch.answered = 0
                 active = nil
@@ -70,8 +72,15 @@ extension HostedPlugin {
         process = nil
         statistics.faults += 1
         observer?.faulted(name, fault.kind)
-        consecutiveFaults += 1
         statistics.state = .restarting
+        if let pause = breaker.faulted(at: .now) {
+            logger.warning(
+                "plugin paused after faults in a row; its calls are answered plugin_unavailable meanwhile",
+                metadata: [
+                    "plugin": "\(name)", "file": "\(file)", "pause_ms": "\(pause.milliseconds)",
+                    "last_fault": "\(fault.reason)",
+                ])
+        }
         var pending = batch.unanswered
         if let index, index >= batch.answered, index < batch.inFlight.count {
             let culprit = batch.inFlight[index]
@@ -98,6 +107,16 @@ extension HostedPlugin {
     /// Sends the calls `pending` of `batch` to the running host, restarting it if needed.
     private func dispatch(_ pending: [Int], of batch: HostBatch) {
         guard !pending.isEmpty else {
+            if active === batch { active = nil }
+            return
+        }
+        if let pause = breaker.remainingPause(at: .now) {
+            statistics.state = .backoff
+            let fault = HostFault(
+                .unavailable,
+                "plugin \(name) is paused for \(pause.milliseconds) ms more: its host crashed or hung on \(CrashLoopBreaker.faultsToPause) calls in a row (last: \(statistics.lastFault?.reason ?? "unknown")); send the request again later; `rowcast plugins` shows the faults"
+            )
+            for call in pending { batch.resolve(call, .failure(fault)) }
             if active === batch { active = nil }
             return
         }

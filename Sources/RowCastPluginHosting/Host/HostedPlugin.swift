@@ -33,18 +33,15 @@ public final class HostedPlugin: RegisteredPlugin {
 
     private let image: PluginImage
     let settings: PluginHostSettings
-    private let logger: Logger
+    let logger: Logger
     /// The running host, nil after a fault until the next call restarts it.
     var process: PluginHostProcess?
-    /// Faults since the host last answered a whole batch (for the restart backoff).
-    var consecutiveFaults = 0
+    /// When the plugin is paused for crashing or hanging again and again.
+    var breaker = CrashLoopBreaker()
     /// The batch the host is working on, if any (see `HostedPlugin+Batches.swift`).
     var active: HostBatch?
     /// Told of every round trip and fault (the daemon's metrics), when set.
     public var observer: PluginHostObserver?
-
-    /// The longest wait before restarting a host that keeps failing.
-    static let maximumBackoff = Duration.milliseconds(250)
 
     private init(
         hello: HostHello, image: PluginImage, process: PluginHostProcess, settings: PluginHostSettings, logger: Logger
@@ -94,14 +91,9 @@ public final class HostedPlugin: RegisteredPlugin {
         statistics.pid = nil
     }
 
-    /// The running host, or a new one (after a backoff when the host keeps failing).
+    /// The running host, or a new one.
     func runningHost() throws(PluginRefusal) -> PluginHostProcess {
         if let process { return process }
-        if consecutiveFaults > 1 {
-            let delay = min(Self.maximumBackoff, .milliseconds(10 * (1 << min(consecutiveFaults - 2, 10))))
-            statistics.state = .backoff
-            usleep(UInt32(delay.milliseconds * 1000))
-        }
         statistics.state = .starting
         let (process, _) = try PluginHostProcess.start(image, settings: settings, logger: logger)
         self.process = process
@@ -122,7 +114,8 @@ public final class HostedPlugin: RegisteredPlugin {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
-    /// `{"plugin","version","file","pid","state","restarts","rendered","faults","lastFault"}`.
+    /// `{"plugin","version","file","pid","state","restarts","rendered","faults","lastFault",
+    /// "pausedFor"}` (`pausedFor`: milliseconds left of a pause, or null).
     public var hostDescription: JSONValue {
         var object: JSONObject = [
             "plugin": .string(name), "version": .string(version), "file": .string(file),
@@ -133,6 +126,8 @@ public final class HostedPlugin: RegisteredPlugin {
             "faults": .number(Double(statistics.faults)),
         ]
         object.append(key: "lastFault", value: statistics.lastFault?.json ?? .null)
+        let pause = breaker.remainingPause(at: .now)
+        object.append(key: "pausedFor", value: pause.map { .number(Double($0.milliseconds)) } ?? .null)
         return .object(object)
     }
 }

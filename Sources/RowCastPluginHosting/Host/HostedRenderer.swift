@@ -142,7 +142,12 @@ public final class HostedRenderer: RowRendering {
     ) -> RenderOutcome {
         switch result {
         case .failure(let fault):
-            let code: ErrorCode = fault.kind == .timeout ? .pluginTimeout : .pluginCrashed
+            let code: ErrorCode =
+                switch fault.kind {
+                case .crashed: .pluginCrashed
+                case .timeout: .pluginTimeout
+                case .unavailable: .pluginUnavailable
+                }
             return .faulted(PluginFaultReport(code: code, reason: fault.reason, plugin: plugin.name, file: plugin.file))
         case .success(let raw):
             if raw.unsupported {

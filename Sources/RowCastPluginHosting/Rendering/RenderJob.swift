@@ -20,7 +20,8 @@ public struct RenderJob: Sendable {
 
 /// Why a plugin could not answer for one item: its host crashed or hung on it.
 public struct PluginFaultReport: Sendable, Equatable {
-    /// `plugin_crashed` or `plugin_timeout`.
+    /// `plugin_crashed`, `plugin_timeout`, or `plugin_unavailable` (not sent: the plugin is
+    /// paused).
     public var code: ErrorCode
     /// What happened, e.g. `killed by signal 11 (Segmentation fault)`.
     public var reason: String

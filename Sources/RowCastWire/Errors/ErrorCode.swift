@@ -44,6 +44,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The plugin did not return within `plugin_timeout_ms`; its host was killed and the item
     /// is stored and quarantined.
     public static let pluginTimeout = ErrorCode(rawValue: "plugin_timeout")
+    /// The plugin is paused after its host crashed or hung again and again: the request was
+    /// not sent to it and nothing was stored. Send it again later (`rowcast plugins` shows
+    /// how long the pause lasts).
+    public static let pluginUnavailable = ErrorCode(rawValue: "plugin_unavailable")
     /// The item's stored record failed its checksum or did not parse at start: it is not
     /// served, its feed started a new epoch, and it is listed in the quarantine until it is
     /// sent again, deleted, or its feed reset.

@@ -1,0 +1,73 @@
+import Foundation
+import RowCastJSON
+import RowCastPluginHosting
+import Testing
+
+/// A plugin that crashes or hangs on item after item is paused, and costs its own items only:
+/// a real rowcastd with the C fixture `fault_plugin.c` twice (the faulty plugin and a calm
+/// one), a flood of poison items to one and acked upserts to the other at the same time.
+@Suite(.serialized)
+struct PluginCrashLoopEndToEndTests {
+    @Test(
+        "100 crashing and 20 hanging items pipelined: three faults pause the plugin, the rest are refused plugin_unavailable, the calm plugin's feed is served throughout, and SIGTERM drains",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(3)))
+    func poisonFloodPausesItsPluginOnly() throws {
+        let plugins = try FaultPlugin.directory()
+        try FaultPlugin.compile(
+            to: plugins.url.appendingPathComponent("librowcast-calm.so").path,
+            defines: [#"FAULT_NAME="calm""#, #"FAULT_TYPE="calm""#])
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins,
+            extraArguments: PluginFaultEndToEndTests.isolation(timeoutMilliseconds: 1000))
+        defer { daemon.stop() }
+        let poison = try RawPeer(daemon)
+        let calm = try RawPeer(daemon)
+
+        // Every poison request is sent before any answer is read.
+        let poisonIDs = Array(repeating: "segv", count: 100) + Array(repeating: "hang", count: 20)
+        for (index, id) in poisonIDs.enumerated() {
+            let request: JSONValue = [
+                "op": "upsert", "feed": .string("poison-\(index % 10)"), "req": .number(Double(index + 1)),
+                "item": PluginFaultEndToEndTests.item(id),
+            ]
+            _ = try poison.dealer.send([[], request.serialized()])
+        }
+        // Meanwhile the calm plugin's feed takes acked upserts, one at a time.
+        for index in 0..<50 {
+            let ack = try calm.request([
+                "op": "upsert", "feed": "calm", "item": ["id": .string("c\(index)"), "type": "calm"],
+            ])
+            #expect(ack["ok"] == true, "calm upsert \(index): \(ack)")
+        }
+        var codes: [String: Int] = [:]
+        for _ in poisonIDs {
+            guard let frames = try poison.dealer.receiveMultipart(), frames.count == 2 else {
+                throw TestFailure("a poison request got no answer within \(RawPeer.timeoutText)")
+            }
+            let reply = try JSONParser.parse(frames[1])
+            codes[reply["error"]?["code"]?.stringValue ?? "ok", default: 0] += 1
+        }
+        let faults = (codes["plugin_crashed"] ?? 0) + (codes["plugin_timeout"] ?? 0)
+        // Three crashes in a row pause the plugin for a second; only a request read after that
+        // second would reach a host again (and, crashing, pause it for two).
+        #expect(faults >= 3 && faults <= 5, "\(codes)")
+        #expect((codes["plugin_unavailable"] ?? 0) == poisonIDs.count - faults, "\(codes)")
+
+        let hosts = try calm.request(["op": "plugins"])["hosts"]?.arrayValue ?? []
+        let byPlugin = Dictionary(
+            uniqueKeysWithValues: hosts.compactMap { h in h["plugin"]?.stringValue.map { ($0, h) } })
+        #expect(byPlugin["fault"]?["faults"]?.numberValue == Double(faults))
+        #expect(
+            (byPlugin["fault"]?["restarts"]?.numberValue ?? 99) < Double(faults), "the pausing fault starts no host")
+        #expect(byPlugin["calm"]?["faults"]?.numberValue == 0)
+        #expect(byPlugin["calm"]?["restarts"]?.numberValue == 0)
+        #expect(byPlugin["calm"]?["rendered"]?.numberValue == 50)
+        // A refused item was neither stored nor quarantined; a crashed one was both.
+        let quarantined = try calm.request(["op": "quarantine"])["items"]?.arrayValue ?? []
+        #expect(quarantined.count <= faults && !quarantined.isEmpty)
+
+        daemon.signal(SIGTERM)
+        #expect(daemon.waitForExit(timeout: 20) == 0, "\(daemon.log)")
+        #expect(daemon.log.contains("plugin paused after faults in a row"), "\(daemon.log)")
+    }
+}
