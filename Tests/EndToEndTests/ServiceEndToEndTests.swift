@@ -151,7 +151,8 @@ struct ServiceEndToEndTests {
 
     @Test("a second SIGTERM during the drain exits at once with status 1")
     func secondSignalExitsAtOnce() throws {
-        let daemon = try DaemonProcess(extraArguments: ["--linger-ms", "60000"])
+        // Rendering a 900 kB item took more than the default 1 s on a loaded 2-core machine.
+        let daemon = try DaemonProcess(extraArguments: ["--linger-ms", "60000", "--plugin-timeout-ms", "10000"])
         let peer = try RawPeer(daemon)
         // A subscriber that takes one message and then stops reading: the daemon's queue to it
         // cannot drain, so closing waits for the (long) linger.
