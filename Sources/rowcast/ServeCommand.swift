@@ -54,7 +54,7 @@ struct ServeCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Where to serve HTTP: HOST:PORT (port 0: any free port). Beyond loopback, anyone who reaches it can read the feeds.",
+            "Where to serve HTTP: HOST:PORT, or tcp://HOST:PORT as rowcastd's --http takes it (port 0: any free port). Beyond loopback, anyone who reaches it can read the feeds.",
             valueName: "host:port"))
     var http = "127.0.0.1:8080"
 

@@ -122,6 +122,8 @@ import Testing
             ("nope", "--http nope: give HOST:PORT"),
             ("127.0.0.1:99999", "the port must be a number from 0 to 65535"),
             (":8080", "the host is missing"),
+            ("ipc:///tmp/rowcast-http", "rowcast serve listens on TCP only (ipc:// is not served)"),
+            ("tcp://127.0.0.1", "--http tcp://127.0.0.1: give HOST:PORT"),
         ])
     func serveRefusesBadHTTPAddress(_ value: String, _ message: String) throws {
         let run = try CommandRunner.run(["serve", "--http", value])

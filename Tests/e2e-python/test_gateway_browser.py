@@ -349,5 +349,47 @@ class HostilePageTest(unittest.TestCase):
         self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-hostile-page.png"))
 
 
+class EditFormTest(unittest.TestCase):
+    """The page's form for an edit action: the profile example's email, typed in and saved."""
+
+    def setUp(self):
+        path = required_browser(self)
+        from test_gateway_stream import PROFILE_CELLS, load_profile
+        self.daemon = RowcastDaemon(extra_args=["--cells", PROFILE_CELLS])
+        self.addCleanup(self.daemon.close)
+        self.control = Control(self.daemon)
+        self.addCleanup(self.control.close)
+        load_profile(self.control)
+        self.gateway = Gateway(self.daemon)
+        self.addCleanup(self.gateway.stop)
+        self.browser = Browser(path)
+        self.addCleanup(self.browser.close)
+
+    def wait_for(self, expression, what):
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline:
+            value = self.browser.evaluate(expression)
+            if value:
+                return value
+            time.sleep(0.1)
+        self.fail("the page never showed " + what)
+
+    def test_an_edit_form_sends_the_typed_value_and_shows_the_refusal_of_a_bad_one(self):
+        self.browser.navigate(self.gateway.url + "/feeds/profile")
+        row = 'li.rc-row[data-row-id="email"]'
+        self.wait_for("!!document.querySelector('%s form.rc-edit input[type=email]')" % row, "the email edit form")
+        for value in ("ann@new.example", "not-an-email@"):
+            self.browser.evaluate("document.querySelector('%s form.rc-edit input').value = %s" % (row, json.dumps(value)))
+            self.browser.click("%s button.rc-save" % row)
+            if value == "ann@new.example":
+                self.wait_for("document.querySelector('%s').textContent.includes('ann@new.example')" % row,
+                              "the edited email in its row")
+        # The browser checks an email input itself: the second value never left the page.
+        email = [r for s in self.control.snapshot("profile")["sections"] for r in s["rows"] if r["id"] == "email"][0]
+        self.assertEqual(email["content"]["value"], "ann@new.example")
+        self.assertEqual(self.control.request({"op": "events", "feed": "profile"})["last"], 1, "one edit event")
+        self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-edit-form.png"))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -18,7 +18,8 @@ import urllib.request
 import websocket
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gateway_support import Control, Gateway, RowcastDaemon, advertising, product  # noqa: E402
+from gateway_support import (BUILD_DIR, Control, Gateway, RowcastDaemon, advertising, product,  # noqa: E402
+                             read_ready_line, start_logged, stop_process)
 from test_protocol import Replica  # noqa: E402
 
 WAIT_SECONDS = 10
@@ -262,6 +263,72 @@ class GatewayStreamTest(unittest.TestCase):
         self.assertEqual(code, 200)
         self.assertIn("text/html", kind)
         self.assertIn('href="/feeds/%s"' % FEED, body)
+
+
+PROFILE_CELLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Examples", "profile", "cells")
+PROFILE_FEED = os.path.join(os.path.dirname(PROFILE_CELLS), "feed.ndjson")
+
+
+def load_profile(control):
+    """Publishes the profile example's feed (its declarative cells have an edit action)."""
+    with open(PROFILE_FEED, encoding="utf-8") as feed:
+        lines = feed.read().splitlines()
+    for line in lines:
+        body = json.loads(line)
+        if "op" not in body:
+            body = {"op": "upsert", "item": body}
+        reply = control.request(dict(body, feed="profile"))
+        assert reply.get("ok"), reply
+
+
+class GatewaySelectValueTest(unittest.TestCase):
+    """A select with a value through the gateway: the profile example's email edit."""
+
+    def setUp(self):
+        self.daemon = RowcastDaemon(extra_args=["--cells", PROFILE_CELLS])
+        self.addCleanup(self.daemon.close)
+        self.control = Control(self.daemon)
+        self.addCleanup(self.control.close)
+        load_profile(self.control)
+        self.gateway = Gateway(self.daemon)
+        self.addCleanup(self.gateway.stop)
+
+    def select(self, body):
+        code, _, text = self.gateway.request("POST", "/feeds/profile/rows/email/select", body=json.dumps(body).encode(),
+                                             headers={"Content-Type": "application/json"})
+        return code, json.loads(text)
+
+    def email_row(self):
+        for section in self.control.snapshot("profile")["sections"]:
+            for row in section["rows"]:
+                if row["id"] == "email":
+                    return row
+        raise AssertionError("no email row")
+
+    def test_an_edit_sends_its_value_and_client_errors_are_4xx(self):
+        code, reply = self.select({"action": "edit_email", "value": "ann@example.org"})
+        self.assertEqual(code, 200, reply)
+        self.assertEqual(reply.get("change"), "update", reply)
+        self.assertEqual(self.email_row()["content"]["value"], "ann@example.org")
+        code, reply = self.select({"action": "edit_email", "value": "not an email"})
+        self.assertEqual((code, reply["error"]["code"]), (422, "invalid_value"), reply)
+        code, reply = self.select({"action": "edit_email"})
+        self.assertEqual((code, reply["error"]["code"]), (422, "invalid_value"), reply)
+        code, reply = self.select({"action": "no_such_action"})
+        self.assertEqual((code, reply["error"]["code"]), (400, "unknown_action"), reply)
+        self.assertEqual(self.email_row()["content"]["value"], "ann@example.org", "a refused edit changes nothing")
+
+    def test_serve_takes_http_as_rowcastd_writes_it(self):
+        process = start_logged(
+            [os.path.join(BUILD_DIR, "rowcast"), "serve", "--http", "tcp://127.0.0.1:0",
+             "--control", self.daemon.endpoints["control"], "--publish", self.daemon.endpoints["publish"]], None)
+        try:
+            line = read_ready_line(process, "rowcast serve ready ")
+            url = dict(field.split("=", 1) for field in line.split()[3:])["http"]
+            with urllib.request.urlopen(url + "/feeds/profile", timeout=10) as response:
+                self.assertEqual(response.status, 200)
+        finally:
+            stop_process(process)
 
 
 if __name__ == "__main__":

@@ -27,9 +27,11 @@ struct DaemonQueries: Sendable {
     }
 
     /// The `select` reply of the row `id` of `feed` with `action`, as `rowcast select` gets it.
-    func select(feed: String, id: String, action: String) async throws(RowCastClientError) -> JSONValue {
+    func select(
+        feed: String, id: String, action: String, value: JSONValue?
+    ) async throws(RowCastClientError) -> JSONValue {
         try await call("select") { client throws(RowCastClientError) in
-            try client.select(feed: feed, id: id, action: action)
+            try client.select(feed: feed, id: id, action: action, value: value)
         }
     }
 

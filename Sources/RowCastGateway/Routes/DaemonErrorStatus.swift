@@ -12,7 +12,8 @@ enum DaemonErrorStatus {
         case .notFound: .notFound
         case .forbidden: .forbidden
         case .noAction: .conflict
-        case .invalidJSON, .invalidRequest, .invalidField, .missingField, .unknownOp: .badRequest
+        case .invalidJSON, .invalidRequest, .invalidField, .missingField, .unknownOp, .unknownAction: .badRequest
+        case .invalidValue: .unprocessableContent
         case .tooLarge: .contentTooLarge
         case .limitExceeded: .tooManyRequests
         case .pluginFailed, .pluginCrashed, .pluginTimeout, .storageError: .badGateway

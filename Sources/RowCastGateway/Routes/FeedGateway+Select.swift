@@ -8,10 +8,10 @@ extension FeedGateway {
     /// The largest select body read, in bytes.
     static let maximumSelectBody = 64 * 1024
 
-    /// `POST /feeds/NAME/rows/ID/select`, body empty or `{"action":"NAME"}`: runs the row's
-    /// action through the control socket, as `rowcast select` does (same permissions: the
-    /// gateway's key needs `select` on the feed), and answers with the daemon's reply, its
-    /// error code mapped to an HTTP status (``DaemonErrorStatus``).
+    /// `POST /feeds/NAME/rows/ID/select`, body empty or `{"action":"NAME","value":VALUE}`
+    /// (both optional): runs the row's action through the control socket, as `rowcast select`
+    /// does (same permissions: the gateway's key needs `select` on the feed), and answers with
+    /// the daemon's reply, its error code mapped to an HTTP status (``DaemonErrorStatus``).
     func installSelectRoute(on router: Router<BasicWebSocketRequestContext>) {
         router.post("feeds/:feed/rows/:id/select") { request, context async throws -> Response in
             let feed = try Self.feedParameter(context)
@@ -25,7 +25,7 @@ extension FeedGateway {
                 throw GatewayError(
                     status: .unsupportedMediaType, code: "invalid_request",
                     message:
-                        "a select must be sent with Content-Type: application/json (a body of {\"action\":\"NAME\"}, or none)"
+                        "a select must be sent with Content-Type: application/json (a body of {\"action\":\"NAME\",\"value\":VALUE}, or none)"
                 )
             }
             var request = request
@@ -37,10 +37,10 @@ extension FeedGateway {
                     status: .contentTooLarge, code: "too_large",
                     message: "a select body is at most \(Self.maximumSelectBody) bytes")
             }
-            let action = try Self.action(in: Array(body.readableBytesView))
+            let select = try Self.selectBody(Array(body.readableBytesView))
             let reply: JSONValue
             do throws(RowCastClientError) {
-                reply = try await self.queries.select(feed: feed, id: id, action: action)
+                reply = try await self.queries.select(feed: feed, id: id, action: select.action, value: select.value)
             } catch {
                 let mapped = DaemonErrorStatus.gatewayError(for: error)
                 let body =
@@ -62,30 +62,35 @@ extension FeedGateway {
         return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
-    /// The action a select body names: `select` for an empty body.
-    static func action(in body: [UInt8]) throws(GatewayError) -> String {
-        guard body.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return "select" }
-        let value: JSONValue
+    /// The action a select body names (`select` for an empty body or none named) and the value
+    /// it carries (nil for none; `null` counts as none, as in the protocol).
+    static func selectBody(_ body: [UInt8]) throws(GatewayError) -> (action: String, value: JSONValue?) {
+        guard body.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return ("select", nil) }
+        let parsed: JSONValue
         do {
-            value = try JSONParser.parse(body)
+            parsed = try JSONParser.parse(body)
         } catch {
             throw GatewayError(
                 status: .badRequest, code: "invalid_json",
-                message: "the select body is not JSON (\(error)); send nothing, or {\"action\":\"NAME\"}")
+                message:
+                    "the select body is not JSON (\(error)); send nothing, or {\"action\":\"NAME\",\"value\":VALUE}")
         }
-        guard let object = value.objectValue else {
+        guard let object = parsed.objectValue else {
             throw GatewayError.badRequest(
-                "the select body is a \(value.kindName); send nothing, or an object {\"action\":\"NAME\"}")
+                "the select body is a \(parsed.kindName); send nothing, or an object {\"action\":\"NAME\",\"value\":VALUE}"
+            )
         }
-        for key in object.keys where key != "action" {
+        for key in object.keys where key != "action" && key != "value" {
             throw GatewayError.badRequest(
-                "the select body has an unknown member \"\(key)\"; the only one is \"action\"")
+                "the select body has an unknown member \"\(key)\"; it may have \"action\" and \"value\"")
         }
-        guard let member = object["action"] else { return "select" }
+        // `.none`, not `nil`: JSONValue is itself expressible by `nil` (as `.null`).
+        let value: JSONValue? = object["value"] == .some(.null) ? .none : object["value"]
+        guard let member = object["action"] else { return ("select", value) }
         guard let action = member.stringValue, !action.isEmpty else {
             throw GatewayError.badRequest("\"action\" must be a non-empty string: an action name the row lists")
         }
-        return action
+        return (action, value)
     }
 
     /// `value` as a JSON response with `status`.

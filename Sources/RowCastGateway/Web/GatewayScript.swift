@@ -232,6 +232,10 @@ enum GatewayScript {
             var actions = document.createElement('div');
             actions.className = 'rc-actions';
             (row.actions || []).forEach(function (action) {
+              if (action.role === 'edit') {
+                actions.appendChild(editForm(action));
+                return;
+              }
               var button = document.createElement('button');
               button.type = 'button';
               button.className = 'rc-action';
@@ -241,6 +245,44 @@ enum GatewayScript {
               actions.appendChild(button);
             });
             item.appendChild(actions);
+          }
+
+          // An edit action is a small form: its value is typed in, checked by the browser as
+          // far as the input type allows, and sent as the select's value (the daemon checks it).
+          var inputTypes = { email: 'email', url: 'url', number: 'number', integer: 'number' };
+
+          function editForm(action) {
+            var form = document.createElement('form');
+            form.className = 'rc-edit';
+            form.dataset.action = action.name;
+            form.dataset.valueType = action.valueType || 'string';
+            var input = document.createElement('input');
+            input.name = 'value';
+            input.required = true;
+            if (action.valueType === 'bool') {
+              input.type = 'checkbox';
+              input.required = false;
+            } else {
+              input.type = inputTypes[action.valueType] || 'text';
+              if (action.valueType === 'number') input.step = 'any';
+              input.placeholder = action.field || action.name;
+            }
+            input.setAttribute('aria-label', (action.field || action.name) + ' (' + (action.valueType || 'string') + ')');
+            var save = document.createElement('button');
+            save.type = 'submit';
+            save.className = 'rc-save';
+            save.textContent = action.kind ? action.kind.replace(/_/g, ' ') : action.name;
+            form.append(input, save);
+            return form;
+          }
+
+          function formValue(form) {
+            var input = form.elements.value;
+            switch (form.dataset.valueType) {
+              case 'bool': return input.checked;
+              case 'number': case 'integer': return input.value === '' ? null : Number(input.value);
+              default: return input.value;
+            }
           }
 
           function fillHeader(header, section) {
@@ -354,7 +396,8 @@ enum GatewayScript {
             });
           }
 
-          // Actions: a click on a row's button (or the row) runs it through the gateway.
+          // Actions: a click on a row's button (or the row) runs it through the gateway; an edit
+          // form sends its value.
 
           function showEvent(source, id, action, result) {
             var item = document.createElement('li');
@@ -367,17 +410,26 @@ enum GatewayScript {
             while (eventsEl.children.length > 50) eventsEl.lastChild.remove();
           }
 
-          function select(id, action) {
+          function select(id, action, value) {
             var url = '/feeds/' + encodeURIComponent(feed) + '/rows/' + encodeURIComponent(id) + '/select';
-            fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ action: action }) })
+            var body = value === undefined ? { action: action } : { action: action, value: value };
+            fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
               .then(function (response) { return response.json(); })
               .then(function (reply) { showEvent('reply', id, action, reply.ok ? reply.event : reply.error); })
               .catch(function (error) { showEvent('reply', id, action, String(error)); });
           }
 
+          sectionsEl.addEventListener('submit', function (event) {
+            var form = event.target.closest('form.rc-edit');
+            var item = form && form.closest('li.rc-row');
+            event.preventDefault();
+            if (!item || item.dataset.leaving) return;
+            select(item.dataset.rowId, form.dataset.action, formValue(form));
+          });
+
           sectionsEl.addEventListener('click', function (event) {
             var item = event.target.closest('li.rc-row');
-            if (!item || item.dataset.leaving) return;
+            if (!item || item.dataset.leaving || event.target.closest('form.rc-edit')) return;
             var button = event.target.closest('button.rc-action');
             var action = button ? button.dataset.action : (item.rcRow.actions && item.rcRow.actions[0] && item.rcRow.actions[0].name);
             if (action) select(item.dataset.rowId, action);

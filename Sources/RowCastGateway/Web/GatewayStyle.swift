@@ -38,8 +38,10 @@ enum GatewayStyle {
         .rc-extra dd { margin: 0; overflow-wrap: anywhere; }
         .rc-price { font-weight: 600; font-variant-numeric: tabular-nums; }
         .rc-actions { display: flex; gap: .4rem; }
-        .rc-action { border: 1px solid var(--accent); color: var(--accent); background: none; border-radius: 999px;
+        .rc-action, .rc-save { border: 1px solid var(--accent); color: var(--accent); background: none; border-radius: 999px;
                      padding: .2rem .7rem; font: inherit; font-size: .8rem; cursor: pointer; }
+        .rc-edit { display: flex; gap: .4rem; align-items: center; }
+        .rc-edit input { font: inherit; font-size: .85rem; padding: .15rem .4rem; min-width: 12rem; }
         .rc-row[data-cell=ProductImageCell] .rc-thumb { width: 96px; height: 72px; }
         .rc-row[data-cell=AdvertisingCell] { background: #fffaf0; }
         .rc-row[data-cell=AdvertisingCell] .rc-title::after { content: "Ad"; margin-left: .5rem; padding: 0 .35rem; border-radius: 4px;
