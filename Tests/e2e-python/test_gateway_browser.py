@@ -350,20 +350,21 @@ class HostilePageTest(unittest.TestCase):
 
 
 class EditFormTest(unittest.TestCase):
-    """The page's form for an edit action: the profile example's email, typed in and saved."""
+    """The page's forms for actions with a value: the profile's email and the items' rename."""
 
-    def setUp(self):
+    def open_example(self, name):
         path = required_browser(self)
-        from test_gateway_stream import PROFILE_CELLS, load_profile
-        self.daemon = RowcastDaemon(extra_args=["--cells", PROFILE_CELLS])
+        from test_gateway_stream import example_cells, load_example
+        self.daemon = RowcastDaemon(extra_args=["--cells", example_cells(name)])
         self.addCleanup(self.daemon.close)
         self.control = Control(self.daemon)
         self.addCleanup(self.control.close)
-        load_profile(self.control)
+        load_example(self.control, name)
         self.gateway = Gateway(self.daemon)
         self.addCleanup(self.gateway.stop)
         self.browser = Browser(path)
         self.addCleanup(self.browser.close)
+        self.browser.navigate(self.gateway.url + "/feeds/" + name)
 
     def wait_for(self, expression, what):
         deadline = time.monotonic() + WAIT_SECONDS
@@ -374,21 +375,42 @@ class EditFormTest(unittest.TestCase):
             time.sleep(0.1)
         self.fail("the page never showed " + what)
 
-    def test_an_edit_form_sends_the_typed_value_and_shows_the_refusal_of_a_bad_one(self):
-        self.browser.navigate(self.gateway.url + "/feeds/profile")
+    def submit(self, row, action, value):
+        form = '%s form.rc-edit[data-action="%s"]' % (row, action)
+        self.wait_for("!!document.querySelector('%s input')" % form, "the form of " + action)
+        self.browser.evaluate("document.querySelector('%s input').value = %s" % (form, json.dumps(value)))
+        self.browser.click(form + " button.rc-save")
+
+    def row_content(self, feed, row_id):
+        rows = [r for s in self.control.snapshot(feed)["sections"] for r in s["rows"] if r["id"] == row_id]
+        return rows[0]["content"]
+
+    def test_the_profile_email_is_edited_and_a_bad_one_never_leaves_the_page(self):
+        self.open_example("profile")
         row = 'li.rc-row[data-row-id="email"]'
         self.wait_for("!!document.querySelector('%s form.rc-edit input[type=email]')" % row, "the email edit form")
-        for value in ("ann@new.example", "not-an-email@"):
-            self.browser.evaluate("document.querySelector('%s form.rc-edit input').value = %s" % (row, json.dumps(value)))
-            self.browser.click("%s button.rc-save" % row)
-            if value == "ann@new.example":
-                self.wait_for("document.querySelector('%s').textContent.includes('ann@new.example')" % row,
-                              "the edited email in its row")
-        # The browser checks an email input itself: the second value never left the page.
-        email = [r for s in self.control.snapshot("profile")["sections"] for r in s["rows"] if r["id"] == "email"][0]
-        self.assertEqual(email["content"]["value"], "ann@new.example")
+        self.submit(row, "edit_email", "ann@new.example")
+        self.wait_for("document.querySelector('%s').textContent.includes('ann@new.example')" % row,
+                      "the edited email in its row")
+        # The browser checks an email input itself: a value without a domain is not sent.
+        self.submit(row, "edit_email", "not-an-email@")
+        time.sleep(0.5)
+        self.assertEqual(self.row_content("profile", "email")["value"], "ann@new.example")
         self.assertEqual(self.control.request({"op": "events", "feed": "profile"})["last"], 1, "one edit event")
         self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-edit-form.png"))
+
+    def test_the_items_rename_and_add_send_their_values(self):
+        self.open_example("items")
+        self.submit('li.rc-row[data-row-id="t3"]', "rename", "Call the bank at 9")
+        self.wait_for("document.querySelector('li.rc-row[data-row-id=\"t3\"]').textContent.includes('at 9')",
+                      "the renamed item")
+        self.assertEqual(self.row_content("items", "t3")["title"], "Call the bank at 9")
+        self.submit('li.rc-row[data-row-id="composer"]', "add", "Buy milk")
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline and self.control.request({"op": "events", "feed": "items"})["last"] < 2:
+            time.sleep(0.1)
+        events = self.control.request({"op": "events", "feed": "items", "after": 0})
+        self.assertEqual([e.get("value") for e in events["events"]], ["Call the bank at 9", "Buy milk"], events)
 
 
 if __name__ == "__main__":

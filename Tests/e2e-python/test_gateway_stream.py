@@ -265,20 +265,30 @@ class GatewayStreamTest(unittest.TestCase):
         self.assertIn('href="/feeds/%s"' % FEED, body)
 
 
-PROFILE_CELLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Examples", "profile", "cells")
-PROFILE_FEED = os.path.join(os.path.dirname(PROFILE_CELLS), "feed.ndjson")
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Examples")
+PROFILE_CELLS = os.path.join(EXAMPLES, "profile", "cells")
 
 
-def load_profile(control):
-    """Publishes the profile example's feed (its declarative cells have an edit action)."""
-    with open(PROFILE_FEED, encoding="utf-8") as feed:
+def example_cells(name):
+    """The declarative cells directory of example `name` (profile, items)."""
+    return os.path.join(EXAMPLES, name, "cells")
+
+
+def load_example(control, name):
+    """Publishes example `name`'s feed.ndjson into the feed of that name."""
+    with open(os.path.join(EXAMPLES, name, "feed.ndjson"), encoding="utf-8") as feed:
         lines = feed.read().splitlines()
     for line in lines:
         body = json.loads(line)
         if "op" not in body:
             body = {"op": "upsert", "item": body}
-        reply = control.request(dict(body, feed="profile"))
+        reply = control.request(dict(body, feed=name))
         assert reply.get("ok"), reply
+
+
+def load_profile(control):
+    """Publishes the profile example's feed (its declarative cells have an edit action)."""
+    load_example(control, "profile")
 
 
 class GatewaySelectValueTest(unittest.TestCase):

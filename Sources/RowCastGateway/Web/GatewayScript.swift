@@ -232,7 +232,7 @@ enum GatewayScript {
             var actions = document.createElement('div');
             actions.className = 'rc-actions';
             (row.actions || []).forEach(function (action) {
-              if (action.role === 'edit') {
+              if (action.role === 'edit' || action.role === 'custom') {
                 actions.appendChild(editForm(action));
                 return;
               }
@@ -249,6 +249,7 @@ enum GatewayScript {
 
           // An edit action is a small form: its value is typed in, checked by the browser as
           // far as the input type allows, and sent as the select's value (the daemon checks it).
+          // A custom action's form may be sent empty: then the select has no value.
           var inputTypes = { email: 'email', url: 'url', number: 'number', integer: 'number' };
 
           function editForm(action) {
@@ -258,7 +259,7 @@ enum GatewayScript {
             form.dataset.valueType = action.valueType || 'string';
             var input = document.createElement('input');
             input.name = 'value';
-            input.required = true;
+            input.required = action.role === 'edit';
             if (action.valueType === 'bool') {
               input.type = 'checkbox';
               input.required = false;
@@ -280,8 +281,8 @@ enum GatewayScript {
             var input = form.elements.value;
             switch (form.dataset.valueType) {
               case 'bool': return input.checked;
-              case 'number': case 'integer': return input.value === '' ? null : Number(input.value);
-              default: return input.value;
+              case 'number': case 'integer': return input.value === '' ? undefined : Number(input.value);
+              default: return input.value === '' && !input.required ? undefined : input.value;
             }
           }
 
