@@ -1,6 +1,7 @@
 import ArgumentParser
 import RowCastClient
 import RowCastJSON
+import RowCastWire
 
 /// `rowcast snapshot`: a feed's current state.
 struct SnapshotCommand: ParsableCommand {
@@ -16,9 +17,15 @@ struct SnapshotCommand: ParsableCommand {
             prints only {"feed","seq","epoch","sections"} in the form `rowcast subscribe \
             --replica` prints, so the two can be compared byte for byte.
 
+            --limit N shows a window of at most N rows counted over every section in order, \
+            from row --offset (0: the first), or centred on the row of item --around; the \
+            reply's window member says which rows it holds out of how many.
+
             Examples:
               rowcast snapshot --feed cars
               rowcast snapshot --feed cars --json | jq '.sections[].rows[].id'
+              rowcast snapshot --feed cars --offset 1000 --limit 50
+              rowcast snapshot --feed cars --around 42 --limit 20
             """
     )
 
@@ -39,15 +46,41 @@ struct SnapshotCommand: ParsableCommand {
         help: "Print a feed that does not exist (seq 0, no sections) and exit 0, instead of failing with not_found.")
     var allowMissing = false
 
+    @Option(help: ArgumentHelp("Show a window from this row (0: the first); needs --limit.", valueName: "row"))
+    var offset: Int?
+
+    @Option(help: ArgumentHelp("Show a window centred on this item's row; needs --limit.", valueName: "id"))
+    var around: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Show at most this many rows (1 to \(SnapshotWindow.maximumLimit)), from --offset or around --around.",
+            valueName: "rows"))
+    var limit: Int?
+
     func validate() throws {
         guard !(json && state) else { throw ValidationError("use either --json or --state") }
+        guard offset == nil || around == nil else { throw ValidationError("use either --offset or --around") }
+        if let limit {
+            guard (1...SnapshotWindow.maximumLimit).contains(limit) else {
+                throw ValidationError("--limit must be from 1 to \(SnapshotWindow.maximumLimit)")
+            }
+        } else if offset != nil || around != nil {
+            throw ValidationError("--offset and --around need --limit, the most rows to show")
+        }
+        if let offset, offset < 0 { throw ValidationError("--offset must be 0 or more") }
     }
 
     func run() throws {
         try reportingErrors {
             let client = try controlEndpoint.makeClient(connection)
             defer { client.close() }
-            let reply = try client.snapshot(feed: feed)
+            let reply =
+                if let limit {
+                    try client.snapshot(feed: feed, offset: offset, around: around, limit: limit)
+                } else {
+                    try client.snapshot(feed: feed)
+                }
             // A feed that does not exist has epoch null (PROTOCOL.md, "snapshot" reply).
             if !allowMissing, reply["epoch"]?.isNull ?? false {
                 throw RowCastClientError(
@@ -65,6 +98,12 @@ struct SnapshotCommand: ParsableCommand {
                     endpoint: controlEndpoint.control, "to snapshot of feed \(feed) is not a valid snapshot (\(error))")
             }
             if state { return Output.json(replica.snapshotJSON) }
+            if let window = reply["window"], let total = window["total"]?.numberValue,
+                let first = window["offset"]?.numberValue, let rows = window["rows"]?.numberValue
+            {
+                let shown = rows == 0 ? "no rows" : "rows \(Int(first) + 1)-\(Int(first + rows))"
+                Output.line("window: \(shown) of \(Int(total))")
+            }
             for line in SnapshotTable(width: TerminalWidth.columns).render(
                 replica, pending: reply["pending"]?.numberValue.map { Int($0) })
             {

@@ -46,6 +46,33 @@ struct CommandLineOutputEndToEndTests {
         #expect(fromFile.stderr.contains(#"warning: duplicate_id: "#), "\(fromFile.stderr)")
     }
 
+    @Test("rowcast snapshot --offset/--around with --limit shows a window and says which rows of how many")
+    func snapshotWindow() throws {
+        let daemon = try DaemonProcess()
+        defer { daemon.stop() }
+        let control = ["--control", daemon.control]
+        let items: [JSONValue] = (0..<30).map { index in
+            var item = Self.product("c\(index)", name: "car \(index)").objectValue!
+            item["sort"] = .number(Double(index))
+            return .object(item)
+        }
+        let reset: JSONValue = ["op": "reset", "feed": "cars", "items": .array(items)]
+        #expect(
+            try CommandRunner.run(["publish", "--file", "-"] + control, input: reset.description).process
+                .terminationStatus == 0)
+        let page = try CommandRunner.run(["snapshot", "--feed", "cars", "--offset", "10", "--limit", "5"] + control)
+        #expect(page.process.terminationStatus == 0, "\(page.stderr)")
+        #expect(page.stdout.hasPrefix("window: rows 11-15 of 30\n"), "\(page.stdout)")
+        #expect(["c10", "c14"].allSatisfy(page.stdout.contains) && !page.stdout.contains("c15"), "\(page.stdout)")
+        let around = try CommandRunner.run(
+            ["snapshot", "--feed", "cars", "--around", "c29", "--limit", "4", "--json"] + control)
+        let reply = try JSONParser.parse(Array(around.stdout.utf8))
+        #expect(reply["window"]?["offset"] == 26, "\(around.stdout)")
+        let bad = try CommandRunner.run(["snapshot", "--feed", "cars", "--offset", "3"] + control)
+        #expect(bad.process.terminationStatus == 64)
+        #expect(bad.stderr.contains("--offset and --around need --limit"), "\(bad.stderr)")
+    }
+
     @Test("rowcast select prints the event on standard output and the feed's new seq on standard error")
     func selectSaysTheSeq() throws {
         let daemon = try DaemonProcess()

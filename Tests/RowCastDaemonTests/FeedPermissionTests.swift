@@ -45,7 +45,9 @@ struct FeedPermissionTests {
         #expect(refusal.code == .forbidden)
         #expect(refusal.message.contains("lacks the reset permission on feed \"cars\""))
         #expect(
-            access.refusal(of: Request(op: "snapshot", feed: "cars", operation: .snapshot(chunked: false)), from: "app")
+            access.refusal(
+                of: Request(op: "snapshot", feed: "cars", operation: .snapshot(chunked: false, window: nil)),
+                from: "app")
                 == nil)
         // events and locate read the feed: allowed on cars, refused on payroll.
         for operation in [Request.Operation.events(after: 0, limit: 10), .locate(id: "1")] {

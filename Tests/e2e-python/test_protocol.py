@@ -349,6 +349,23 @@ class ProtocolTest(unittest.TestCase):
         self.assertEqual([len(s["rows"]) for s in sections], [3000, 3000])
         self.assertEqual(sections[1]["rows"][-1]["id"], "5999")
 
+    def test_a_window_of_a_large_feed_is_a_page_of_its_rows(self):
+        # 2,000 rows in two sections; pages of 50 from an offset, and around a row id.
+        items = [product(str(i), name="Car %d" % i, section="s%d" % (i // 1000), sort=i % 1000) for i in range(2000)]
+        self.assertTrue(self.request({"op": "reset", "feed": "paged", "items": items})["ok"])
+        ids = [str(i) for i in range(2000)]
+        page = self.request({"op": "snapshot", "feed": "paged", "offset": 975, "limit": 50})
+        self.assertTrue(page["ok"], page)
+        self.assertEqual(page["window"], {"offset": 975, "limit": 50, "rows": 50, "total": 2000})
+        self.assertEqual([s["id"] for s in page["sections"]], ["s0", "s1"])
+        self.assertEqual([r["id"] for s in page["sections"] for r in s["rows"]], ids[975:1025])
+        self.assertLess(len(json.dumps(page)), 30000)
+        around = self.request({"op": "snapshot", "feed": "paged", "around": "1999", "limit": 10})
+        self.assertEqual(around["window"]["offset"], 1990)
+        self.assertEqual([r["id"] for s in around["sections"] for r in s["rows"]], ids[1990:])
+        missing = self.request({"op": "snapshot", "feed": "paged", "offset": 10})
+        self.assertEqual((missing["error"]["code"], missing["error"]["field"]), ("missing_field", "limit"))
+
     def test_errors_are_published_and_good_items_keep_flowing(self):
         self.subscribe_live([topic("rows.cars"), b"errors"])
         self.push.send(b"{broken")

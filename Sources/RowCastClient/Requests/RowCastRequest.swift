@@ -39,6 +39,16 @@ public enum RowCastRequest {
         ["op": "snapshot", "feed": .string(feed), "chunked": true]
     }
 
+    /// `{"op":"snapshot","feed","chunked":true,"limit",…}`: the window of at most `limit` rows
+    /// from row `offset`, or centred on the row of item `around`.
+    public static func snapshot(feed: String, offset: Int?, around: String?, limit: Int) -> JSONValue {
+        var request: JSONObject = ["op": "snapshot", "feed": .string(feed), "chunked": true]
+        if let offset { request["offset"] = .number(Double(offset)) }
+        if let around { request["around"] = .string(around) }
+        request["limit"] = .number(Double(limit))
+        return .object(request)
+    }
+
     /// `{"op":"since","feed","epoch","seq"}`: the deltas after `seq` from the feed's history.
     public static func since(feed: String, epoch: String, seq: Int) -> JSONValue {
         ["op": "since", "feed": .string(feed), "epoch": .string(epoch), "seq": .number(Double(seq))]

@@ -148,8 +148,21 @@ public final class ControlClient {
     /// The `snapshot` reply for `feed`, its parts joined into one (``SnapshotAssembler``);
     /// `timeout` bounds the wait for each part.
     public func snapshot(feed: String) throws(RowCastClientError) -> JSONValue {
+        try snapshot(feed: feed, request: RowCastRequest.snapshot(feed: feed))
+    }
+
+    /// The `snapshot` reply for the window of at most `limit` rows of `feed` from row `offset`
+    /// (0 when nil), or centred on the row of item `around`; its `window` member says which.
+    public func snapshot(
+        feed: String, offset: Int?, around: String?, limit: Int
+    ) throws(RowCastClientError) -> JSONValue {
+        try snapshot(
+            feed: feed, request: RowCastRequest.snapshot(feed: feed, offset: offset, around: around, limit: limit))
+    }
+
+    private func snapshot(feed: String, request: JSONValue) throws(RowCastClientError) -> JSONValue {
         var deadline = Deadline(timeout)
-        let (req, op) = try send(RowCastRequest.snapshot(feed: feed), deadline: deadline, limit: timeout)
+        let (req, op) = try send(request, deadline: deadline, limit: timeout)
         var assembler = SnapshotAssembler()
         while true {
             guard let reply = try receiveReply(deadline: deadline) else {

@@ -76,9 +76,9 @@ extension Engine {
                 output.deferred.append(DeferredRequest(token: token, request: request))
                 continue
             }
-            if case .query(let request) = outcome, case .snapshot(let chunked) = request.operation {
+            if case .query(let request) = outcome, case .snapshot(let chunked, let window) = request.operation {
                 let job = SnapshotJob(
-                    token: token, request: request, chunked: chunked, feed: feeds[request.feed!],
+                    token: token, request: request, chunked: chunked, window: window, feed: feeds[request.feed!],
                     messageLimit: decoder.maximumMessageBytes)
                 if writesSnapshotsLater {
                     output.snapshots.append(job)

@@ -53,4 +53,38 @@ struct FeedView: Sendable {
         parts.append(writer.bytes)
         return parts
     }
+
+    /// How many rows the view shows, over every section.
+    var rowCount: Int {
+        sections.reduce(0) { $0 + (rowIndexes[$1.id]?.count ?? 0) }
+    }
+
+    /// The row at `row` of section number `section` as a position over every section in order.
+    func position(section: Int, row: Int) -> Int {
+        sections.prefix(section).reduce(row) { $0 + (rowIndexes[$1.id]?.count ?? 0) }
+    }
+
+    /// The rows at positions `offset ..< offset + limit` over every section, as a view of
+    /// their own: the sections that hold one of them, each with those rows only, and the empty
+    /// sections that lie between them. O(sections + limit + blocks skipped).
+    func window(offset: Int, limit: Int) -> FeedView {
+        let end = offset + limit
+        var kept: [SectionMatcher.Summary] = []
+        var indexes: [String: OrderedRowIndex] = [:]
+        var position = 0
+        for section in sections {
+            let index = rowIndexes[section.id]
+            let count = index?.count ?? 0
+            defer { position += count }
+            if count == 0 {
+                if position >= offset && position < end { kept.append(section) }
+                continue
+            }
+            guard position + count > offset, position < end else { continue }
+            kept.append(section)
+            indexes[section.id] = OrderedRowIndex(
+                sorted: index!.entries(in: max(0, offset - position)..<(end - position)))
+        }
+        return FeedView(sections: kept, rowIndexes: indexes)
+    }
 }

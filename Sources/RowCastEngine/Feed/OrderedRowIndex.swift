@@ -130,6 +130,25 @@ struct OrderedRowIndex {
         }
     }
 
+    /// The entries at positions `range` (clamped to the rows there are), in order; whole
+    /// blocks before the range are skipped by their sizes.
+    func entries(in range: Range<Int>) -> [Entry] {
+        var result: [Entry] = []
+        result.reserveCapacity(max(0, min(range.upperBound, count) - range.lowerBound))
+        var position = 0
+        for block in blocks {
+            if position >= range.upperBound { break }
+            let end = position + block.count
+            if end > range.lowerBound {
+                let from = max(range.lowerBound - position, 0)
+                let to = min(range.upperBound - position, block.count)
+                result.append(contentsOf: block[from..<to])
+            }
+            position = end
+        }
+        return result
+    }
+
     /// Every id, in order.
     var ids: [String] {
         var result: [String] = []

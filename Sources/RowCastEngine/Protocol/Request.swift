@@ -1,4 +1,5 @@
 import RowCastJSON
+import RowCastWire
 
 /// One decoded request: what to do, to which feed, and the caller's correlation fields.
 public struct Request: Sendable, Equatable {
@@ -23,9 +24,10 @@ public struct Request: Sendable, Equatable {
         /// Remove the feed with its history and events, freeing its place under
         /// `limits.max_feeds`; subscribers get a last delta that empties it.
         case drop
-        /// The feed's full current state; in parts of about `limits.max_message_bytes` each
-        /// when `chunked` (otherwise a snapshot over that size is refused).
-        case snapshot(chunked: Bool)
+        /// The feed's current state, whole or the rows of `window`; in parts of about
+        /// `limits.max_message_bytes` each when `chunked` (otherwise a snapshot over that size
+        /// is refused).
+        case snapshot(chunked: Bool, window: SnapshotWindow?)
         /// The feed's deltas after `seq` of `epoch`, from its recent history.
         case since(epoch: String, seq: UInt64)
         /// Daemon status, listing the feeds whose names sort after `after` (all when nil) as

@@ -224,8 +224,8 @@ public struct RequestDecoder: Sendable {
                 try reader.rejectUnknown(allowing: Allowed.snapshot)
                 let chunked = try reader.optionalBool("chunked") ?? false
                 return Request(
-                    op: op, feed: try feedName(reader), operation: .snapshot(chunked: chunked), req: req, client: client
-                )
+                    op: op, feed: try feedName(reader),
+                    operation: .snapshot(chunked: chunked, window: try Self.window(reader)), req: req, client: client)
             case "since":
                 try reader.rejectUnknown(allowing: Allowed.since)
                 let feed = try feedName(reader)
@@ -414,12 +414,47 @@ extension RequestDecoder {
         return value
     }
 
+    /// A snapshot's window: `limit` with `offset` or `around` (or neither: from row 0); nil
+    /// when none of the three is given.
+    static func window(_ reader: FieldReader) throws(RowCastError) -> SnapshotWindow? {
+        let offset = try reader.optionalNumber("offset")
+        let around = try reader.optionalString("around")
+        guard let limit = try reader.optionalNumber("limit") else {
+            guard offset == nil, around == nil else {
+                throw RowCastError(
+                    .missingField,
+                    "snapshot: a window needs \"limit\", the most rows it holds (1 to \(SnapshotWindow.maximumLimit))",
+                    field: "limit")
+            }
+            return nil
+        }
+        guard limit >= 1, limit <= Double(SnapshotWindow.maximumLimit), limit == limit.rounded() else {
+            throw RowCastError(
+                .invalidField, "snapshot: \"limit\" must be a whole number from 1 to \(SnapshotWindow.maximumLimit)",
+                field: "limit")
+        }
+        if let around {
+            guard offset == nil else {
+                throw RowCastError(
+                    .invalidField, "snapshot: give \"offset\" or \"around\", not both", field: "around")
+            }
+            return SnapshotWindow(start: .around(around), limit: Int(limit))
+        }
+        let start = offset ?? 0
+        guard start >= 0, start < 9e15, start == start.rounded() else {
+            throw RowCastError(
+                .invalidField, "snapshot: \"offset\" must be a whole number from 0 (the first row of the window)",
+                field: "offset")
+        }
+        return SnapshotWindow(start: .offset(Int(start)), limit: Int(limit))
+    }
+
     /// The members each request and object may have, built once: building them per request
     /// hashed a dozen strings and allocated three sets for every item.
     enum Allowed {
         static let common = ["op", "req", "client"]
         static let feed = common + ["feed"]
-        static let snapshot = common + ["feed", "chunked"]
+        static let snapshot = common + ["feed", "chunked", "offset", "around", "limit"]
         static let since = common + ["feed", "epoch", "seq"]
         static let resetAppend = common + ["feed", "reset", "part", "items", "sections"]
         static let resetCommit = common + ["feed", "reset"]
