@@ -399,6 +399,30 @@ class EditFormTest(unittest.TestCase):
         self.assertEqual(self.control.request({"op": "events", "feed": "profile"})["last"], 1, "one edit event")
         self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-edit-form.png"))
 
+    def test_yaml_cells_are_drawn_as_cells_not_as_key_value_lists(self):
+        self.open_example("profile")
+        self.wait_for("!!document.querySelector('li.rc-row[data-row-id=\"logout\"]')", "the logout row")
+        drawn = self.browser.evaluate(r"""(() => {
+          const row = id => document.querySelector('li.rc-row[data-row-id="' + id + '"]');
+          const text = (id, selector) => { const e = row(id).querySelector(selector); return e ? e.textContent : null; };
+          return {
+            nameTitle: text('name', '.rc-title'), nameSubtitle: text('name', '.rc-subtitle'),
+            nameLists: row('name').querySelectorAll('dl.rc-extra').length,
+            logoutDestructive: row('logout').classList.contains('rc-style-destructive'),
+            logoutHintShown: !row('logout').querySelector('[data-field=style]').hidden,
+            friendThumbs: document.querySelectorAll('li.rc-row[data-type=friend] .rc-thumb').length,
+            friends: document.querySelectorAll('li.rc-row[data-type=friend]').length
+          };
+        })()""")
+        self.assertEqual(drawn["nameTitle"], "Name", drawn)
+        self.assertEqual(drawn["nameSubtitle"], "Ann Example", drawn)
+        self.assertEqual(drawn["nameLists"], 0, "an attribute row has nothing left to list: %s" % drawn)
+        self.assertTrue(drawn["logoutDestructive"], drawn)
+        self.assertFalse(drawn["logoutHintShown"], drawn)
+        self.assertGreater(drawn["friends"], 0, drawn)
+        self.assertEqual(drawn["friendThumbs"], drawn["friends"], drawn)
+        self.browser.screenshot(os.path.join(ARTIFACTS, "gateway-profile.png"))
+
     def test_the_items_rename_and_add_send_their_values(self):
         self.open_example("items")
         self.submit('li.rc-row[data-row-id="t3"]', "rename", "Call the bank at 9")

@@ -328,6 +328,15 @@ class GatewaySelectValueTest(unittest.TestCase):
         self.assertEqual((code, reply["error"]["code"]), (400, "unknown_action"), reply)
         self.assertEqual(self.email_row()["content"]["value"], "ann@example.org", "a refused edit changes nothing")
 
+    def test_the_index_counts_rows_as_people_write_them(self):
+        one = {"id": "solo", "type": "attribute", "data": {"label": "Only", "value": "row"}}
+        self.assertTrue(self.control.request({"op": "upsert", "feed": "one", "item": one})["ok"])
+        rows = sum(len(s["rows"]) for s in self.control.snapshot("profile")["sections"])
+        code, _, body = self.gateway.get("/")
+        self.assertEqual(code, 200, body)
+        self.assertIn('<span class="rc-count">1 row</span>', body)
+        self.assertIn('<span class="rc-count">%d rows</span>' % rows, body)
+
     def test_serve_takes_http_as_rowcastd_writes_it(self):
         process = start_logged(
             [os.path.join(BUILD_DIR, "rowcast"), "serve", "--http", "tcp://127.0.0.1:0",

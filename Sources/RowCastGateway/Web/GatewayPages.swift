@@ -1,3 +1,4 @@
+import RowCastClient
 import RowCastJSON
 
 /// The gateway's HTML pages: the list of feeds and the live page of one feed. Their style and
@@ -49,7 +50,8 @@ enum GatewayPages {
             let escaped = HTMLText.escape(name)
             return
                 "<li data-feed=\"\(escaped)\"><a href=\"/feeds/\(escaped)\"><span class=\"rc-name\">\(escaped)</span>"
-                + "<span class=\"rc-count\">\(rows) rows</span><span class=\"rc-count\">seq \(seq)</span></a></li>"
+                + "<span class=\"rc-count\">\(TextTable.grouped(String(rows))) \(rows == 1 ? "row" : "rows")</span>"
+                + "<span class=\"rc-count\">seq \(TextTable.grouped(String(seq)))</span></a></li>"
         }
         let body =
             items.isEmpty

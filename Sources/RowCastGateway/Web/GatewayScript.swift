@@ -186,26 +186,55 @@ enum GatewayScript {
             return element;
           }
 
+          // A row's content drawn as a cell: the first key of each role that the content has
+          // takes that role (a plugin's `title`, a YAML cell's `name` or `label`, ...); hints
+          // such as `style` change how it looks; whatever is left is listed under it.
+          var roles = {
+            title: ['title', 'name', 'label'],
+            subtitle: ['subtitle', 'detail', 'value', 'email', 'preview', 'placeholder'],
+            image: ['image', 'picture', 'avatar', 'thumbnail'],
+            badge: ['price', 'badge', 'count']
+          };
+          var hints = ['style', 'keyboard', 'preview_lines', 'accessory'];
+
+          function roleKey(content, role, taken) {
+            return roles[role].filter(function (k) { return k in content && taken.indexOf(k) < 0; })[0];
+          }
+
           function fillContent(element, row) {
             var content = row.content || {};
             element.replaceChildren();
-            if ('image' in content) {
+            var taken = [];
+            var keys = {};
+            ['title', 'image', 'subtitle', 'badge'].forEach(function (role) {
+              keys[role] = roleKey(content, role, taken);
+              if (keys[role]) taken.push(keys[role]);
+            });
+            if (keys.image) {
               var thumb = document.createElement('div');
               thumb.className = 'rc-thumb';
-              thumb.dataset.field = 'image';
-              thumb.dataset.value = text(content.image);
-              thumb.title = text(content.image);
-              thumb.textContent = text(content.title || row.id).slice(0, 1).toUpperCase();
-              if (/^https?:\/\//.test(text(content.image))) {
-                thumb.style.backgroundImage = 'url("' + text(content.image).replace(/["\\]/g, '') + '")';
+              thumb.dataset.field = keys.image;
+              thumb.dataset.value = text(content[keys.image]);
+              thumb.title = text(content[keys.image]);
+              thumb.textContent = text(keys.title ? content[keys.title] : row.id).slice(0, 1).toUpperCase();
+              if (/^https?:\/\//.test(text(content[keys.image]))) {
+                thumb.style.backgroundImage = 'url("' + text(content[keys.image]).replace(/["\\]/g, '') + '")';
               }
               element.appendChild(thumb);
             }
             var body = document.createElement('div');
             body.className = 'rc-body';
-            if ('title' in content) body.appendChild(field('div', 'rc-title', 'title', content.title));
-            if ('subtitle' in content) body.appendChild(field('div', 'rc-subtitle', 'subtitle', content.subtitle));
-            var extra = Object.keys(content).filter(function (k) { return ['title', 'subtitle', 'price', 'image'].indexOf(k) < 0; });
+            if (keys.title) body.appendChild(field('div', 'rc-title', keys.title, content[keys.title]));
+            if (keys.subtitle) body.appendChild(field('div', 'rc-subtitle', keys.subtitle, content[keys.subtitle]));
+            hints.forEach(function (key) {
+              if (!(key in content)) return;
+              var hint = field('span', 'rc-hint', key, content[key]);
+              hint.hidden = true;
+              body.appendChild(hint);
+              taken.push(key);
+              if (key === 'style') element.classList.add('rc-style-' + text(content[key]).replace(/[^a-z0-9_-]/gi, ''));
+            });
+            var extra = Object.keys(content).filter(function (k) { return taken.indexOf(k) < 0; });
             if (extra.length) {
               var list = document.createElement('dl');
               list.className = 'rc-extra';
@@ -218,7 +247,7 @@ enum GatewayScript {
               body.appendChild(list);
             }
             element.appendChild(body);
-            if ('price' in content) element.appendChild(field('div', 'rc-price', 'price', content.price));
+            if (keys.badge) element.appendChild(field('div', keys.badge === 'price' ? 'rc-price' : 'rc-badge', keys.badge, content[keys.badge]));
           }
 
           function fillRow(item, row) {

@@ -37,6 +37,9 @@ enum GatewayStyle {
         .rc-extra dt { color: var(--muted); }
         .rc-extra dd { margin: 0; overflow-wrap: anywhere; }
         .rc-price { font-weight: 600; font-variant-numeric: tabular-nums; }
+        .rc-badge { align-self: center; padding: 0 .45rem; border-radius: 999px; background: var(--accent); color: #fff;
+                    font-size: .75rem; font-variant-numeric: tabular-nums; }
+        .rc-style-destructive .rc-title { color: #c62828; }
         .rc-actions { display: flex; gap: .4rem; }
         .rc-action, .rc-save { border: 1px solid var(--accent); color: var(--accent); background: none; border-radius: 999px;
                      padding: .2rem .7rem; font: inherit; font-size: .8rem; cursor: pointer; }
