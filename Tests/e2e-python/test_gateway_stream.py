@@ -204,6 +204,16 @@ class GatewayStreamTest(unittest.TestCase):
             self.assertEqual(code, status, path)
             self.assertIn(text, body, path)
 
+    def test_the_page_holds_its_first_rows_before_its_script_runs(self):
+        for index in range(2, 80):
+            self.publish({"op": "upsert", "feed": FEED, "item": product(str(index), name="Car <%d> & \"co\"" % index, sort=index)})
+        code, _, body = self.gateway.get("/feeds/" + FEED)
+        self.assertEqual(code, 200, body)
+        self.assertIn('<li class="rc-row" data-row-id="1" data-cell="', body)
+        self.assertIn('data-field="title" data-value="Car &lt;50&gt; &amp; &quot;co&quot;"', body)
+        self.assertEqual(body.count('<li class="rc-row"'), 50, "the first 50 rows, no more")
+        self.assertNotIn("<50>", body)
+
     def test_select_runs_the_action_and_maps_errors(self):
         json_type = {"Content-Type": "application/json"}
         code, kind, body = self.gateway.request("POST", "/feeds/%s/rows/1/select" % FEED, headers=json_type)

@@ -26,6 +26,14 @@ struct DaemonQueries: Sendable {
         }
     }
 
+    /// The sections of the first `limit` rows of `feed` (a window snapshot), for the page's
+    /// first paint.
+    func firstRows(feed: String, limit: Int) async throws(RowCastClientError) -> [JSONValue] {
+        try await call("snapshot") { client throws(RowCastClientError) in
+            try client.snapshot(feed: feed, offset: 0, around: nil, limit: limit)["sections"]?.arrayValue ?? []
+        }
+    }
+
     /// The `select` reply of the row `id` of `feed` with `action`, as `rowcast select` gets it.
     func select(
         feed: String, id: String, action: String, value: JSONValue?

@@ -3,6 +3,9 @@ import HummingbirdWebSocket
 import RowCastClient
 
 extension FeedGateway {
+    /// How many rows a feed's page holds before its script runs.
+    static let firstPaintRows = 50
+
     /// `GET /`, `GET /feeds/NAME` and the two assets.
     func installPageRoutes(on router: Router<BasicWebSocketRequestContext>) {
         router.get("/") { _, _ async -> Response in
@@ -18,7 +21,10 @@ extension FeedGateway {
             do throws(GatewayError) {
                 let feed = try Self.feedParameter(context)
                 try await self.requireFeed(feed)
-                return self.html(GatewayPages.feed(feed), status: .ok)
+                // The first rows are in the page itself, readable before its script runs; a
+                // failure to get them costs only that.
+                let sections = try? await self.queries.firstRows(feed: feed, limit: Self.firstPaintRows)
+                return self.html(GatewayPages.feed(feed, firstSections: sections ?? []), status: .ok)
             } catch {
                 return self.html(GatewayPages.problem(error), status: error.status)
             }

@@ -25,15 +25,16 @@ enum GatewayPages {
         """
     }
 
-    /// The live page of `feed`: the sections fill in from the stream.
-    static func feed(_ feed: String) -> String {
+    /// The live page of `feed`, holding `firstSections` (the first rows) as the server drew
+    /// them; the stream's snapshot replaces them.
+    static func feed(_ feed: String, firstSections: [JSONValue] = []) -> String {
         let name = HTMLText.escape(feed)
         return page(
             title: "\(feed) \u{2014} RowCast", heading: "<a href=\"/\">RowCast</a> / \(name)",
             status: "connecting\u{2026}",
             body: """
                 <div class="rc-layout">
-                <main id="feed" data-feed="\(name)"><div id="sections"></div></main>
+                <main id="feed" data-feed="\(name)"><div id="sections">\(RowPresentation.sectionsHTML(firstSections))</div></main>
                 <aside class="rc-panel"><h2>Actions</h2><ol id="events"></ol></aside>
                 </div>
                 """,

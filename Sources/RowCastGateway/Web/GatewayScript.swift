@@ -186,16 +186,10 @@ enum GatewayScript {
             return element;
           }
 
-          // A row's content drawn as a cell: the first key of each role that the content has
-          // takes that role (a plugin's `title`, a YAML cell's `name` or `label`, ...); hints
-          // such as `style` change how it looks; whatever is left is listed under it.
-          var roles = {
-            title: ['title', 'name', 'label'],
-            subtitle: ['subtitle', 'detail', 'value', 'email', 'preview', 'placeholder'],
-            image: ['image', 'picture', 'avatar', 'thumbnail'],
-            badge: ['price', 'badge', 'count']
-          };
-          var hints = ['style', 'keyboard', 'preview_lines', 'accessory'];
+          // A row's content drawn as a cell (RowPresentation's table): the first key of each
+          // role that the content has takes that role (a plugin's `title`, a YAML cell's `name`
+          // or `label`, ...); hints such as `style` change how it looks; the rest is listed.
+          \#(RowPresentation.script)
 
           function roleKey(content, role, taken) {
             return roles[role].filter(function (k) { return k in content && taken.indexOf(k) < 0; })[0];
@@ -206,7 +200,7 @@ enum GatewayScript {
             element.replaceChildren();
             var taken = [];
             var keys = {};
-            ['title', 'image', 'subtitle', 'badge'].forEach(function (role) {
+            Object.keys(roles).forEach(function (role) {
               keys[role] = roleKey(content, role, taken);
               if (keys[role]) taken.push(keys[role]);
             });
