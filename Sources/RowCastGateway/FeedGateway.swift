@@ -34,6 +34,8 @@ public final class FeedGateway: Service, @unchecked Sendable {
     let queries: DaemonQueries
     /// The hubs, by feed; `nil` once stopped.
     private let hubs = LockedValue<[String: FeedHub]?>([:])
+    /// What it counts, when ``GatewayOptions/metricsFactory`` is set.
+    let metrics: GatewayMetrics?
 
     /// A gateway that reaches rowcastd as `options` say; nothing connects before a browser
     /// asks for a feed.
@@ -46,6 +48,7 @@ public final class FeedGateway: Service, @unchecked Sendable {
             throw RowCastClientError(code: "socket_error", message: "cannot create a ZeroMQ context: \(error)")
         }
         queries = DaemonQueries(options: options, context: context)
+        metrics = options.metricsFactory.map(GatewayMetrics.init(factory:))
     }
 
     /// Keeps the replicas until graceful shutdown (or cancellation), retiring those no
@@ -69,6 +72,7 @@ public final class FeedGateway: Service, @unchecked Sendable {
             defer { hubs = nil }
             return Array((hubs ?? [:]).values)
         }
+        metrics?.replicas(0)
         for hub in stopped { hub.stop() }
         return stopped.map(FeedHubHandle.init)
     }
@@ -98,6 +102,7 @@ public final class FeedGateway: Service, @unchecked Sendable {
             } else {
                 hub = FeedHub(feed: feed, options: options, context: context, logger: logger)
                 hubs![feed] = hub
+                metrics?.replicas(hubs!.count)
                 hub.start()
             }
             let (id, outbox) = hub.attach(resume: resume, limit: limit)
@@ -123,6 +128,7 @@ public final class FeedGateway: Service, @unchecked Sendable {
             guard let current = hubs else { return [] }
             let idle = current.values.filter { $0.isIdle(for: lifetime) }
             for hub in idle { hubs![hub.feed] = nil }
+            if !idle.isEmpty { metrics?.replicas(hubs!.count) }
             return idle
         }
         for hub in idle {

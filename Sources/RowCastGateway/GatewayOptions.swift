@@ -1,3 +1,4 @@
+import CoreMetrics
 import RowCastClient
 
 /// How a ``RowCastGateway`` reaches rowcastd and bounds what each browser costs.
@@ -22,6 +23,8 @@ public struct GatewayOptions: Sendable {
     /// Origins (`https://img.example.com`) the page may load row images from; none by default,
     /// and then a row shows its image's initial instead.
     public var imageOrigins: [String] = []
+    /// Where the gateway's metrics are created (``GatewayMetrics``), or nil for none.
+    public var metricsFactory: (any MetricsFactory)?
 
     /// Options with the daemon's default endpoints and the documented bounds.
     public init(

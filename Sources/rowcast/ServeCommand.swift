@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import RowCastClient
 import RowCastGateway
+import Prometheus
 import RowCastHTTP
 import RowCastSupport
 import ServiceLifecycle
@@ -191,9 +192,15 @@ struct ServeCommand: ParsableCommand {
     ) async throws {
         var logger = Logger(label: "rowcast.serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .notice
-        let gateway = try FeedGateway(options: options, logger: logger)
+        let registry = PrometheusCollectorRegistry()
+        var measured = options
+        measured.metricsFactory = DescribedPrometheusFactory(
+            registry: registry,
+            descriptions: GatewayMetrics.descriptions.map { MetricDescription($0.name, help: $0.help) })
+        let gateway = try FeedGateway(options: measured, logger: logger)
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.add(middleware: HTTPOriginMiddleware(policy: policy))
+        MetricsRoute.installer(registry)(router)
         gateway.installRoutes(on: router)
         let app = Application(
             router: router,

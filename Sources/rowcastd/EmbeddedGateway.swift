@@ -1,16 +1,20 @@
+import CoreMetrics
 import Logging
 import RowCastDaemon
 import RowCastGateway
 import RowCastHTTP
 
-/// The web gateway served on rowcastd's own HTTP endpoint (beside `/metrics` and `/healthz`):
+/// The web gateway served on rowcastd's own HTTP endpoint (beside `/metrics`, where its own
+/// metrics appear too, and `/healthz`):
 /// the same `FeedGateway` as `rowcast serve`, a client of this daemon's control and publish
 /// sockets. It is served when the HTTP endpoint is on, CURVE is off (the gateway would need a
 /// client key of its own: run `rowcast serve` with one instead) and both endpoints are fixed
 /// (a wildcard port is only known once bound).
 enum EmbeddedGateway {
     /// The gateway for `configuration`, or nil (with the reason logged) when it is not served.
-    static func make(_ configuration: DaemonConfiguration, logger: Logger) -> FeedGateway? {
+    static func make(
+        _ configuration: DaemonConfiguration, metrics: (any MetricsFactory)?, logger: Logger
+    ) -> FeedGateway? {
         guard !configuration.httpEndpoint.isEmpty else { return nil }
         if configuration.curve {
             logger.info(
@@ -32,6 +36,7 @@ enum EmbeddedGateway {
                 controlEndpoint: connectable(configuration.controlEndpoint),
                 publishEndpoint: connectable(configuration.publishEndpoint))
             options.imageOrigins = configuration.httpImageOrigins
+            options.metricsFactory = metrics
             return try FeedGateway(options: options, logger: Logger(label: "rowcastd.gateway"))
         } catch {
             logger.warning("the web gateway is not served", metadata: ["reason": "\(error)"])

@@ -5,6 +5,7 @@ import Logging
 import Prometheus
 import RowCastEngine
 import RowCastDaemon
+import RowCastGateway
 import RowCastHTTP
 import RowCastJSON
 import RowCastSupport
@@ -447,12 +448,14 @@ struct RowcastdCommand: AsyncParsableCommand {
         // given) and any library's that use the global MetricsSystem; /metrics renders it.
         let registry = PrometheusCollectorRegistry()
         let metricsFactory = DescribedPrometheusFactory(
-            registry: registry, descriptions: DaemonMetricNames.descriptions)
+            registry: registry,
+            descriptions: DaemonMetricNames.descriptions
+                + GatewayMetrics.descriptions.map { MetricDescription($0.name, help: $0.help) })
         MetricsSystem.bootstrap(metricsFactory)
         daemonEnvironment.metrics = metricsFactory
         daemonEnvironment.health = LoopHealth(stall: .milliseconds(configuration.healthStallMilliseconds))
         // The web gateway rides on the HTTP endpoint, as a client of this daemon's sockets.
-        let gateway = EmbeddedGateway.make(configuration, logger: logger)
+        let gateway = EmbeddedGateway.make(configuration, metrics: metricsFactory, logger: logger)
         let daemon = DaemonService(
             configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment,
             registry: registry,

@@ -214,6 +214,39 @@ class GatewayStreamTest(unittest.TestCase):
         self.assertEqual(body.count('<li class="rc-row"'), 50, "the first 50 rows, no more")
         self.assertNotIn("<50>", body)
 
+    def gateway_metrics(self):
+        """The gateway's /metrics as {(name, labels): value}, read with Prometheus' own parser."""
+        from prometheus_client.parser import text_string_to_metric_families
+        code, kind, body = self.gateway.get("/metrics")
+        self.assertEqual(code, 200, body)
+        self.assertIn("text/plain", kind)
+        return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+                for family in text_string_to_metric_families(body) for sample in family.samples}
+
+    def test_metrics_count_connections_messages_and_selects(self):
+        client = StreamClient(self.gateway, FEED)
+        client.connect()
+        self.addCleanup(client.close)
+        seq, epoch = self.publish({"op": "upsert", "feed": FEED, "item": product("2", sort=2)})
+        client.wait_for_seq(seq, epoch)
+        code, _, _ = self.gateway.request("POST", "/feeds/%s/rows/1/select" % FEED,
+                                          headers={"Content-Type": "application/json"})
+        self.assertEqual(code, 200)
+        self.gateway.request("POST", "/feeds/%s/rows/nope/select" % FEED, headers={"Content-Type": "application/json"})
+        metrics = self.gateway_metrics()
+        self.assertEqual(metrics[("rowcast_gateway_connections", ())], 1, metrics)
+        self.assertEqual(metrics[("rowcast_gateway_connections_opened_total", (("kind", "websocket"),))], 1)
+        self.assertEqual(metrics[("rowcast_gateway_replicas", ())], 1)
+        self.assertGreaterEqual(metrics[("rowcast_gateway_messages_sent_total", ())], 2, "the snapshot and a delta")
+        self.assertGreater(metrics[("rowcast_gateway_bytes_sent_total", ())], 100)
+        self.assertEqual(metrics[("rowcast_gateway_selects_total", (("outcome", "ok"),))], 1)
+        self.assertEqual(metrics[("rowcast_gateway_selects_total", (("outcome", "not_found"),))], 1)
+        client.close()
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline and self.gateway_metrics()[("rowcast_gateway_connections", ())] != 0:
+            time.sleep(0.1)
+        self.assertEqual(self.gateway_metrics()[("rowcast_gateway_connections", ())], 0, "the closed connection")
+
     def test_select_runs_the_action_and_maps_errors(self):
         json_type = {"Content-Type": "application/json"}
         code, kind, body = self.gateway.request("POST", "/feeds/%s/rows/1/select" % FEED, headers=json_type)

@@ -42,6 +42,7 @@ extension FeedGateway {
             do throws(RowCastClientError) {
                 reply = try await self.queries.select(feed: feed, id: id, action: select.action, value: select.value)
             } catch {
+                self.metrics?.selected(outcome: error.code)
                 let mapped = DaemonErrorStatus.gatewayError(for: error)
                 let body =
                     error.reply ?? [
@@ -49,6 +50,7 @@ extension FeedGateway {
                     ]
                 return Self.json(body, status: mapped.status)
             }
+            self.metrics?.selected(outcome: "ok")
             return Self.json(reply, status: .ok)
         }
     }

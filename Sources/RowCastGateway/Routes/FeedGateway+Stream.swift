@@ -39,7 +39,11 @@ extension FeedGateway {
         feed: String, resume: ResumePoint?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
         let (hub, id, outbox) = try attach(feed: feed, resume: resume)
-        defer { hub.detach(id) }
+        metrics?.connectionOpened(kind: "websocket")
+        defer {
+            hub.detach(id)
+            metrics?.connectionClosed()
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 // Drains the browser's frames; ends when it closes.
@@ -49,8 +53,10 @@ extension FeedGateway {
                 for await text in outbox.messages {
                     if outbox.hasOverflowed { break }
                     try await outbound.write(.text(text))
+                    self.metrics?.sent(byteCount: text.utf8.count)
                 }
                 if outbox.hasOverflowed {
+                    self.metrics?.overflowed()
                     try await outbound.write(.text(StreamMessages.overflow(feed: feed, limit: outbox.limit)))
                     try await outbound.close(.policyViolation, reason: "send buffer full; resume with since")
                 } else {
@@ -68,12 +74,18 @@ extension FeedGateway {
     func eventStreamBody(feed: String, resume: ResumePoint?) -> ResponseBody {
         ResponseBody { writer in
             let (hub, id, outbox) = try self.attach(feed: feed, resume: resume)
-            defer { hub.detach(id) }
+            self.metrics?.connectionOpened(kind: "sse")
+            defer {
+                hub.detach(id)
+                self.metrics?.connectionClosed()
+            }
             for await text in outbox.messages {
                 if outbox.hasOverflowed { break }
                 try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
+                self.metrics?.sent(byteCount: text.utf8.count)
             }
             if outbox.hasOverflowed {
+                self.metrics?.overflowed()
                 try await writer.write(
                     ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
             }
