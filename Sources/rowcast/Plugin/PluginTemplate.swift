@@ -1,5 +1,5 @@
-/// The files `rowcast plugin new` writes: a Swift package on the installed SDK
-/// (``swiftFiles(name:sdk:)``), or a C file and its Makefile (``cFiles(name:)``).
+/// The files `rowcast plugin new` writes: a Swift package on the plugin SDK
+/// (``swiftFiles(name:sdk:)``), or a C file, its header and its Makefile (``cFiles(name:header:)``).
 enum PluginTemplate {
     /// Whether `name` can name a plugin, its item type and its file (`librowcast-NAME.so`).
     static func isValidName(_ name: String) -> Bool {
@@ -38,7 +38,8 @@ enum PluginTemplate {
                         .library(name: "rowcast-\(name)", type: .dynamic, targets: ["\(target)"]),
                     ],
                     dependencies: [
-                        // The RowCast plugin SDK, as installed with rowcastd; nothing else.
+                        // The RowCast plugin SDK, a local package (no network): the one rowcast
+                        // plugin new found. Point it at another with a path of your own.
                         .package(path: "\(sdk)"),
                     ],
                     targets: [
