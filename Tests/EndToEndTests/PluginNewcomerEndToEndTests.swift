@@ -80,7 +80,8 @@ struct PluginNewcomerEndToEndTests {
             header
                 == (try String(
                     contentsOfFile: sdk + "/Sources/CRowCastPlugin/include/rowcast_plugin.h", encoding: .utf8)))
-        for file in ["note.c", "Makefile", "README.md"] {
+        // The build names no installed header (the README's install line names /usr/local).
+        for file in ["note.c", "Makefile"] {
             let text = try String(contentsOfFile: note + "/" + file, encoding: .utf8)
             #expect(!text.contains("pkg-config") && !text.contains("/usr/local"), "\(file): \(text)")
         }

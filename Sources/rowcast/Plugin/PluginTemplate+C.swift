@@ -131,6 +131,10 @@ extension PluginTemplate {
                 rowcast reload
                 ```
 
+                The install line is for an installed rowcastd. A rowcastd run from a RowCast checkout
+                (`make run`) loads the plugins beside it: copy the file into that checkout's
+                `.build/debug/`, then `rowcast reload`.
+
                 `rowcast_plugin.h` is a copy of the plugin ABI's header from the SDK `rowcast plugin new`
                 found; a plugin built with it loads in any rowcastd of the same ABI version
                 (`ROWCAST_PLUGIN_ABI_VERSION` in the header; `rowcast plugin check` says when it does not).

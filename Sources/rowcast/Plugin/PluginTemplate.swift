@@ -156,6 +156,10 @@ enum PluginTemplate {
                 rowcast reload
                 ```
 
+                The install line is for an installed rowcastd. A rowcastd run from a RowCast checkout
+                (`make run`) loads the plugins beside it: copy the file into that checkout's
+                `.build/debug/`, then `rowcast reload`.
+
                 Build with the same Swift toolchain as rowcastd (see PLUGINS.md, "Toolchains").
 
                 """
