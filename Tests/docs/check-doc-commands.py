@@ -242,17 +242,19 @@ class Walk:
 
     def run(self, command, expected_error):
         """Runs one command to its end; what is wrong with it, or None."""
+        process = subprocess.Popen(["/bin/sh", "-c", command], cwd=self.folder, env=self.environment,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
         try:
-            result = subprocess.run(["/bin/sh", "-c", command], cwd=self.folder, env=self.environment,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    timeout=COMMAND_SECONDS, start_new_session=True)
+            output = process.communicate(timeout=COMMAND_SECONDS)[0].decode(errors="replace")
         except subprocess.TimeoutExpired:
+            stop(process)
+            process.communicate()
             return "did not end within %d s" % COMMAND_SECONDS
-        output = result.stdout.decode(errors="replace")
-        if expected_error is None and result.returncode != 0:
-            return "exit status %d: %s" % (result.returncode, output.strip()[-1500:])
+        if expected_error is None and process.returncode != 0:
+            return "exit status %d: %s" % (process.returncode, output.strip()[-1500:])
         if expected_error is not None:
-            if result.returncode == 0:
+            if process.returncode == 0:
                 return "succeeded, though the doc shows `%s`" % expected_error
             if expected_error not in output:
                 return "printed no `%s`: %s" % (expected_error, output.strip()[-1500:])
@@ -348,7 +350,11 @@ def check(document, helps, plugins):
                     failures.append("%s: %s" % (block.where(), problem))
             elif block.marker.startswith("run"):
                 if walk is None:
-                    walk = Walk(plugins)
+                    try:
+                        walk = Walk(plugins)
+                    except RuntimeError as error:
+                        failures.append("%s: %s" % (block.where(), error))
+                        break
                 for command, expected_error in commands:
                     if re.match(r"^make run(\s|$)", command):
                         continue
