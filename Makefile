@@ -95,7 +95,7 @@ $(BUILD_DIR)/librowcast-%.so: Examples/*/plugin/%.c SDK/Sources/CRowCastPlugin/i
 test: build check-linkage check-docs test-swift test-python
 
 ## check-docs: every path docs/ARCHITECTURE.md and docs/SECURITY.md name exists, and every
-## shell block of README.md, Examples/*/README.md and docs/*.md runs as written against a
+## shell block of every README.md and of docs/*.md runs as written against a
 ## rowcastd of the debug build, or is marked as run by a test or as an illustration, its
 ## rowcast lines checked against --help (docs/TESTING.md, "Commands in the docs"; seconds).
 check-docs:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks that every shell command block of the docs runs as written, or says why it does not.
 
-The documents: README.md, Examples/*/README.md and docs/*.md. Each fenced block whose info
+The documents: every README.md of the repository (README.md, Examples/, Benchmarks/, ...) and
+docs/*.md. Each fenced block whose info
 string is sh, bash, shell or console must have, on the line before its fence, one of these
 markers (docs/TESTING.md, "Commands in the docs"):
 
@@ -56,9 +57,10 @@ READY_SECONDS = 30
 
 
 def documents():
-    """The documents the check walks, relative to the repository root."""
-    found = ["README.md"] + sorted(glob.glob("Examples/*/README.md", root_dir=ROOT))
-    return found + sorted(glob.glob("docs/*.md", root_dir=ROOT))
+    """The documents the check walks, relative to the repository root: every README.md outside
+    hidden folders (.build), and docs/*.md."""
+    readmes = glob.glob("**/README.md", root_dir=ROOT, recursive=True)
+    return sorted(readmes, key=lambda path: (path.count("/"), path)) + sorted(glob.glob("docs/*.md", root_dir=ROOT))
 
 
 class Block:
