@@ -51,6 +51,12 @@ struct PluginNewcomerEndToEndTests {
             in: outside.path, environment: environment, timeout: 900)
         #expect(swift.status == 0, "\(swift.output.suffix(3000))")
         #expect(swift.output.contains("plugin SDK: \(sdk) (the source tree rowcast was built in)"), "\(swift.output)")
+        // The PATH finds this rowcast, so the next step names it plainly.
+        #expect(
+            swift.output.contains(
+                "next: cd article && swift build -c release && rowcast plugin render .build/release/librowcast-article.so"
+            ),
+            "\(swift.output)")
         #expect(
             Self.rows(swift.output) == [
                 #"{"id":"1","type":"article","cell":"ArticleCell","height":64,"content":{"title":"Hello","summary":"My first row"},"actions":[{"name":"select","kind":"open","params":{"id":"1"}}]}"#
@@ -171,6 +177,8 @@ struct PluginNewcomerEndToEndTests {
         let right = try ProgramRun.run(
             "/bin/sh", ["-c", "cd '\(lone.path)' && '\(rowcast)' plugin new note --c --sdk '\(given)'"])
         #expect(right.status == 0 && right.output.contains("plugin SDK: \(given) (--sdk)"), "\(right.output)")
+        // A rowcast the PATH does not find is named by its path in the next step.
+        #expect(right.output.contains("&& \(rowcast) plugin render librowcast-note.so"), "\(right.output)")
         #expect(FileManager.default.fileExists(atPath: lone.path + "/note/rowcast_plugin.h"))
     }
 }

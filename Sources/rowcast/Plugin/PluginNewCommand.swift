@@ -65,14 +65,28 @@ struct PluginNewCommand: ParsableCommand {
             Output.line("wrote \(folder)/: " + files.map(\.path).joined(separator: ", "))
             Output.line("plugin SDK: \(kit.path) (\(kit.origin))")
             let library = "librowcast-\(name).so"
+            let rowcast = Self.commandName()
             if c {
-                Output.line("next: cd \(folder) && make && rowcast plugin render \(library) --item item.json")
+                Output.line("next: cd \(folder) && make && \(rowcast) plugin render \(library) --item item.json")
             } else {
                 Output.line(
-                    "next: cd \(folder) && swift build -c release && rowcast plugin render .build/release/\(library) --item item.json"
+                    "next: cd \(folder) && swift build -c release && \(rowcast) plugin render .build/release/\(library) --item item.json"
                 )
             }
         }
+    }
+
+    /// How to run this rowcast in the next step's command: `rowcast` when the PATH finds this
+    /// very executable, else its full path (a checkout's `.build/debug/rowcast`, say).
+    static func commandName() -> String {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for directory in path.split(separator: ":") {
+            let candidate = String(directory) + "/rowcast"
+            guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
+            return URL(fileURLWithPath: candidate).resolvingSymlinksInPath().path == executable ? "rowcast" : executable
+        }
+        return executable
     }
 
     /// `path` made absolute, with `.` and `..` components resolved.
