@@ -11,13 +11,17 @@ import Testing
 struct PluginNewcomerEndToEndTests {
     /// A shell prefix: `rowcast` of this build first on the PATH, no pkg-config search path
     /// (PKG_CONFIG_LIBDIR replaces even the default /usr/local/lib/pkgconfig), no include path
-    /// from the environment.
+    /// from the environment, and HTTP proxies on a closed port (a package registry or download
+    /// would fail). That the plugin resolved nothing remote, not even from a local git mirror,
+    /// the test checks in its `.build/checkouts`.
     static func environment(_ outside: TemporaryDirectory) throws -> String {
         let bin = (try BuildProducts.path("rowcast") as NSString).deletingLastPathComponent
         let empty = outside.path + "/no-pkgconfig"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         return
-            "export PATH='\(bin)':\"$PATH\" PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR='\(empty)' && unset CPATH C_INCLUDE_PATH && "
+            "export PATH='\(bin)':\"$PATH\" PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR='\(empty)' "
+            + "http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 ALL_PROXY=http://127.0.0.1:9 "
+            + "&& unset CPATH C_INCLUDE_PATH && "
     }
 
     /// Runs `script` with `/bin/sh -e` in `directory` after `environment`, killed after `timeout` seconds.

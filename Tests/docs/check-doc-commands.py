@@ -98,7 +98,7 @@ def blocks(document):
 def logical_lines(lines):
     """The block's commands: continuation lines joined, a here-document kept with its command,
     comment-only lines dropped except `# error: ...` right after a command, which is attached to
-    it. Yields (command text, expected error or None)."""
+    it. Returns (command text, expected error or None) pairs."""
     commands, index = [], 0
     while index < len(lines):
         line = lines[index]
