@@ -160,9 +160,12 @@ struct PluginNewcomerEndToEndTests {
             "\(snapshot.stdout)")
     }
 
-    @Test("rowcast plugin new with no SDK beside it or its build tree says where it looked and how to give one")
+    @Test(
+        "rowcast plugin new with no SDK beside it or its build tree says where it looked and how to give one; --sdk takes an SDK folder of any name"
+    )
     func noSDKFound() throws {
         let lone = try TemporaryDirectory("rowcast-lone")
+        defer { PluginSDKEndToEndTests.removeBuildLocks(of: lone.path + "/article") }
         let rowcast = lone.path + "/bin/rowcast"
         try FileManager.default.createDirectory(atPath: lone.path + "/bin", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: try BuildProducts.path("rowcast"), toPath: rowcast)
@@ -184,5 +187,22 @@ struct PluginNewcomerEndToEndTests {
         // A rowcast the PATH does not find is named by its path in the next step.
         #expect(right.output.contains("&& \(rowcast) plugin render librowcast-note.so"), "\(right.output)")
         #expect(FileManager.default.fileExists(atPath: lone.path + "/note/rowcast_plugin.h"))
+
+        // A copy of the SDK in a folder of another name: the manifest names the package by
+        // that folder's identity (its name, lowercased), and SwiftPM accepts the graph.
+        let copy = lone.path + "/My-SDK"
+        try FileManager.default.copyItem(atPath: given, toPath: copy)
+        let swift = try ProgramRun.run(
+            "/bin/sh",
+            [
+                "-c",
+                "cd '\(lone.path)' && '\(rowcast)' plugin new article --sdk My-SDK && cd article && swift package describe",
+            ],
+            timeout: 300)
+        #expect(swift.status == 0 && swift.output.contains("Name: rowcast-article"), "\(swift.output.suffix(2000))")
+        let manifest = try String(contentsOfFile: lone.path + "/article/Package.swift", encoding: .utf8)
+        #expect(
+            manifest.contains(".package(path: \"\(copy)\")")
+                && manifest.contains(#".product(name: "RowCastKit", package: "my-sdk")"#), "\(manifest)")
     }
 }

@@ -19,8 +19,17 @@ enum PluginTemplate {
         #"{"id":"1","type":"\#(name)","data":{"title":"Hello","summary":"My first row"}}"# + "\n"
     }
 
+    /// `text` escaped for the inside of a Swift string literal.
+    static func literal(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+
     /// Package.swift, the controller, the entry symbol, a test, item.json, README.md and .gitignore.
     static func swiftFiles(name: String, sdk: String) -> [(path: String, text: String)] {
+        // A path dependency's package identity is its folder's name, lowercased (`sdk` for an
+        // installed SDK and a checkout's SDK/, whatever --sdk names otherwise).
+        let identity = literal(String(sdk.split(separator: "/").last ?? "sdk").lowercased())
+        let sdk = literal(sdk)
         let type = typeName(name)
         let target = type + "Cell"
         return [
@@ -39,14 +48,14 @@ enum PluginTemplate {
                     ],
                     dependencies: [
                         // The RowCast plugin SDK, a local package (no network): the one rowcast
-                        // plugin new found. Point it at another with a path of your own.
+                        // plugin new found. Its folder's name, lowercased, is the package: below.
                         .package(path: "\(sdk)"),
                     ],
                     targets: [
-                        .target(name: "\(target)", dependencies: [.product(name: "RowCastKit", package: "sdk")]),
+                        .target(name: "\(target)", dependencies: [.product(name: "RowCastKit", package: "\(identity)")]),
                         .testTarget(
                             name: "\(target)Tests",
-                            dependencies: ["\(target)", .product(name: "RowCastKitTesting", package: "sdk")]
+                            dependencies: ["\(target)", .product(name: "RowCastKitTesting", package: "\(identity)")]
                         ),
                     ]
                 )
