@@ -22,7 +22,8 @@ for expected in \
     "$fixture:22: \`false\`: exit status 1" \
     "$fixture:30: \`rowcast status\`: succeeded, though the doc shows \`error: missing_field" \
     "$fixture:38: no test file Tests/**/NoSuchEndToEndTests.swift" \
-    "$fixture:44: an unlabeled block of commands"; do
+    "$fixture:44: an unlabeled block of commands" \
+    "$fixture:48: \`rowcast status --no-such-flag\`: rowcast status has no option --no-such-flag"; do
     case "$output" in
         *"$expected"*) ;;
         *) echo "check-doc-commands-refuses: no complaint \"$expected\""; missed=1 ;;

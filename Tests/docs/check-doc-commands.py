@@ -27,7 +27,8 @@ markers (docs/TESTING.md, "Commands in the docs"):
 Whatever the marker, each `rowcast` and `rowcastd` command line is checked against this
 build's `--help`: its subcommands and every --option it uses must exist. An unlabeled fence
 whose lines look like commands (`rowcast ...`, `make ...`, `sudo ...`) is refused too: label
-it sh (and mark it) or give it an info string such as text.
+it sh (and mark it) or give it an info string such as text. A `rowcast ...` or `rowcastd ...`
+command in running text (an inline code span on one line) gets the same --help check.
 
 Exits 0 when every block passes, 1 naming each that does not. Needs the build (make build):
 ROWCAST_BUILD_DIR (default .build/debug) holds rowcast, rowcastd and the plugins.
@@ -327,9 +328,31 @@ def test_names_document(name, document):
     return "no test file Tests/**/%s.swift or .py" % name
 
 
+def inline_problems(document, helps):
+    """What is wrong with the rowcast and rowcastd commands in `document`'s running text: inline
+    code spans on one line, outside fenced blocks, that start with one of them."""
+    problems = []
+    with open(os.path.join(ROOT, document), encoding="utf-8") as file:
+        lines = file.read().split("\n")
+    fenced = False
+    for number, line in enumerate(lines, start=1):
+        if line.strip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for span in re.findall(r"`([^`]+)`", line):
+            if re.match(r"^(\.build/\w+/)?rowcastd? ", span):
+                for words in command_words(span):
+                    problems += ["%s:%d: `%s`: %s" % (document, number, span, problem)
+                                 for problem in helps.problems(words)]
+    return problems
+
+
 def check(document, helps, plugins):
-    """The failures of one document's blocks (strings), and how many blocks it checked."""
-    failures, checked, walk = [], 0, None
+    """The failures of one document's blocks and running text (strings), and how many blocks
+    it checked."""
+    failures, checked, walk = inline_problems(document, helps), 0, None
     try:
         for block in blocks(document):
             if block.info.split(" ")[0] not in SHELL_INFOS:
