@@ -232,6 +232,7 @@ class Walk:
         })
 
     def ready_line(self):
+        """The endpoints of rowcastd's ready line, read within READY_SECONDS."""
         deadline, buffer = time.monotonic() + READY_SECONDS, b""
         while time.monotonic() < deadline and self.daemon.poll() is None:
             readable, _, _ = select.select([self.daemon.stdout], [], [], 0.1)
@@ -280,6 +281,7 @@ class Walk:
         return None
 
     def close(self):
+        """Stops rowcastd and removes the scratch folder and the state."""
         stop(self.daemon)
         self.daemon.stdout.close()
         self.log.close()
@@ -318,7 +320,8 @@ def plugin_directory():
 
 
 def test_names_document(name, document):
-    """Whether a test file NAME.swift or NAME.py under Tests/ exists and names `document`."""
+    """None when a test file NAME.swift or NAME.py under Tests/ exists and names `document`, else
+    what is wrong."""
     for path in glob.glob(os.path.join(ROOT, "Tests", "**", name + ".*"), recursive=True):
         if path.endswith((".swift", ".py")):
             with open(path, encoding="utf-8") as file:
