@@ -94,10 +94,15 @@ $(BUILD_DIR)/librowcast-%.so: Examples/*/plugin/%.c SDK/Sources/CRowCastPlugin/i
 ## leaves screenshots in .build/artifacts/).
 test: build check-linkage check-docs test-swift test-python
 
-## check-docs: every path docs/ARCHITECTURE.md names exists.
+## check-docs: every path docs/ARCHITECTURE.md and docs/SECURITY.md name exists, and every
+## shell block of every README.md and of docs/*.md runs as written against a
+## rowcastd of the debug build, or is marked as run by a test or as an illustration, its
+## rowcast lines checked against --help (docs/TESTING.md, "Commands in the docs"; seconds).
 check-docs:
 	@Tests/docs/check-architecture-paths.sh
 	@Tests/docs/check-architecture-paths.sh docs/SECURITY.md
+	@ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/docs/check-doc-commands.py
+	@ROWCAST_BUILD_DIR=$(BUILD_DIR) PYTHON=$(PYTHON) Tests/docs/check-doc-commands-refuses.sh
 
 ## check-linkage: the module seams hold in the built executables (docs/ARCHITECTURE.md):
 ## rowcast links neither GRDB nor SQLite, and rowcast-plugin-host links nothing of the engine,

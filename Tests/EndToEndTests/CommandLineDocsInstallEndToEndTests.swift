@@ -37,8 +37,13 @@ struct CommandLineDocsInstallEndToEndTests {
             #expect(!text.contains("\n\n"), "an empty line in \(path) makes man warn")
         }
         let manual = try String(contentsOfFile: "\(usr)/share/man/man1/rowcast.1", encoding: .utf8)
-        // mdoc writes an option as `Fl -name`.
-        for command in ["publish", "subscribe", "snapshot", "status", "Fl -allow-missing", "Fl -version"] {
+        // mdoc writes an option as `Fl -name`. The pages are generated from the binaries at
+        // install, so they follow each --help: --client and --req (publish) and plugin new's
+        // SDK search are recent ones.
+        for command in [
+            "publish", "subscribe", "snapshot", "status", "Fl -allow-missing", "Fl -version", "Fl -client", "Fl -req",
+            "the SDK/ folder of the RowCast checkout",
+        ] {
             #expect(manual.contains(command), "rowcast.1 does not mention \(command)")
         }
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {

@@ -46,19 +46,22 @@ struct ExampleReadmeEndToEndTests {
     }
 
     @Test(
-        "Examples/recipes/README.md's plugin check and render run as written, rendering feed.ndjson's header and recipes",
+        "Examples/recipes/README.md's cc line, plugin check and render run as written, rendering feed.ndjson's header and recipes",
         .enabled(if: FaultPlugin.compiler != nil, "no C compiler"))
     func recipesReadme() throws {
         let lines = try Self.commands(of: "recipes", block: 1)
         #expect(lines.first?.hasPrefix("cc ") == true, "\(lines)")
-        // A copy of the folder, as an author outside the repository has; the cc line needs the
-        // installed SDK's pkg-config, so the plugin is built against the repository's header.
+        // Every line as written, in a copy of Examples/recipes that sits two folders below a
+        // link to the repository's SDK/, as the folder does in the checkout (the cc line's -I).
         let work = try TemporaryDirectory("rowcast-recipes")
-        let folder = work.path + "/recipes"
+        try FileManager.default.createDirectory(atPath: work.path + "/Examples", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: work.path + "/SDK",
+            withDestinationPath: BuildProducts.repositoryRoot.appendingPathComponent("SDK").path)
+        let folder = work.path + "/Examples/recipes"
         try FileManager.default.copyItem(atPath: ExampleApp(name: "recipes").folder.path, toPath: folder)
-        try FaultPlugin.compile(folder + "/plugin/recipes.c", to: folder + "/librowcast-recipes.so")
         var outputs: [String] = []
-        for line in lines.dropFirst() {
+        for line in lines {
             let run = try Self.run(line, in: folder, control: "tcp://127.0.0.1:1")
             #expect(run.status == 0, "\(line): \(run.output)")
             outputs.append(run.output)

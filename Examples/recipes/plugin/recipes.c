@@ -6,8 +6,10 @@
  * input JSON with a small scanner that never copies or unescapes strings: a string member is
  * passed to the output as the JSON token it was, so it stays correctly escaped.
  *
- * Build: cc -std=c11 -O2 -shared -fPIC $(pkg-config --cflags rowcast-plugin) \
- *            -o librowcast-recipes.so recipes.c
+ * Build (in Examples/recipes; make run builds it too):
+ *   cc -std=c11 -O2 -shared -fPIC -I ../../SDK/Sources/CRowCastPlugin/include \
+ *      -o librowcast-recipes.so plugin/recipes.c
+ * With the SDK installed, $(pkg-config --cflags rowcast-plugin) in place of the -I option.
  */
 #include <rowcast_plugin.h>
 #include <stdio.h>

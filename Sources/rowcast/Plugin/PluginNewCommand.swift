@@ -1,20 +1,23 @@
 import ArgumentParser
 import Foundation
 import RowCastClient
-import RowCastSupport
 
 /// `rowcast plugin new NAME [--c]`: a ready plugin project in a new folder.
 struct PluginNewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "new",
         abstract:
-            "Write a new plugin project in a new folder: a Swift package on the installed SDK, or with --c a C file and a Makefile.",
+            "Write a new plugin project in a new folder: a Swift package on the plugin SDK, or with --c a C file, its header and a Makefile.",
         discussion: """
             The plugin renders items of type NAME. Its folder (NAME, or --directory) must not \
-            exist. A Swift plugin depends on the installed SDK alone (PREFIX/share/rowcast/sdk, \
-            found next to rowcast, or --sdk) and builds with `swift build -c release`; a C \
-            plugin builds with `make`, which takes the header from `pkg-config --cflags \
-            rowcast-plugin`. Each comes with item.json, a sample item for `rowcast plugin render`.
+            exist. Nothing needs installing first: rowcast finds the plugin SDK itself, in this \
+            order: --sdk, the SDK installed beside rowcast (PREFIX/share/rowcast/sdk, from make \
+            install or make install-sdk), or the SDK/ folder of the RowCast checkout rowcast was \
+            built in. A Swift plugin depends on that SDK package by its path (a local package: \
+            swift build resolves it offline) and builds with `swift build -c release`; a C plugin \
+            gets a copy of the SDK's rowcast_plugin.h beside NAME.c and builds with `make` (plain \
+            cc, no pkg-config). Each comes with item.json, a sample item for `rowcast plugin \
+            render`.
 
             Examples:
               rowcast plugin new article && cd article && swift build -c release
@@ -29,7 +32,7 @@ struct PluginNewCommand: ParsableCommand {
             valueName: "name"))
     var name: String
 
-    @Flag(help: "Write a C plugin (NAME.c and a Makefile) instead of a Swift package.")
+    @Flag(help: "Write a C plugin (NAME.c, a copy of rowcast_plugin.h and a Makefile) instead of a Swift package.")
     var c = false
 
     @Option(help: ArgumentHelp("The folder to create. [default: NAME]", valueName: "dir"))
@@ -37,7 +40,7 @@ struct PluginNewCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The installed plugin SDK a Swift plugin depends on. [default: ../share/rowcast/sdk next to rowcast's directory]",
+            "The plugin SDK (a checkout's SDK/ folder, or PREFIX/share/rowcast/sdk). [default: the installed one beside rowcast, else the checkout rowcast was built in]",
             valueName: "dir"))
     var sdk: String?
 
@@ -51,36 +54,39 @@ struct PluginNewCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let folder = directory ?? name
+            let kit = try PluginSDK.locate(given: sdk)
             let files: [(path: String, text: String)]
             if c {
-                files = PluginTemplate.cFiles(name: name)
+                files = PluginTemplate.cFiles(name: name, header: try kit.headerText())
             } else {
-                files = PluginTemplate.swiftFiles(name: name, sdk: try sdkPath())
+                files = PluginTemplate.swiftFiles(name: name, sdk: kit.path)
             }
             try Self.write(files, into: folder)
             Output.line("wrote \(folder)/: " + files.map(\.path).joined(separator: ", "))
+            Output.line("plugin SDK: \(kit.path) (\(kit.origin))")
             let library = "librowcast-\(name).so"
+            let rowcast = Self.commandName()
             if c {
-                Output.line("next: cd \(folder) && make && rowcast plugin render \(library) --item item.json")
+                Output.line("next: cd \(folder) && make && \(rowcast) plugin render \(library) --item item.json")
             } else {
                 Output.line(
-                    "next: cd \(folder) && swift build -c release && rowcast plugin render .build/release/\(library) --item item.json"
+                    "next: cd \(folder) && swift build -c release && \(rowcast) plugin render .build/release/\(library) --item item.json"
                 )
             }
         }
     }
 
-    /// The SDK package's directory: --sdk, or the one installed beside rowcast.
-    func sdkPath() throws(RowCastClientError) -> String {
-        let candidate = sdk ?? ExecutableLocation.directory().map { Self.absolute($0 + "/../share/rowcast/sdk") }
-        guard let candidate, FileManager.default.fileExists(atPath: candidate + "/Package.swift") else {
-            throw RowCastClientError(
-                code: "invalid_request",
-                message:
-                    "no plugin SDK at \(candidate ?? "../share/rowcast/sdk"); install it (make install, or make install-sdk) or give its directory with --sdk (`pkg-config --variable=sdkdir rowcast-plugin`)"
-            )
+    /// How to run this rowcast in the next step's command: `rowcast` when the PATH finds this
+    /// very executable, else its full path (a checkout's `.build/debug/rowcast`, say).
+    static func commandName() -> String {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for directory in path.split(separator: ":") {
+            let candidate = String(directory) + "/rowcast"
+            guard FileManager.default.isExecutableFile(atPath: candidate) else { continue }
+            return URL(fileURLWithPath: candidate).resolvingSymlinksInPath().path == executable ? "rowcast" : executable
         }
-        return Self.absolute(candidate)
+        return executable
     }
 
     /// `path` made absolute, with `.` and `..` components resolved.

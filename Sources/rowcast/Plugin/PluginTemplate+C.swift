@@ -1,14 +1,15 @@
 extension PluginTemplate {
-    /// NAME.c, its Makefile, item.json and README.md.
-    static func cFiles(name: String) -> [(path: String, text: String)] {
+    /// NAME.c, `header` (the SDK's rowcast_plugin.h) beside it, its Makefile, item.json and README.md.
+    static func cFiles(name: String, header: String) -> [(path: String, text: String)] {
         let cell = typeName(name) + "Cell"
         return [
             (
                 "\(name).c",
                 #"""
-                /* The "\#(name)" cell-controller plugin for rowcastd, in C. Build: make */
+                /* The "\#(name)" cell-controller plugin for rowcastd, in C. Build: make
+                   (rowcast_plugin.h, the plugin ABI, is the copy beside this file.) */
                 #include <string.h>
-                #include <rowcast_plugin.h>
+                #include "rowcast_plugin.h"
 
                 static void put(rowcast_sink *sink, const char *text) { sink->write(sink->opaque, text, strlen(text)); }
 
@@ -98,15 +99,16 @@ extension PluginTemplate {
 
                 """#
             ),
+            ("rowcast_plugin.h", header),
             (
                 "Makefile",
                 """
-                # Builds librowcast-\(name).so against the installed plugin header (pkg-config rowcast-plugin).
+                # Builds librowcast-\(name).so; rowcast_plugin.h, the plugin ABI, is the copy beside \(name).c.
                 CC     ?= cc
                 CFLAGS ?= -O2 -Wall -Wextra
 
-                librowcast-\(name).so: \(name).c
-                \t$(CC) $(CFLAGS) -shared -fPIC $$(pkg-config --cflags rowcast-plugin) -o $@ \(name).c
+                librowcast-\(name).so: \(name).c rowcast_plugin.h
+                \t$(CC) $(CFLAGS) -shared -fPIC -o $@ \(name).c
 
                 clean:
                 \trm -f librowcast-\(name).so
@@ -122,12 +124,20 @@ extension PluginTemplate {
                 # The \(name) plugin for rowcastd, in C
 
                 ```sh
-                make                          # librowcast-\(name).so
+                make                          # librowcast-\(name).so (cc -shared -fPIC -o librowcast-\(name).so \(name).c)
                 rowcast plugin check librowcast-\(name).so
                 rowcast plugin render librowcast-\(name).so --item item.json
                 sudo install -m 0644 librowcast-\(name).so /usr/local/lib/rowcast/plugins/
                 rowcast reload
                 ```
+
+                The install line is for an installed rowcastd. A rowcastd run from a RowCast checkout
+                (`make run`) loads the plugins beside it: copy the file into that checkout's
+                `.build/debug/`, then `rowcast reload`.
+
+                `rowcast_plugin.h` is a copy of the plugin ABI's header from the SDK `rowcast plugin new`
+                found; a plugin built with it loads in any rowcastd of the same ABI version
+                (`ROWCAST_PLUGIN_ABI_VERSION` in the header; `rowcast plugin check` says when it does not).
 
                 """
             ),

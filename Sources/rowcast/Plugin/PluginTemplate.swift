@@ -1,5 +1,5 @@
-/// The files `rowcast plugin new` writes: a Swift package on the installed SDK
-/// (``swiftFiles(name:sdk:)``), or a C file and its Makefile (``cFiles(name:)``).
+/// The files `rowcast plugin new` writes: a Swift package on the plugin SDK
+/// (``swiftFiles(name:sdk:)``), or a C file, its header and its Makefile (``cFiles(name:header:)``).
 enum PluginTemplate {
     /// Whether `name` can name a plugin, its item type and its file (`librowcast-NAME.so`).
     static func isValidName(_ name: String) -> Bool {
@@ -19,8 +19,17 @@ enum PluginTemplate {
         #"{"id":"1","type":"\#(name)","data":{"title":"Hello","summary":"My first row"}}"# + "\n"
     }
 
+    /// `text` escaped for the inside of a Swift string literal.
+    static func literal(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+
     /// Package.swift, the controller, the entry symbol, a test, item.json, README.md and .gitignore.
     static func swiftFiles(name: String, sdk: String) -> [(path: String, text: String)] {
+        // A path dependency's package identity is its folder's name, lowercased (`sdk` for an
+        // installed SDK and a checkout's SDK/, whatever --sdk names otherwise).
+        let identity = literal(String(sdk.split(separator: "/").last ?? "sdk").lowercased())
+        let sdk = literal(sdk)
         let type = typeName(name)
         let target = type + "Cell"
         return [
@@ -38,14 +47,15 @@ enum PluginTemplate {
                         .library(name: "rowcast-\(name)", type: .dynamic, targets: ["\(target)"]),
                     ],
                     dependencies: [
-                        // The RowCast plugin SDK, as installed with rowcastd; nothing else.
+                        // The RowCast plugin SDK, a local package (no network): the one rowcast
+                        // plugin new found. Its folder's name, lowercased, is the package: below.
                         .package(path: "\(sdk)"),
                     ],
                     targets: [
-                        .target(name: "\(target)", dependencies: [.product(name: "RowCastKit", package: "sdk")]),
+                        .target(name: "\(target)", dependencies: [.product(name: "RowCastKit", package: "\(identity)")]),
                         .testTarget(
                             name: "\(target)Tests",
-                            dependencies: ["\(target)", .product(name: "RowCastKitTesting", package: "sdk")]
+                            dependencies: ["\(target)", .product(name: "RowCastKitTesting", package: "\(identity)")]
                         ),
                     ]
                 )
@@ -154,6 +164,10 @@ enum PluginTemplate {
                 sudo install -m 0644 .build/release/librowcast-\(name).so /usr/local/lib/rowcast/plugins/
                 rowcast reload
                 ```
+
+                The install line is for an installed rowcastd. A rowcastd run from a RowCast checkout
+                (`make run`) loads the plugins beside it: copy the file into that checkout's
+                `.build/debug/`, then `rowcast reload`.
 
                 Build with the same Swift toolchain as rowcastd (see PLUGINS.md, "Toolchains").
 
