@@ -68,6 +68,8 @@ final class WALCheckpointer: @unchecked Sendable {
     private var policy = Policy(interval: WALCheckpointer.interval, restartFrames: WALCheckpointer.restartFrames)
     /// The database's directory, whose volume's free space picks the policy.
     private let directory: String
+    /// Whether the thread runs at a lower priority than the loop (see `run`).
+    private let lowersPriority: Bool
 
     /// Opens a second connection to the database at `path` and starts the thread.
     init(path: String, logger: Logger) throws {
@@ -80,6 +82,7 @@ final class WALCheckpointer: @unchecked Sendable {
         self.path = path
         self.logger = logger
         directory = StateDirectory.directory(of: path)
+        lowersPriority = (StateDirectory.freeBytes(in: directory) ?? .max) >= Self.smallVolumeBytes
         NamedThread.start("rowcast-checkpt") { [self] in run() }
     }
 
@@ -104,8 +107,14 @@ final class WALCheckpointer: @unchecked Sendable {
 
     private func run() {
         // Lower priority than the loop thread: a checkpoint is never urgent, and on a small
-        // machine its copying would otherwise take the core a commit is waiting for.
-        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)  // 0: this thread (Linux)
+        // machine its copying would otherwise take the core a commit is waiting for. Not on a
+        // small volume (little free space when the store opened), where it is urgent: there a
+        // starved checkpointer holding SQLite's checkpoint lock made the commits' own backstop
+        // checkpoints find the database busy, and the log filled a 2 MiB volume on a loaded
+        // 2-core machine.
+        if lowersPriority {
+            setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)  // 0: this thread (Linux)
+        }
         condition.lock()
         while true {
             // Idle until a commit arrives, then at most `interval` until the checkpoint.
