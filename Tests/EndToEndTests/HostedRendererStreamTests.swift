@@ -146,6 +146,7 @@ struct HostedRendererStreamTests {
         // A good item in the pause is not sent either; after it, one is.
         #expect(renderer.render([Self.job("early")]).map(Self.summary) == ["plugin_unavailable"])
         Thread.sleep(forTimeInterval: pausedFor / 1000 + 0.05)
+        #expect(renderer.hostsDescription().first?["state"] == "restarting", "the pause is over; no host yet")
         #expect(renderer.render([Self.job("after")]).map(Self.summary) == ["ok"])
         let host = try #require(renderer.hostsDescription().first)
         #expect(host["restarts"]?.numberValue == 3)

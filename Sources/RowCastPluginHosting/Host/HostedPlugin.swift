@@ -114,13 +114,18 @@ public final class HostedPlugin: RegisteredPlugin {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
+    /// Where the host is now: a pause that ended leaves it dead until the next call.
+    var currentState: HostStatistics.State {
+        statistics.state == .backoff && breaker.remainingPause(at: .now) == nil ? .restarting : statistics.state
+    }
+
     /// `{"plugin","version","file","pid","state","restarts","rendered","faults","lastFault",
     /// "pausedFor"}` (`pausedFor`: milliseconds left of a pause, or null).
     public var hostDescription: JSONValue {
         var object: JSONObject = [
             "plugin": .string(name), "version": .string(version), "file": .string(file),
             "pid": statistics.pid.map { .number(Double($0)) } ?? .null,
-            "state": .string(statistics.state.rawValue),
+            "state": .string(currentState.rawValue),
             "restarts": .number(Double(statistics.restarts)),
             "rendered": .number(Double(statistics.rendered)),
             "faults": .number(Double(statistics.faults)),
