@@ -21,10 +21,15 @@ final class HostReaper: Sendable {
         reapExited()
     }
 
-    /// Reaps every adopted host that has exited.
+    /// Reaps every adopted host that has exited, after killing what is left of its process
+    /// group (what it started), while its unreaped pid keeps the group's id from being reused.
     func reapExited() {
         pending.withLock { pids in
             pids.removeAll { pid in
+                var info = siginfo_t()
+                guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return errno == ECHILD }
+                guard info._sifields._sigchld.si_pid == pid else { return false }  // still running
+                kill(-pid, SIGKILL)
                 var status: Int32 = 0
                 let result = waitpid(pid, &status, WNOHANG)
                 return result == pid || (result < 0 && errno == ECHILD)
@@ -40,7 +45,7 @@ final class HostReaper: Sendable {
             usleep(2000)
         }
         let left = pending.withLock { $0 }
-        for pid in left { kill(pid, SIGKILL) }
+        for pid in left { kill(-pid, SIGKILL); kill(pid, SIGKILL) }
         for pid in left {
             var status: Int32 = 0
             _ = waitpid(pid, &status, 0)

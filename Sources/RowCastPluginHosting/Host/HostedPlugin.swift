@@ -30,6 +30,8 @@ public final class HostedPlugin: RegisteredPlugin {
     public let abiRevision: Int
     /// What the host did so far.
     public internal(set) var statistics = HostStatistics()
+    /// The confinement its host reported at its last start, with rowcastd's own part.
+    public internal(set) var confinement: HostConfinement
 
     private let image: PluginImage
     let settings: PluginHostSettings
@@ -56,6 +58,7 @@ public final class HostedPlugin: RegisteredPlugin {
         headerTypes = hello.headerTypes
         handlesSelect = hello.handlesSelect
         abiRevision = hello.abiRevision
+        confinement = Self.confinement(reported: hello.confinement)
         fileIdentity = image.identity
         self.image = image
         self.process = process
@@ -71,7 +74,25 @@ public final class HostedPlugin: RegisteredPlugin {
     ) throws(PluginRefusal) -> HostedPlugin {
         let image = try PluginImage.copy(of: file)
         let (process, hello) = try PluginHostProcess.start(image, settings: settings, logger: logger)
-        return HostedPlugin(hello: hello, image: image, process: process, settings: settings, logger: logger)
+        let plugin = HostedPlugin(hello: hello, image: image, process: process, settings: settings, logger: logger)
+        plugin.logConfinement()
+        return plugin
+    }
+
+    /// The confinement a host `reported`, with what rowcastd adds: the process group.
+    static func confinement(reported: HostConfinement) -> HostConfinement {
+        var confinement = reported
+        confinement.measures.append(HostConfinement.Measure.processGroup)
+        return confinement
+    }
+
+    /// Logs the confinement in force, and each gap as a warning.
+    func logConfinement() {
+        let metadata: Logger.Metadata = ["plugin": "\(name)", "file": "\(file)"]
+        logger.info("plugin host confined by \(confinement.summary)", metadata: metadata)
+        for gap in confinement.gaps {
+            logger.warning("plugin host not confined by \(gap)", metadata: metadata)
+        }
     }
 
     /// Whether it renders section headers.
@@ -103,8 +124,13 @@ public final class HostedPlugin: RegisteredPlugin {
             usleep(UInt32(delay.milliseconds * 1000))
         }
         statistics.state = .starting
-        let (process, _) = try PluginHostProcess.start(image, settings: settings, logger: logger)
+        let (process, hello) = try PluginHostProcess.start(image, settings: settings, logger: logger)
         self.process = process
+        let confinement = Self.confinement(reported: hello.confinement)
+        if confinement != self.confinement {
+            self.confinement = confinement
+            logConfinement()
+        }
         statistics.restarts += 1
         statistics.pid = process.pid
         statistics.state = .running
@@ -122,7 +148,8 @@ public final class HostedPlugin: RegisteredPlugin {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
-    /// `{"plugin","version","file","pid","state","restarts","rendered","faults","lastFault"}`.
+    /// `{"plugin","version","file","pid","state","restarts","rendered","faults","lastFault",
+    /// "confinement"}`.
     public var hostDescription: JSONValue {
         var object: JSONObject = [
             "plugin": .string(name), "version": .string(version), "file": .string(file),
@@ -133,6 +160,7 @@ public final class HostedPlugin: RegisteredPlugin {
             "faults": .number(Double(statistics.faults)),
         ]
         object.append(key: "lastFault", value: statistics.lastFault?.json ?? .null)
+        object.append(key: "confinement", value: confinement.json)
         return .object(object)
     }
 }

@@ -46,7 +46,7 @@ final class PluginHostProcess {
     deinit {
         close(channel)
         if !exited {
-            if !retired { kill(pid, SIGKILL) }
+            if !retired { killGroup() }
             HostReaper.shared.adopt(pid)
         }
     }
@@ -88,6 +88,7 @@ final class PluginHostProcess {
         }
         var arguments = [settings.executable, "--file", image.file, "--memory-mb", String(settings.memoryMegabytes)]
         if let user = settings.user, !user.isEmpty { arguments += ["--user", user] }
+        arguments += ["--confinement", settings.isUnconfined(image.file) ? "relaxed" : "strict"]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         // No Swift backtracer in a host: symbolicating a plugin's crash takes seconds, which
         // would turn every crash into a timeout and hold the loop meanwhile.
@@ -152,7 +153,7 @@ final class PluginHostProcess {
         batchWriter.removeAll(keepingCapacityUpTo: Self.keptBatchCapacity)
         HostCall.writeBatchFrame(calls, into: &batchWriter)
         guard HostFrame.send(batchWriter.bytes, on: channel) else {
-            kill(pid, SIGKILL)  // gone, or no longer reading its channel
+            killGroup()  // gone, or no longer reading its channel
             return HostFault(.crashed, "the host did not take the batch (\(reap()))")
         }
         seenCalls = page.callsStarted
@@ -194,7 +195,7 @@ final class PluginHostProcess {
                     }
                 }
                 let index = page.currentIndex
-                kill(pid, SIGKILL)
+                killGroup()
                 _ = reap()
                 return .fault(
                     HostFault(.timeout, "a callback ran longer than \(timeout.milliseconds) ms; the host was killed"),
@@ -234,7 +235,7 @@ final class PluginHostProcess {
     /// Kills a host that broke the channel protocol (`problem` says how).
     func abandon(because problem: String) -> Event {
         let index = page.currentIndex
-        kill(pid, SIGKILL)
+        killGroup()
         return .fault(
             HostFault(.crashed, "the host broke the channel protocol (\(problem)); it was killed (\(reap()))"),
             index: index)
@@ -265,17 +266,26 @@ final class PluginHostProcess {
         return .idle
     }
 
-    /// Waits for the dead (or killed) host and says how it ended.
+    /// Kills the host and whatever it started: its process group (its own, see
+    /// `rowcast_spawn`), which a child can leave only where seccomp is not in force.
+    private func killGroup() {
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
+    }
+
+    /// Waits for the dead (or killed) host and says how it ended. What the host started dies
+    /// with it: its process group is killed while the host's pid is still held (unreaped).
     private func reap() -> String {
         log.drain()
         guard !exited else { return "already reaped" }
+        kill(-pid, SIGKILL)
         var status: Int32 = 0
         var result: pid_t
         let deadline = ContinuousClock.now + .seconds(2)
         repeat {
             result = waitpid(pid, &status, WNOHANG)
             if result == 0 {
-                if ContinuousClock.now >= deadline { kill(pid, SIGKILL) }
+                if ContinuousClock.now >= deadline { killGroup() }
                 usleep(1000)
             }
         } while result == 0 || (result < 0 && errno == EINTR)
