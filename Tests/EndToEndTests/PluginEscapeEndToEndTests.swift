@@ -111,6 +111,13 @@ struct PluginEscapeEndToEndTests {
         /// Landlock, at any ABI version.
         static var landlock: Bool { rowcast_landlock_abi() > 0 }
 
+        /// A cgroup v1 memory or pids hierarchy that root may make groups in.
+        static var controlGroup: Bool {
+            let groups = (try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)) ?? ""
+            return geteuid() == 0
+                && groups.split(separator: "\n").contains { $0.contains(":memory:") || $0.contains(":pids:") }
+        }
+
         /// A new network namespace for root (`unshare -n true`).
         static var networkNamespace: Bool {
             guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return false }
@@ -159,6 +166,16 @@ struct PluginEscapeEndToEndTests {
             #expect(
                 !available, "the kernel offers \(name) but the host is not under it: \(host["confinement"] ?? .null)")
             Self.note("\(name) is not available here (\(host["confinement"] ?? .null)); checking the fallback")
+        }
+
+        // A control group of its own, where rowcastd may make one, that the host is in.
+        let hostPID = Int32(host["pid"]?.numberValue ?? 0)
+        if measures.contains(where: { $0.hasPrefix("cgroup") }) {
+            let groups = (try? String(contentsOfFile: "/proc/\(hostPID)/cgroup", encoding: .utf8)) ?? ""
+            #expect(groups.contains("/rowcast-"), "the host is not in its control group: \(groups)")
+        } else {
+            #expect(!Kernel.controlGroup, "rowcastd may make a control group but the host has none: \(host)")
+            Self.note("no control group per host here; the process group and the limits stand in")
         }
 
         // rowcast status names the confinement in force, measure by measure.
@@ -268,6 +285,15 @@ struct PluginEscapeEndToEndTests {
         // ... a bounded number of them ...
         let children = try Self.attempt(peer, "children")
         #expect(children["outcome"] == "ran" && (children["children"]?.numberValue ?? 9) <= 3, "\(children)")
+        // ... whose memory counts against the host's: with a control group, 3 x 96 MiB cannot
+        // all live under its 256 MiB (the kernel kills one); without, each has its own limit.
+        let survivors = Int(children["survivors"]?.numberValue ?? 9)
+        if confinement.measures.contains(where: { $0.hasPrefix("cgroup memory 256 MiB") }) {
+            #expect(survivors * 96 < 256, "children held more than the host's limit together: \(children)")
+        } else {
+            #expect(survivors <= 3, "\(children)")
+            Self.note("no control group of its own here: children are bounded one by one (\(children))")
+        }
 
         // ... but what it starts cannot leave the host's process group, and dies with the host.
         let detached = try Self.attempt(peer, "detached")

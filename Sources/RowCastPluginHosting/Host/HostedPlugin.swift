@@ -58,7 +58,7 @@ public final class HostedPlugin: RegisteredPlugin {
         headerTypes = hello.headerTypes
         handlesSelect = hello.handlesSelect
         abiRevision = hello.abiRevision
-        confinement = Self.confinement(reported: hello.confinement)
+        confinement = Self.confinement(reported: hello.confinement, process: process)
         fileIdentity = image.identity
         self.image = image
         self.process = process
@@ -79,10 +79,16 @@ public final class HostedPlugin: RegisteredPlugin {
         return plugin
     }
 
-    /// The confinement a host `reported`, with what rowcastd adds: the process group.
-    static func confinement(reported: HostConfinement) -> HostConfinement {
+    /// The confinement a host `reported`, with what rowcastd adds: the process group, and the
+    /// control group when the host joined it.
+    static func confinement(reported: HostConfinement, process: PluginHostProcess) -> HostConfinement {
         var confinement = reported
         confinement.measures.append(HostConfinement.Measure.processGroup)
+        if let group = process.controlGroup, !reported.gaps.contains(where: { $0.hasPrefix("cgroup") }) {
+            confinement.measures.append(group.measure)
+        } else if let gap = process.controlGroupGap {
+            confinement.gaps.append("cgroup: \(gap)")
+        }
         return confinement
     }
 
@@ -126,7 +132,7 @@ public final class HostedPlugin: RegisteredPlugin {
         statistics.state = .starting
         let (process, hello) = try PluginHostProcess.start(image, settings: settings, logger: logger)
         self.process = process
-        let confinement = Self.confinement(reported: hello.confinement)
+        let confinement = Self.confinement(reported: hello.confinement, process: process)
         if confinement != self.confinement {
             self.confinement = confinement
             logConfinement()

@@ -46,6 +46,7 @@ public enum PluginHostMain {
         var memoryMegabytes = 0
         var user: String?
         var strict = true
+        var controlGroupFiles: [String] = []
 
         init?(_ arguments: [String]) {
             var rest = arguments[...]
@@ -56,6 +57,7 @@ public enum PluginHostMain {
                 case "--memory-mb":
                     guard let number = Int(value), number >= 0 else { return nil }; memoryMegabytes = number
                 case "--user": user = value
+                case "--cgroup": controlGroupFiles.append(value)
                 case "--confinement":
                     guard value == "strict" || value == "relaxed" else { return nil }; strict = value == "strict"
                 default: return nil
@@ -73,7 +75,7 @@ public enum PluginHostMain {
             let page = HostStatusPage(descriptor: Descriptor.statusPage)
         else {
             let usage =
-                "rowcast-plugin-host: started by rowcastd only (usage: --file PATH [--memory-mb N] [--user NAME] [--confinement strict|relaxed], descriptors 3-5)\n"
+                "rowcast-plugin-host: started by rowcastd only (usage: --file PATH [--memory-mb N] [--user NAME] [--confinement strict|relaxed] [--cgroup FILE]..., descriptors 3-5)\n"
             _ = usage.withCString { write(2, $0, strlen($0)) }
             exit(Status.usage)
         }
@@ -163,6 +165,15 @@ public enum PluginHostMain {
     /// address space and forbids new privileges, noting each in `sandbox`; what went wrong, or
     /// nil.
     private static func confine(_ arguments: Arguments, sandbox: inout HostSandbox) -> String? {
+        // Into the control group rowcastd made for it, while still root: all it starts stays in.
+        for file in arguments.controlGroupFiles {
+            let joined = String(getpid()).withCString { text in
+                let descriptor = open(file, O_WRONLY | O_CLOEXEC)
+                defer { if descriptor >= 0 { close(descriptor) } }
+                return descriptor >= 0 && write(descriptor, text, strlen(text)) == strlen(text)
+            }
+            if !joined { sandbox.noteGap("cgroup: cannot join \(file): \(String(cString: strerror(errno)))") }
+        }
         sandbox.isolateNetwork()
         if geteuid() == 0, let user = arguments.user, !user.isEmpty {
             guard let entry = getpwnam(user) else {

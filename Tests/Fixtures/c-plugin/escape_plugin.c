@@ -10,8 +10,9 @@
  *                where P is the grandchild, left running (it must die with the host)
  *   "children"   fork at most ESCAPE_CHILDREN (3) children that each allocate and touch 96 MiB,
  *                report, and wait; the render then kills and reaps them:
- *                {"outcome":"refused",...} or {"outcome":"ran","children":N,"allocated":A}
- *                (A: how many of the N got their 96 MiB)
+ *                {"outcome":"refused",...} or {"outcome":"ran","children":N,"allocated":A,
+ *                "survivors":S} (A: how many of the N got their 96 MiB; S: how many were still
+ *                alive after all had tried, so not killed by an out-of-memory killer)
  *   "connect"    a TCP connection to 127.0.0.1:<"port" of the item's data>:
  *                {"outcome":"refused","errno":E,"step":"socket"|"connect"} or {"outcome":"ran"}
  *   "write"      creates the file named by the item's data member "path":
@@ -152,6 +153,7 @@ static int try_children(rowcast_sink *sink) {
             if (ok) memset(block, 0x5a, size);
             ssize_t written = write(pipe_fds[1], &ok, 1);
             (void)written;
+            close(pipe_fds[1]); /* the render reads until every child wrote or died */
             for (int t = 0; t < 300; t++) usleep(100000); /* at most 30 s, until killed */
             _exit(0);
         }
@@ -159,18 +161,20 @@ static int try_children(rowcast_sink *sink) {
     }
     close(pipe_fds[1]);
     int allocated = 0;
-    for (int i = 0; i < count; i++) {
-        char ok = 0;
-        if (read(pipe_fds[0], &ok, 1) == 1 && ok) allocated++;
-    }
+    char ok = 0;
+    while (read(pipe_fds[0], &ok, 1) == 1) allocated += ok; /* EOF: all wrote, or died (an OOM kill) */
     close(pipe_fds[0]);
+    usleep(100000); /* a child the kernel kills for memory is gone by now */
+    int survivors = 0;
     for (int i = 0; i < count; i++) {
+        if (waitpid(children[i], NULL, WNOHANG) == 0) survivors++;
         kill(children[i], SIGKILL);
         waitpid(children[i], NULL, 0);
     }
     if (count == 0) return refused(sink, first_error, "fork");
-    char content[128];
-    snprintf(content, sizeof content, "{\"outcome\":\"ran\",\"children\":%d,\"allocated\":%d}", count, allocated);
+    char content[160];
+    snprintf(content, sizeof content, "{\"outcome\":\"ran\",\"children\":%d,\"allocated\":%d,\"survivors\":%d}", count,
+             allocated, survivors);
     return put_row(sink, content);
 }
 
