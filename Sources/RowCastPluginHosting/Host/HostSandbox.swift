@@ -12,8 +12,9 @@ import Musl
 /// Before the plugin is loaded, as root: a fresh network namespace. After it is loaded, right
 /// before its first call: Landlock (read-only files beneath the plugin's directory and the
 /// shared libraries, no TCP, no signals out) and the seccomp filter (no new processes, no exec,
-/// no new sockets, no ptrace). Where seccomp is not in force, `RLIMIT_NPROC` bounds the
-/// processes a host running as another user than root can start.
+/// no new sockets, no ptrace). Where seccomp is not in force and the host has no control group
+/// of its own, `RLIMIT_NPROC` bounds the processes a host running as another user than root
+/// can start.
 ///
 /// A relaxed host (`plugin_unconfined`) gets only the part of the seccomp filter that keeps
 /// what it starts in its process group (no `setsid`, no `setpgid`), and `RLIMIT_NPROC`.
@@ -29,6 +30,9 @@ struct HostSandbox {
     let pluginFile: String
     /// What is in force so far.
     private(set) var confinement = HostConfinement()
+    /// Whether the host joined the control group rowcastd made for it (whose task limit
+    /// stands in for `RLIMIT_NPROC`).
+    var inControlGroup = false
 
     /// A sandbox for the plugin in `pluginFile`.
     init(strict: Bool, pluginFile: String) {
@@ -82,7 +86,7 @@ struct HostSandbox {
                 noteGap("seccomp (process group): \(String(cString: strerror(errno)))")
             }
         }
-        if !seccomp { limitProcesses() }
+        if !seccomp && !inControlGroup { limitProcesses() }
         guard strict else { return }
         let readable = readablePaths()
         let abi = withCStrings(readable) { rowcast_landlock_restrict($0, Int32(readable.count)) }

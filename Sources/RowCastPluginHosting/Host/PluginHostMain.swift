@@ -173,6 +173,7 @@ public enum PluginHostMain {
                 return descriptor >= 0 && write(descriptor, text, strlen(text)) == strlen(text)
             }
             if !joined { sandbox.noteGap("cgroup: cannot join \(file): \(String(cString: strerror(errno)))") }
+            sandbox.inControlGroup = sandbox.inControlGroup || joined
         }
         sandbox.isolateNetwork()
         if geteuid() == 0, let user = arguments.user, !user.isEmpty {
