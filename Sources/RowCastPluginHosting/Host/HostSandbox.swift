@@ -26,7 +26,7 @@ import Musl
 struct HostSandbox {
     /// Whether the strict confinement applies (false: the plugin is in `plugin_unconfined`).
     let strict: Bool
-    /// The plugin file, whose directory stays readable.
+    /// The plugin file (resolved to an absolute path), whose directory stays readable.
     let pluginFile: String
     /// What is in force so far.
     private(set) var confinement = HostConfinement()
@@ -34,10 +34,16 @@ struct HostSandbox {
     /// stands in for `RLIMIT_NPROC`).
     var inControlGroup = false
 
-    /// A sandbox for the plugin in `pluginFile`.
+    /// A sandbox for the plugin in `pluginFile` (a relative path is resolved from the working
+    /// directory now).
     init(strict: Bool, pluginFile: String) {
         self.strict = strict
-        self.pluginFile = pluginFile
+        if let resolved = realpath(pluginFile, nil) {
+            self.pluginFile = String(cString: resolved)
+            free(resolved)
+        } else {
+            self.pluginFile = pluginFile
+        }
         if !strict {
             confinement.gaps.append(
                 "seccomp, landlock, network namespace: relaxed for this plugin by plugin_unconfined")

@@ -80,8 +80,8 @@ public enum PluginHostMain {
             exit(Status.usage)
         }
         rowcast_close_from(Descriptor.count)
+        var sandbox = HostSandbox(strict: arguments.strict, pluginFile: arguments.file)  // before chdir: resolves it
         _ = chdir("/")
-        var sandbox = HostSandbox(strict: arguments.strict, pluginFile: arguments.file)
         sandbox.note(HostConfinement.Measure.parentDeathSignal)
         if let problem = confine(arguments, sandbox: &sandbox) {
             fail(PluginRefusal(file: arguments.file, code: .hostFailed, reason: problem), status: Status.setup)
