@@ -48,8 +48,9 @@ static const long rowcast_denied_calls[] = {
     SYS_socket, SYS_socketpair, SYS_connect, SYS_bind, SYS_listen, SYS_accept, SYS_accept4,
     SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev,
 #ifdef SYS_pidfd_getfd
-    SYS_pidfd_getfd,
+    SYS_pidfd_open, SYS_pidfd_send_signal, SYS_pidfd_getfd,
 #endif
+    SYS_tkill,
     SYS_kcmp,
 #ifdef SYS_io_uring_setup
     SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register,
@@ -71,6 +72,12 @@ static const long rowcast_denied_calls[] = {
 
 #define ROWCAST_DENIED_COUNT (sizeof rowcast_denied_calls / sizeof rowcast_denied_calls[0])
 
+/* Calls whose first argument is a process: allowed for the host itself (and, for kill, 0: its
+ * own process group, which holds only the host), refused for any other process. */
+static const long rowcast_self_calls[] = {SYS_kill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo};
+
+#define ROWCAST_SELF_COUNT (sizeof rowcast_self_calls / sizeof rowcast_self_calls[0])
+
 /* What a host must not do even when relaxed: leave its process group, where rowcastd kills it. */
 static const long rowcast_group_calls[] = {SYS_setsid, SYS_setpgid};
 
@@ -81,7 +88,8 @@ int rowcast_seccomp_install(int full) {
     errno = ENOSYS;
     return -1;
 #else
-    struct sock_filter program[16 + 2 * (ROWCAST_DENIED_COUNT + ROWCAST_GROUP_COUNT)];
+    struct sock_filter program[16 + 2 * (ROWCAST_DENIED_COUNT + ROWCAST_GROUP_COUNT) + 6 * ROWCAST_SELF_COUNT];
+    const uint32_t self = (uint32_t)getpid();
     size_t n = 0;
 #define EMIT(code, k, jt, jf) (program[n++] = (struct sock_filter)BPF_JUMP((code), (k), (jt), (jf)))
 #define RETURN(value) (program[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, (value)))
@@ -106,6 +114,15 @@ int rowcast_seccomp_install(int full) {
     }
     for (size_t i = 0; i < ROWCAST_DENIED_COUNT; i++) {
         EMIT(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)rowcast_denied_calls[i], 0, 1);
+        RETURN(deny);
+    }
+    /* Signals to itself only (a matching call returns in all cases, so nr stays loaded). */
+    for (size_t i = 0; i < ROWCAST_SELF_COUNT; i++) {
+        EMIT(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)rowcast_self_calls[i], 0, 5);
+        EMIT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]), 0, 0);
+        EMIT(BPF_JMP | BPF_JEQ | BPF_K, self, 1, 0);
+        EMIT(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
+        RETURN(SECCOMP_RET_ALLOW);
         RETURN(deny);
     }
     /* clone3 passes its flags in memory a filter cannot read: ENOSYS makes glibc use clone. */

@@ -220,6 +220,21 @@ struct PluginEscapeEndToEndTests {
         #expect(!Self.accepted(listening) || !(seccomp || network || landlock), "the plugin reached the listener")
         try serveOtherFeed()
 
+        // A signal to another process of the same user (the other plugin's host, also run as
+        // plugin_user): refused by seccomp, or by Landlock's scope from ABI 6.
+        let other = try #require(try PluginFaultEndToEndTests.host(peer, plugin: "fault"))
+        let otherPID = Int(other["pid"]?.numberValue ?? 0)
+        let signal = try Self.attempt(peer, "signal", data: ["pid": .string(String(otherPID))])
+        let landlockABI =
+            measures.filter { $0.hasPrefix("landlock ABI ") }.compactMap { Int($0.dropFirst("landlock ABI ".count)) }
+            .max() ?? 0
+        if seccomp || landlockABI >= 6 {
+            #expect(signal["outcome"] == "refused" && signal["errno"] == "Operation not permitted", "\(signal)")
+        } else {
+            Self.note("neither seccomp nor Landlock 6: a host may signal its user's other processes (\(signal))")
+        }
+        try serveOtherFeed()
+
         // A file write: Landlock keeps every file read-only, even in a directory anyone may write.
         let file = target.url.appendingPathComponent("escaped.txt").path
         let write = try Self.attempt(peer, "write", data: ["path": .string(file)])
@@ -253,7 +268,7 @@ struct PluginEscapeEndToEndTests {
             }
         }
         try serveOtherFeed()
-        #expect(served == 7)
+        #expect(served == 8)
         #expect(daemon.process.isRunning)
     }
 

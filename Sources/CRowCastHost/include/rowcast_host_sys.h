@@ -67,12 +67,13 @@ int rowcast_heap_set_top_pad(int bytes);
 /*
  * Installs the plugin host's seccomp filter on every thread of the process (needs
  * no_new_privs set first). Always denied with EPERM: setsid and setpgid (so that whatever the
- * host starts stays in its process group, which rowcastd kills). With `full`, also denied
- * with EPERM: new processes (fork, vfork, clone without
- * CLONE_THREAD), execve and execveat, new sockets (socket, socketpair) and socket set-up
- * (connect, bind, listen, accept), ptrace and process_vm_*, io_uring, bpf, perf_event_open,
- * userfaultfd, namespaces, mounts, keyrings and kernel modules; clone3 fails with ENOSYS so
- * that glibc creates threads with clone. Any other architecture than the build's is killed.
+ * host starts stays in its process group, which rowcastd kills). With `full`, also denied with
+ * EPERM: new processes (fork, vfork, clone without CLONE_THREAD), execve and execveat, new
+ * sockets (socket, socketpair) and socket set-up (connect, bind, listen, accept), ptrace,
+ * process_vm_*, pidfd_* and tkill, signals to any process but this one (kill, tgkill,
+ * rt_sigqueueinfo, rt_tgsigqueueinfo), io_uring, bpf, perf_event_open, userfaultfd,
+ * namespaces, mounts, keyrings and kernel modules; clone3 fails with ENOSYS so that glibc
+ * creates threads with clone. Any other architecture than the build's is killed.
  * Returns 0, or -1 with errno set (ENOSYS: no filter for this architecture).
  */
 int rowcast_seccomp_install(int full);

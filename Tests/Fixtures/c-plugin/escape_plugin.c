@@ -17,6 +17,8 @@
  *                {"outcome":"refused","errno":E,"step":"socket"|"connect"} or {"outcome":"ran"}
  *   "write"      creates the file named by the item's data member "path":
  *                {"outcome":"refused","errno":E} or {"outcome":"ran"}
+ *   "signal"     kill(<"pid" of the item's data>, 0), a probe of another process:
+ *                {"outcome":"refused","errno":E} or {"outcome":"ran"}
  *   "crash"      writes through a NULL pointer: the host dies (with whatever it started)
  *   anything else renders {"outcome":"none"}.
  * Every attempt is bounded: at most 3 children, 96 MiB each, a grandchild that exits by itself. */
@@ -203,6 +205,13 @@ static int try_write(const char *input, size_t length, rowcast_sink *sink) {
     return put_row(sink, "{\"outcome\":\"ran\"}");
 }
 
+static int try_signal(const char *input, size_t length, rowcast_sink *sink) {
+    char pid[16];
+    string_member(input, length, "pid", pid, sizeof pid);
+    if (kill((pid_t)atoi(pid), 0) != 0) return refused(sink, errno, "kill");
+    return put_row(sink, "{\"outcome\":\"ran\"}");
+}
+
 static int render_item(void *context, const char *input, size_t length, rowcast_sink *sink) {
     (void)context;
     if (has_id(input, length, "crash")) {
@@ -215,6 +224,7 @@ static int render_item(void *context, const char *input, size_t length, rowcast_
     if (has_id(input, length, "children")) return try_children(sink);
     if (has_id(input, length, "connect")) return try_connect(input, length, sink);
     if (has_id(input, length, "write")) return try_write(input, length, sink);
+    if (has_id(input, length, "signal")) return try_signal(input, length, sink);
     return put_row(sink, "{\"outcome\":\"none\"}");
 }
 
