@@ -20,9 +20,9 @@ import Musl
 /// what it starts in its process group (no `setsid`, no `setpgid`), and `RLIMIT_NPROC`.
 ///
 /// A host built with a sanitizer gets that part of the filter only (LeakSanitizer forks a
-/// tracer and ptraces the process at exit; a report runs llvm-symbolizer) and keeps `/usr`, `/opt` and
-/// `/proc` readable under Landlock (the runtime reads /proc/self/maps, the symbolizer lives in
-/// a bin directory); it says so in its confinement's gaps.
+/// tracer and ptraces the process at exit; a report runs llvm-symbolizer) and keeps `/usr`,
+/// `/opt` and `/proc` readable under Landlock (the runtime reads /proc/self/maps, the
+/// symbolizer lives in a bin directory); it says so in its confinement's gaps.
 struct HostSandbox {
     /// Whether the strict confinement applies (false: the plugin is in `plugin_unconfined`).
     let strict: Bool
