@@ -41,6 +41,11 @@ final class HostControlGroup: Sendable {
             return (nil, "no cgroup v1 memory or pids hierarchy (cgroup v2 needs a delegated subtree)")
         }
         let number = counter.withLock { value in
+            if value == 0 {
+                for controller in controllers {
+                    removeStaleGroups(beneath: "/sys/fs/cgroup/\(controller)\(own[controller]!)")
+                }
+            }
             value += 1
             return value
         }
@@ -87,6 +92,23 @@ final class HostControlGroup: Sendable {
     func remove() {
         for directory in directories {
             for _ in 0..<100 where rmdir(directory) != 0 && errno == EBUSY { usleep(1000) }
+        }
+    }
+
+    /// Removes the empty groups left beneath `parent` by a rowcastd that is gone (killed with
+    /// `SIGKILL`, it could not remove its hosts' groups); a group that holds a process stays.
+    static func removeStaleGroups(beneath parent: String) {
+        guard let stream = opendir(parent) else { return }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name.hasPrefix("rowcast-"), let end = name.range(of: "-host-"),
+                let owner = pid_t(name[name.index(name.startIndex, offsetBy: 8)..<end.lowerBound]), owner != getpid(),
+                kill(owner, 0) != 0, errno == ESRCH
+            else { continue }
+            _ = rmdir((parent.hasSuffix("/") ? parent : parent + "/") + name)
         }
     }
 
