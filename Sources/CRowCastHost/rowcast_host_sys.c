@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -78,12 +79,20 @@ int rowcast_spawn(const char *path, char *const argv[], char *const envp[], cons
     sigfillset(&all);
     if (result == 0) result = posix_spawnattr_setsigmask(&attributes, &empty);
     if (result == 0) result = posix_spawnattr_setsigdefault(&attributes, &all);
-    if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (result == 0) result = posix_spawnattr_setpgroup(&attributes, 0);
+    if (result == 0)
+        result = posix_spawnattr_setflags(
+            &attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     if (result == 0) result = posix_spawn(pid, path, &actions, &attributes, argv, envp);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     if (result != 0) { errno = result; return -1; }
     return 0;
+}
+
+int rowcast_set_process_limit(unsigned long count) {
+    struct rlimit limit = {.rlim_cur = count, .rlim_max = count};
+    return setrlimit(RLIMIT_NPROC, &limit);
 }
 
 int rowcast_heap_set_top_pad(int bytes) {

@@ -106,7 +106,7 @@ public enum ConfigurationFile {
             // 0660 unquoted is an integer to YAML; the digits as written are what counts.
             guard case .scalar(let scalar) = node else { return nil }
             return .text(scalar.string)
-        case .paths, .hostNames, .origins:
+        case .paths, .hostNames, .origins, .pluginNames:
             guard case .sequence(let sequence) = node else { return nil }
             var paths: [String] = []
             for element in sequence {

@@ -29,6 +29,8 @@ public enum ConfigurationSchema {
             "plugin_memory_mb", flag: "--plugin-memory-mb", range: 0...1_048_576, reload: false, \.pluginMemoryMegabytes
         ),
         text("plugin_user", flag: "--plugin-user", kind: .user, reload: false, \.pluginUser),
+        texts(
+            "plugin_unconfined", flag: "--plugin-unconfined", kind: .pluginNames, reload: false, \.pluginUnconfined),
         text("state_directory", flag: "--state-dir", kind: .path, reload: false, \.stateDirectory),
         ConfigurationSetting(
             key: "durability", flag: "--durability", kind: .choice(Durability.allCases.map(\.rawValue)),

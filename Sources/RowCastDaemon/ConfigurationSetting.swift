@@ -22,6 +22,8 @@ public struct ConfigurationSetting: Sendable {
         case hostNames
         /// A list of origins whose pages may use an HTTP endpoint (`HTTPOriginPolicy.allowedOrigins`).
         case origins
+        /// A list of plugin names (the NAME of `librowcast-NAME.so`).
+        case pluginNames
         /// A user name (empty: none).
         case user
         /// A group name (empty: none).
@@ -69,6 +71,7 @@ public struct ConfigurationSetting: Sendable {
             return
                 "a list of host names, such as [\"feeds.example.com\", \".example.org\"] (\".NAME\": it and every name under it)"
         case .origins: return "a list of origins, such as [\"https://app.example.com\"]"
+        case .pluginNames: return "a list of plugin names (NAME of librowcast-NAME.so), such as [\"maps\"]"
         case .integer(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
         case .choice(let choices): return "one of " + choices.joined(separator: ", ")
         case .boolean: return "true or false"
@@ -99,6 +102,9 @@ public struct ConfigurationSetting: Sendable {
             return texts.lazy.compactMap(HTTPOriginPolicy.problem(withOrigin:)).first.map {
                 "must be \(allowed): \($0)"
             }
+        case (.pluginNames, .texts(let names)):
+            return names.contains(where: { $0.isEmpty || $0.contains("/") || $0.contains(where: \.isWhitespace) })
+                ? "must be \(allowed), got \(value)" : nil
         case (.integer(let range), .integer(let number)):
             return range.contains(number) ? nil : "must be \(allowed), got \(number)"
         case (.choice(let choices), .text(let text)):

@@ -69,7 +69,8 @@ public final class Daemon {
         case .process:
             let settings = PluginHostSettings(
                 executable: configuration.pluginHost, callTimeoutMilliseconds: configuration.pluginTimeoutMilliseconds,
-                memoryMegabytes: configuration.pluginMemoryMegabytes, user: configuration.pluginUser
+                memoryMegabytes: configuration.pluginMemoryMegabytes, user: configuration.pluginUser,
+                unconfinedPlugins: configuration.pluginUnconfined
             )
             try self.init(configuration: configuration, logger: logger, environment: environment) {
                 directories, previous in
@@ -77,6 +78,9 @@ public final class Daemon {
                     directories: directories, settings: settings, logger: logger, previous: previous as? HostedRenderer)
             }
         case .inProcess:
+            logger.warning(
+                "plugin_isolation is in_process: plugins run inside rowcastd, unconfined (no seccomp, no Landlock, no limits, a crash stops rowcastd); use it for trusted plugins only"
+            )
             try self.init(configuration: configuration, logger: logger, environment: environment) {
                 directories, previous in
                 PluginRenderer.load(directories: directories, logger: logger, previous: previous as? PluginRenderer)

@@ -93,6 +93,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var pluginMemoryMegabytes = 1024
     /// The user plugin hosts run as when rowcastd runs as root ("" keeps root).
     public var pluginUser = "nobody"
+    /// Plugins (NAME of `librowcast-NAME.so`) whose hosts run without seccomp, Landlock and a
+    /// network namespace, because their renders need more; none by default.
+    public var pluginUnconfined: [String] = []
 
     /// The lowest level logged.
     public var logLevel: Logger.Level = .info

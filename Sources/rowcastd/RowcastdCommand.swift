@@ -329,6 +329,13 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "A plugin (NAME of librowcast-NAME.so) whose host runs without seccomp, Landlock and a network namespace; repeat for several. Replaces the configured list.",
+            valueName: "name"))
+    var pluginUnconfined: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Log level: trace, debug, info, notice, warning, error or critical. [default: info]", valueName: "level"))
     var logLevel: String?
 
@@ -376,6 +383,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("plugin_timeout_ms", pluginTimeoutMs.map(ConfigurationValue.integer))
         overrides.set("plugin_memory_mb", pluginMemoryMb.map(ConfigurationValue.integer))
         overrides.set("plugin_user", pluginUser.map(ConfigurationValue.text))
+        overrides.set("plugin_unconfined", pluginUnconfined.isEmpty ? nil : .texts(pluginUnconfined))
         return overrides
     }
 

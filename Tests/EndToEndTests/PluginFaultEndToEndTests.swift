@@ -413,7 +413,7 @@ struct PluginFaultEndToEndTests {
     }
 
     @Test(
-        "in_process isolation still renders good items and refuses bad output",
+        "in_process isolation still renders good items, refuses bad output, and logs that plugins run unconfined",
         .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(1)))
     func inProcessRendersGoodItems() throws {
         let plugins = try FaultPlugin.directory()
@@ -432,5 +432,7 @@ struct PluginFaultEndToEndTests {
         #expect(Set(rows.keys) == Set((1...5).map { "good-\($0)" }))
         #expect(rows.values.allSatisfy { $0["content"] == ["id-seen": true, "v": "1"] })
         #expect(daemon.process.isRunning)
+        // An explicit choice that the log names as unconfined.
+        #expect(daemon.log.contains("plugins run inside rowcastd, unconfined"), "\(daemon.log)")
     }
 }

@@ -25,6 +25,7 @@ struct ServiceEndToEndTests {
                 switch setting.kind {
                 case .hostNames: values = ["feeds.example.com"]
                 case .origins: values = ["https://app.example.com"]
+                case .pluginNames: values = ["maps"]
                 default: values = [NSTemporaryDirectory()]
                 }
             case .boolean: values = []

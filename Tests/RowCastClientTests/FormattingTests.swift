@@ -190,6 +190,32 @@ import Testing
         #expect(DaemonReport.status(status) == ["rowcastd 0.1.0 (protocol 1), up 5s"] + hostLines + ["no feeds yet"])
     }
 
+    @Test func pluginHostsShowTheirConfinementAndItsGaps() {
+        let hosts: JSONValue = [
+            [
+                "plugin": "product", "version": "1.0.0", "file": "/p/librowcast-product.so", "pid": 4242,
+                "state": "running", "restarts": 0, "rendered": 3, "faults": 0, "lastFault": nil,
+                "confinement": [
+                    "measures": ["seccomp", "landlock ABI 7", "process group"],
+                    "gaps": ["network namespace: not permitted (rowcastd is not root)"],
+                ],
+            ]
+        ]
+        let status: JSONValue = [
+            "ok": true, "op": "status", "version": "0.1.0", "protocol": 1, "uptime": 5, "feeds": [],
+            "pluginHosts": hosts,
+        ]
+        #expect(
+            DaemonReport.status(status) == [
+                "rowcastd 0.1.0 (protocol 1), up 5s",
+                "HOST     PID   STATE    RESTARTS  RENDERED  FAULTS",
+                "product  4242  running  0         3         0",
+                "confinement of product: seccomp, landlock ABI 7, process group",
+                "product not confined by network namespace: not permitted (rowcastd is not root)",
+                "no feeds yet",
+            ])
+    }
+
     @Test func utcTimestamps() {
         #expect(UTCTimestamp.iso8601(unixMilliseconds: 0) == "1970-01-01T00:00:00Z")
         #expect(UTCTimestamp.iso8601(unixMilliseconds: 1795650067999) == "2026-11-25T23:41:07Z")

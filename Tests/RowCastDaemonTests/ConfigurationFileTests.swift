@@ -46,6 +46,7 @@ struct ConfigurationFileTests {
                 changed = try ConfigurationOverrides.with(setting.key, .texts(["feeds.example.com"]), on: changed)
             case .origins:
                 changed = try ConfigurationOverrides.with(setting.key, .texts(["https://app.example.com"]), on: changed)
+            case .pluginNames: changed = try ConfigurationOverrides.with(setting.key, .texts(["maps"]), on: changed)
             case .integer(let range):
                 changed = try ConfigurationOverrides.with(setting.key, .integer(range.lowerBound + 1), on: changed)
             case .choice(let choices):

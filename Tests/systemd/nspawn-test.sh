@@ -171,6 +171,13 @@ printf '%s\n' '{"id":"1","type":"product","data":{"name":"Model 3","operatedBy":
 rowcast publish --feed cars --file /srv/rowcast-test/item.json || fail "publish to the started service failed"
 epoch_before=$(epoch cars)
 echo "feed cars: epoch $epoch_before"
+# The hosts confine themselves under the unit too (docs/OPERATIONS.md, "What confines a host"):
+# as the service's user, at least with their own seccomp filter; what is missing is listed.
+report=$(rowcast status)
+confinement=$(grep '^confinement of product:' <<<"$report") || fail "rowcast status names no confinement: $report"
+echo "$confinement"
+grep '^product not confined by' <<<"$report" || true
+grep -qE '(: |, )seccomp(,|$)' <<<"$confinement" || fail "the product host runs without its seccomp filter"
 
 # --- reload --------------------------------------------------------------------------------
 step "systemctl reload rowcastd"

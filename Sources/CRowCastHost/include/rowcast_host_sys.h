@@ -44,10 +44,18 @@ void rowcast_close_from(int first);
 
 /*
  * Starts `path` with `argv` and `envp`. The child gets descriptor `fds[i]` as its descriptor i
- * for i < fd_count, nothing else open, an empty signal mask and default signal handlers.
+ * for i < fd_count, nothing else open, an empty signal mask and default signal handlers, and
+ * a process group of its own (its pid), so that kill(-pid) reaches whatever it started.
  * Every fds[i] must be >= fd_count. On success *pid is the child's pid.
  */
 int rowcast_spawn(const char *path, char *const argv[], char *const envp[], const int *fds, int fd_count, pid_t *pid);
+
+/*
+ * Limits the processes and threads of this process's real user to `count` (RLIMIT_NPROC,
+ * soft and hard): a fork or a new thread past it fails with EAGAIN. Root is not bound by it.
+ * (The resource is a macro over an enum Swift does not import by that name.)
+ */
+int rowcast_set_process_limit(unsigned long count);
 
 /*
  * glibc's heap padding (mallopt M_TOP_PAD: what each heap grows by beyond an allocation's
@@ -55,6 +63,36 @@ int rowcast_spawn(const char *path, char *const argv[], char *const envp[], cons
  * Swift's Glibc module, hence this shim.
  */
 int rowcast_heap_set_top_pad(int bytes);
+
+/*
+ * Installs the plugin host's seccomp filter on every thread of the process (needs
+ * no_new_privs set first). Always denied with EPERM: setsid and setpgid (so that whatever the
+ * host starts stays in its process group, which rowcastd kills). With `full`, also denied with
+ * EPERM: new processes (fork, vfork, clone without CLONE_THREAD), execve and execveat, new
+ * sockets (socket, socketpair) and socket set-up (connect, bind, listen, accept), ptrace,
+ * process_vm_*, pidfd_* and tkill, signals to any process but this one (kill, tgkill,
+ * rt_sigqueueinfo, rt_tgsigqueueinfo), io_uring, bpf, perf_event_open, userfaultfd,
+ * namespaces, mounts, keyrings and kernel modules; clone3 fails with ENOSYS so that glibc
+ * creates threads with clone. Any other architecture than the build's is killed.
+ * Returns 0, or -1 with errno set (ENOSYS: no filter for this architecture).
+ */
+int rowcast_seccomp_install(int full);
+
+/* The highest Landlock ABI version the kernel supports, or -1 with errno set (none). */
+int rowcast_landlock_abi(void);
+
+/*
+ * Restricts this process (every thread created from now on inherits it; call it while the
+ * process has one thread) with Landlock at the kernel's ABI version, best effort: the file
+ * system is denied except reading and executing beneath the `count` paths in `readable`
+ * (a path that does not exist is skipped); from ABI 4, TCP bind and connect are denied; from
+ * ABI 6, abstract Unix sockets and signals to processes outside the sandbox are denied.
+ * Returns the ABI version enforced, or -1 with errno set.
+ */
+int rowcast_landlock_restrict(const char *const *readable, int count);
+
+/* Moves this process into a new, empty network namespace (unshare CLONE_NEWNET; needs root). */
+int rowcast_unshare_network(void);
 
 #ifdef __cplusplus
 }

@@ -88,8 +88,9 @@ public enum DaemonReport {
         return lines
     }
 
-    /// A table of plugin hosts (none when plugins run inside rowcastd), with each host's last
-    /// fault under it: `last fault of product at 2026-11-25T23:41:07Z: plugin_crashed on item 42: …`
+    /// A table of plugin hosts (none when plugins run inside rowcastd), then each host's
+    /// confinement (`confinement of product: seccomp, landlock ABI 7, …` and a line per measure
+    /// not in force), then each host's last fault: `last fault of product at 2026-11-25T23:41:07Z: plugin_crashed on item 42: …`
     /// (the time in UTC, from `at`), and a line for each paused plugin.
     static func hosts(_ value: JSONValue?, width: Int?) -> [String] {
         guard let hosts = value?.arrayValue, !hosts.isEmpty else { return [] }
@@ -101,6 +102,16 @@ public enum DaemonReport {
             ])
         }
         var lines = table.render()
+        for host in hosts {
+            if let measures = host["confinement"]?["measures"]?.arrayValue {
+                let names = measures.compactMap(\.stringValue)
+                lines.append(
+                    "confinement of \(text(host["plugin"])): \(names.isEmpty ? "none" : names.joined(separator: ", "))")
+            }
+            for gap in host["confinement"]?["gaps"]?.arrayValue ?? [] {
+                lines.append("\(text(host["plugin"])) not confined by \(text(gap))")
+            }
+        }
         for host in hosts {
             guard let fault = host["lastFault"], fault.objectValue != nil else { continue }
             let at =

@@ -14,11 +14,13 @@ public struct HostHello: Sendable, Equatable {
     public var handlesSelect: Bool
     /// The ABI revision its descriptor covers (2: it has `handle_action`).
     public var abiRevision: Int
+    /// The confinement the host put itself under.
+    public var confinement: HostConfinement
 
     /// A hello from its parts.
     public init(
         name: String, version: String, itemTypes: [String], headerTypes: [String], handlesSelect: Bool,
-        abiRevision: Int = 1
+        abiRevision: Int = 1, confinement: HostConfinement = HostConfinement()
     ) {
         self.name = name
         self.version = version
@@ -26,6 +28,7 @@ public struct HostHello: Sendable, Equatable {
         self.headerTypes = headerTypes
         self.handlesSelect = handlesSelect
         self.abiRevision = abiRevision
+        self.confinement = confinement
     }
 
     /// The hello frame.
@@ -35,6 +38,7 @@ public struct HostHello: Sendable, Equatable {
             "itemTypes": .array(itemTypes.map(JSONValue.string)),
             "headerTypes": .array(headerTypes.map(JSONValue.string)),
             "select": .bool(handlesSelect), "abiRevision": .number(Double(abiRevision)),
+            "confinement": confinement.json,
         ]
         return [HostFrame.Tag.hello.rawValue] + value.serialized()
     }
@@ -51,7 +55,8 @@ public struct HostHello: Sendable, Equatable {
         self.init(
             name: name, version: version, itemTypes: itemTypes.compactMap(\.stringValue),
             headerTypes: headerTypes.compactMap(\.stringValue), handlesSelect: handlesSelect,
-            abiRevision: object["abiRevision"]?.numberValue.map { Int($0) } ?? 1)
+            abiRevision: object["abiRevision"]?.numberValue.map { Int($0) } ?? 1,
+            confinement: HostConfinement(json: object["confinement"]))
     }
 
     /// The refusal frame for `refusal`.

@@ -13,20 +13,29 @@ final class HostReaper: Sendable {
     /// The one reaper of the process.
     static let shared = HostReaper()
 
-    private let pending = LockedValue<[pid_t]>([])
+    private let pending = LockedValue<[(pid: pid_t, controlGroup: HostControlGroup?)]>([])
 
-    /// Takes over waiting for `pid` (a retired host, or a killed one).
-    func adopt(_ pid: pid_t) {
-        pending.withLock { $0.append(pid) }
+    /// Takes over waiting for `pid` (a retired host, or a killed one), and then emptying and
+    /// removing its `controlGroup`.
+    func adopt(_ pid: pid_t, controlGroup: HostControlGroup? = nil) {
+        pending.withLock { $0.append((pid, controlGroup)) }
         reapExited()
     }
 
-    /// Reaps every adopted host that has exited.
+    /// Reaps every adopted host that has exited, after killing what is left of its process
+    /// group (what it started), while its unreaped pid keeps the group's id from being reused.
     func reapExited() {
-        pending.withLock { pids in
-            pids.removeAll { pid in
+        pending.withLock { hosts in
+            hosts.removeAll { host in
+                let pid = host.pid
+                var info = siginfo_t()
+                guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 else { return errno == ECHILD }
+                guard info._sifields._sigchld.si_pid == pid else { return false }  // still running
+                kill(-pid, SIGKILL)
+                host.controlGroup?.killAll()
                 var status: Int32 = 0
                 let result = waitpid(pid, &status, WNOHANG)
+                host.controlGroup?.remove()
                 return result == pid || (result < 0 && errno == ECHILD)
             }
         }
@@ -40,10 +49,15 @@ final class HostReaper: Sendable {
             usleep(2000)
         }
         let left = pending.withLock { $0 }
-        for pid in left { kill(pid, SIGKILL) }
-        for pid in left {
+        for host in left {
+            kill(-host.pid, SIGKILL)
+            kill(host.pid, SIGKILL)
+            host.controlGroup?.killAll()
+        }
+        for host in left {
             var status: Int32 = 0
-            _ = waitpid(pid, &status, 0)
+            _ = waitpid(host.pid, &status, 0)
+            host.controlGroup?.remove()
         }
         pending.withLock { $0.removeAll() }
     }

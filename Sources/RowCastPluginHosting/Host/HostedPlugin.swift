@@ -30,6 +30,8 @@ public final class HostedPlugin: RegisteredPlugin {
     public let abiRevision: Int
     /// What the host did so far.
     public internal(set) var statistics = HostStatistics()
+    /// The confinement its host reported at its last start, with rowcastd's own part.
+    public internal(set) var confinement: HostConfinement
 
     private let image: PluginImage
     let settings: PluginHostSettings
@@ -53,6 +55,7 @@ public final class HostedPlugin: RegisteredPlugin {
         headerTypes = hello.headerTypes
         handlesSelect = hello.handlesSelect
         abiRevision = hello.abiRevision
+        confinement = Self.confinement(reported: hello.confinement, process: process)
         fileIdentity = image.identity
         self.image = image
         self.process = process
@@ -68,7 +71,31 @@ public final class HostedPlugin: RegisteredPlugin {
     ) throws(PluginRefusal) -> HostedPlugin {
         let image = try PluginImage.copy(of: file)
         let (process, hello) = try PluginHostProcess.start(image, settings: settings, logger: logger)
-        return HostedPlugin(hello: hello, image: image, process: process, settings: settings, logger: logger)
+        let plugin = HostedPlugin(hello: hello, image: image, process: process, settings: settings, logger: logger)
+        plugin.logConfinement()
+        return plugin
+    }
+
+    /// The confinement a host `reported`, with what rowcastd adds: the process group, and the
+    /// control group when the host joined it.
+    static func confinement(reported: HostConfinement, process: PluginHostProcess) -> HostConfinement {
+        var confinement = reported
+        confinement.measures.append(HostConfinement.Measure.processGroup)
+        if let group = process.controlGroup, !reported.gaps.contains(where: { $0.hasPrefix("cgroup") }) {
+            confinement.measures.append(group.measure)
+        } else if let gap = process.controlGroupGap {
+            confinement.gaps.append("cgroup: \(gap)")
+        }
+        return confinement
+    }
+
+    /// Logs the confinement in force, and each gap as a warning.
+    func logConfinement() {
+        let metadata: Logger.Metadata = ["plugin": "\(name)", "file": "\(file)"]
+        logger.info("plugin host confined by \(confinement.summary)", metadata: metadata)
+        for gap in confinement.gaps {
+            logger.warning("plugin host not confined by \(gap)", metadata: metadata)
+        }
     }
 
     /// Whether it renders section headers.
@@ -95,8 +122,13 @@ public final class HostedPlugin: RegisteredPlugin {
     func runningHost() throws(PluginRefusal) -> PluginHostProcess {
         if let process { return process }
         statistics.state = .starting
-        let (process, _) = try PluginHostProcess.start(image, settings: settings, logger: logger)
+        let (process, hello) = try PluginHostProcess.start(image, settings: settings, logger: logger)
         self.process = process
+        let confinement = Self.confinement(reported: hello.confinement, process: process)
+        if confinement != self.confinement {
+            self.confinement = confinement
+            logConfinement()
+        }
         statistics.restarts += 1
         statistics.pid = process.pid
         statistics.state = .running
@@ -120,7 +152,7 @@ public final class HostedPlugin: RegisteredPlugin {
     }
 
     /// `{"plugin","version","file","pid","state","restarts","rendered","faults","lastFault",
-    /// "pausedFor"}` (`pausedFor`: milliseconds left of a pause, or null).
+    /// "pausedFor","confinement"}` (`pausedFor`: milliseconds left of a pause, or null).
     public var hostDescription: JSONValue {
         var object: JSONObject = [
             "plugin": .string(name), "version": .string(version), "file": .string(file),
@@ -133,6 +165,7 @@ public final class HostedPlugin: RegisteredPlugin {
         object.append(key: "lastFault", value: statistics.lastFault?.json ?? .null)
         let pause = breaker.remainingPause(at: .now)
         object.append(key: "pausedFor", value: pause.map { .number(Double($0.milliseconds)) } ?? .null)
+        object.append(key: "confinement", value: confinement.json)
         return .object(object)
     }
 }

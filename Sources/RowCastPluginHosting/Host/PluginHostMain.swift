@@ -12,8 +12,11 @@ import Musl
 /// rowcastd starts it with descriptor 3 the request channel (``HostFrame``), 4 the shared
 /// ``HostStatusPage``, 5 the plugin's private copy (``PluginImage``), 1 and 2 a pipe into
 /// rowcastd's log, and nothing else. Before loading the plugin the host makes sure it dies
-/// with rowcastd, limits its address space, drops root for `--user`, and forbids gaining
-/// privileges again; then it answers batches of calls until rowcastd says quit or goes away.
+/// with rowcastd, enters a network namespace of its own, limits its address space, drops root
+/// for `--user`, and forbids gaining privileges again; once the plugin is loaded it confines
+/// itself with Landlock and seccomp (``HostSandbox``; not with `--confinement relaxed`), says
+/// hello with the confinement in force, and answers batches of calls until rowcastd says quit
+/// or goes away.
 public enum PluginHostMain {
     /// The descriptors rowcastd hands over.
     public enum Descriptor {
@@ -42,6 +45,8 @@ public enum PluginHostMain {
         var file = "plugin"
         var memoryMegabytes = 0
         var user: String?
+        var strict = true
+        var controlGroupFiles: [String] = []
 
         init?(_ arguments: [String]) {
             var rest = arguments[...]
@@ -52,6 +57,9 @@ public enum PluginHostMain {
                 case "--memory-mb":
                     guard let number = Int(value), number >= 0 else { return nil }; memoryMegabytes = number
                 case "--user": user = value
+                case "--cgroup": controlGroupFiles.append(value)
+                case "--confinement":
+                    guard value == "strict" || value == "relaxed" else { return nil }; strict = value == "strict"
                 default: return nil
                 }
             }
@@ -67,13 +75,15 @@ public enum PluginHostMain {
             let page = HostStatusPage(descriptor: Descriptor.statusPage)
         else {
             let usage =
-                "rowcast-plugin-host: started by rowcastd only (usage: --file PATH [--memory-mb N] [--user NAME], descriptors 3-5)\n"
+                "rowcast-plugin-host: started by rowcastd only (usage: --file PATH [--memory-mb N] [--user NAME] [--confinement strict|relaxed] [--cgroup FILE]..., descriptors 3-5)\n"
             _ = usage.withCString { write(2, $0, strlen($0)) }
             exit(Status.usage)
         }
         rowcast_close_from(Descriptor.count)
+        var sandbox = HostSandbox(strict: arguments.strict, pluginFile: arguments.file)  // before chdir: resolves it
         _ = chdir("/")
-        if let problem = confine(arguments) {
+        sandbox.note(HostConfinement.Measure.parentDeathSignal)
+        if let problem = confine(arguments, sandbox: &sandbox) {
             fail(PluginRefusal(file: arguments.file, code: .hostFailed, reason: problem), status: Status.setup)
         }
         let plugin: LoadedPlugin
@@ -84,9 +94,11 @@ public enum PluginHostMain {
         } catch {
             fail(error, status: 0)
         }
+        // As late as possible: the plugin and its libraries are loaded, its first call is next.
+        sandbox.confineLoadedPlugin()
         let hello = HostHello(
             name: plugin.name, version: plugin.version, itemTypes: plugin.itemTypes, headerTypes: plugin.headerTypes,
-            handlesSelect: plugin.handlesSelect, abiRevision: plugin.abiRevision)
+            handlesSelect: plugin.handlesSelect, abiRevision: plugin.abiRevision, confinement: sandbox.confinement)
         guard HostFrame.send(hello.frame, on: Descriptor.channel) else { exit(0) }
         serve(plugin, page: page)
     }
@@ -149,9 +161,21 @@ public enum PluginHostMain {
         }
     }
 
-    /// Drops root for the configured user, limits the address space and forbids new
-    /// privileges; what went wrong, or nil.
-    private static func confine(_ arguments: Arguments) -> String? {
+    /// Enters a network namespace of its own, drops root for the configured user, limits the
+    /// address space and forbids new privileges, noting each in `sandbox`; what went wrong, or
+    /// nil.
+    private static func confine(_ arguments: Arguments, sandbox: inout HostSandbox) -> String? {
+        // Into the control group rowcastd made for it, while still root: all it starts stays in.
+        for file in arguments.controlGroupFiles {
+            let joined = String(getpid()).withCString { text in
+                let descriptor = open(file, O_WRONLY | O_CLOEXEC)
+                defer { if descriptor >= 0 { close(descriptor) } }
+                return descriptor >= 0 && write(descriptor, text, strlen(text)) == strlen(text)
+            }
+            if !joined { sandbox.noteGap("cgroup: cannot join \(file): \(String(cString: strerror(errno)))") }
+            sandbox.inControlGroup = sandbox.inControlGroup || joined
+        }
+        sandbox.isolateNetwork()
         if geteuid() == 0, let user = arguments.user, !user.isEmpty {
             guard let entry = getpwnam(user) else {
                 return "no user \"\(user)\" to run plugins as; create it or set plugin_user"
@@ -162,11 +186,15 @@ public enum PluginHostMain {
                 return "cannot switch to user \"\(user)\": \(String(cString: strerror(errno)))"
             }
             _ = rowcast_set_dumpable(1)  // keeps /proc/self/fd readable to itself after the switch
+            sandbox.note(HostConfinement.Measure.user(user))
+        } else if geteuid() == 0 {
+            sandbox.noteGap("user: runs as root (plugin_user is empty)")
         }
         if arguments.memoryMegabytes > 0, let sanitizer = SanitizerRuntime.name {
             let notice =
                 "rowcast-plugin-host: built with the \(sanitizer) sanitizer, whose shadow memory needs terabytes of address space: the \(arguments.memoryMegabytes) MiB memory limit is not enforced\n"
             _ = notice.withCString { write(2, $0, strlen($0)) }
+            sandbox.noteGap("memory: no RLIMIT_AS under the \(sanitizer) sanitizer")
         } else if arguments.memoryMegabytes > 0 {
             let bytes = rlim_t(arguments.memoryMegabytes) << 20
             var limit = rlimit(rlim_cur: bytes, rlim_max: bytes)
@@ -174,6 +202,7 @@ public enum PluginHostMain {
                 return
                     "cannot limit the address space to \(arguments.memoryMegabytes) MiB: \(String(cString: strerror(errno)))"
             }
+            sandbox.note(HostConfinement.Measure.addressSpace(megabytes: arguments.memoryMegabytes))
         }
         // No core files: they would hold the items a plugin was rendering.
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
@@ -181,6 +210,7 @@ public enum PluginHostMain {
         guard rowcast_set_no_new_privileges() == 0 else {
             return "cannot set no_new_privs: \(String(cString: strerror(errno)))"
         }
+        sandbox.note(HostConfinement.Measure.noNewPrivileges)
         return nil
     }
 

@@ -23,6 +23,10 @@ final class PluginHostProcess {
 
     /// The host's pid.
     let pid: pid_t
+    /// The host's own control group, if rowcastd could make one.
+    let controlGroup: HostControlGroup?
+    /// Why it has none, when it has none.
+    let controlGroupGap: String?
     private let channel: Int32
     private let page: HostStatusPage
     private let log: HostLogRelay
@@ -36,8 +40,13 @@ final class PluginHostProcess {
     private var seenCalls: UInt64 = 0
     private var progress = ContinuousClock.now
 
-    private init(pid: pid_t, channel: Int32, page: HostStatusPage, log: HostLogRelay) {
+    private init(
+        pid: pid_t, channel: Int32, page: HostStatusPage, log: HostLogRelay,
+        controlGroup: (group: HostControlGroup?, gap: String?)
+    ) {
         self.pid = pid
+        self.controlGroup = controlGroup.group
+        self.controlGroupGap = controlGroup.gap
         self.channel = channel
         self.page = page
         self.log = log
@@ -46,8 +55,8 @@ final class PluginHostProcess {
     deinit {
         close(channel)
         if !exited {
-            if !retired { kill(pid, SIGKILL) }
-            HostReaper.shared.adopt(pid)
+            if !retired { killGroup() }
+            HostReaper.shared.adopt(pid, controlGroup: controlGroup)
         }
     }
 
@@ -88,6 +97,9 @@ final class PluginHostProcess {
         }
         var arguments = [settings.executable, "--file", image.file, "--memory-mb", String(settings.memoryMegabytes)]
         if let user = settings.user, !user.isEmpty { arguments += ["--user", user] }
+        arguments += ["--confinement", settings.isUnconfined(image.file) ? "relaxed" : "strict"]
+        let controlGroup = HostControlGroup.create(memoryMegabytes: settings.memoryMegabytes)
+        for file in controlGroup.group?.processFiles ?? [] { arguments += ["--cgroup", file] }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         // No Swift backtracer in a host: symbolicating a plugin's crash takes seconds, which
         // would turn every crash into a timeout and hold the loop meanwhile.
@@ -101,6 +113,7 @@ final class PluginHostProcess {
         var pid: pid_t = 0
         guard rowcast_spawn(settings.executable, &argv, &envp, childFDs, Int32(childFDs.count), &pid) == 0 else {
             close(pair[0]); close(logPipe[0])
+            controlGroup.group?.remove()
             throw refusal(
                 "cannot start the plugin host \(settings.executable): \(String(cString: strerror(errno))); check plugin_host"
             )
@@ -109,7 +122,7 @@ final class PluginHostProcess {
         let label = image.file.split(separator: "/").last.map(String.init) ?? image.file
         let process = PluginHostProcess(
             pid: pid, channel: pair[0], page: page,
-            log: HostLogRelay(descriptor: logPipe[0], plugin: label, logger: logger))
+            log: HostLogRelay(descriptor: logPipe[0], plugin: label, logger: logger), controlGroup: controlGroup)
         let deadline = ContinuousClock.now + .milliseconds(settings.startTimeoutMilliseconds)
         while true {
             let frame: [UInt8]?
@@ -152,7 +165,7 @@ final class PluginHostProcess {
         batchWriter.removeAll(keepingCapacityUpTo: Self.keptBatchCapacity)
         HostCall.writeBatchFrame(calls, into: &batchWriter)
         guard HostFrame.send(batchWriter.bytes, on: channel) else {
-            kill(pid, SIGKILL)  // gone, or no longer reading its channel
+            killGroup()  // gone, or no longer reading its channel
             return HostFault(.crashed, "the host did not take the batch (\(reap()))")
         }
         seenCalls = page.callsStarted
@@ -194,7 +207,7 @@ final class PluginHostProcess {
                     }
                 }
                 let index = page.currentIndex
-                kill(pid, SIGKILL)
+                killGroup()
                 _ = reap()
                 return .fault(
                     HostFault(.timeout, "a callback ran longer than \(timeout.milliseconds) ms; the host was killed"),
@@ -234,7 +247,7 @@ final class PluginHostProcess {
     /// Kills a host that broke the channel protocol (`problem` says how).
     func abandon(because problem: String) -> Event {
         let index = page.currentIndex
-        kill(pid, SIGKILL)
+        killGroup()
         return .fault(
             HostFault(.crashed, "the host broke the channel protocol (\(problem)); it was killed (\(reap()))"),
             index: index)
@@ -265,21 +278,32 @@ final class PluginHostProcess {
         return .idle
     }
 
-    /// Waits for the dead (or killed) host and says how it ended.
+    /// Kills the host and whatever it started: its process group (its own, see
+    /// `rowcast_spawn`), which a child can leave only where seccomp is not in force.
+    private func killGroup() {
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
+    }
+
+    /// Waits for the dead (or killed) host and says how it ended. What the host started dies
+    /// with it: its process group is killed while the host's pid is still held (unreaped).
     private func reap() -> String {
         log.drain()
         guard !exited else { return "already reaped" }
+        kill(-pid, SIGKILL)
+        controlGroup?.killAll()
         var status: Int32 = 0
         var result: pid_t
         let deadline = ContinuousClock.now + .seconds(2)
         repeat {
             result = waitpid(pid, &status, WNOHANG)
             if result == 0 {
-                if ContinuousClock.now >= deadline { kill(pid, SIGKILL) }
+                if ContinuousClock.now >= deadline { killGroup() }
                 usleep(1000)
             }
         } while result == 0 || (result < 0 && errno == EINTR)
         exited = true
+        controlGroup?.remove()
         log.drain()
         guard result == pid else { return "exit status unknown" }
         return Self.describe(status)

@@ -1,5 +1,6 @@
 import CRowCastPlugin
 import Logging
+import RowCastSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -150,7 +151,8 @@ public struct PluginLoader: Sendable {
         return LoadedPlugin(file: file, identity: image.identity, library: library, info: info)
     }
 
-    /// The plugin files directly in `directory`, sorted by name.
+    /// The plugin files directly in `directory`, sorted by name; a directory that someone other
+    /// than root or rowcastd's user can write to (who could put a plugin in it) is refused.
     static func pluginFiles(in directory: String) throws(PluginRefusal) -> [String] {
         guard let stream = opendir(directory) else {
             throw PluginRefusal(
@@ -161,6 +163,9 @@ public struct PluginLoader: Sendable {
             )
         }
         defer { closedir(stream) }
+        if let problem = FileTrust.problem(descriptor: dirfd(stream), file: directory, what: "plugin directory") {
+            throw PluginRefusal(file: directory, code: .directoryInsecure, reason: problem)
+        }
         var names: [String] = []
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in

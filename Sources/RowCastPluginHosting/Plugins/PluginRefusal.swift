@@ -11,6 +11,9 @@ public struct PluginRefusal: Error, Sendable, Equatable, CustomStringConvertible
 
         /// A configured plugin directory does not exist or cannot be read.
         public static let directoryUnreadable = Code(rawValue: "directory_unreadable")
+        /// A configured plugin directory is writable by group or others, or owned by a user
+        /// other than root or rowcastd's user: someone else could put a plugin in it.
+        public static let directoryInsecure = Code(rawValue: "directory_insecure")
         /// The file cannot be read or copied.
         public static let fileUnreadable = Code(rawValue: "file_unreadable")
         /// The file is writable by group or others, or owned by a user other than root or
