@@ -401,7 +401,8 @@ class EditFormTest(unittest.TestCase):
 
     def test_yaml_cells_are_drawn_as_cells_not_as_key_value_lists(self):
         self.open_example("profile")
-        self.wait_for("!!document.querySelector('li.rc-row[data-row-id=\"logout\"]')", "the logout row")
+        # The first rows are in the page's HTML; wait for the stream's snapshot as well.
+        self.wait_for("!!(document.getElementById('feed') || {dataset: {}}).dataset.seq", "the stream's snapshot")
         drawn = self.browser.evaluate(r"""(() => {
           const row = id => document.querySelector('li.rc-row[data-row-id="' + id + '"]');
           const text = (id, selector) => { const e = row(id).querySelector(selector); return e ? e.textContent : null; };

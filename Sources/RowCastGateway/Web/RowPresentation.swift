@@ -61,6 +61,14 @@ enum RowPresentation {
         for role in ["title", "subtitle"] {
             if let key = keys[role], let value = content[key] { body += field("div", "rc-\(role)", key, value) }
         }
+        var classes = "rc-row"
+        for key in hints {
+            guard let value = content[key] else { continue }
+            body += field("span", "rc-hint", key, value, hidden: true)
+            if key == "style" {
+                classes += " rc-style-" + text(value).filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+            }
+        }
         let shown = Set(keys.values).union(hints)
         let extra = content.keys.filter { !shown.contains($0) }
         if !extra.isEmpty {
@@ -71,7 +79,7 @@ enum RowPresentation {
             body += "</dl>"
         }
         var html =
-            "<li class=\"rc-row\" data-row-id=\"\(HTMLText.escape(row["id"]?.stringValue ?? ""))\""
+            "<li class=\"\(HTMLText.escape(classes))\" data-row-id=\"\(HTMLText.escape(row["id"]?.stringValue ?? ""))\""
             + " data-cell=\"\(HTMLText.escape(row["cell"]?.stringValue ?? ""))\""
             + " data-type=\"\(HTMLText.escape(row["type"]?.stringValue ?? ""))\">"
         if keys["image"] != nil {
@@ -87,9 +95,11 @@ enum RowPresentation {
     }
 
     /// An element showing one content value, named by its key as the script names it.
-    private static func field(_ tag: String, _ className: String, _ key: String, _ value: JSONValue) -> String {
+    private static func field(
+        _ tag: String, _ className: String, _ key: String, _ value: JSONValue, hidden: Bool = false
+    ) -> String {
         let shown = HTMLText.escape(text(value))
         return
-            "<\(tag) class=\"\(className)\" data-field=\"\(HTMLText.escape(key))\" data-value=\"\(shown)\">\(shown)</\(tag)>"
+            "<\(tag) class=\"\(className)\" data-field=\"\(HTMLText.escape(key))\" data-value=\"\(shown)\"\(hidden ? " hidden" : "")>\(shown)</\(tag)>"
     }
 }
