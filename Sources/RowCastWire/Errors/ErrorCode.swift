@@ -44,6 +44,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The plugin did not return within `plugin_timeout_ms`; its host was killed and the item
     /// is stored and quarantined.
     public static let pluginTimeout = ErrorCode(rawValue: "plugin_timeout")
+    /// The quarantine was over its limit (per feed or in all): its oldest entry was dropped.
+    /// The dropped item stays stored without a row and is no longer listed.
+    public static let quarantineFull = ErrorCode(rawValue: "quarantine_full")
     /// The item's stored record failed its checksum or did not parse at start: it is not
     /// served, its feed started a new epoch, and it is listed in the quarantine until it is
     /// sent again, deleted, or its feed reset.

@@ -130,7 +130,9 @@ struct EnginePersistenceTests {
         }
     }
 
-    @Test("items of a type no plugin handles any more wait, and are reported once")
+    @Test(
+        "items of a type no plugin handles any more keep their stored rows at start, then wait once rendered again, reported once"
+    )
     func restoreWithoutPlugin() {
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
         let store = MemoryStore()
@@ -139,9 +141,17 @@ struct EnginePersistenceTests {
         ])
         store.commit(harness.engine.takeChanges())
         let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"]))
-        let reports = restarted.decode(publications: restarted.engine.restore(store.restored))
-        #expect(reports.errors.map { $0["code"] } == ["unknown_type"])
+        let reports = restarted.decode(publications: restarted.engine.restore(store.restored, staleTypes: ["ad"]))
+        #expect(reports.errors.isEmpty)
+        #expect(restarted.renderer.renderCalls == 0)
+        #expect(restarted.snapshot("f") == harness.snapshot("f"))
+        #expect(restarted.engine.staleRenders.count == 2)
+        let output = restarted.engine.renderStaleChunk()
+        let rendered = restarted.decode(publications: output.publications)
+        #expect(rendered.errors.map { $0["code"] } == ["unknown_type"])
+        #expect(!restarted.engine.hasStaleRenders)
+        #expect(restarted.engine.takeRefreshedTypes() == ["ad"])
         #expect(restarted.snapshot("f")["pending"] == 2)
-        #expect(restarted.snapshot("f")["seq"] == 1)
+        #expect(restarted.snapshot("f")["seq"] == 2)
     }
 }

@@ -1,0 +1,60 @@
+import RowCastPluginHosting
+
+extension Engine {
+    /// The most stale items rendered in one call of `renderStaleChunk`: one call to the
+    /// renderer, a few milliseconds for a plugin of usual speed, so a loop pass that renders a
+    /// chunk still serves the other feeds right after.
+    public static let staleChunkSize = 128
+
+    /// Whether items restored with stale rows wait to be rendered again (`renderStaleChunk`).
+    public var hasStaleRenders: Bool { !staleRenders.isEmpty }
+
+    /// Renders again the next chunk (at most `limit` items, of one feed) of the items a start
+    /// restored with rows drawn by a renderer that changed since, and publishes the feed's
+    /// delta when its rows changed. Items replaced, deleted or rendered since (by a reload)
+    /// are skipped; so are quarantined ones. An item its plugin crashed or hung on is
+    /// quarantined (and loses its row); one its plugin refuses, or whose type no plugin handles
+    /// any more (reported once, `unknown_type`), keeps no row. Returns the
+    /// publications and positions to send once the changes are committed.
+    public func renderStaleChunk(limit: Int = staleChunkSize) -> EngineOutput {
+        var output = EngineOutput()
+        guard let chunk = staleRenders.take(upTo: limit), let feed = feeds[chunk.feed] else {
+            if quarantine.hasDropped { output.publications += quarantineDropReports() }
+            return output
+        }
+        let items = chunk.ids.compactMap { id -> StoredItem? in
+            guard let item = feed.item(id), item.staleRow, !quarantine.contains(feed: feed.name, id: id) else {
+                return nil
+            }
+            return item
+        }
+        prerenderIfBatching(items.map { RenderJob(kind: .renderItem, type: $0.input.type, input: $0.input.json) })
+        for item in items {
+            var row: RenderedRow?
+            do {
+                row = try renderItem(item.input, feed: feed.name)
+            } catch {
+                counters.countRejection(error.code)
+                output.publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
+            }
+            // Even an unchanged row is set: it clears the mark, and the next commit stores it.
+            feed.setRow(row, forItem: item.input.id)
+            if row != nil {
+                feed.reportedUnknownTypes.remove(item.input.type)
+            } else if renderer.rendererIdentity(forItemType: item.input.type) == nil {
+                _ = unknownTypeWarning(item.input, feed: feed, cause: nil, publications: &output.publications)
+            }
+        }
+        finishPrerendered()
+        var batch = BatchState()
+        if !items.isEmpty { batch.touch(feed.name) }
+        output.positions = publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
+        return output
+    }
+
+    /// Once every stale item is rendered again: the item types whose stored rows are all drawn
+    /// by the current renderer now (the durable store records it), and forgets them.
+    public func takeRefreshedTypes() -> Set<String> {
+        staleRenders.takeRefreshedTypes()
+    }
+}
