@@ -260,10 +260,10 @@ struct PluginFaultEndToEndTests {
                     JSONValue.object(["op": "upsert", "feed": .string("p\(feed)"), "item": Self.item("segv")])
                         .serialized())
             }
+            // The loop is busy with the crashes meanwhile: a status may go unanswered for a while.
             #expect(
-                try eventually(timeout: 90) {
-                    try peer.request(["op": "status"])["quarantined"] == 100
-                }, "log:\n\(first.log)")
+                eventually(timeout: 90) { (try? peer.request(["op": "status"]))?["quarantined"] == 100 },
+                "log:\n\(first.log)")
             first.signal(SIGTERM)
             #expect(first.waitForExit(timeout: 20) == 0, "log:\n\(first.log)")
         }
