@@ -34,6 +34,14 @@ extension Engine {
         progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) -> [Publication] {
         var publications: [Publication] = []
+        // Whether a type has a renderer, asked once per type (an identity is built each time).
+        var rendered: [String: Bool] = [:]
+        func hasRenderer(_ type: String) -> Bool {
+            if let known = rendered[type] { return known }
+            let known = renderer.rendererIdentity(forItemType: type) != nil
+            rendered[type] = known
+            return known
+        }
         for (index, stored) in restored.enumerated() {
             defer { progress(index + 1, restored.count) }
             for damaged in stored.damaged { quarantine.addDamaged(damaged) }
@@ -66,9 +74,7 @@ extension Engine {
                     let isStale = item.rendered && !quarantined && staleTypes.contains(input.type)
                     feed.restoreItem(input, arrival: item.arrival, row: item.row, stale: isStale)
                     if isStale { stale.append(input.id) }
-                    if item.row == nil, !quarantined, !isStale,
-                        renderer.rendererIdentity(forItemType: input.type) == nil
-                    {
+                    if item.row == nil, !quarantined, !isStale, !hasRenderer(input.type) {
                         _ = unknownTypeWarning(input, feed: feed, cause: nil, publications: &publications)
                     }
                 } else {
