@@ -72,7 +72,11 @@ extension Engine {
                 let quarantined = quarantine.contains(feed: stored.name, id: input.id)
                 if item.rendered || quarantined {
                     let isStale = item.rendered && !quarantined && staleTypes.contains(input.type)
-                    feed.restoreItem(input, arrival: item.arrival, row: item.row, stale: isStale)
+                    // The row's cell as the one shared name (a name over 15 bytes is a heap
+                    // string per row otherwise).
+                    var row = item.row
+                    if let cell = row?.cell { row?.cell = cellNames.name(cell) }
+                    feed.restoreItem(input, arrival: item.arrival, row: row, stale: isStale)
                     if isStale { stale.append(input.id) }
                     if item.row == nil, !quarantined, !isStale, !hasRenderer(input.type) {
                         _ = unknownTypeWarning(input, feed: feed, cause: nil, publications: &publications)

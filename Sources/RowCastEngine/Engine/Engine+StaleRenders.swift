@@ -1,35 +1,38 @@
 import RowCastPluginHosting
 
 extension Engine {
-    /// The most stale items rendered in one call of `renderStaleChunk`: one call to the
-    /// renderer, a few milliseconds for a plugin of usual speed, so a loop pass that renders a
-    /// chunk still serves the other feeds right after.
+    /// The most stale items rendered in one call of `renderStaleChunk` (of one feed or of
+    /// several): one call to the renderer and one commit, a few milliseconds for a plugin of
+    /// usual speed, so a loop pass that renders a chunk still serves the other feeds right
+    /// after.
     public static let staleChunkSize = 128
 
     /// Whether items restored with stale rows wait to be rendered again (`renderStaleChunk`).
     public var hasStaleRenders: Bool { !staleRenders.isEmpty }
 
-    /// Renders again the next chunk (at most `limit` items, of one feed) of the items a start
-    /// restored with rows drawn by a renderer that changed since, and publishes the feed's
-    /// delta when its rows changed. Items replaced, deleted or rendered since (by a reload)
+    /// Renders again the next chunk (at most `limit` items, feed by feed) of the items a start
+    /// restored with rows drawn by a renderer that changed since, and publishes a delta for
+    /// each feed whose rows changed. Items replaced, deleted or rendered since (by a reload)
     /// are skipped; so are quarantined ones. An item its plugin crashed or hung on is
     /// quarantined (and loses its row); one its plugin refuses, or whose type no plugin handles
-    /// any more (reported once, `unknown_type`), keeps no row. Returns the
-    /// publications and positions to send once the changes are committed.
+    /// any more (reported once, `unknown_type`), keeps no row. Returns the publications and
+    /// positions to send once the changes are committed.
     public func renderStaleChunk(limit: Int = staleChunkSize) -> EngineOutput {
         var output = EngineOutput()
-        guard let chunk = staleRenders.take(upTo: limit), let feed = feeds[chunk.feed] else {
-            if quarantine.hasDropped { output.publications += quarantineDropReports() }
-            return output
-        }
-        let items = chunk.ids.compactMap { id -> StoredItem? in
-            guard let item = feed.item(id), item.staleRow, !quarantine.contains(feed: feed.name, id: id) else {
-                return nil
+        var items: [(feed: Feed, item: StoredItem)] = []
+        for chunk in staleRenders.take(upTo: limit) {
+            guard let feed = feeds[chunk.feed] else { continue }
+            for id in chunk.ids {
+                guard let item = feed.item(id), item.staleRow, !quarantine.contains(feed: feed.name, id: id) else {
+                    continue
+                }
+                items.append((feed, item))
             }
-            return item
         }
-        prerenderIfBatching(items.map { RenderJob(kind: .renderItem, type: $0.input.type, input: $0.input.json) })
-        for item in items {
+        prerenderIfBatching(
+            items.map { RenderJob(kind: .renderItem, type: $0.item.input.type, input: $0.item.input.json) })
+        var batch = BatchState()
+        for (feed, item) in items {
             var row: RenderedRow?
             do {
                 row = try renderItem(item.input, feed: feed.name)
@@ -44,10 +47,9 @@ extension Engine {
             } else if renderer.rendererIdentity(forItemType: item.input.type) == nil {
                 _ = unknownTypeWarning(item.input, feed: feed, cause: nil, publications: &output.publications)
             }
+            batch.touch(feed.name)
         }
         finishPrerendered()
-        var batch = BatchState()
-        if !items.isEmpty { batch.touch(feed.name) }
         output.positions = publishDeltas(for: batch.dirtyFeeds, into: &output.publications)
         return output
     }

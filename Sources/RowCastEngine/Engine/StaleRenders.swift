@@ -31,20 +31,24 @@ public struct StaleRenders {
         count += ids.count
     }
 
-    /// Takes up to `limit` entries, those of one feed at most (a chunk renders in one call to
-    /// the renderer, and its feed gets one delta).
-    mutating func take(upTo limit: Int) -> (feed: String, ids: ArraySlice<String>)? {
-        guard let first = queue.first else { return nil }
-        let end = min(first.ids.count, next + limit)
-        let taken = first.ids[next..<end]
-        count -= taken.count
-        if end == first.ids.count {
-            queue.removeFirst()
-            next = 0
-        } else {
-            next = end
+    /// Takes up to `limit` entries, feed by feed in the order queued (a chunk renders in one
+    /// call to the renderer, and each of its feeds gets one delta).
+    mutating func take(upTo limit: Int) -> [(feed: String, ids: ArraySlice<String>)] {
+        var taken: [(feed: String, ids: ArraySlice<String>)] = []
+        var room = limit
+        while room > 0, let first = queue.first {
+            let end = min(first.ids.count, next + room)
+            taken.append((first.feed, first.ids[next..<end]))
+            room -= end - next
+            count -= end - next
+            if end == first.ids.count {
+                queue.removeFirst()
+                next = 0
+            } else {
+                next = end
+            }
         }
-        return (first.feed, taken)
+        return taken
     }
 
     /// Once the queue is done: the types whose rows are all current now, and forgets them.
