@@ -147,7 +147,11 @@ public final class DurableEngine {
         commit.quarantine = engine.quarantine.takeChanges()
         var noted: Set<RendererKey> = []
         for feed in feeds {
-            for item in feed.items { noteRenderer(.item, item.type, into: &commit, noted: &noted) }
+            var previousType: String?
+            for index in feed.items.indices where feed.items[index].type != previousType {
+                previousType = feed.items[index].type
+                noteRenderer(.item, feed.items[index].type, into: &commit, noted: &noted)
+            }
             for section in feed.sections {
                 if let type = section.type { noteRenderer(.header, type, into: &commit, noted: &noted) }
             }
@@ -174,13 +178,16 @@ public final class DurableEngine {
     private func staleTypes(in feeds: [RestoredFeed]) -> Set<String> {
         var checked: Set<String> = []
         var stale: Set<String> = []
+        // By index: a `for item in` loop copied each item (its strings, JSON and row retained).
         for feed in feeds {
             var previousType: String?
-            for item in feed.items where item.rendered && item.type != previousType {
-                previousType = item.type
-                guard checked.insert(item.type).inserted else { continue }
-                let key = RendererKey(kind: .item, type: item.type)
-                if recordedRenderers[key] != .some(key.identity(in: engine.renderer)) { stale.insert(item.type) }
+            for index in feed.items.indices where feed.items[index].rendered {
+                let type = feed.items[index].type
+                guard type != previousType else { continue }
+                previousType = type
+                guard checked.insert(type).inserted else { continue }
+                let key = RendererKey(kind: .item, type: type)
+                if recordedRenderers[key] != .some(key.identity(in: engine.renderer)) { stale.insert(type) }
             }
         }
         return stale
@@ -351,8 +358,8 @@ public final class DurableEngine {
             guard let recorded = recordedRenderers[key] else { return true }
             return recorded != key.identity(in: engine.renderer)
         }
-        for item in feed.items where !item.rendered && differs(.item, item.type) {
-            return "the renderer of item type \(item.type) changed since its rows were published"
+        for index in feed.items.indices where !feed.items[index].rendered && differs(.item, feed.items[index].type) {
+            return "the renderer of item type \(feed.items[index].type) changed since its rows were published"
         }
         for section in feed.sections {
             if let type = section.type, differs(.header, type) {

@@ -111,10 +111,10 @@ struct RecordScan {
             verify(row, column: 8, checksum) { record }
             guard problems.count == before else { continue }
             if hasRows,
-                case .failure(let problem) = SQLiteFeedStore.readRendering(
+                case .damaged(let reason) = SQLiteFeedStore.readRendering(
                     row, column: 9, start: .itemStart(feed: feed), id: id)
             {
-                problems.append("\(record): \(problem.reason)")
+                problems.append("\(record): \(reason)")
                 continue
             }
             do {

@@ -110,11 +110,9 @@ extension SQLiteFeedStore {
             var failure = known == nil ? checksumFailure(stored: row.storedInteger(7), read: read) : nil
             if failure == nil, known == nil {
                 switch readRendering(row, column: 10, start: checksumStart!.checksum, id: id) {
-                case .success(let rendering):
-                    item.row = rendering.row
-                    item.rendered = rendering.rendered
-                case .failure(let problem):
-                    failure = problem.reason
+                case .absent: item.rendered = false
+                case .row(let rendered): item.row = rendered
+                case .damaged(let reason): failure = reason
                 }
             }
             guard feeds[feed] != nil else {
@@ -139,31 +137,31 @@ extension SQLiteFeedStore {
         }
     }
 
-    /// Why a stored rendering cannot be used.
-    struct RenderingProblem: Error {
-        /// E.g. `its row: checksum mismatch (...)`.
-        var reason: String
+    /// An item row's stored rendering, as read and checked.
+    enum StoredRendering {
+        /// None: a record written before v7.
+        case absent
+        /// The row (nil: the item had none).
+        case row(RenderedRow?)
+        /// Damaged, and why (e.g. `its row: checksum mismatch (...)`).
+        case damaged(String)
     }
 
     /// The stored rendering of an item row whose `row_cell`, `row_json` and `row_crc` are the
-    /// columns from `column` on, checked against `RecordChecksum.itemRow`: `rendered` false
-    /// when the record has none (written before v7).
-    static func readRendering(
-        _ row: Row, column: Int, start: RecordChecksum, id: String
-    ) -> Result<(row: RenderedRow?, rendered: Bool), RenderingProblem> {
+    /// columns from `column` on, checked against `RecordChecksum.itemRow`. (A non-generic
+    /// enum: a `Result` of a tuple looked its generic metadata up for every row.)
+    static func readRendering(_ row: Row, column: Int, start: RecordChecksum, id: String) -> StoredRendering {
         guard let storedCRC = row.storedOptionalInteger(column + 2) else {
-            return .failure(RenderingProblem(reason: "its row: a value of the wrong type"))
+            return .damaged("its row: a value of the wrong type")
         }
-        guard let storedCRC else { return .success((nil, false)) }
+        guard let storedCRC else { return .absent }
         guard let cell = row.storedOptionalText(column), let json = row.storedOptionalBytes(column + 1),
             (cell == nil) == (json == nil)
-        else { return .failure(RenderingProblem(reason: "its row: a value of the wrong type")) }
+        else { return .damaged("its row: a value of the wrong type") }
         let read = RecordChecksum.itemRow(start: start, id: id, cell: cell, row: json)
-        if let failure = checksumFailure(stored: storedCRC, read: read) {
-            return .failure(RenderingProblem(reason: "its row: \(failure)"))
-        }
-        guard let cell, let json else { return .success((nil, true)) }
-        return .success((RenderedRow(cell: cell, bytes: json), true))
+        if let failure = checksumFailure(stored: storedCRC, read: read) { return .damaged("its row: \(failure)") }
+        guard let cell, let json else { return .row(nil) }
+        return .row(RenderedRow(cell: cell, bytes: json))
     }
 
     /// A section row, checked.
