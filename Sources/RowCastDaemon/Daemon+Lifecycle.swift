@@ -27,6 +27,18 @@ extension Daemon {
         keepAlive(engine: engine)
     }
 
+    /// While the state loads: EXTEND_TIMEOUT_USEC=, STATUS= and WATCHDOG=1 when due
+    /// (`LoadProgress`).
+    func reportLoad(_ progress: inout LoadProgress, done: Int, total: Int) {
+        guard environment.notifier.isEnabled else { return }
+        let now = ContinuousClock.now
+        guard
+            let message = progress.report(
+                done: done, total: total, at: now, watchdogDue: { watchdog?.isDue(at: now) == true })
+        else { return }
+        send(message, what: "EXTEND_TIMEOUT_USEC")
+    }
+
     /// Once per pass: WATCHDOG=1 when due, STATUS= when the summary changed.
     func keepAlive(engine: Engine) {
         let now = ContinuousClock.now

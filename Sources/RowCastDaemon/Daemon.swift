@@ -123,7 +123,9 @@ public final class Daemon {
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }
         observePlugins(of: renderer)
-        restoreReports = try durable.start()
+        var progress = LoadProgress()
+        reportLoad(&progress, done: 0, total: 0)
+        restoreReports = try durable.start { done, total in reportLoad(&progress, done: done, total: total) }
         self.durable = durable
 
         let permissions = try SocketPermissions(configuration, file: environment.configurationFile)
@@ -265,6 +267,8 @@ public final class Daemon {
                     try send(try durable.flush(), control: control, publish: publish, engine: engine)
                 }
             }
+            // Rows restored stale are rendered again when the pass read nothing (one chunk).
+            if messages.isEmpty, durable.hasStaleRenders { durable.submitStaleRender() }
             if durable.hasHeldOutputs {
                 let outputs =
                     switch loop.collect(backlog: durable.ingestBacklog) {
@@ -460,7 +464,7 @@ public final class Daemon {
         LoopStateMachine.Deadlines(
             watchdog: watchdog?.timeUntilDue(at: .now),
             positionTick: positions.nextTick(interval: .milliseconds(configuration.heartbeatMilliseconds)),
-            snapshotsBusy: snapshotWriter.isBusy)
+            snapshotsBusy: snapshotWriter.isBusy, backgroundWork: durable?.hasStaleRenders ?? false)
     }
 }
 

@@ -56,6 +56,9 @@ struct LoopStateMachine {
         var positionTick: ContinuousClock.Instant?
         /// Snapshot replies are being written (they are sent within a millisecond of being done).
         var snapshotsBusy: Bool
+        /// Work waits for an idle pass (rows restored stale, `Engine.renderStaleChunk`): the
+        /// pass does not wait.
+        var backgroundWork = false
     }
 
     /// How a pass waits.
@@ -162,7 +165,8 @@ struct LoopStateMachine {
     /// How long a pass that begins at `now` may wait, in whole milliseconds rounded up (waking
     /// before a held-back commit is due would only poll again; the pacing timer ends the wait
     /// on time): until the next heartbeat, watchdog ping, position tick or `due`, a
-    /// millisecond while snapshot replies are being written, and at most 100 ms, so a stop
+    /// millisecond while snapshot replies are being written, not at all while background work
+    /// waits, and at most 100 ms, so a stop
     /// request is seen.
     private func timeout(
         at now: ContinuousClock.Instant, due: ContinuousClock.Instant?, deadlines: () -> Deadlines
@@ -172,6 +176,7 @@ struct LoopStateMachine {
         if let watchdog = deadlines.watchdog { wait = min(wait, watchdog) }
         if let due { wait = min(wait, due - now) }
         if deadlines.snapshotsBusy { wait = min(wait, .milliseconds(1)) }
+        if deadlines.backgroundWork { wait = .zero }
         if let tick = deadlines.positionTick { wait = min(wait, tick - now) }
         let (seconds, attoseconds) = wait.components
         let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000

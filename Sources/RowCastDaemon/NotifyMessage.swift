@@ -25,6 +25,12 @@ public struct NotifyMessage: Sendable, Equatable, CustomStringConvertible {
         NotifyMessage([("STATUS", text)])
     }
 
+    /// Asks systemd to wait `microseconds` more, from now, before it gives up on a start
+    /// (`TimeoutStartSec=`) that takes long; sent again before that time runs out.
+    public static func extendTimeout(microseconds: UInt64) -> NotifyMessage {
+        NotifyMessage([("EXTEND_TIMEOUT_USEC", String(microseconds))])
+    }
+
     /// The main process id (for a service started through a wrapper).
     public static func mainPID(_ pid: Int32) -> NotifyMessage {
         NotifyMessage([("MAINPID", String(pid))])

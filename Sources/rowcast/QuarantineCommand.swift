@@ -8,9 +8,12 @@ struct QuarantineCommand: ParsableCommand {
         abstract: "List the items whose plugin crashed or hung on them, or retry them.",
         discussion: """
             An item whose plugin crashed (plugin_crashed) or did not return in time \
-            (plugin_timeout) is stored but not rendered, and not rendered again until its plugin \
-            file changes (then a reload retries it), a new version of the item is published, or \
-            you retry it here. See docs/OPERATIONS.md, "Quarantine".
+            (plugin_timeout) is stored but not rendered, and not rendered again (not at a \
+            start, not at a reload) until a new version of the item is published or you retry \
+            it here: fix the plugin, reload, then retry. The quarantine is stored with the \
+            items and keeps at most 1,000 items per feed and 100,000 in all (past that the \
+            oldest is dropped, with a quarantine_full error). See docs/OPERATIONS.md, \
+            "Quarantine".
             """,
         subcommands: [List.self, Retry.self],
         defaultSubcommand: List.self

@@ -45,11 +45,32 @@ struct NotifyTests {
         )
         let ready = try socket.waitFor("READY=1")
         for port in ports { #expect(LoopbackPort.accepts(port), "port \(port) refused a connection after READY=1") }
-        #expect(socket.received.count == 1, "READY=1 was not the first notification: \(socket.received)")
+        // Before READY=1 only the load's progress (EXTEND_TIMEOUT_USEC=, STATUS=loading ...).
+        let received = socket.received
+        let before = received.prefix { $0 != ready }
+        #expect(before.count < received.count, "\(received)")
+        #expect(
+            before.allSatisfy { $0.contains("EXTEND_TIMEOUT_USEC=") && !$0.contains("READY=1") }, "\(received)")
         #expect(ready.contains("MAINPID=\(daemon.process.processIdentifier)"))
         #expect(ready.contains("STATUS=0 feeds, 0 rows, 0 items/s, 2 plugins"))
         try daemon.waitForReadyLine()
         #expect(daemon.control == "tcp://127.0.0.1:\(ports[1])")
+    }
+
+    @Test(
+        "while the state loads, before READY=1: EXTEND_TIMEOUT_USEC=, STATUS=loading ... and WATCHDOG=1 when one is asked for"
+    )
+    func progressWhileLoading() throws {
+        let socket = try FakeNotifySocket()
+        let daemon = try DaemonProcess(
+            environment: ["NOTIFY_SOCKET": socket.name, "WATCHDOG_USEC": "200000"], waitForReady: false)
+        try socket.waitFor("READY=1")
+        try daemon.waitForReadyLine()
+        let first = try #require(socket.received.first)
+        #expect(first.contains("EXTEND_TIMEOUT_USEC=30000000"), "\(socket.received)")
+        #expect(first.contains("STATUS=loading the state"), "\(socket.received)")
+        #expect(first.contains("WATCHDOG=1"), "\(socket.received)")
+        #expect(!first.contains("READY=1"), "\(socket.received)")
     }
 
     @Test("WATCHDOG=1 keeps coming from the loop while it works, and STATUS= follows the feeds")

@@ -35,6 +35,19 @@ struct LoopStateMachineTests {
         #expect(reads == .init(ingest: true, control: true))
     }
 
+    @Test("while background work waits (rows restored stale), an idle pass does not wait")
+    func backgroundWorkDoesNotWait() {
+        var loop = machine(heartbeat: 1_000)
+        let busy = LoopStateMachine.Deadlines(
+            watchdog: nil, positionTick: nil, snapshotsBusy: false, backgroundWork: true)
+        #expect(
+            loop.passBegan(at: at(0), pipeline: idle, deadlines: busy)
+                == .poll(milliseconds: 0, watchesIngest: true, holdUntil: nil))
+        #expect(
+            loop.passBegan(at: at(0), pipeline: idle, deadlines: quiet)
+                == .poll(milliseconds: 100, watchesIngest: true, holdUntil: nil))
+    }
+
     @Test("an idle loop waits for the heartbeat at most 100 ms at a time, watching ingest")
     func idleWait() {
         var wait: LoopStateMachine.Wait

@@ -97,6 +97,7 @@ extension Engine {
         members.append(key: "feeds", value: .array(feedList))
         members.append(key: "plugins", value: .number(Double(renderer.pluginCount)))
         members.append(key: "quarantined", value: .number(Double(quarantine.count)))
+        members.append(key: "staleRows", value: .number(Double(staleRenders.count)))
         members.append(key: "pluginHosts", value: .array(renderer.hostsDescription()))
         members.append(
             key: "counters",

@@ -28,7 +28,7 @@ extension Engine {
             quarantine.add(feed: feed, id: item.id, type: item.type, fault: fault)
             let verb = fault.code == .pluginTimeout ? "did not return in time on" : "crashed on"
             let message =
-                "plugin \(fault.plugin) (\(fault.file)) \(verb) \(subject): \(fault.reason); the item is stored and quarantined: fix the plugin and reload, or run `rowcast quarantine retry`"
+                "plugin \(fault.plugin) (\(fault.file)) \(verb) \(subject): \(fault.reason); the item is stored and quarantined: fix the plugin, reload, then run `rowcast quarantine retry`"
             logger.error(
                 "plugin fault; item quarantined",
                 metadata: [
@@ -256,7 +256,8 @@ extension Engine {
 
     /// Switches to a new renderer (after a plugin reload): items and headers whose type changed
     /// hands are rendered again, items that waited for a plugin get their rows, and every feed
-    /// that visibly changed gets one ordinary delta. Returns what to publish.
+    /// that visibly changed gets one ordinary delta; quarantined items are left as they are.
+    /// Returns what to publish.
     public func replaceRenderer(_ newRenderer: any RowRendering) -> [Publication] {
         let previous = renderer
         renderer = newRenderer
@@ -272,8 +273,9 @@ extension Engine {
                 return result
             }
             var touched = false
+            // A quarantined item is never rendered here: only `rowcast quarantine retry` does.
             let stale = Array(feed.allItems).filter { item in
-                changed(item.input.type) || (item.row == nil && !quarantine.contains(feed: name, id: item.input.id))
+                (changed(item.input.type) || item.row == nil) && !quarantine.contains(feed: name, id: item.input.id)
             }
             for chunk in Self.renderChunks(stale.count) {
                 prerenderIfBatching(

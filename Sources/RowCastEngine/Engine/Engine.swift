@@ -58,6 +58,12 @@ public final class Engine {
 
     /// The items whose plugin crashed or hung on them (see ``Quarantine``).
     public internal(set) var quarantine = Quarantine()
+    /// Items restored with rows whose renderer changed since, to render again in the
+    /// background (`renderStaleChunk`).
+    public internal(set) var staleRenders = StaleRenders()
+    /// Until when stale rows are not rendered again: their plugin was paused
+    /// (`plugin_unavailable`) on the last chunk.
+    var staleRendersWaitUntil: ContinuousClock.Instant?
 
     var renderer: any RowRendering
     /// The item render jobs of a batch, sent before it is applied when the renderer works in
@@ -254,6 +260,7 @@ public final class Engine {
     @discardableResult
     func publishDeltas(for dirtyFeeds: [String], into publications: inout [Publication]) -> [FeedPosition] {
         var positions: [FeedPosition] = []
+        if quarantine.hasDropped { publications += quarantineDropReports() }
         for name in dirtyFeeds {
             guard let feed = feeds[name] else { continue }
             let delta = feed.finishBatch()

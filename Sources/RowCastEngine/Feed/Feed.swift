@@ -169,6 +169,7 @@ public final class Feed {
                 countPending(from: item.row, to: row)
                 item.input = input
                 item.row = row
+                item.staleRow = false
                 stored = item
                 return previous
             })
@@ -197,13 +198,16 @@ public final class Feed {
         }
     }
 
-    /// Replaces the row of an item (after a plugin appeared, changed or went away).
+    /// Replaces the row of an item (after a plugin appeared, changed or went away); the next
+    /// commit stores it.
     func setRow(_ row: RenderedRow?, forItem id: String) {
         guard let item = items[id] else { return }
         touch(item, id: id)
+        listChanged(item, id: id)
         account((row?.bytes.count ?? 0) - (item.row?.bytes.count ?? 0))
         countPending(from: item.row, to: row)
         item.row = row
+        item.staleRow = false
     }
 
     /// Deletes the item; false when the feed has no item with that id.
@@ -615,8 +619,9 @@ public final class Feed {
         items.reserveCapacity(count)
     }
 
-    /// Puts back an item exactly as stored (rank included).
-    func restoreItem(_ input: ItemInput, arrival: UInt64, row: RenderedRow?) {
+    /// Puts back an item exactly as stored (rank included); `stale` when its row was drawn by
+    /// a renderer that changed since (it is served until rendered again, see `StaleRenders`).
+    func restoreItem(_ input: ItemInput, arrival: UInt64, row: RenderedRow?, stale: Bool = false) {
         if sections[input.section] == nil {
             sections[input.section] = StoredSection(
                 input: SectionInput(id: input.section), declared: false, arrival: arrival)
@@ -624,7 +629,23 @@ public final class Feed {
         sections[input.section]?.memberCount += 1
         account(Self.bytes(of: input, row: row))
         countPending(from: nil, to: row, existed: false)
-        items.updateValue(StoredItem(input: input, arrival: arrival, row: row))
+        let item = StoredItem(input: input, arrival: arrival, row: row)
+        item.staleRow = stale
+        items.updateValue(item)
+    }
+
+    /// Lists item `id` among the changes for the store although it did not change (its row
+    /// was rendered at start for a record that did not keep it): the next commit writes it.
+    func markUnstored(id: String) {
+        guard let item = items[id] else { return }
+        listChanged(item, id: id)
+    }
+
+    /// Lists `item` among the changes for the store, once.
+    private func listChanged(_ item: StoredItem, id: String) {
+        guard item.dirtyIn != changesNumber else { return }
+        item.dirtyIn = changesNumber
+        dirtyItems.append((id: id, item: item))
     }
 
     /// Sets the counters of a restored feed and builds its view; nothing is dirty after.

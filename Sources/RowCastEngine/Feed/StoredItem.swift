@@ -12,6 +12,9 @@ final class StoredItem {
     var arrival: UInt64
     /// The rendered row, or nil while the item waits for a plugin.
     var row: RenderedRow?
+    /// Whether `row` was drawn by a renderer that changed since (restored at start): it is
+    /// rendered again in the background, and served meanwhile. Any new row clears it.
+    var staleRow = false
     /// The feed's batch that last touched the item (``Feed``'s `batchNumber`; 0: none yet),
     /// so that the feed finds the item's entry of that batch without a lookup by id.
     var touchedIn: UInt64 = 0
@@ -50,6 +53,6 @@ extension PersistedItem {
     init(id: String, of item: StoredItem) {
         self.init(
             id: id, type: item.input.type, section: item.input.section, sort: item.input.sort, arrival: item.arrival,
-            json: item.input.json)
+            json: item.input.json, row: item.row)
     }
 }

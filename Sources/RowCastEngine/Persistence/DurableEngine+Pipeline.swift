@@ -85,6 +85,21 @@ extension DurableEngine {
         return .applied(deferring: !output.deferred.isEmpty)
     }
 
+    /// Whether rows restored stale wait to be rendered again (`submitStaleRender`).
+    public var hasStaleRenders: Bool { engine.hasStaleRenders }
+
+    /// Renders the next chunk of rows restored stale (`Engine.renderStaleChunk`) and keeps its
+    /// output back for its commit, as a batch of no message: the rows are stored before their
+    /// delta goes out. Only between batches (none begun and not applied).
+    public func submitStaleRender() {
+        precondition(beganBatch == nil, "DurableEngine.submitStaleRender while a batch is begun")
+        var output = engine.renderStaleChunk()
+        output.receipt = BatchReceipt(receivedAt: .now, replyRoutes: [])
+        var commit = takeCommit()
+        recordRefreshedTypes(into: &commit)
+        submitted.append(UncommittedBatch(output: output, commit: commit, messageCount: 0))
+    }
+
     /// After a commit failed for lack of space: asks the store whether the disk has room again
     /// (`FeedStore.spaceShortage`, a look at the file system), and refuses writes at once
     /// while it has not (`Engine.refusedWrites`), instead of applying each batch, failing its

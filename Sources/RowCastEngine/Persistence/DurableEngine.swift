@@ -11,9 +11,11 @@ import RowCastWire
 /// is rolled back to the committed state, nothing of the batch is published, and every reply
 /// of the batch becomes a `storage_error`.
 ///
-/// At start, every stored feed is rendered again and continues its seq in its epoch, unless
-/// its history cannot be shown to continue (see `StoreContinuity`, and renderer changes): then
-/// it gets a new epoch, so subscribers resync instead of diverging.
+/// At start, every stored feed comes back with its stored rows and continues its seq in its
+/// epoch, unless its history cannot be shown to continue (see `StoreContinuity`, damaged
+/// records, and renderer changes of what is rendered at start): then it gets a new epoch, so
+/// subscribers resync instead of diverging. Rows whose plugin changed are rendered again
+/// afterwards, in the background (`submitStaleRender`), and published as ordinary deltas.
 ///
 /// Not `Sendable`: it, its engine and its store belong to the daemon's loop thread.
 public final class DurableEngine {
@@ -90,11 +92,18 @@ public final class DurableEngine {
     /// How long the store's delta log keeps a delta: older ones are dropped at start.
     public static let historyMaximumAge = HistoryLimits.standard.maximumAge
 
-    /// Loads the store into the engine (re-rendering every item; only the feeds and action
-    /// events of `Engine.servedPartitions` when it is set), gives a new epoch to every
-    /// feed whose history cannot continue, and records that. Returns the error events of
-    /// items that no longer render, to publish once subscribers can connect.
-    public func start() throws(StoreError) -> [Publication] {
+    /// Loads the store into the engine (only the feeds and action events of
+    /// `Engine.servedPartitions` when it is set), gives a new epoch to every feed whose history
+    /// cannot continue, and records that. Items come back with their stored rows and no plugin
+    /// is called for them; those whose type's renderer changed since their rows were drawn
+    /// are queued to be rendered again in the background (`submitStaleRender`), and quarantined
+    /// items are never rendered. `progress` is told after each feed (done, in all). Returns the
+    /// error events of items that no longer render, to publish once subscribers can connect.
+    public func start(
+        progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) throws(StoreError)
+        -> [Publication]
+    {
         store.keepHistory(
             within: HistoryLimits(
                 deltas: engine.limits.historyDeltas, bytes: engine.limits.historyBytes,
@@ -105,9 +114,11 @@ public final class DurableEngine {
         }
         var feeds = state.feeds
         var events = state.events
+        var quarantined = state.quarantine
         if let served = engine.servedPartitions {
             feeds.removeAll { !served.contains(Partition(feed: $0.name)) }
             events.removeAll { !served.contains(Partition(feed: $0.feed)) }
+            quarantined.removeAll { !served.contains(Partition(feed: $0.feed)) }
         }
         var commit = StoreCommit()
         commit.historyMaximumAge = Self.historyMaximumAge
@@ -120,8 +131,10 @@ public final class DurableEngine {
         }
         engine.ledger = RequestLedger(limits: ledgerLimits, entries: state.ledger)
         engine.actionEvents.restore(events)
+        engine.quarantine.restore(quarantined)
         var unreadable: [DamagedItem] = []
-        let reports = engine.restore(feeds, unreadable: &unreadable)
+        let staleTypes = self.staleTypes(in: feeds)
+        let reports = engine.restore(feeds, unreadable: &unreadable, staleTypes: staleTypes, progress: progress)
         for item in unreadable where !renewed.contains(item.feed) {
             guard let feed = engine.feeds[item.feed] else { continue }
             renew(&feed.epoch, feed: item.feed, seq: feed.seq, reason: "a stored item record is damaged", into: &commit)
@@ -129,22 +142,55 @@ public final class DurableEngine {
             renewed.insert(item.feed)
         }
         commit.damagedItems = feeds.flatMap { $0.damaged.filter { !$0.known } } + unreadable
+        // The rows rendered for records that kept none (written before rows were stored).
+        commit.feeds = engine.takeChanges()
+        commit.quarantine = engine.quarantine.takeChanges()
         var noted: Set<RendererKey> = []
         for feed in feeds {
-            for item in feed.items { noteRenderer(.item, item.type, into: &commit, noted: &noted) }
+            var previousType: String?
+            for index in feed.items.indices where feed.items[index].type != previousType {
+                previousType = feed.items[index].type
+                noteRenderer(.item, feed.items[index].type, into: &commit, noted: &noted)
+            }
             for section in feed.sections {
                 if let type = section.type { noteRenderer(.header, type, into: &commit, noted: &noted) }
             }
         }
         commit.ledger = engine.ledger.takeChanges()
         try store.commit(commit)
+        if !staleTypes.isEmpty {
+            logger.notice(
+                "plugins changed since the rows were stored; their items are rendered again in the background",
+                metadata: ["types": "\(staleTypes.sorted())", "items": "\(engine.staleRenders.count)"])
+        }
         logger.info(
             "state loaded",
             metadata: [
                 "feeds": "\(feeds.count)", "items": "\(feeds.reduce(0) { $0 + $1.items.count })",
-                "answers": "\(engine.ledger.count)",
+                "answers": "\(engine.ledger.count)", "quarantined": "\(engine.quarantine.count)",
+                "stale": "\(engine.staleRenders.count)",
             ])
         return reports
+    }
+
+    /// The item types of `feeds` whose stored rows were drawn by another renderer than the one
+    /// loaded now (or by none recorded).
+    private func staleTypes(in feeds: [RestoredFeed]) -> Set<String> {
+        var checked: Set<String> = []
+        var stale: Set<String> = []
+        // By index: a `for item in` loop copied each item (its strings, JSON and row retained).
+        for feed in feeds {
+            var previousType: String?
+            for index in feed.items.indices where feed.items[index].rendered {
+                let type = feed.items[index].type
+                guard type != previousType else { continue }
+                previousType = type
+                guard checked.insert(type).inserted else { continue }
+                let key = RendererKey(kind: .item, type: type)
+                if recordedRenderers[key] != .some(key.identity(in: engine.renderer)) { stale.insert(type) }
+            }
+        }
+        return stale
     }
 
     /// Processes one batch and commits it, waiting for the commit: the pipeline (`submit`,
@@ -172,12 +218,14 @@ public final class DurableEngine {
         commit.feeds = engine.takeChanges()
         commit.history = engine.takeHistory()
         commit.historyRetention = engine.limits.historyDeltas
+        commit.quarantine = engine.quarantine.takeChanges()
         let written = Set(commit.feeds.map(\.feed))
         for (name, feed) in engine.feeds.sorted(by: { $0.key < $1.key })
         where before[name] != feed.seq && !written.contains(name) {
             commit.counters.append(FeedCounters(feed: name, seq: feed.seq, epoch: feed.epoch))
         }
-        for key in recordedRenderers.keys.sorted(by: { ($0.kind.rawValue, $0.type) < ($1.kind.rawValue, $1.type) }) {
+        for key in recordedRenderers.keys.sorted(by: { ($0.kind.rawValue, $0.type) < ($1.kind.rawValue, $1.type) })
+        where key.kind == .header || !engine.staleRenders.types.contains(key.type) {
             let identity = key.identity(in: renderer)
             if recordedRenderers[key]! != identity {
                 commit.renderers.append(RendererRecord(kind: key.kind, type: key.type, identity: identity))
@@ -226,6 +274,7 @@ public final class DurableEngine {
         commit.eventRetention = engine.actionEvents.retention
         commit.history = engine.takeHistory()
         commit.historyRetention = engine.limits.historyDeltas
+        commit.quarantine = engine.quarantine.takeChanges()
         var noted: Set<RendererKey> = []
         for change in commit.feeds {
             // A commit's items come in runs of one type: the set is asked once per run.
@@ -251,10 +300,24 @@ public final class DurableEngine {
     ) {
         let key = RendererKey(kind: kind, type: type)
         guard noted.insert(key).inserted else { return }
+        // Rows of the type drawn by the old renderer are still stored: it stays recorded until
+        // they are all rendered again (`recordRefreshedTypes`).
+        if kind == .item, engine.staleRenders.types.contains(type) { return }
         let identity = key.identity(in: engine.renderer)
         if let recorded = recordedRenderers[key], recorded == identity { return }
         recordedRenderers[key] = identity
         commit.renderers.append(RendererRecord(kind: kind, type: type, identity: identity))
+    }
+
+    /// Records, in `commit`, the current renderer of the item types whose stale rows are all
+    /// rendered again now (`Engine.takeRefreshedTypes`).
+    func recordRefreshedTypes(into commit: inout StoreCommit) {
+        for type in engine.takeRefreshedTypes().sorted() {
+            let key = RendererKey(kind: .item, type: type)
+            let identity = key.identity(in: engine.renderer)
+            recordedRenderers[key] = identity
+            commit.renderers.append(RendererRecord(kind: .item, type: type, identity: identity))
+        }
     }
 
     /// Why `feed` must start a new epoch at this start, or nil when it continues.
@@ -285,7 +348,8 @@ public final class DurableEngine {
     }
 
     /// Why a stored feed's rows would not be those its subscribers saw: a type whose renderer
-    /// differs from the one recorded (nil when none does).
+    /// differs from the one recorded, of a section header or of an item whose record kept no
+    /// row (both are rendered at start; stored rows are served as they were) (nil when none).
     private func changedRenderer(in feed: RestoredFeed) -> String? {
         var checked: Set<RendererKey> = []
         func differs(_ kind: RendererRecord.Kind, _ type: String) -> Bool {
@@ -294,8 +358,8 @@ public final class DurableEngine {
             guard let recorded = recordedRenderers[key] else { return true }
             return recorded != key.identity(in: engine.renderer)
         }
-        for item in feed.items where differs(.item, item.type) {
-            return "the renderer of item type \(item.type) changed since its rows were published"
+        for index in feed.items.indices where !feed.items[index].rendered && differs(.item, feed.items[index].type) {
+            return "the renderer of item type \(feed.items[index].type) changed since its rows were published"
         }
         for section in feed.sections {
             if let type = section.type, differs(.header, type) {
@@ -322,8 +386,12 @@ public final class DurableEngine {
             let present = Set(committed.map(\.name))
             for name in names where !present.contains(name) { engine.discardFeed(named: name) }
             var unreadable: [DamagedItem] = []
-            _ = engine.restore(committed, unreadable: &unreadable)
+            // Rows of the refused commits (stale ones rendered again, among them) are gone: the
+            // stored ones of the types they recorded are rendered again.
+            let staleTypes = engine.staleRenders.types.union(renderers.filter { $0.kind == .item }.map(\.type))
+            _ = engine.restore(committed, unreadable: &unreadable, staleTypes: staleTypes)
             _ = engine.takeChanges()
+            engine.quarantine.restore(try store.quarantinedItems())
             if let damaged = unreadable.first {
                 throw StoreError(
                     .corrupt, path: "feed \(damaged.feed)",

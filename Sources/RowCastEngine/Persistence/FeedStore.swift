@@ -21,6 +21,8 @@ public protocol FeedStore: AnyObject {
     func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed]
     /// The remembered answers as last committed.
     func ledgerEntries() throws(StoreError) -> [LedgerEntry]
+    /// The quarantined items as last committed, oldest first.
+    func quarantinedItems() throws(StoreError) -> [QuarantinedItem]
     /// Records a clean stop and closes; the store is not used after.
     func close()
     /// Why the last `close()` could not record a clean stop (a full disk, say), or nil.

@@ -12,6 +12,8 @@ public struct StoredState: Sendable {
     public var continuity: StoreContinuity
     /// The kept action events of every feed, oldest first per feed.
     public var events: [ActionEvent]
+    /// The quarantined items, oldest first.
+    public var quarantine: [QuarantinedItem] = []
 
     /// A state from its parts.
     public init(
@@ -102,6 +104,8 @@ public struct StoreCommit: Sendable {
     public var historyRetention = 0
     /// When set, deltas logged longer ago than this are dropped from every feed.
     public var historyMaximumAge: Duration?
+    /// Quarantine entries added and released.
+    public var quarantine = QuarantineChanges()
     /// Damaged item records to mark as found (`DamagedItem.known` at the next start), so that
     /// their feed starts a new epoch once, not at every start.
     public var damagedItems: [DamagedItem] = []
@@ -113,6 +117,6 @@ public struct StoreCommit: Sendable {
     public var isEmpty: Bool {
         droppedFeeds.isEmpty && feeds.isEmpty && counters.isEmpty && ledger.isEmpty && renderers.isEmpty
             && events.isEmpty
-            && damagedItems.isEmpty && history.isEmpty && historyMaximumAge == nil
+            && damagedItems.isEmpty && history.isEmpty && historyMaximumAge == nil && quarantine.isEmpty
     }
 }

@@ -19,6 +19,34 @@ extension RecordChecksum {
         return checksum
     }
 
+    /// The checksum of an item's stored rendering (`row_cell`, `row_json`; both nil when it has
+    /// no row), in its own column (`row_crc`), continuing `start` (a checksum over the feed's
+    /// name) with the item's id, so that a row moved to another item fails.
+    static func itemRow(start: RecordChecksum, id: String, cell: String?, row: [UInt8]?) -> RecordChecksum {
+        var checksum = start
+        checksum.add(id)
+        checksum.add(cell)
+        checksum.add(row != nil)
+        if let row { checksum.add(row) }
+        return checksum
+    }
+
+    /// The checksum of a quarantine entry.
+    static func quarantined(
+        feed: String, id: String, type: String, code: String, reason: String, plugin: String, file: String, at: Int64
+    ) -> RecordChecksum {
+        var checksum = RecordChecksum()
+        checksum.add(feed)
+        checksum.add(id)
+        checksum.add(type)
+        checksum.add(code)
+        checksum.add(reason)
+        checksum.add(plugin)
+        checksum.add(file)
+        checksum.add(UInt64(bitPattern: at))
+        return checksum
+    }
+
     /// Where every item row of `feed` starts.
     static func itemStart(feed: String) -> RecordChecksum {
         var checksum = RecordChecksum()

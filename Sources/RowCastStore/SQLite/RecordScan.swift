@@ -11,15 +11,18 @@ struct RecordScan {
     let checksummed: Bool
     /// Whether feeds record their owner (schema v6).
     let hasOwners: Bool
+    /// Whether items keep their rendered rows, and the quarantine is stored (schema v7).
+    let hasRows: Bool
     /// Rows read per table, in the order scanned.
     private(set) var counts: [(table: String, count: Int)] = []
     /// What is wrong, one line per record.
     private(set) var problems: [String] = []
 
-    init(db: Database, checksummed: Bool, hasOwners: Bool) {
+    init(db: Database, checksummed: Bool, hasOwners: Bool, hasRows: Bool) {
         self.db = db
         self.checksummed = checksummed
         self.hasOwners = hasOwners
+        self.hasRows = hasRows
     }
 
     /// The `crc` column, or nothing for a schema without checksums.
@@ -80,8 +83,9 @@ struct RecordScan {
 
     mutating func items() throws {
         let damage = checksummed ? ", damage" : ", NULL"
+        let rendering = hasRows ? ", row_cell, row_json, row_crc" : ""
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT feed, id, type, section, sort, arrival, json\(damage)\(crc) FROM items")
+            db, sql: "SELECT feed, id, type, section, sort, arrival, json\(damage)\(crc)\(rendering) FROM items")
         var count = 0
         while let row = try rows.next() {
             count += 1
@@ -106,6 +110,13 @@ struct RecordScan {
             let before = problems.count
             verify(row, column: 8, checksum) { record }
             guard problems.count == before else { continue }
+            if hasRows,
+                case .damaged(let reason) = SQLiteFeedStore.readRendering(
+                    row, column: 9, start: .itemStart(feed: feed), id: id)
+            {
+                problems.append("\(record): \(reason)")
+                continue
+            }
             do {
                 _ = try RequestDecoder.item(json: json, context: "item \"\(id)\" of feed \"\(feed)\"")
             } catch {
@@ -113,6 +124,27 @@ struct RecordScan {
             }
         }
         counts.append(("items", count))
+    }
+
+    mutating func quarantine() throws {
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT feed, id, type, code, reason, plugin, file, at, crc FROM quarantine")
+        var count = 0
+        while let row = try rows.next() {
+            count += 1
+            let record = "quarantine: item \"\(row.storedText(1) ?? "?")\" of feed \"\(row.storedText(0) ?? "?")\""
+            guard let feed = row.storedText(0), let id = row.storedText(1), let type = row.storedText(2),
+                let code = row.storedText(3), let reason = row.storedText(4), let plugin = row.storedText(5),
+                let file = row.storedText(6), let at = row.storedInteger(7)
+            else {
+                wrongType(record)
+                continue
+            }
+            let checksum = RecordChecksum.quarantined(
+                feed: feed, id: id, type: type, code: code, reason: reason, plugin: plugin, file: file, at: at)
+            verify(row, column: 8, checksum) { record }
+        }
+        counts.append(("quarantine", count))
     }
 
     mutating func requests() throws {

@@ -41,4 +41,20 @@ extension Row {
     func storedBytes(_ index: Int) -> [UInt8]? {
         Data.fromDatabaseValue(self[index] as DatabaseValue).map { [UInt8]($0) }
     }
+
+    /// The optional integer at `index`: `.some(nil)` for NULL, nil for another type.
+    func storedOptionalInteger(_ index: Int) -> Int64?? {
+        let value = self[index] as DatabaseValue
+        if value.isNull { return .some(nil) }
+        return storedInteger(index).map { .some($0) }
+    }
+
+    /// The optional bytes of the blob at `index`: `.some(nil)` for NULL, nil for another type.
+    func storedOptionalBytes(_ index: Int) -> [UInt8]?? {
+        switch (self[index] as DatabaseValue).storage {
+        case .null: return .some(nil)
+        case .blob(let data): return .some([UInt8](data))
+        default: return nil
+        }
+    }
 }

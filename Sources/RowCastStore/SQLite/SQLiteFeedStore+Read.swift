@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import RowCastJSON
 import RowCastEngine
+import RowCastWire
 
 extension SQLiteFeedStore {
     /// Reads feeds (all when `names` is nil) with their items, sections and logged history,
@@ -70,7 +71,7 @@ extension SQLiteFeedStore {
         let itemRows = try Row.fetchCursor(
             db,
             sql:
-                "SELECT feed, id, type, section, sort, arrival, json, crc, damage, CAST(id AS BLOB) FROM items\(filter)",
+                "SELECT feed, id, type, section, sort, arrival, json, crc, damage, CAST(id AS BLOB), row_cell, row_json, row_crc FROM items\(filter)",
             arguments: arguments)
         var checksumStart: (feed: String, checksum: RecordChecksum)?
         while let row = try itemRows.next() {
@@ -101,12 +102,19 @@ extension SQLiteFeedStore {
                         known: false, storedID: storedID))
                 continue
             }
-            let item = PersistedItem(id: id, type: type, section: section, sort: sort, arrival: arrival, json: json)
+            var item = PersistedItem(id: id, type: type, section: section, sort: sort, arrival: arrival, json: json)
             if checksumStart?.feed != feed { checksumStart = (feed, RecordChecksum.itemStart(feed: feed)) }
             let read = RecordChecksum.item(
                 start: checksumStart!.checksum, id: id, type: type, section: section, sort: sort, arrival: arrival,
                 json: json)
-            let failure = known == nil ? checksumFailure(stored: row.storedInteger(7), read: read) : nil
+            var failure = known == nil ? checksumFailure(stored: row.storedInteger(7), read: read) : nil
+            if failure == nil, known == nil {
+                switch readRendering(row, column: 10, start: checksumStart!.checksum, id: id) {
+                case .absent: item.rendered = false
+                case .row(let rendered): item.row = rendered
+                case .damaged(let reason): failure = reason
+                }
+            }
             guard feeds[feed] != nil else {
                 if let failure {
                     throw damagedRecord(
@@ -127,6 +135,33 @@ extension SQLiteFeedStore {
                 feeds[feed]!.items.append(item)
             }
         }
+    }
+
+    /// An item row's stored rendering, as read and checked.
+    enum StoredRendering {
+        /// None: a record written before v7.
+        case absent
+        /// The row (nil: the item had none).
+        case row(RenderedRow?)
+        /// Damaged, and why (e.g. `its row: checksum mismatch (...)`).
+        case damaged(String)
+    }
+
+    /// The stored rendering of an item row whose `row_cell`, `row_json` and `row_crc` are the
+    /// columns from `column` on, checked against `RecordChecksum.itemRow`. (A non-generic
+    /// enum: a `Result` of a tuple looked its generic metadata up for every row.)
+    static func readRendering(_ row: Row, column: Int, start: RecordChecksum, id: String) -> StoredRendering {
+        guard let storedCRC = row.storedOptionalInteger(column + 2) else {
+            return .damaged("its row: a value of the wrong type")
+        }
+        guard let storedCRC else { return .absent }
+        guard let cell = row.storedOptionalText(column), let json = row.storedOptionalBytes(column + 1),
+            (cell == nil) == (json == nil)
+        else { return .damaged("its row: a value of the wrong type") }
+        let read = RecordChecksum.itemRow(start: start, id: id, cell: cell, row: json)
+        if let failure = checksumFailure(stored: storedCRC, read: read) { return .damaged("its row: \(failure)") }
+        guard let cell, let json else { return .row(nil) }
+        return .row(RenderedRow(cell: cell, bytes: json))
     }
 
     /// A section row, checked.
@@ -188,6 +223,31 @@ extension SQLiteFeedStore {
                 throw damagedRecord("action event \(seq) of feed \"\(feed)\"", reason: reason, path: path)
             }
             return ActionEvent(feed: feed, seq: seq, body: body)
+        }
+    }
+
+    /// Reads the quarantined items, oldest first (ties in the order of their key).
+    static func readQuarantine(_ db: Database, path: String) throws -> [QuarantinedItem] {
+        try Row.fetchAll(
+            db, sql: "SELECT feed, id, type, code, reason, plugin, file, at, crc FROM quarantine ORDER BY at, feed, id"
+        ).map { row in
+            guard let feed = row.storedText(0), let id = row.storedText(1), let type = row.storedText(2),
+                let code = row.storedText(3), let reason = row.storedText(4), let plugin = row.storedText(5),
+                let file = row.storedText(6), let at = row.storedInteger(7)
+            else {
+                throw damagedRecord(
+                    "the quarantine entry of item \"\(row.storedText(1) ?? "?")\" of feed \"\(row.storedText(0) ?? "?")\"",
+                    reason: "a value of the wrong type", path: path)
+            }
+            let read = RecordChecksum.quarantined(
+                feed: feed, id: id, type: type, code: code, reason: reason, plugin: plugin, file: file, at: at)
+            if let failure = checksumFailure(stored: row.storedInteger(8), read: read) {
+                throw damagedRecord(
+                    "the quarantine entry of item \"\(id)\" of feed \"\(feed)\"", reason: failure, path: path)
+            }
+            return QuarantinedItem(
+                feed: feed, id: id, type: type, code: ErrorCode(rawValue: code), reason: reason, plugin: plugin,
+                file: file, at: at)
         }
     }
 

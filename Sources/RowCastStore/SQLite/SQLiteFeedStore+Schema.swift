@@ -115,9 +115,35 @@ extension SQLiteFeedStore {
             // The client (CURVE key name) whose request created the feed: its quota's count.
             try db.execute(sql: "ALTER TABLE feeds ADD COLUMN owner TEXT")
         }
+        migrator.registerMigration("v7") { db in
+            // Rows as rendered, so that a start calls no plugin for an item whose type's
+            // renderer did not change (`renderers`): the row's cell and JSON (both NULL when the
+            // item has no row) and their checksum (`RecordChecksum.itemRow`; NULL: a record
+            // written before v7, whose row was not stored and is rendered at the next start).
+            // And the quarantine: items a plugin crashed or hung on, never rendered at a start
+            // or a reload.
+            try db.execute(
+                sql: """
+                    ALTER TABLE items ADD COLUMN row_cell TEXT;
+                    ALTER TABLE items ADD COLUMN row_json BLOB;
+                    ALTER TABLE items ADD COLUMN row_crc INTEGER;
+                    CREATE TABLE quarantine (
+                        feed TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        code TEXT NOT NULL,
+                        reason TEXT NOT NULL,
+                        plugin TEXT NOT NULL,
+                        file TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        crc INTEGER NOT NULL,
+                        PRIMARY KEY (feed, id)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 
     /// The newest schema version this build writes.
-    static var schemaVersion: String { "v6" }
+    static var schemaVersion: String { "v7" }
 }

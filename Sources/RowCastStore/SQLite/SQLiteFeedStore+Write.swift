@@ -7,7 +7,7 @@ extension SQLiteFeedStore {
     /// Writes a commit's rows; the caller holds the transaction.
     static func write(_ commit: StoreCommit, to db: Database) throws {
         for feed in commit.droppedFeeds {
-            for table in ["items", "sections", "deltas", "feeds"] {
+            for table in ["items", "sections", "deltas", "quarantine", "feeds"] {
                 let column = table == "feeds" ? "name" : "feed"
                 try db.execute(sql: "DELETE FROM \(table) WHERE \(column) = ?", arguments: [feed])
             }
@@ -61,12 +61,35 @@ extension SQLiteFeedStore {
                 try mark.execute(arguments: [item.reason, item.feed, Data(item.storedID ?? Array(item.id.utf8))])
             }
         }
+        if !commit.quarantine.isEmpty { try writeQuarantine(commit.quarantine, to: db) }
         if !commit.renderers.isEmpty {
             let record = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO renderers(kind, type, identity) VALUES (?, ?, ?)")
             for renderer in commit.renderers {
                 try record.execute(arguments: [renderer.kind.rawValue, renderer.type, renderer.identity])
             }
+        }
+    }
+
+    /// Writes the quarantine's entries and deletes those of released items.
+    private static func writeQuarantine(_ changes: QuarantineChanges, to db: Database) throws {
+        if !changes.left.isEmpty {
+            let release = try db.cachedStatement(sql: "DELETE FROM quarantine WHERE feed = ? AND id = ?")
+            for key in changes.left { try release.execute(arguments: [key.feed, key.id]) }
+        }
+        guard !changes.entered.isEmpty else { return }
+        let record = try db.cachedStatement(
+            sql:
+                "INSERT OR REPLACE INTO quarantine(feed, id, type, code, reason, plugin, file, at, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        for entry in changes.entered {
+            let checksum = RecordChecksum.quarantined(
+                feed: entry.feed, id: entry.id, type: entry.type, code: entry.code.rawValue, reason: entry.reason,
+                plugin: entry.plugin, file: entry.file, at: entry.at)
+            try record.execute(arguments: [
+                entry.feed, entry.id, entry.type, entry.code.rawValue, entry.reason, entry.plugin, entry.file,
+                entry.at, checksum.stored,
+            ])
         }
     }
 
@@ -132,7 +155,7 @@ extension SQLiteFeedStore {
             feed: change.feed,
             statement: try db.cachedStatement(
                 sql:
-                    "INSERT OR REPLACE INTO items(feed, id, type, section, sort, arrival, json, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                    "INSERT OR REPLACE INTO items(feed, id, type, section, sort, arrival, json, crc, row_cell, row_json, row_crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
             ))
         defer { writer.finish() }
         // Prepared only for a commit that deletes an item (GRDB's cache lookup costs too).

@@ -127,12 +127,14 @@ public final class SQLiteFeedStore: FeedStore {
         let history = historyLimits
         do {
             return try queue.read { db in
-                StoredState(
+                var state = StoredState(
                     feeds: try Self.readFeeds(db, names: nil, history: history, path: path, logger: logger),
                     ledger: try Self.readLedger(db, path: path),
                     renderers: try Self.readRenderers(db),
                     continuity: continuity,
                     events: try Self.readEvents(db, path: path))
+                state.quarantine = try Self.readQuarantine(db, path: path)
+                return state
             }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")
@@ -206,6 +208,17 @@ public final class SQLiteFeedStore: FeedStore {
         do {
             let path = databasePath
             return try queue.read { db in try Self.readLedger(db, path: path) }
+        } catch {
+            throw Self.storeError(error, path: databasePath, during: "reading")
+        }
+    }
+
+    /// The quarantined items as committed, oldest first.
+    public func quarantinedItems() throws(StoreError) -> [QuarantinedItem] {
+        let queue = try openQueue()
+        do {
+            let path = databasePath
+            return try queue.read { db in try Self.readQuarantine(db, path: path) }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "reading")
         }

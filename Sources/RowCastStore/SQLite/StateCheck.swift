@@ -59,13 +59,15 @@ public enum StateCheck {
             report.problems += integrity.map { "SQLite integrity_check: \($0)" }
         }
         guard applied.contains("v1") else { return report }
-        var scan = RecordScan(db: db, checksummed: checksummed, hasOwners: applied.contains("v6"))
+        var scan = RecordScan(
+            db: db, checksummed: checksummed, hasOwners: applied.contains("v6"), hasRows: applied.contains("v7"))
         try scan.feeds()
         try scan.sections()
         try scan.items()
         try scan.requests()
         if applied.contains("v3") { try scan.events() }
         if applied.contains("v5") { try scan.deltas() }
+        if applied.contains("v7") { try scan.quarantine() }
         report.records = scan.counts
         report.problems += scan.problems
         return report

@@ -48,6 +48,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// not sent to it and nothing was stored. Send it again later (`rowcast plugins` shows
     /// how long the pause lasts).
     public static let pluginUnavailable = ErrorCode(rawValue: "plugin_unavailable")
+    /// The quarantine was over its limit (per feed or in all): its oldest entry was dropped.
+    /// The dropped item stays stored without a row and is no longer listed.
+    public static let quarantineFull = ErrorCode(rawValue: "quarantine_full")
     /// The item's stored record failed its checksum or did not parse at start: it is not
     /// served, its feed started a new epoch, and it is listed in the quarantine until it is
     /// sent again, deleted, or its feed reset.

@@ -1,3 +1,4 @@
+import Foundation
 import RowCastEngine
 import RowCastPluginHosting
 import RowCastStore
@@ -130,7 +131,9 @@ struct EnginePersistenceTests {
         }
     }
 
-    @Test("items of a type no plugin handles any more wait, and are reported once")
+    @Test(
+        "items of a type no plugin handles any more keep their stored rows at start, then wait once rendered again, reported once"
+    )
     func restoreWithoutPlugin() {
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
         let store = MemoryStore()
@@ -139,9 +142,44 @@ struct EnginePersistenceTests {
         ])
         store.commit(harness.engine.takeChanges())
         let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"]))
-        let reports = restarted.decode(publications: restarted.engine.restore(store.restored))
-        #expect(reports.errors.map { $0["code"] } == ["unknown_type"])
+        let reports = restarted.decode(publications: restarted.engine.restore(store.restored, staleTypes: ["ad"]))
+        #expect(reports.errors.isEmpty)
+        #expect(restarted.renderer.renderCalls == 0)
+        #expect(restarted.snapshot("f") == harness.snapshot("f"))
+        #expect(restarted.engine.staleRenders.count == 2)
+        let output = restarted.engine.renderStaleChunk()
+        let rendered = restarted.decode(publications: output.publications)
+        #expect(rendered.errors.map { $0["code"] } == ["unknown_type"])
+        #expect(!restarted.engine.hasStaleRenders)
+        #expect(restarted.engine.takeRefreshedTypes() == ["ad"])
         #expect(restarted.snapshot("f")["pending"] == 2)
-        #expect(restarted.snapshot("f")["seq"] == 1)
+        #expect(restarted.snapshot("f")["seq"] == 2)
+    }
+
+    @Test(
+        "stale rows whose plugin is paused keep their rows and wait in the queue, then render once the pause is over"
+    )
+    func staleRowsWaitOutAPause() {
+        let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"]))
+        let store = MemoryStore()
+        _ = harness.control([upsert("f", item("1")), upsert("f", item("2"))])
+        store.commit(harness.engine.takeChanges())
+        let renderer = FakeRenderer(itemTypes: ["product"], generation: 2)
+        let restarted = EngineHarness(renderer: renderer)
+        restarted.engine.restore(store.restored, staleTypes: ["product"])
+        renderer.paused = true
+        let paused = restarted.decode(publications: restarted.engine.renderStaleChunk().publications)
+        #expect(paused.publications.isEmpty, "no delta and no error event for each item of a paused plugin")
+        #expect(restarted.snapshot("f") == harness.snapshot("f"), "both keep their rows")
+        #expect(restarted.engine.staleRenders.count == 2)
+        #expect(!restarted.engine.hasStaleRenders, "the queue waits instead of spinning through the pause")
+        #expect(restarted.engine.takeRefreshedTypes().isEmpty)
+        renderer.paused = false
+        Thread.sleep(forTimeInterval: 1.05)
+        #expect(restarted.engine.hasStaleRenders)
+        _ = restarted.engine.renderStaleChunk()
+        #expect(renderer.renderCalls == 2)
+        #expect(!restarted.engine.hasStaleRenders)
+        #expect(restarted.engine.takeRefreshedTypes() == ["product"])
     }
 }

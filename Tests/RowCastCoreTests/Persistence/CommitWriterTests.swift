@@ -43,6 +43,7 @@ final class CountingStore: FeedStore, @unchecked Sendable {
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] { [] }
     func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] { [] }
     func ledgerEntries() throws(StoreError) -> [LedgerEntry] { [] }
+    func quarantinedItems() throws(StoreError) -> [QuarantinedItem] { [] }
     func close() {}
 }
 

@@ -36,6 +36,7 @@ final class FlakyStore: FeedStore {
         try base.feeds(inPartitions: partitions)
     }
     func ledgerEntries() throws(StoreError) -> [LedgerEntry] { try base.ledgerEntries() }
+    func quarantinedItems() throws(StoreError) -> [QuarantinedItem] { try base.quarantinedItems() }
     func close() { base.close() }
     func spaceShortage() -> StoreError? { shortage }
 }
@@ -153,7 +154,7 @@ struct DurableEngineTests {
         durable.close()
     }
 
-    @Test("a rollback keeps the rows of the items the failed batch did not change, rendering only the others")
+    @Test("a rollback restores the committed rows as stored, rendering none of them again")
     func rollbackKeepsRows() throws {
         let directory = try ScratchDirectory()
         let harness = EngineHarness()
@@ -165,56 +166,98 @@ struct DurableEngineTests {
         store.failingCommits = 1
         let renders = harness.renderer.renderCalls
         _ = try durable.process([message(upsert("f", item("1", data: ["name": "changed"])), token: 30)])
-        // The changed item, then its committed version at the rollback: not the other 19.
-        #expect(harness.renderer.renderCalls - renders == 2)
+        // The changed item only: the rollback restores the committed rows as stored.
+        #expect(harness.renderer.renderCalls - renders == 1)
         #expect(harness.snapshot("f") == before)
         durable.close()
     }
 
-    @Test("a feed whose renderer changed while stopped starts a new epoch, keeping its seq")
+    @Test(
+        "a start calls no plugin; rows whose renderer changed while stopped are served, then rendered again in the background, keeping the epoch"
+    )
     func rendererChanged() throws {
         let directory = try ScratchDirectory()
         let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
         let durable = DurableEngine(
             engine: harness.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
         _ = try durable.start()
-        _ = try durable.process([
-            message(upsert("f", item("1")), token: 1), message(upsert("g", item("2", type: "ad")), token: 2),
-        ])
+        _ = try durable.process(
+            (1...300).map { message(upsert("f", item("\($0)")), token: $0) } + [
+                message(upsert("g", item("2", type: "ad")), token: 301)
+            ])
         durable.close()
+        func open(_ harness: EngineHarness) throws -> DurableEngine {
+            DurableEngine(
+                engine: harness.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal),
+                makeEpoch: { "new" })
+        }
 
-        let renderer = FakeRenderer(itemTypes: ["product", "ad"])
-        let restarted = EngineHarness(renderer: renderer)
-        var epochs = 0
-        let again = DurableEngine(
-            engine: restarted.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal),
-            makeEpoch: {
-                epochs += 1; return "new-\(epochs)"
-            })
+        // Same renderer: no plugin call at all.
+        let restarted = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"]))
+        let again = try open(restarted)
         _ = try again.start()
-        #expect(restarted.snapshot("f")["epoch"] == harness.snapshot("f")["epoch"])
+        #expect(restarted.renderer.renderCalls == 0)
+        #expect(!again.hasStaleRenders)
+        #expect(restarted.snapshot("f") == harness.snapshot("f"))
         again.close()
 
-        // Same types, another renderer generation: both feeds' rows may differ.
+        // Another renderer generation: the stored rows are served as they were (same epoch
+        // and seq), and rendered again chunk by chunk, each chunk committed.
         let third = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], generation: 2))
-        let durable3 = DurableEngine(
-            engine: third.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal),
-            makeEpoch: {
-                epochs += 1; return "new-\(epochs)"
-            })
+        let durable3 = try open(third)
         _ = try durable3.start()
-        #expect(third.snapshot("f")["epoch"] == "new-1")
-        #expect(third.snapshot("f")["seq"] == 1)
-        #expect(third.snapshot("g")["epoch"] == "new-2")
+        #expect(third.renderer.renderCalls == 0)
+        #expect(third.snapshot("f") == harness.snapshot("f"))
+        #expect(third.engine.staleRenders.count == 301)
+        var chunks = 0
+        while durable3.hasStaleRenders {
+            durable3.submitStaleRender()
+            _ = try durable3.flush()
+            chunks += 1
+        }
+        #expect(chunks == 3, "301 items in chunks of 128, feed by feed: the last one ends f and holds g's item")
+        #expect(third.renderer.renderCalls == 301)
+        #expect(third.snapshot("f")["epoch"] == harness.snapshot("f")["epoch"])
         durable3.close()
 
-        // The new epochs were committed: the next start continues them.
+        // The new renderer was recorded once every row was rendered again: no call now.
         let fourth = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], generation: 2))
-        let durable4 = DurableEngine(
-            engine: fourth.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        let durable4 = try open(fourth)
         _ = try durable4.start()
-        #expect(fourth.snapshot("f")["epoch"] == "new-1")
+        #expect(fourth.renderer.renderCalls == 0)
+        #expect(!durable4.hasStaleRenders)
+        #expect(fourth.snapshot("f") == third.snapshot("f"))
         durable4.close()
+    }
+
+    @Test("a stop before the stale rows are all rendered again leaves the rest stale for the next start")
+    func staleRowsSurviveStop() throws {
+        let directory = try ScratchDirectory()
+        let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"]))
+        let durable = DurableEngine(
+            engine: harness.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        _ = try durable.start()
+        _ = try durable.process((1...200).map { message(upsert("f", item("\($0)")), token: $0) })
+        durable.close()
+
+        let second = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"], generation: 2))
+        let durable2 = DurableEngine(
+            engine: second.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        _ = try durable2.start()
+        durable2.submitStaleRender()
+        _ = try durable2.flush()
+        // A new item of the stale type meanwhile must not record the new renderer.
+        _ = try durable2.process([message(upsert("f", item("new")), token: 1)])
+        #expect(second.renderer.renderCalls == 129)
+        durable2.close()
+
+        let third = EngineHarness(renderer: FakeRenderer(itemTypes: ["product"], generation: 2))
+        let durable3 = DurableEngine(
+            engine: third.engine, store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        _ = try durable3.start()
+        #expect(third.renderer.renderCalls == 0)
+        #expect(third.engine.staleRenders.count == 201)
+        durable3.close()
     }
 
     @Test("a plugin reload commits the new seq before its deltas go out")

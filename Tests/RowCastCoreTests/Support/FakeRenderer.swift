@@ -5,12 +5,17 @@ import RowCastJSON
 
 /// A renderer for engine tests: renders every type in `itemTypes` into a row whose content
 /// echoes the item data, rejects items whose data has `"bad": true`, and lets a test change
-/// which types it handles (to simulate a plugin reload).
+/// which types it handles (to simulate a plugin reload). Items whose data has `"crash": true`
+/// fault as a crashing plugin host would (`plugin_crashed`).
 final class FakeRenderer: RowRendering {
     var itemTypes: Set<String>
     var headerTypes: Set<String>
     var generation: Int
     var renderCalls = 0
+    /// Whether items with `"crash": true` fault (false: they render like the others, a fixed plugin).
+    var crashes = true
+    /// Whether the plugin is paused after a crash loop: every item gets `plugin_unavailable`.
+    var paused = false
 
     init(itemTypes: Set<String> = ["product"], headerTypes: Set<String> = [], generation: Int = 1) {
         self.itemTypes = itemTypes
@@ -20,9 +25,18 @@ final class FakeRenderer: RowRendering {
 
     func renderItem(type: String, input: [UInt8]) -> RenderOutcome {
         guard itemTypes.contains(type) else { return .noRenderer }
+        if paused {
+            return .faulted(
+                PluginFaultReport(code: .pluginUnavailable, reason: "paused", plugin: "fake", file: "fake.so"))
+        }
         renderCalls += 1
         guard let item = try? JSONParser.parse(input), let data = item["data"]?.objectValue else {
             return .failed(message: "bad input")
+        }
+        if crashes, data["crash"] == .bool(true) {
+            return .faulted(
+                PluginFaultReport(
+                    code: .pluginCrashed, reason: "killed by signal 11", plugin: "fake", file: "fake.so"))
         }
         if data["bad"] == .bool(true) {
             return .rejected(message: "missing field \"name\"", field: "name", code: "missing_field")
