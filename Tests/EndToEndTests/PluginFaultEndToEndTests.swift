@@ -254,10 +254,14 @@ struct PluginFaultEndToEndTests {
             let crashed = try peer.request(Self.upsert("p0", "segv"))
             #expect(crashed["ok"] == false, "\(crashed)")
             #expect(crashed["error"]?["code"] == "plugin_crashed", "\(crashed)")
-            // 99 more, over ingest: each crashes the host once.
+            // 99 more, over ingest: each crashes the host once. A good item follows each, so the
+            // crashes are never three in a row, which would pause the plugin (plugin_unavailable).
             for feed in 1..<100 {
                 try peer.pushRaw(
                     JSONValue.object(["op": "upsert", "feed": .string("p\(feed)"), "item": Self.item("segv")])
+                        .serialized())
+                try peer.pushRaw(
+                    JSONValue.object(["op": "upsert", "feed": "p", "item": Self.item("good-after-\(feed)")])
                         .serialized())
             }
             // The loop is busy with the crashes meanwhile: a status may go unanswered for a while.

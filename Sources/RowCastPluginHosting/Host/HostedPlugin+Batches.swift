@@ -73,6 +73,10 @@ extension HostedPlugin {
         statistics.faults += 1
         observer?.faulted(name, fault.kind)
         statistics.state = .restarting
+        // Calls the host finished before the one it died on count as answered, although the
+        // chunk with their results died with it (they are sent again): the faults are not in a
+        // row. Without this, poison items among good ones in one batch paused the plugin.
+        if let index, index > batch.answered, index < batch.inFlight.count { breaker.answered() }
         if let pause = breaker.faulted(at: .now) {
             logger.warning(
                 "plugin paused after faults in a row; its calls are answered plugin_unavailable meanwhile",
