@@ -58,20 +58,19 @@ public final class GatewayMetrics: Sendable {
     /// A stream connection of `kind` (`websocket` or `sse`) opened.
     func connectionOpened(kind: String) {
         Counter(label: Names.connectionsOpened, dimensions: [("kind", kind)], factory: factory).increment()
-        let count = openConnections.withLock { count in
+        // Recorded under the lock, so an open and a close at once are recorded in order.
+        openConnections.withLock { count in
             count += 1
-            return count
+            open.record(count)
         }
-        open.record(count)
     }
 
     /// A stream connection closed.
     func connectionClosed() {
-        let count = openConnections.withLock { count in
+        openConnections.withLock { count in
             count -= 1
-            return count
+            open.record(count)
         }
-        open.record(count)
     }
 
     /// A message of `byteCount` bytes went to a connection.

@@ -97,20 +97,27 @@ extension Engine {
         try checkResetCounts(items: uniqueItems, sections: uniqueSections, feed: name, op: request.op)
         var contents = ResetContents()
         contents.duplicates = duplicates
-        render(sections: uniqueSections, items: uniqueItems, feed: name, into: &contents, report: report)
+        try render(sections: uniqueSections, items: uniqueItems, feed: name, into: &contents, report: report)
         return try install(contents, feed: name, request: request, publications: &publications)
     }
 
     /// Renders sections and items into `contents`; those that do not render are reported and
     /// listed in its `rejected` (an item whose plugin crashed or hung is kept, without a row).
+    /// One whose plugin is paused (`plugin_unavailable`) refuses the whole reset or part: left
+    /// out, its item would be deleted from the feed.
     func render(
         sections: [SectionInput], items: [ItemInput], feed name: String, into contents: inout ResetContents,
         report: (RowCastError) -> Void
-    ) {
+    ) throws(RowCastError) {
+        func refuse(_ error: RowCastError) -> RowCastError {
+            RowCastError(
+                .pluginUnavailable, "\(error.message); nothing of the request was applied", feed: name, id: error.id)
+        }
         for section in sections {
             do {
                 contents.add(section: section, headerRow: try renderHeader(section, feed: name))
             } catch {
+                if error.code == .pluginUnavailable { throw refuse(error) }
                 report(error)
                 contents.rejected.append(error.json)
                 contents.add(section: section, headerRow: nil)
@@ -120,6 +127,7 @@ extension Engine {
             do {
                 contents.add(item: item, row: try renderItem(item, feed: name))
             } catch {
+                if error.code == .pluginUnavailable { throw refuse(error) }
                 report(error)
                 contents.rejected.append(error.json)
                 if Self.isQuarantining(error) { contents.add(item: item, row: nil, quarantined: true) }

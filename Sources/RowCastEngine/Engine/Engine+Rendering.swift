@@ -263,6 +263,7 @@ extension Engine {
         renderer = newRenderer
         var publications: [Publication] = []
         var batch = BatchState()
+        var keptForPause = 0
         for (name, feed) in feeds.sorted(by: { $0.key < $1.key }) {
             var changedTypes: [String: Bool] = [:]
             func changed(_ type: String) -> Bool {
@@ -284,6 +285,10 @@ extension Engine {
                     let row: RenderedRow?
                     do {
                         row = try renderItem(item.input, feed: name)
+                    } catch  where error.code == .pluginUnavailable {
+                        // Its plugin is paused: the item keeps the row it has (logged once below).
+                        keptForPause += 1
+                        continue
                     } catch {
                         counters.countRejection(error.code)
                         publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
@@ -312,6 +317,11 @@ extension Engine {
                 touched = true
             }
             if touched { batch.touch(name) }
+        }
+        if keptForPause > 0 {
+            logger.warning(
+                "items kept their rows: their plugin is paused after faults in a row; reload again once it is over to render them",
+                metadata: ["items": "\(keptForPause)"])
         }
         publishDeltas(for: batch.dirtyFeeds, into: &publications)
         return publications

@@ -74,7 +74,7 @@ extension Engine {
                     feed: name, limit: "limits.max_sections_per_feed")
             }
             var received = ResetContents()
-            render(sections: sections, items: items, feed: name, into: &received, report: report)
+            try render(sections: sections, items: items, feed: name, into: &received, report: report)
             if staged.contents.bytes + received.bytes > limits.storedBytes {
                 throw RowCastError(
                     .limitExceeded,

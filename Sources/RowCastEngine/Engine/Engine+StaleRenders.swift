@@ -40,6 +40,12 @@ extension Engine {
             items.map { RenderJob(kind: .renderItem, type: $0.item.input.type, input: $0.item.input.json) })
         var batch = BatchState()
         staleRendersWaitUntil = nil
+        var renderedAny = false
+        var pausedAny = false
+        defer {
+            // Only a chunk that rendered nothing waits: healthy plugins' items go on at once.
+            if pausedAny && !renderedAny { staleRendersWaitUntil = .now + Self.staleRetryAfterPause }
+        }
         for (feed, item) in items {
             var row: RenderedRow?
             do {
@@ -48,12 +54,13 @@ extension Engine {
                 // Its plugin is paused: the item keeps its row and goes back in the queue, and
                 // the queue waits a while instead of spinning through the pause.
                 staleRenders.add(feed: feed.name, ids: [item.input.id], staleTypes: [])
-                staleRendersWaitUntil = .now + Self.staleRetryAfterPause
+                pausedAny = true
                 continue
             } catch {
                 counters.countRejection(error.code)
                 output.publications.append(ReplyBuilder.errorEvent(error, req: nil, client: nil))
             }
+            renderedAny = true
             // Even an unchanged row is set: it clears the mark, and the next commit stores it.
             feed.setRow(row, forItem: item.input.id)
             if row != nil {

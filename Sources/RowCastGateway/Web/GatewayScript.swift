@@ -455,7 +455,8 @@ enum GatewayScript {
             var item = event.target.closest('li.rc-row');
             if (!item || item.dataset.leaving || event.target.closest('form.rc-edit')) return;
             var button = event.target.closest('button.rc-action');
-            var action = button ? button.dataset.action : (item.rcRow.actions && item.rcRow.actions[0] && item.rcRow.actions[0].name);
+            var actions = item.rcRow ? item.rcRow.actions : null;  // none until the stream drew the row
+            var action = button ? button.dataset.action : (actions && actions[0] && actions[0].name);
             if (action) select(item.dataset.rowId, action);
           });
 

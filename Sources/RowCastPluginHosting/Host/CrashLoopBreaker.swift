@@ -7,8 +7,8 @@
 /// - ``faultsToPause`` faults (crashes or timeouts) in a row, with no call answered between
 ///   them, pause the plugin; the faults before that restart the host at once.
 /// - The first pause is ``firstPause``; each pause that follows within ``calmAfter`` of the last
-///   fault doubles, up to ``longestPause``. After ``calmAfter`` without a fault it is the first
-///   pause again.
+///   fault doubles, up to ``longestPause``. After ``calmAfter`` without a fault everything is
+///   forgotten: the faults before count for nothing, and the next pause is the first again.
 /// - When a pause ends, the next call starts a host and is sent to it. If the host faults
 ///   before it answers a call, the plugin is paused again at once.
 struct CrashLoopBreaker: Equatable {
@@ -34,7 +34,12 @@ struct CrashLoopBreaker: Equatable {
 
     /// A fault at `now`: returns the pause it starts, or nil when the host is restarted at once.
     mutating func faulted(at now: ContinuousClock.Instant) -> Duration? {
-        if let lastFault, now - lastFault >= Self.calmAfter { nextPause = Self.firstPause }
+        if let lastFault, now - lastFault >= Self.calmAfter {
+            // A calm minute forgets the loop: old faults are not in a row with this one.
+            nextPause = Self.firstPause
+            faultsInARow = 0
+            probing = false
+        }
         lastFault = now
         faultsInARow += 1
         guard probing || faultsInARow >= Self.faultsToPause else { return nil }

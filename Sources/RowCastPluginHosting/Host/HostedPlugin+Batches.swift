@@ -78,6 +78,7 @@ extension HostedPlugin {
         // row. Without this, poison items among good ones in one batch paused the plugin.
         if let index, index > batch.answered, index < batch.inFlight.count { breaker.answered() }
         if let pause = breaker.faulted(at: .now) {
+            statistics.state = .backoff
             logger.warning(
                 "plugin paused after faults in a row; its calls are answered plugin_unavailable meanwhile",
                 metadata: [

@@ -55,6 +55,17 @@ struct CrashLoopBreakerTests {
         #expect(breaker.faulted(at: at(1700)) == .seconds(2), "the pause still doubles within the calm period")
     }
 
+    @Test("a minute without a fault forgets the faults before it and a pause that ended")
+    func calmForgetsFaults() {
+        var breaker = CrashLoopBreaker()
+        #expect(breaker.faulted(at: at(0)) == nil)
+        #expect(breaker.faulted(at: at(1)) == nil)
+        #expect(breaker.faulted(at: at(61_000)) == nil, "two faults a minute ago are not in a row with this one")
+        var paused = CrashLoopBreaker()
+        for millisecond in 0..<3 { _ = paused.faulted(at: at(millisecond)) }
+        #expect(paused.faulted(at: at(70_000)) == nil, "a pause an hour ago does not make one fault a loop")
+    }
+
     @Test("a minute without a fault brings the pause back to one second")
     func calmResetsThePause() {
         var breaker = CrashLoopBreaker()
