@@ -110,7 +110,13 @@ extension Engine {
         report: (RowCastError) -> Void
     ) throws(RowCastError) {
         func refuse(_ error: RowCastError) -> RowCastError {
-            RowCastError(
+            // Items this render quarantined are not stored: they are not listed either.
+            let quarantined = contents.quarantined
+            let current = feeds[name]
+            quarantine.removeAll(feed: name, keepingDamaged: true) { id in
+                quarantined.contains(id) && current?.item(id) == nil
+            }
+            return RowCastError(
                 .pluginUnavailable, "\(error.message); nothing of the request was applied", feed: name, id: error.id)
         }
         for section in sections {

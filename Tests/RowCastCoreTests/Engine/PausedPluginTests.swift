@@ -27,6 +27,20 @@ struct PausedPluginTests {
         #expect(harness.snapshot("f")["sections"]?.arrayValue?.first?["rows"]?.arrayValue?.count == 3)
     }
 
+    @Test("a reset refused for a pause lists none of the items it quarantined before it")
+    func refusedResetQuarantinesNothing() {
+        let harness = EngineHarness()
+        _ = harness.control(upsert("f", item("1")))
+        harness.renderer.pauseAfterRenders = 1
+        let reset: JSONValue = [
+            "op": "reset", "feed": "f",
+            "items": [item("c", data: ["crash": true]), item("2"), item("3")],
+        ]
+        let refused = harness.control(reset).replies[0]
+        #expect(refused["error"]?["code"] == "plugin_unavailable", "\(refused)")
+        #expect(harness.engine.quarantine.count == 0, "the crashed item was not stored, so it is not listed")
+    }
+
     @Test("a staged reset's part that meets a paused plugin is not added")
     func stagedPartIsRefused() {
         let harness = EngineHarness()

@@ -16,6 +16,9 @@ final class FakeRenderer: RowRendering {
     var crashes = true
     /// Whether the plugin is paused after a crash loop: every item gets `plugin_unavailable`.
     var paused = false
+    /// When set, the plugin pauses after this many more item renders (a crash loop that
+    /// begins in the middle of a batch).
+    var pauseAfterRenders: Int?
 
     init(itemTypes: Set<String> = ["product"], headerTypes: Set<String> = [], generation: Int = 1) {
         self.itemTypes = itemTypes
@@ -25,6 +28,9 @@ final class FakeRenderer: RowRendering {
 
     func renderItem(type: String, input: [UInt8]) -> RenderOutcome {
         guard itemTypes.contains(type) else { return .noRenderer }
+        if let remaining = pauseAfterRenders {
+            if remaining == 0 { paused = true } else { pauseAfterRenders = remaining - 1 }
+        }
         if paused {
             return .faulted(
                 PluginFaultReport(code: .pluginUnavailable, reason: "paused", plugin: "fake", file: "fake.so"))
