@@ -86,6 +86,7 @@ public struct SnapshotJob: Sendable {
                 feed: feed, limit: "limits.max_message_bytes")
             return [ReplyBuilder.failure(error, op: op, req: req, client: client)]
         }
+        let (rows, total) = (shown?.rowCount ?? 0, view?.rowCount ?? 0)
         return parts.enumerated().map { index, sections in
             var writer = JSONWriter(capacity: sections.count + 256)
             writer.writeRaw("{\"ok\":true,\"op\":\"snapshot\",\"feed\":")
@@ -100,9 +101,9 @@ public struct SnapshotJob: Sendable {
                 writer.writeRaw(",\"limit\":")
                 writer.write(integer: Int64(window.limit))
                 writer.writeRaw(",\"rows\":")
-                writer.write(integer: Int64(shown?.rowCount ?? 0))
+                writer.write(integer: Int64(rows))
                 writer.writeRaw(",\"total\":")
-                writer.write(integer: Int64(view?.rowCount ?? 0))
+                writer.write(integer: Int64(total))
                 writer.writeRaw("}")
             }
             if chunked {

@@ -8,7 +8,7 @@ public struct HostStatistics: Sendable, Equatable {
         case running
         /// Being started.
         case starting
-        /// Waiting before a restart, after faults in a row.
+        /// Paused after faults in a row (`CrashLoopBreaker`): its calls get `plugin_unavailable`.
         case backoff
         /// Dead after a fault; restarted at the next call.
         case restarting

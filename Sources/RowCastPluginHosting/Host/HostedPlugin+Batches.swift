@@ -116,7 +116,7 @@ extension HostedPlugin {
             return
         }
         if let pause = breaker.remainingPause(at: .now) {
-            statistics.state = .backoff
+            // `recordFault` set the state to `.backoff` when the pause began.
             let fault = HostFault(
                 .unavailable,
                 "plugin \(name) is paused for \(pause.milliseconds) ms more: its host crashed or hung on \(CrashLoopBreaker.faultsToPause) calls in a row (last: \(statistics.lastFault?.reason ?? "unknown")); send the request again later; `rowcast plugins` shows the faults"
