@@ -43,6 +43,13 @@ final class MergedRenderStream: RenderStream {
         return true
     }
 
+    /// Whether job `index` has its outcome: always, unless a plugin renders it and has not
+    /// answered yet.
+    func hasOutcome(at index: Int) -> Bool {
+        guard let position = pluginIndex[index], let plugins else { return true }
+        return plugins.hasOutcome(at: position)
+    }
+
     /// The plugins' wait, if they are still rendering.
     var renderWait: RenderWait? { plugins?.renderWait }
 

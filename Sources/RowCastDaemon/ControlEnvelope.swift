@@ -31,6 +31,14 @@ struct ControlEnvelope {
         bodyFrameCount = max(frames.count - bodyStart, 0)
     }
 
+    /// The connection the request came on: a hash (FNV-1a) of the ROUTER's identity frame,
+    /// for the order of one connection's requests (`IncomingMessage.connection`).
+    var connection: UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in routing.first ?? [] { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
     /// Where the reply goes, to travel with the request's batch (`BatchReceipt`).
     var route: ReplyRoute { ReplyRoute(frames: routing) }
 }

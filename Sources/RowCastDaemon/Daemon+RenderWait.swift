@@ -16,24 +16,69 @@ import Glibc
 /// plugin hosts, every batch's latency would carry the next batch's round trip and its
 /// scheduling tails. Likewise a commit held back by `commit_interval_us` would wait for the
 /// round trip to end.
+///
+/// A host that hangs, crashes or restarts must cost only the messages that wait on it. So
+/// the loop waits for hosts at most `parkAfter` per batch: then it parks the batch
+/// (`DurableEngine.park`), whose applied messages are committed and answered as usual, and
+/// goes back to its sockets. The messages left (those that wait on the host, and those after
+/// them in the same feed or from the same connection) are carried into the next batch, with
+/// their reply routes; the loop watches the hosts' descriptors meanwhile and begins a batch
+/// as soon as a carried message can be applied. Before a reload and at a stop, carried
+/// messages are applied first, waiting as long as their hosts take (each call is bounded by
+/// `plugin_timeout_ms`).
 extension Daemon {
+    /// How long the loop waits for plugin hosts within one batch before it parks the batch.
+    static let parkAfter: Duration = .milliseconds(10)
+
     /// Applies the batch begun with `DurableEngine.begin` to the end, waiting for the plugin
-    /// hosts between its messages as needed; returns whether it deferred a request (a reload),
-    /// as `DurableEngine.submit` does.
-    func applyBegunBatch(durable: DurableEngine, control: Socket, publish: Socket) throws -> Bool {
+    /// hosts between its messages as needed, or parks it once it waited `parkAfter` (the
+    /// routes of the requests it carries over are kept in `carriedRoutes`); returns whether it
+    /// deferred a request (a reload), as `DurableEngine.submit` does.
+    func applyBegunBatch(
+        durable: DurableEngine, receipt: BatchReceipt, control: Socket, publish: Socket
+    ) throws -> Bool {
+        let began = ContinuousClock.now
         while true {
             if case .applied(let deferring) = durable.resume() { return deferring }
-            guard let wait = durable.renderWait else {
+            guard var wait = durable.renderWait else {
                 // Rows due with nothing to wait on: only the renderer itself can wait for them.
                 guard case .applied(let deferring) = durable.resume(waiting: true) else {
                     preconditionFailure("DurableEngine.resume(waiting: true) did not finish the batch")
                 }
                 return deferring
             }
+            let waited = ContinuousClock.now - began
+            guard waited < Self.parkAfter else {
+                carriedRoutes = durable.park().map { receipt.replyRoutes[$0] }
+                return false
+            }
+            wait.within = min(wait.within, Self.parkAfter - waited)
             if Self.waitForHosts(wait, orAny: durable.waitDescriptors) {
                 try sendFinishedCommit(durable: durable, control: control, publish: publish)
             }
         }
+    }
+
+    /// Applies every message carried from parked batches, waiting for their hosts as long as
+    /// it takes (a reload or a stop must see them applied), and sends what that deferred.
+    func settleCarried(durable: DurableEngine, control: Socket, publish: Socket) throws {
+        guard durable.hasCarriedMessages else { return }
+        let receipt = BatchReceipt(receivedAt: .now, replyRoutes: carriedRoutes)
+        carriedRoutes = []
+        durable.begin([], receipt: receipt)
+        guard case .applied(let deferring) = durable.resume(waiting: true) else {
+            preconditionFailure("DurableEngine.resume(waiting: true) did not finish the batch")
+        }
+        if deferring { try send(try durable.flush(), control: control, publish: publish, engine: durable.engine) }
+        watchHosts([])
+    }
+
+    /// Makes the loop's poller watch exactly `descriptors` among the plugin hosts'.
+    func watchHosts(_ descriptors: [Int32]) {
+        guard descriptors != watchedHostDescriptors else { return }
+        for descriptor in watchedHostDescriptors { poller.unregister(fileDescriptor: descriptor) }
+        for descriptor in descriptors { poller.register(fileDescriptor: descriptor, for: .readable) }
+        watchedHostDescriptors = descriptors
     }
 
     /// Sends the outputs of a commit that finished and starts the next one when due, without

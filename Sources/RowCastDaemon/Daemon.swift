@@ -31,7 +31,7 @@ public final class Daemon {
     var ingest: Socket?
     var control: Socket?
     var publish: Socket?
-    private let poller = Poller()
+    let poller = Poller()
     var engine: Engine?
     var durable: DurableEngine?
     private var restoreReports: [Publication] = []
@@ -59,6 +59,11 @@ public final class Daemon {
     /// Outputs released while plugin hosts rendered that must wait for the loop's next `send`
     /// (they defer a request; see `Daemon+RenderWait.swift`).
     var earlyOutputs: [EngineOutput] = []
+    /// The reply routes of the control requests a parked batch carried into the next one, in
+    /// order (see `Daemon+RenderWait.swift`).
+    var carriedRoutes: [ReplyRoute] = []
+    /// The plugin hosts' descriptors the loop's poller watches while carried messages wait.
+    var watchedHostDescriptors: [Int32] = []
 
     /// A daemon that loads its plugins from the configured directories, into plugin hosts or
     /// into itself as `plugin_isolation` says.
@@ -240,6 +245,7 @@ public final class Daemon {
             case .poll(let milliseconds, let watchesIngest, let holdUntil):
                 if let holdUntil { durable.holdIngest(until: holdUntil) }
                 poller.register(ingest, for: watchesIngest ? .readable : [])
+                watchHosts(durable.carriedWait?.descriptors ?? [])
                 ready = try poller.poll(timeoutMilliseconds: milliseconds) > 0 ? .polled(poller) : .none
                 if poller.events(ofFileDescriptor: durable.pacingDescriptor).contains(.readable) {
                     durable.takePacingExpiry()
@@ -257,18 +263,20 @@ public final class Daemon {
             // A full batch means more is waiting: its commit waits for the next batch to join it
             // (`DurableEngine.holdsForBacklog`); a short or empty read ends the hold.
             durable.ingestBacklog = loop.batchRead(messages: messages.count, readIngest: reads.ingest)
-            if !messages.isEmpty {
+            if !messages.isEmpty || (durable.hasCarriedMessages && durable.carriedCanAdvance) {
                 // One clock read per batch, not per message: the batch's messages were read
                 // back to back, just before. The receipt travels with the batch.
-                let receipt = BatchReceipt(receivedAt: .now, replyRoutes: envelopes.map(\.route))
+                let receipt = BatchReceipt(receivedAt: .now, replyRoutes: carriedRoutes + envelopes.map(\.route))
+                carriedRoutes = []
                 durable.begin(messages, receipt: receipt)
-                if try applyBegunBatch(durable: durable, control: control, publish: publish) {
+                if try applyBegunBatch(durable: durable, receipt: receipt, control: control, publish: publish) {
                     // A reload must see exactly the batches before it: commit and answer them first.
+                    try settleCarried(durable: durable, control: control, publish: publish)
                     try send(try durable.flush(), control: control, publish: publish, engine: engine)
                 }
             }
             // Rows restored stale are rendered again when the pass read nothing (one chunk).
-            if messages.isEmpty, durable.hasStaleRenders { durable.submitStaleRender() }
+            if messages.isEmpty, durable.hasStaleRenders, !durable.hasCarriedMessages { durable.submitStaleRender() }
             if durable.hasHeldOutputs {
                 let outputs =
                     switch loop.collect(backlog: durable.ingestBacklog) {
@@ -278,6 +286,7 @@ public final class Daemon {
                 try send(outputs, control: control, publish: publish, engine: engine)
             }
             if signal.takeReloadRequest() {
+                try settleCarried(durable: durable, control: control, publish: publish)
                 try send(try durable.flush(), control: control, publish: publish, engine: engine)
                 _ = try reload(engine: engine, publish: publish)
             }
@@ -288,6 +297,7 @@ public final class Daemon {
             keepAlive(engine: engine)
         }
         environment.health?.enter(.draining)
+        try settleCarried(durable: durable, control: control, publish: publish)
         try send(try durable.flush(), control: control, publish: publish, engine: engine)
         snapshotWriter.waitUntilWritten()
         sendWrittenSnapshots(control: control, engine: engine)
@@ -345,6 +355,8 @@ public final class Daemon {
     private func read(
         ingest: Socket?, control: Socket?, into messages: inout [IncomingMessage], envelopes: inout [ControlEnvelope]
     ) throws {
+        // Carried control requests take the first reply tokens of the next batch.
+        let tokenBase = carriedRoutes.count
         var budget = configuration.batchLimit
         var controlBudget = control == nil ? 0 : max(0, Self.controlRequestsPerPass - snapshotWriter.inFlight)
         let keep = max(configuration.maximumMessageBytes + 1, 4096)
@@ -369,8 +381,9 @@ public final class Daemon {
                     let envelope = ControlEnvelope(received.message)
                     messages.append(
                         IncomingMessage(
-                            origin: .control(replyTo: envelopes.count), body: envelope.body,
-                            frameCount: envelope.bodyFrameCount, size: envelope.bodySize, principal: received.principal)
+                            origin: .control(replyTo: tokenBase + envelopes.count), body: envelope.body,
+                            frameCount: envelope.bodyFrameCount, size: envelope.bodySize, principal: received.principal,
+                            connection: envelope.connection)
                     )
                     envelopes.append(envelope)
                     budget -= 1
@@ -464,7 +477,9 @@ public final class Daemon {
         LoopStateMachine.Deadlines(
             watchdog: watchdog?.timeUntilDue(at: .now),
             positionTick: positions.nextTick(interval: .milliseconds(configuration.heartbeatMilliseconds)),
-            snapshotsBusy: snapshotWriter.isBusy, backgroundWork: durable?.hasStaleRenders ?? false)
+            snapshotsBusy: snapshotWriter.isBusy,
+            backgroundWork: (durable?.hasStaleRenders ?? false) && !(durable?.hasCarriedMessages ?? false),
+            carriedRender: durable?.carriedWait?.within)
     }
 }
 

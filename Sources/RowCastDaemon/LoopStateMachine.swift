@@ -59,6 +59,10 @@ struct LoopStateMachine {
         /// Work waits for an idle pass (rows restored stale, `Engine.renderStaleChunk`): the
         /// pass does not wait.
         var backgroundWork = false
+        /// How long until messages carried from a parked batch must look at their plugin
+        /// hosts again (a call's deadline), when some wait on one; their descriptors are
+        /// watched too.
+        var carriedRender: Duration? = nil
     }
 
     /// How a pass waits.
@@ -166,7 +170,7 @@ struct LoopStateMachine {
     /// before a held-back commit is due would only poll again; the pacing timer ends the wait
     /// on time): until the next heartbeat, watchdog ping, position tick or `due`, a
     /// millisecond while snapshot replies are being written, not at all while background work
-    /// waits, and at most 100 ms, so a stop
+    /// waits, until a carried message's plugin call is due, and at most 100 ms, so a stop
     /// request is seen.
     private func timeout(
         at now: ContinuousClock.Instant, due: ContinuousClock.Instant?, deadlines: () -> Deadlines
@@ -178,6 +182,7 @@ struct LoopStateMachine {
         if deadlines.snapshotsBusy { wait = min(wait, .milliseconds(1)) }
         if deadlines.backgroundWork { wait = .zero }
         if let tick = deadlines.positionTick { wait = min(wait, tick - now) }
+        if let render = deadlines.carriedRender { wait = min(wait, render) }
         let (seconds, attoseconds) = wait.components
         let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int(max(0, min(100, milliseconds)))

@@ -76,6 +76,13 @@ public final class Poller {
         items.remove(at: index)
     }
 
+    /// Stops watching the plain file descriptor `fileDescriptor`; unknown ones are ignored.
+    public func unregister(fileDescriptor: Int32) {
+        guard let index = index(ofFileDescriptor: fileDescriptor) else { return }
+        sockets.remove(at: index)
+        items.remove(at: index)
+    }
+
     /// Waits until a registered socket is ready, at most `timeoutMilliseconds` (0 checks and
     /// returns at once, -1 waits for ever).
     ///

@@ -205,7 +205,11 @@ extension Engine {
     }
 
     /// Waits for what is still due on the render streams and forgets the prerendered jobs.
+    /// While messages are carried from a parked batch, it keeps every job and stream: the
+    /// carried messages find their outcomes there, and a stream may wait on a hanging host.
+    /// (Each job holds its input, so no other input can take its identity meanwhile.)
     func finishPrerendered() {
+        guard carried.isEmpty else { return }
         for stream in renderStreams { stream.finish() }
         renderStreams.removeAll(keepingCapacity: true)
         prerendered.removeAll()

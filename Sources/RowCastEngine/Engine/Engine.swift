@@ -76,6 +76,8 @@ public final class Engine {
     var renderStreams: [any RenderStream] = []
     /// The batch begun and not yet applied to the end (see `Engine+Batches.swift`).
     var batchInProgress: BatchInProgress?
+    /// Messages a parked batch left unapplied, for the next batch (`parkBatch`).
+    var carried: [CarriedMessage] = []
     /// One shared copy of each cell name: names over 15 bytes are not stored inline by
     /// `String`, and a copy per row costs about 50 bytes each on a million rows (and an
     /// allocation per row to make it).

@@ -20,13 +20,21 @@ public struct IncomingMessage: Sendable {
     /// The authenticated client that sent it (its connection's User-Id), or nil when the
     /// connection is not authenticated (ipc://, or CURVE off): then nothing is checked.
     public var principal: String?
+    /// The connection a control request came on (a hash of its ROUTER identity), so that the
+    /// requests of one connection keep their order when others overtake a request that waits
+    /// on a plugin host; nil for ingest (ordered per feed only) or when unknown.
+    public var connection: UInt64?
 
     /// A message from its parts; `size` defaults to the whole of `body`.
-    public init(origin: Origin, body: [UInt8], frameCount: Int = 1, size: Int? = nil, principal: String? = nil) {
+    public init(
+        origin: Origin, body: [UInt8], frameCount: Int = 1, size: Int? = nil, principal: String? = nil,
+        connection: UInt64? = nil
+    ) {
         self.origin = origin
         self.body = body
         self.frameCount = frameCount
         self.size = size ?? body.count
         self.principal = principal
+        self.connection = connection
     }
 }

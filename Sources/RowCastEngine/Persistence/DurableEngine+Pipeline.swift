@@ -85,6 +85,33 @@ extension DurableEngine {
         return .applied(deferring: !output.deferred.isEmpty)
     }
 
+    /// Ends the begun batch with what it applied (`Engine.parkBatch`): that part is kept back
+    /// for its commit, as `resume` does with a whole batch (nothing, when it applied nothing),
+    /// and the rest is carried into the next batch. Returns the reply tokens of the carried
+    /// control requests, in order: the caller puts their routes first in the next batch's
+    /// receipt (the k-th gets token k).
+    public func park() -> [Int] {
+        guard let began = beganBatch else { preconditionFailure("DurableEngine.park: no batch was begun") }
+        beganBatch = nil
+        var (output, applied, parked) = engine.parkBatch()
+        guard applied > 0 else { return parked }
+        output.receipt = began.receipt
+        submitted.append(UncommittedBatch(output: output, commit: takeCommit(), messageCount: applied))
+        return parked
+    }
+
+    /// Whether messages of a parked batch wait for the next one (`Engine.hasCarriedMessages`).
+    public var hasCarriedMessages: Bool { engine.hasCarriedMessages }
+
+    /// Whether a batch begun now would apply a carried message (`Engine.carriedCanAdvance`).
+    public var carriedCanAdvance: Bool { engine.carriedCanAdvance }
+
+    /// What the carried messages wait on (`Engine.carriedWait`).
+    public var carriedWait: RenderWait? { engine.carriedWait }
+
+    /// How many carried messages are control requests (`Engine.carriedReplyCount`).
+    public var carriedReplyCount: Int { engine.carriedReplyCount }
+
     /// Whether rows restored stale wait to be rendered again (`submitStaleRender`).
     public var hasStaleRenders: Bool { engine.hasStaleRenders }
 
@@ -93,6 +120,7 @@ extension DurableEngine {
     /// delta goes out. Only between batches (none begun and not applied).
     public func submitStaleRender() {
         precondition(beganBatch == nil, "DurableEngine.submitStaleRender while a batch is begun")
+        precondition(!engine.hasCarriedMessages, "DurableEngine.submitStaleRender while messages are carried")
         var output = engine.renderStaleChunk()
         output.receipt = BatchReceipt(receivedAt: .now, replyRoutes: [])
         var commit = takeCommit()

@@ -212,6 +212,7 @@ public final class DurableEngine {
     /// Only with nothing held in the pipeline (`flush` first).
     public func replaceRenderer(_ renderer: any RowRendering) -> [Publication] {
         precondition(!hasHeldOutputs, "DurableEngine.replaceRenderer while pipelined batches are held")
+        precondition(!engine.hasCarriedMessages, "DurableEngine.replaceRenderer while messages are carried")
         let before = engine.feeds.mapValues(\.seq)
         var publications = engine.replaceRenderer(renderer)
         var commit = StoreCommit()

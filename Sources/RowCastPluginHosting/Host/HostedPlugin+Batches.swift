@@ -5,14 +5,30 @@
 /// `plugin_unavailable` without a host.
 extension HostedPlugin {
     /// Sends `calls` to the host and returns the batch, whose results are read as they are
-    /// asked for (``HostBatch/result(at:)``). A batch still outstanding is finished first:
-    /// a host works on one batch at a time.
+    /// asked for (``HostBatch/result(at:)``). A host works on one batch at a time: while one is
+    /// outstanding, the new batch waits in `queued` and is sent when the one before it ends,
+    /// so a loop that moved on from a batch stuck on a hanging call does not wait for it here.
     func start(_ calls: [HostCall]) -> HostBatch {
-        active?.finish()
         let batch = HostBatch(calls: calls, plugin: self)
+        if let active, !active.isComplete {
+            queued.append(batch)
+            return batch
+        }
         active = batch
         dispatch(Array(calls.indices), of: batch)
         return batch
+    }
+
+    /// The batch in progress ended (every call answered, faulted or refused): the first queued
+    /// batch is sent.
+    func activeBatchEnded() {
+        active = nil
+        while active == nil, !queued.isEmpty {
+            let next = queued.removeFirst()
+            guard !next.isComplete else { continue }
+            active = next
+            dispatch(next.calls.indices.filter { next.outcomes[$0] == nil }, of: next)
+        }
     }
 
     /// Reads the host's next answer for `batch`: a chunk of results, or a fault (after which
@@ -21,6 +37,10 @@ extension HostedPlugin {
     @discardableResult
     func advance(_ batch: HostBatch, waiting: Bool = true) -> Bool {
         guard !batch.isComplete else { return false }
+        if let active, active !== batch, queued.contains(where: { $0 === batch }) {
+            // Queued behind the batch in progress: its results come after that one's.
+            return advance(active, waiting: waiting)
+        }
         guard let host = process, active === batch, batch.answered < batch.inFlight.count else {
             // Nothing outstanding (a finished batch was replaced): send what is unknown again.
             let unknown = batch.calls.indices.filter { batch.outcomes[$0] == nil }
@@ -46,7 +66,7 @@ extension HostedPlugin {
                 if batch.isComplete { observer?.rendered(name, ContinuousClock.now - batch.started, batch.calls.count) }
                 batch.inFlight = []
                 batch.answered = 0
-                active = nil
+                activeBatchEnded()
             }
         case .fault(let fault, let index):
             recordFault(fault, at: index, of: batch)
@@ -57,6 +77,9 @@ extension HostedPlugin {
     /// What to wait on before asking `batch`'s host again: its descriptors and how long the
     /// call in progress may still take (nil when the batch has nothing outstanding on a host).
     func renderWait(for batch: HostBatch) -> RenderWait? {
+        if let active, active !== batch, !batch.isComplete, queued.contains(where: { $0 === batch }) {
+            return renderWait(for: active)
+        }
         guard !batch.isComplete, let host = process, active === batch, batch.answered < batch.inFlight.count else {
             return nil
         }
@@ -112,7 +135,7 @@ extension HostedPlugin {
     /// Sends the calls `pending` of `batch` to the running host, restarting it if needed.
     private func dispatch(_ pending: [Int], of batch: HostBatch) {
         guard !pending.isEmpty else {
-            if active === batch { active = nil }
+            if active === batch { activeBatchEnded() }
             return
         }
         if let pause = breaker.remainingPause(at: .now) {
@@ -122,7 +145,7 @@ extension HostedPlugin {
                 "plugin \(name) is paused for \(pause.milliseconds) ms more: its host crashed or hung on \(CrashLoopBreaker.faultsToPause) calls in a row (last: \(statistics.lastFault?.reason ?? "unknown")); send the request again later; `rowcast plugins` shows the faults"
             )
             for call in pending { batch.resolve(call, .failure(fault)) }
-            if active === batch { active = nil }
+            if active === batch { activeBatchEnded() }
             return
         }
         let host: PluginHostProcess
@@ -131,7 +154,7 @@ extension HostedPlugin {
         } catch {
             let fault = HostFault(.crashed, "the plugin host could not be restarted: \(error.reason)")
             for call in pending { batch.resolve(call, .failure(fault)) }
-            if active === batch { active = nil }
+            if active === batch { activeBatchEnded() }
             return
         }
         // `pending` lists calls of the batch in order, each once: as many as the batch has is

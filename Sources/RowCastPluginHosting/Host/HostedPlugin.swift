@@ -42,6 +42,8 @@ public final class HostedPlugin: RegisteredPlugin {
     var breaker = CrashLoopBreaker()
     /// The batch the host is working on, if any (see `HostedPlugin+Batches.swift`).
     var active: HostBatch?
+    /// Batches waiting for `active` to end, oldest first.
+    var queued: [HostBatch] = []
     /// Told of every round trip and fault (the daemon's metrics), when set.
     public var observer: PluginHostObserver?
 

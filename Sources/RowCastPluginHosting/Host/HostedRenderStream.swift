@@ -50,6 +50,17 @@ final class HostedRenderStream: RenderStream {
         return true
     }
 
+    /// Whether job `index` has its outcome, reading what the hosts already sent (every host's,
+    /// for the reason `hasOutcomes(through:)` gives).
+    func hasOutcome(at index: Int) -> Bool {
+        let place = places[index]
+        guard place.group >= 0 else { return true }
+        let batch = batches[Int(place.group)].batch
+        if batch.hasResult(at: Int(place.call)) { return true }
+        for (_, batch) in batches { batch.takeAnswered() }
+        return batch.hasResult(at: Int(place.call))
+    }
+
     /// Every host still working on a batch of the stream: its descriptors, the nearest deadline.
     var renderWait: RenderWait? {
         batches.reduce(nil) { wait, entry in entry.batch.renderWait.map { $0.merged(with: wait) } ?? wait }

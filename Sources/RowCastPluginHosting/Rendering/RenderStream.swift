@@ -11,6 +11,9 @@ public protocol RenderStream: AnyObject {
     /// Whether jobs `0...index` all have their outcomes, taking what the renderer has answered
     /// so far without waiting.
     func hasOutcomes(through index: Int) -> Bool
+    /// Whether job `index` has its outcome, whatever the jobs before it have: a loop that lets
+    /// messages overtake one that waits on a troubled host asks this of each.
+    func hasOutcome(at index: Int) -> Bool
     /// What to wait on before asking `hasOutcomes(through:)` again (nil: nothing is due).
     var renderWait: RenderWait? { get }
     /// Waits for every outcome still due, so the renderer is idle before its next jobs.
@@ -29,6 +32,9 @@ public final class RenderedOutcomes: RenderStream {
 
     /// Always: every outcome is known.
     public func hasOutcomes(through index: Int) -> Bool { true }
+
+    /// Always: every outcome is known.
+    public func hasOutcome(at index: Int) -> Bool { true }
 
     /// Nothing to wait on.
     public var renderWait: RenderWait? { nil }

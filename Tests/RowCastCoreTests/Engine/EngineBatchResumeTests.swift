@@ -34,20 +34,23 @@ struct EngineBatchResumeTests {
         }
     }
 
-    /// Outcomes known from the start, answered only up to `released`.
+    /// Outcomes known from the start, answered only up to `released` and for `releasedJobs`.
     final class SteppedStream: RenderStream {
         let outcomes: [RenderOutcome]
         var released = 0
+        /// Jobs answered past `released`.
+        var releasedJobs: Set<Int> = []
         /// How often an outcome was taken that was not released (a wait inside the engine).
         var waitedInside = 0
 
         init(_ outcomes: [RenderOutcome]) { self.outcomes = outcomes }
 
         func outcome(at index: Int) -> RenderOutcome {
-            if index >= released { waitedInside += 1 }
+            if !hasOutcome(at: index) { waitedInside += 1 }
             return outcomes[index]
         }
         func hasOutcomes(through index: Int) -> Bool { index < released }
+        func hasOutcome(at index: Int) -> Bool { index < released || releasedJobs.contains(index) }
         var renderWait: RenderWait? {
             released < outcomes.count ? RenderWait(descriptors: [], within: .milliseconds(1)) : nil
         }

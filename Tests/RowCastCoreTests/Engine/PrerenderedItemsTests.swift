@@ -11,6 +11,7 @@ struct PrerenderedItemsTests {
     final class NamingStream: RenderStream {
         func outcome(at index: Int) -> RenderOutcome { .failed(message: "job \(index)") }
         func hasOutcomes(through index: Int) -> Bool { true }
+        func hasOutcome(at index: Int) -> Bool { true }
         var renderWait: RenderWait? { nil }
         func finish() {}
     }
