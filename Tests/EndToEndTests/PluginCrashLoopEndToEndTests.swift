@@ -70,4 +70,56 @@ struct PluginCrashLoopEndToEndTests {
         #expect(daemon.waitForExit(timeout: 20) == 0, "\(daemon.log)")
         #expect(daemon.log.contains("plugin paused after faults in a row"), "\(daemon.log)")
     }
+
+    @Test(
+        "20 hanging items pipelined ahead of another plugin's acked upserts: every upsert is acked before the first hanging item's answer, and SIGTERM drains the hanging ones",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(3)))
+    func hangingItemsCostTheirOwnFeedOnly() throws {
+        let plugins = try FaultPlugin.directory()
+        try FaultPlugin.compile(
+            to: plugins.url.appendingPathComponent("librowcast-calm.so").path,
+            defines: [#"FAULT_NAME="calm""#, #"FAULT_TYPE="calm""#])
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins,
+            extraArguments: PluginFaultEndToEndTests.isolation(timeoutMilliseconds: 3000))
+        defer { daemon.stop() }
+        let poison = try RawPeer(daemon)
+        let calm = try RawPeer(daemon)
+
+        for index in 0..<20 {
+            let request: JSONValue = [
+                "op": "upsert", "feed": .string("hang-\(index % 4)"), "req": .number(Double(index + 1)),
+                "item": PluginFaultEndToEndTests.item("hang"),
+            ]
+            _ = try poison.dealer.send([[], request.serialized()])
+        }
+        // The hanging items were sent first; the calm feed's upserts are acked one at a time
+        // while the first of them hangs its host (a call may take 3 s).
+        for index in 0..<50 {
+            let ack = try calm.request([
+                "op": "upsert", "feed": "calm", "item": ["id": .string("c\(index)"), "type": "calm"],
+            ])
+            #expect(ack["ok"] == true, "calm upsert \(index): \(ack)")
+        }
+        let early = try poison.dealer.receiveMultipart(dontWait: true)
+        #expect(early == nil, "a hanging item was answered before the calm feed's 50 acks: \(String(describing: early))")
+        let snapshot = try calm.request(["op": "snapshot", "feed": "calm"])
+        #expect(snapshot["ok"] == true)
+
+        // SIGTERM while the hanging items are still carried: they are answered, then it exits.
+        // Three calls time out before the plugin is paused, so the answers take up to 9 s.
+        daemon.signal(SIGTERM)
+        var codes: [String: Int] = [:]
+        let deadline = ContinuousClock.now + .seconds(60)
+        for _ in 0..<20 {
+            var frames: [[UInt8]]?
+            while frames == nil, ContinuousClock.now < deadline { frames = try poison.dealer.receiveMultipart() }
+            guard let frames, frames.count == 2 else { throw TestFailure("a hanging item got no answer within 60 s") }
+            let reply = try JSONParser.parse(frames[1])
+            codes[reply["error"]?["code"]?.stringValue ?? "ok", default: 0] += 1
+        }
+        #expect((codes["plugin_timeout"] ?? 0) >= 1, "\(codes)")
+        #expect((codes["plugin_timeout"] ?? 0) + (codes["plugin_unavailable"] ?? 0) == 20, "\(codes)")
+        #expect(daemon.waitForExit(timeout: 30) == 0, "\(daemon.log)")
+    }
 }

@@ -160,6 +160,8 @@ extension Engine {
             output.positions.insert(contentsOf: droppedPositions, at: 0)
             droppedPositions.removeAll()
         }
+        // The answers of the batch that `remember` leaves out, for repeats in the same batch.
+        var unremembered: [LedgerKey: [UInt8]] = [:]
         for (token, outcome) in state.pending {
             if case .query(let request) = outcome, case .reload = request.operation {
                 output.deferred.append(DeferredRequest(token: token, request: request))
@@ -176,8 +178,21 @@ extension Engine {
                 }
                 continue
             }
-            let body = reply(for: outcome, publications: &output.publications)
+            let body: [UInt8]
+            if case .recalled(let key, nil) = outcome, let first = unremembered[key], ledger.answer(key) == nil {
+                // A repeat in the same batch of a request whose answer is not remembered (a
+                // paused plugin's): it gets the same answer.
+                body = first
+            } else {
+                body = reply(for: outcome, publications: &output.publications)
+            }
             remember(outcome, reply: body)
+            if case .failed(let error, _, let req, let client) = outcome,
+                error.code == .storageError || error.code == .pluginUnavailable,
+                let key = LedgerKey(client: client, req: req)
+            {
+                unremembered[key] = body
+            }
             output.replies.append(Reply(token: token, body: body))
         }
         ledger.endBatch()

@@ -39,6 +39,18 @@ struct EngineLedgerTests {
         #expect(harness.engine.counters.applied == 2)
     }
 
+    @Test("a request repeated in one batch whose answer is not remembered (plugin_unavailable) gets that answer twice")
+    func repeatedUnrememberedInBatch() {
+        let renderer = FakeRenderer()
+        renderer.paused = true
+        let harness = EngineHarness(renderer: renderer)
+        let request = tagged(upsert("f", item("1")), req: 1)
+        let result = harness.control([request, request])
+        #expect(result.replies[0]["error"]?["code"] == "plugin_unavailable")
+        #expect(result.replies[1] == result.replies[0])
+        #expect(harness.engine.ledger.count == 0)
+    }
+
     @Test("a refused mutation is remembered; ingest and requests without client are not deduplicated")
     func refusalsAndUntagged() {
         let harness = EngineHarness()
