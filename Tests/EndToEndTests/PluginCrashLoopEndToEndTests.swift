@@ -102,7 +102,8 @@ struct PluginCrashLoopEndToEndTests {
             #expect(ack["ok"] == true, "calm upsert \(index): \(ack)")
         }
         let early = try poison.dealer.receiveMultipart(dontWait: true)
-        #expect(early == nil, "a hanging item was answered before the calm feed's 50 acks: \(String(describing: early))")
+        #expect(
+            early == nil, "a hanging item was answered before the calm feed's 50 acks: \(String(describing: early))")
         let snapshot = try calm.request(["op": "snapshot", "feed": "calm"])
         #expect(snapshot["ok"] == true)
 
@@ -121,5 +122,49 @@ struct PluginCrashLoopEndToEndTests {
         #expect((codes["plugin_timeout"] ?? 0) >= 1, "\(codes)")
         #expect((codes["plugin_timeout"] ?? 0) + (codes["plugin_unavailable"] ?? 0) == 20, "\(codes)")
         #expect(daemon.waitForExit(timeout: 30) == 0, "\(daemon.log)")
+    }
+
+    @Test(
+        "a host restarted after a crash is started off the loop: another plugin's feed is acked while the new host loads",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(3)))
+    func restartIsOffTheLoop() throws {
+        let plugins = try TemporaryDirectory("rowcast-plugins")
+        // Every start of the faulty plugin's host takes 3 s; the calm plugin starts at once.
+        try FaultPlugin.compile(
+            to: plugins.url.appendingPathComponent("librowcast-slow.so").path, defines: ["FAULT_SLOW_START_MS=3000"])
+        try FaultPlugin.compile(
+            to: plugins.url.appendingPathComponent("librowcast-calm.so").path,
+            defines: [#"FAULT_NAME="calm""#, #"FAULT_TYPE="calm""#])
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins, extraArguments: PluginFaultEndToEndTests.isolation(timeoutMilliseconds: 5000))
+        defer { daemon.stop() }
+        let faulty = try RawPeer(daemon)
+        let calm = try RawPeer(daemon)
+
+        // One batch: a crash, then an item that needs the restarted host.
+        for (index, id) in ["segv", "after-crash"].enumerated() {
+            let request: JSONValue = [
+                "op": "upsert", "feed": "faulty", "req": .number(Double(index + 1)),
+                "item": PluginFaultEndToEndTests.item(id),
+            ]
+            _ = try faulty.dealer.send([[], request.serialized()])
+        }
+        guard let crashed = try faulty.dealer.receiveMultipart(), crashed.count == 2 else {
+            throw TestFailure("the crashing item got no answer within \(RawPeer.timeoutText)")
+        }
+        #expect(try JSONParser.parse(crashed[1])["error"]?["code"] == "plugin_crashed")
+        for index in 0..<50 {
+            let ack = try calm.request([
+                "op": "upsert", "feed": "calm", "item": ["id": .string("c\(index)"), "type": "calm"],
+            ])
+            #expect(ack["ok"] == true, "calm upsert \(index): \(ack)")
+        }
+        let early = try faulty.dealer.receiveMultipart(dontWait: true)
+        #expect(early == nil, "the item after the crash was answered before the calm feed's acks")
+        var frames: [[UInt8]]?
+        let deadline = ContinuousClock.now + .seconds(60)
+        while frames == nil, ContinuousClock.now < deadline { frames = try faulty.dealer.receiveMultipart() }
+        let reply = try JSONParser.parse(try #require(frames?.last))
+        #expect(reply["ok"] == true, "\(reply)")
     }
 }

@@ -41,6 +41,7 @@ extension HostedPlugin {
             // Queued behind the batch in progress: its results come after that one's.
             return advance(active, waiting: waiting)
         }
+        if startingHost != nil, active === batch { return sendToStartedHost(batch, waiting: waiting) }
         guard let host = process, active === batch, batch.answered < batch.inFlight.count else {
             // Nothing outstanding (a finished batch was replaced): send what is unknown again.
             let unknown = batch.calls.indices.filter { batch.outcomes[$0] == nil }
@@ -79,6 +80,9 @@ extension HostedPlugin {
     func renderWait(for batch: HostBatch) -> RenderWait? {
         if let active, active !== batch, !batch.isComplete, queued.contains(where: { $0 === batch }) {
             return renderWait(for: active)
+        }
+        if let starting = startingHost, active === batch, !batch.isComplete {
+            return RenderWait(descriptors: starting.descriptors, within: starting.remainingStart)
         }
         guard !batch.isComplete, let host = process, active === batch, batch.answered < batch.inFlight.count else {
             return nil
@@ -132,7 +136,35 @@ extension HostedPlugin {
         dispatch(pending, of: batch)
     }
 
-    /// Sends the calls `pending` of `batch` to the running host, restarting it if needed.
+    /// Sends the calls in flight of `batch` to the host being started, once it said hello;
+    /// returns whether anything changed (the hello came, or the start failed).
+    private func sendToStartedHost(_ batch: HostBatch, waiting: Bool) -> Bool {
+        let host: PluginHostProcess
+        do {
+            guard let started = try takeStartedHost(waiting: waiting) else { return false }
+            host = started
+        } catch {
+            startingHost = nil
+            let pending = batch.inFlight
+            batch.inFlight = []
+            failToStart(pending, of: batch, error)
+            return true
+        }
+        let calls =
+            batch.inFlight.count == batch.calls.count ? batch.calls[...] : batch.inFlight.map { batch.calls[$0] }[...]
+        if let fault = host.send(calls) { recordFault(fault, at: nil, of: batch) }
+        return true
+    }
+
+    /// Fails the calls `pending` of `batch`: no host could be started for them.
+    private func failToStart(_ pending: [Int], of batch: HostBatch, _ error: PluginRefusal) {
+        statistics.state = .restarting
+        let fault = HostFault(.crashed, "the plugin host could not be restarted: \(error.reason)")
+        for call in pending { batch.resolve(call, .failure(fault)) }
+        if active === batch { activeBatchEnded() }
+    }
+
+    /// Sends the calls `pending` of `batch` to the running host, or starts a new one for them.
     private func dispatch(_ pending: [Int], of batch: HostBatch) {
         guard !pending.isEmpty else {
             if active === batch { activeBatchEnded() }
@@ -148,13 +180,19 @@ extension HostedPlugin {
             if active === batch { activeBatchEnded() }
             return
         }
-        let host: PluginHostProcess
-        do {
-            host = try runningHost()
-        } catch {
-            let fault = HostFault(.crashed, "the plugin host could not be restarted: \(error.reason)")
-            for call in pending { batch.resolve(call, .failure(fault)) }
-            if active === batch { activeBatchEnded() }
+        guard let host = process else {
+            // A new host (or the one starting): the calls go to it once it said hello
+            // (`sendToStartedHost`), so that the loop does not wait for its start.
+            if startingHost == nil {
+                do {
+                    _ = try launchHost()
+                } catch {
+                    failToStart(pending, of: batch, error)
+                    return
+                }
+            }
+            batch.inFlight = pending
+            batch.answered = 0
             return
         }
         // `pending` lists calls of the batch in order, each once: as many as the batch has is

@@ -38,6 +38,9 @@ public final class HostedPlugin: RegisteredPlugin {
     let logger: Logger
     /// The running host, nil after a fault until the next call restarts it.
     var process: PluginHostProcess?
+    /// A host started after a fault whose hello has not come yet; the active batch's calls
+    /// in flight are sent to it once it has (`HostedPlugin+Batches.swift`).
+    var startingHost: PluginHostProcess?
     /// When the plugin is paused for crashing or hanging again and again.
     var breaker = CrashLoopBreaker()
     /// The batch the host is working on, if any (see `HostedPlugin+Batches.swift`).
@@ -116,25 +119,42 @@ public final class HostedPlugin: RegisteredPlugin {
     public func retire() {
         process?.retire()
         process = nil
+        startingHost = nil
         statistics.state = .stopped
         statistics.pid = nil
     }
 
-    /// The running host, or a new one.
-    func runningHost() throws(PluginRefusal) -> PluginHostProcess {
-        if let process { return process }
+    /// Starts a new host without waiting for its hello (`startingHost`); the calls for it
+    /// are sent once `takeStartedHost` finds the hello.
+    func launchHost() throws(PluginRefusal) -> PluginHostProcess {
         statistics.state = .starting
-        let (process, hello) = try PluginHostProcess.start(image, settings: settings, logger: logger)
-        self.process = process
-        let confinement = Self.confinement(reported: hello.confinement, process: process)
+        let host = try PluginHostProcess.launch(image, settings: settings, logger: logger)
+        startingHost = host
+        return host
+    }
+
+    /// The host being started, once it said hello (nil: not yet; with `waiting`, it waits
+    /// for the hello or the start timeout). It becomes the running host.
+    func takeStartedHost(waiting: Bool) throws(PluginRefusal) -> PluginHostProcess? {
+        guard let host = startingHost else { return process }
+        var hello = try host.takeHello()
+        while hello == nil, waiting {
+            var descriptors = host.descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&descriptors, nfds_t(descriptors.count), 50)
+            hello = try host.takeHello()
+        }
+        guard let hello else { return nil }
+        startingHost = nil
+        process = host
+        let confinement = Self.confinement(reported: hello.confinement, process: host)
         if confinement != self.confinement {
             self.confinement = confinement
             logConfinement()
         }
         statistics.restarts += 1
-        statistics.pid = process.pid
+        statistics.pid = host.pid
         statistics.state = .running
-        return process
+        return host
     }
 
     /// The `"id"` of an item input, for the fault record.

@@ -39,6 +39,10 @@ final class PluginHostProcess {
     private var retired = false
     private var seenCalls: UInt64 = 0
     private var progress = ContinuousClock.now
+    /// The plugin file it hosts, for the refusals of its start.
+    private var file = ""
+    /// When a host that has not said hello yet is given up.
+    private var startDeadline = ContinuousClock.now
 
     private init(
         pid: pid_t, channel: Int32, page: HostStatusPage, log: HostLogRelay,
@@ -64,6 +68,18 @@ final class PluginHostProcess {
     static func start(
         _ image: PluginImage, settings: PluginHostSettings, logger: Logger
     ) throws(PluginRefusal) -> (PluginHostProcess, HostHello) {
+        let process = try launch(image, settings: settings, logger: logger)
+        while true {
+            if let hello = try process.takeHello() { return (process, hello) }
+            _ = process.wait(milliseconds: 50)
+        }
+    }
+
+    /// Starts a host for `image` without waiting for its hello: `takeHello` reads it when it
+    /// came (a restart, so that the loop goes on meanwhile).
+    static func launch(
+        _ image: PluginImage, settings: PluginHostSettings, logger: Logger
+    ) throws(PluginRefusal) -> PluginHostProcess {
         func refusal(_ reason: String) -> PluginRefusal {
             PluginRefusal(file: image.file, code: .hostFailed, reason: reason)
         }
@@ -123,11 +139,21 @@ final class PluginHostProcess {
         let process = PluginHostProcess(
             pid: pid, channel: pair[0], page: page,
             log: HostLogRelay(descriptor: logPipe[0], plugin: label, logger: logger), controlGroup: controlGroup)
-        let deadline = ContinuousClock.now + .milliseconds(settings.startTimeoutMilliseconds)
+        process.file = image.file
+        process.startDeadline = .now + .milliseconds(settings.startTimeoutMilliseconds)
+        return process
+    }
+
+    /// The host's hello, once it came (nil: not yet, without waiting). Throws when the host
+    /// refused the plugin, exited, broke the channel, or let the start timeout pass.
+    func takeHello() throws(PluginRefusal) -> HostHello? {
+        func refusal(_ reason: String) -> PluginRefusal {
+            PluginRefusal(file: file, code: .hostFailed, reason: reason)
+        }
         while true {
             let frame: [UInt8]?
             do {
-                frame = try process.reader.next()
+                frame = try reader.next()
             } catch {
                 throw refusal("the plugin host broke its channel while starting: \(error)")
             }
@@ -135,27 +161,35 @@ final class PluginHostProcess {
                 switch frame.first.flatMap(HostFrame.Tag.init(rawValue:)) {
                 case .hello:
                     do {
-                        return (process, try HostHello(json: Array(frame.dropFirst())))
+                        return try HostHello(json: Array(frame.dropFirst()))
                     } catch {
                         throw refusal("the plugin host sent \(error)")
                     }
                 case .refused:
-                    throw HostHello.refusal(json: Array(frame.dropFirst()), file: image.file)
+                    throw HostHello.refusal(json: Array(frame.dropFirst()), file: file)
                 default:
                     throw refusal("the plugin host sent an unexpected frame while starting")
                 }
             }
-            guard ContinuousClock.now < deadline else {
-                throw refusal("the plugin host did not load the plugin within \(settings.startTimeoutMilliseconds) ms")
-            }
-            switch process.wait(milliseconds: 50) {
+            switch wait(milliseconds: 0) {
             case .readable: continue
-            case .idle: continue
             case .closed:
-                throw refusal(
-                    "the plugin host exited while loading the plugin (\(process.reap())); see the log lines above")
+                throw refusal("the plugin host exited while loading the plugin (\(reap())); see the log lines above")
+            case .idle:
+                break
             }
+            guard ContinuousClock.now < startDeadline else {
+                killGroup()
+                throw refusal("the plugin host did not load the plugin within the start timeout (\(reap()))")
+            }
+            return nil
         }
+    }
+
+    /// How long a host being started may still take to say hello (at most 100 ms, as
+    /// `remaining(of:)`).
+    var remainingStart: Duration {
+        min(.milliseconds(100), max(.milliseconds(1), startDeadline - .now))
     }
 
     /// Sends a batch of calls; nil when the host took it, the fault otherwise. The host answers

@@ -16,7 +16,8 @@
  *               renders a normal row: the host must be treated as broken, not trusted
  *   "gate"      waits until the file named by the item's data member "gate" exists (at most
  *               30 s), then renders a normal row: a render that lasts as long as a test wants
- * -DFAULT_NAME, -DFAULT_VERSION and -DFAULT_TYPE change the descriptor (reload tests). */
+ * -DFAULT_NAME, -DFAULT_VERSION and -DFAULT_TYPE change the descriptor (reload tests);
+ * -DFAULT_SLOW_START_MS=N makes every load of the plugin (each host start) take N ms. */
 #define _DEFAULT_SOURCE /* usleep */
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,4 +154,9 @@ static const rowcast_plugin descriptor = {
     .select = NULL,
 };
 
-const rowcast_plugin *rowcast_plugin_entry(void) { return &descriptor; }
+const rowcast_plugin *rowcast_plugin_entry(void) {
+#ifdef FAULT_SLOW_START_MS
+    usleep((useconds_t)FAULT_SLOW_START_MS * 1000);
+#endif
+    return &descriptor;
+}

@@ -16,7 +16,8 @@ struct EngineParkingTests {
     /// An acked upsert of item `id` to `feed`, on `connection`, with reply token `token`.
     func control(_ feed: String, _ id: String, token: Int, connection: UInt64) -> IncomingMessage {
         IncomingMessage(
-            origin: .control(replyTo: token), body: upsert(feed, item(id), req: .number(Double(token + 1))).serialized(),
+            origin: .control(replyTo: token),
+            body: upsert(feed, item(id), req: .number(Double(token + 1))).serialized(),
             connection: connection)
     }
 
@@ -56,7 +57,9 @@ struct EngineParkingTests {
     func connectionKeepsOrder() throws {
         let renderer = SteppedRenderer()
         let engine = Engine(renderer: renderer, makeEpoch: { "e" })
-        engine.beginBatch([control("slow", "a", token: 0, connection: 7), control("fast", "b", token: 1, connection: 7)])
+        engine.beginBatch([
+            control("slow", "a", token: 0, connection: 7), control("fast", "b", token: 1, connection: 7),
+        ])
         try #require(renderer.streams.last).releasedJobs = [1]
         #expect(engine.advanceBatch(waiting: false) == nil)
         #expect(engine.counters.received == 0)
@@ -79,7 +82,9 @@ struct EngineParkingTests {
         let engine = Engine(renderer: renderer, makeEpoch: { "e" })
         let reload = IncomingMessage(
             origin: .control(replyTo: 1), body: Array(#"{"op":"reload","req":2}"#.utf8), connection: 2)
-        engine.beginBatch([control("slow", "a", token: 0, connection: 1), reload, control("fast", "b", token: 2, connection: 3)])
+        engine.beginBatch([
+            control("slow", "a", token: 0, connection: 1), reload, control("fast", "b", token: 2, connection: 3),
+        ])
         try #require(renderer.streams.last).releasedJobs = [1]
         #expect(engine.advanceBatch(waiting: false) == nil)
         #expect(engine.counters.received == 0)
