@@ -33,6 +33,12 @@ public enum DaemonMetricNames {
     public static let feeds = "rowcast_feeds"
     /// Rows held over every feed.
     public static let rows = "rowcast_rows"
+    /// Rows of one feed, labelled `feed` (the largest feeds only, `FeedMetrics`).
+    public static let feedRows = "rowcast_feed_rows"
+    /// Deltas published for one feed, labelled `feed` (the largest feeds only).
+    public static let feedDeltas = "rowcast_feed_deltas_total"
+    /// Feeds without series of their own.
+    public static let feedSeriesOmitted = "rowcast_feed_series_omitted"
 
     /// Latency buckets: 50 µs to 10 s.
     static let latencyBuckets: [Duration] = [
@@ -83,5 +89,11 @@ public enum DaemonMetricNames {
                 "Connections open to the publish socket (accepted minus disconnected, from the ZeroMQ socket monitor)."),
         MetricDescription(feeds, help: "Feeds held."),
         MetricDescription(rows, help: "Rows held over every feed."),
+        MetricDescription(
+            feedRows, help: "Rows of one feed, for the 50 feeds with the most rows (chosen again every 10 s)."),
+        MetricDescription(
+            feedDeltas,
+            help: "Deltas published for one feed since it got its series, for the 50 feeds with the most rows."),
+        MetricDescription(feedSeriesOmitted, help: "Feeds without per-feed series (beyond the 50 largest)."),
     ]
 }

@@ -6,7 +6,8 @@ import ZeroMQ
 /// rowcastd's metrics, kept cheap for a loop that applies a flood of items: nothing is recorded
 /// per item. The engine's own counters are read once per pass and their growth added to the
 /// metric counters (`flush`); histograms get one value per commit, batch or plugin round
-/// trip; the feed and row gauges are refreshed at most once a second.
+/// trip; the feed and row gauges, and the largest feeds' own series (`FeedMetrics`), are
+/// refreshed at most once a second.
 ///
 /// Not `Sendable`: the loop thread alone uses it (the metric handles it writes to are
 /// thread-safe, and `/metrics` reads them on the HTTP threads).
@@ -23,6 +24,8 @@ final class DaemonMetrics {
     private let subscribers: Gauge
     private let feeds: Gauge
     private let rows: Gauge
+    /// The largest feeds' own series.
+    private let feedSeries: FeedMetrics
     private var rejected: [String: Counter] = [:]
     private var renderDurations: [String: Timer] = [:]
     private var faults: [String: Counter] = [:]
@@ -49,6 +52,7 @@ final class DaemonMetrics {
         subscribers = Gauge(label: Names.subscribers, factory: factory)
         feeds = Gauge(label: Names.feeds, factory: factory)
         rows = Gauge(label: Names.rows, factory: factory)
+        feedSeries = FeedMetrics(factory: factory)
         subscribers.record(0)
         feeds.record(0)
         rows.record(0)
@@ -143,6 +147,7 @@ final class DaemonMetrics {
             nextGaugeRefresh = now + .seconds(1)
             feeds.record(engine.feeds.count)
             rows.record(engine.feeds.values.reduce(0) { $0 + $1.rowCount })
+            feedSeries.refresh(feeds: engine.feeds)
         }
     }
 

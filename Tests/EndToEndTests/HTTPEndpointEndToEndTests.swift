@@ -59,6 +59,8 @@ struct HTTPEndpointEndToEndTests {
         #expect(body.contains("rowcast_deltas_published_total 3"))
         #expect(body.contains("rowcast_items_rejected_total{code=\"invalid_json\"} 1"))
         #expect(body.contains("rowcast_feeds 1.0\n"))
+        #expect(body.contains("rowcast_feed_rows{feed=\"cars\"} 3.0\n"), "\(body)")
+        #expect(body.contains("rowcast_feed_series_omitted 0.0\n"))
         #expect(body.contains("rowcast_commit_duration_seconds_count"))
         #expect(body.contains("rowcast_render_duration_seconds_count{plugin=\"product\"}"))
         #expect(body.contains("rowcast_subscribers 1.0\n"))
