@@ -18,7 +18,8 @@ import Glibc
 /// round trip to end.
 ///
 /// A host that hangs, crashes or restarts must cost only the messages that wait on it. So
-/// the loop waits for hosts at most `parkAfter` per batch: then it parks the batch
+/// the loop waits for hosts at most `parkAfter` per batch (and not at all when only carried
+/// messages, or messages held behind them, wait): then it parks the batch
 /// (`DurableEngine.park`), whose applied messages are committed and answered as usual, and
 /// goes back to its sockets. The messages left (those that wait on the host, and those after
 /// them in the same feed or from the same connection) are carried into the next batch, with
@@ -48,9 +49,12 @@ extension Daemon {
                 return deferring
             }
             let waited = ContinuousClock.now - began
-            guard waited < Self.parkAfter else {
-                carriedRoutes = durable.park().map { receipt.replyRoutes[$0] }
-                return false
+            // Carried messages (and those held behind them) had their wait: only rows of the
+            // batch's own messages are worth waiting for before the batch is parked.
+            guard waited < Self.parkAfter, durable.waitsOnOwnRows else {
+                let (parked, deferring) = durable.park()
+                carriedRoutes = parked.map { receipt.replyRoutes[$0] }
+                return deferring
             }
             wait.within = min(wait.within, Self.parkAfter - waited)
             if Self.waitForHosts(wait, orAny: durable.waitDescriptors) {

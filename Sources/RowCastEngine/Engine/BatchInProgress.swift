@@ -33,6 +33,9 @@ struct BatchInProgress {
     var pending: [(token: Int, pending: Engine.Pending)] = []
     /// How many messages were applied.
     var appliedCount = 0
+    /// Whether, when last advanced, the batch waited on the rows of one of its own messages
+    /// that nothing before it held back (see `Engine.waitsOnOwnRows`).
+    var waitsOnOwnRows = false
 
     /// Whether message `index` may be applied without waiting: its jobs have their outcomes.
     func isReady(_ index: Int) -> Bool {

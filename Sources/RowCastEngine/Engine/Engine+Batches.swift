@@ -82,9 +82,15 @@ extension Engine {
     /// unapplied message before it holds back (`MessageOrder`).
     private func applyAhead(_ state: inout BatchInProgress) {
         var order = MessageOrder()
+        state.waitsOnOwnRows = false
         for index in state.next..<state.decoded.count where !state.isApplied(index) {
             let key = MessageOrder.key(of: state.messages[index], decoded: state.decoded[index])
-            if order.holds(key) || !state.isReady(index) {
+            if order.holds(key) {
+                order.hold(key)
+                continue
+            }
+            if !state.isReady(index) {
+                if index >= state.carried.count { state.waitsOnOwnRows = true }
                 order.hold(key)
                 continue
             }
@@ -125,6 +131,11 @@ extension Engine {
 
     /// Whether a batch was begun and has not finished.
     public var isBatchInProgress: Bool { batchInProgress != nil }
+
+    /// Whether the begun batch waits on rows of its own messages (not only on carried ones,
+    /// which the loop already waited for, or on messages held behind them): a loop may give
+    /// its own a moment before it parks the batch.
+    public var waitsOnOwnRows: Bool { batchInProgress?.waitsOnOwnRows ?? false }
 
     /// Whether messages of a parked batch wait to be applied by the next one.
     public var hasCarriedMessages: Bool { !carried.isEmpty }

@@ -88,17 +88,21 @@ extension DurableEngine {
     /// Ends the begun batch with what it applied (`Engine.parkBatch`): that part is kept back
     /// for its commit, as `resume` does with a whole batch (nothing, when it applied nothing),
     /// and the rest is carried into the next batch. Returns the reply tokens of the carried
-    /// control requests, in order: the caller puts their routes first in the next batch's
-    /// receipt (the k-th gets token k).
-    public func park() -> [Int] {
+    /// control requests, in order (the caller puts their routes first in the next batch's
+    /// receipt: the k-th gets token k), and whether the applied part deferred a request (a
+    /// `reload`), as `resume` does: then apply the carried messages and `flush` first.
+    public func park() -> (parked: [Int], deferring: Bool) {
         guard let began = beganBatch else { preconditionFailure("DurableEngine.park: no batch was begun") }
         beganBatch = nil
         var (output, applied, parked) = engine.parkBatch()
-        guard applied > 0 else { return parked }
+        guard applied > 0 else { return (parked, false) }
         output.receipt = began.receipt
         submitted.append(UncommittedBatch(output: output, commit: takeCommit(), messageCount: applied))
-        return parked
+        return (parked, !output.deferred.isEmpty)
     }
+
+    /// Whether the begun batch waits on its own messages' rows (`Engine.waitsOnOwnRows`).
+    public var waitsOnOwnRows: Bool { engine.waitsOnOwnRows }
 
     /// Whether messages of a parked batch wait for the next one (`Engine.hasCarriedMessages`).
     public var hasCarriedMessages: Bool { engine.hasCarriedMessages }

@@ -134,13 +134,13 @@ struct EngineParkingTests {
         _ = try durable.start()
         durable.begin([control("slow", "a", token: 0, connection: 1)], receipt: nil)
         #expect(durable.resume() == .rendering)
-        #expect(durable.park() == [0])
+        #expect(durable.park() == ([0], false))
         #expect(!durable.hasHeldOutputs)
 
         durable.begin([control("fast", "b", token: 1, connection: 2)], receipt: nil)
         try #require(renderer.streams.last).released = 1
         #expect(durable.resume() == .rendering)  // a still waits
-        #expect(durable.park() == [0])
+        #expect(durable.park() == ([0], false))
         let outputs = try durable.flush()
         #expect(outputs.map { $0.replies.map(\.token) } == [[1]])
 
@@ -150,5 +150,50 @@ struct EngineParkingTests {
         #expect(try durable.flush().map { $0.replies.map(\.token) } == [[0]])
         #expect(durable.engine.feeds["slow"]?.allItems.map(\.input.id) == ["a"])
         _ = durable.close()
+    }
+
+    @Test("a parked batch whose applied part holds a reload says so, so the loop settles and flushes first")
+    func parkedReloadDefers() throws {
+        let directory = try ScratchDirectory()
+        let renderer = SteppedRenderer()
+        let durable = DurableEngine(
+            engine: Engine(renderer: renderer, makeEpoch: { "e" }),
+            store: try SQLiteFeedStore(directory: directory.path, synchronous: .normal))
+        _ = try durable.start()
+        let reload = IncomingMessage(
+            origin: .control(replyTo: 0), body: Array(#"{"op":"reload","req":1}"#.utf8), connection: 1)
+        durable.begin([reload, control("slow", "a", token: 1, connection: 2)], receipt: nil)
+        #expect(durable.resume() == .rendering)
+        let (parked, deferring) = durable.park()
+        #expect(parked == [1])
+        #expect(deferring)
+        try #require(renderer.streams.last).released = 1
+        durable.begin([], receipt: nil)
+        #expect(durable.resume(waiting: true) == .applied(deferring: false))
+        let outputs = try durable.flush()
+        #expect(outputs.map(\.deferred.count) == [1, 0])
+        #expect(outputs.map { $0.replies.map(\.token) } == [[], [0]])
+        _ = durable.close()
+    }
+
+    @Test("a batch that waits only on carried messages, or on messages held behind them, does not wait on its own rows")
+    func waitsOnOwnRowsOnlyForFreshOnes() throws {
+        let renderer = SteppedRenderer()
+        let engine = Engine(renderer: renderer, makeEpoch: { "e" })
+        engine.beginBatch([control("slow", "a", token: 0, connection: 1)])
+        #expect(engine.advanceBatch(waiting: false) == nil)
+        #expect(engine.waitsOnOwnRows)
+        _ = engine.parkBatch()
+
+        // Its own message is held behind the carried one (the same feed): nothing fresh to wait on.
+        engine.beginBatch([control("slow", "b", token: 1, connection: 2)])
+        #expect(engine.advanceBatch(waiting: false) == nil)
+        #expect(!engine.waitsOnOwnRows)
+        _ = engine.parkBatch()
+
+        // A message of another feed whose row has not arrived is worth a wait.
+        engine.beginBatch([control("other", "c", token: 2, connection: 3)])
+        #expect(engine.advanceBatch(waiting: false) == nil)
+        #expect(engine.waitsOnOwnRows)
     }
 }
