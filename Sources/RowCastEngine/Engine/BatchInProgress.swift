@@ -63,8 +63,11 @@ struct BatchInProgress {
     func carriedMessage(_ index: Int) -> CarriedMessage {
         if index < carried.count { return carried[index] }
         let own = index - carried.count
+        guard !jobsThrough.isEmpty else {
+            return CarriedMessage(message: messages[index], decoded: decoded[index], stream: nil, jobs: 0..<0)
+        }
         let first = own == 0 ? 0 : jobsThrough[own - 1]
-        let last = jobsThrough.isEmpty ? 0 : jobsThrough[own]
+        let last = jobsThrough[own]
         return CarriedMessage(
             message: messages[index], decoded: decoded[index], stream: first < last ? stream : nil, jobs: first..<last)
     }
