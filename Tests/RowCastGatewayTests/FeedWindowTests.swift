@@ -23,7 +23,8 @@ import Testing
                         id: section.id, bytes: Self.sectionJSON(section.id, section.header).serialized(),
                         rows: section.rows.map { row in
                             FeedSnapshot.Row(
-                                id: row.id, cell: row.cell, bytes: Self.rowJSON(row.id, row.cell, row.content).serialized())
+                                id: row.id, cell: row.cell,
+                                bytes: Self.rowJSON(row.id, row.cell, row.content).serialized())
                         })
                 })
         }
@@ -43,7 +44,10 @@ import Testing
         }
 
         static func rowJSON(_ id: String, _ cell: String, _ content: Int) -> JSONValue {
-            ["id": .string(id), "type": "t", "cell": .string(cell), "height": 1, "content": ["v": .number(Double(content))]]
+            [
+                "id": .string(id), "type": "t", "cell": .string(cell), "height": 1,
+                "content": ["v": .number(Double(content))],
+            ]
         }
 
         /// A few random changes: rows inserted, deleted, moved, changed; now and then a section
@@ -132,7 +136,9 @@ import Testing
             var additions: [(at: Int, section: String, row: JSONValue)] = message["inserted"]!.arrayValue!.map {
                 ($0["at"]!.intValue!, $0["section"]!.stringValue!, $0["row"]!)
             }
-            additions += moved.map { ($0["to"]!.intValue!, $0["section"]!.stringValue!, taken[$0["id"]!.stringValue!]!) }
+            additions += moved.map {
+                ($0["to"]!.intValue!, $0["section"]!.stringValue!, taken[$0["id"]!.stringValue!]!)
+            }
             for addition in additions.sorted(by: { $0.at < $1.at }) {
                 rows.insert((addition.section, addition.row), at: addition.at)
             }
@@ -284,7 +290,8 @@ import Testing
     @Test func aWindowAfterOrAroundAMissingRowIsRefused() throws {
         let (_, replica) = try feed(rows: 10)
         #expect(throws: FeedWindow.Unplaced.self) {
-            try FeedWindow.open(WindowRequest(start: .after("nope"), limit: 5), replica: replica, layout: FlatLayout(replica))
+            try FeedWindow.open(
+                WindowRequest(start: .after("nope"), limit: 5), replica: replica, layout: FlatLayout(replica))
         }
         let (window, _) = try FeedWindow.open(
             WindowRequest(start: .around("r8"), limit: 4), replica: replica, layout: FlatLayout(replica))
@@ -300,10 +307,14 @@ import Testing
             try WindowRequest.parse(limit: "50", offset: "10", after: nil, around: nil)
                 == WindowRequest(start: .offset(10), limit: 50))
         #expect(throws: GatewayError.self) { try WindowRequest.parse(limit: "0", offset: nil, after: nil, around: nil) }
-        #expect(throws: GatewayError.self) { try WindowRequest.parse(limit: "10001", offset: nil, after: nil, around: nil) }
+        #expect(throws: GatewayError.self) {
+            try WindowRequest.parse(limit: "10001", offset: nil, after: nil, around: nil)
+        }
         #expect(throws: GatewayError.self) { try WindowRequest.parse(limit: nil, offset: "3", after: nil, around: nil) }
         #expect(throws: GatewayError.self) { try WindowRequest.parse(limit: "5", offset: "3", after: "x", around: nil) }
-        #expect(throws: GatewayError.self) { try WindowRequest.parse(limit: "5", offset: "-3", after: nil, around: nil) }
+        #expect(throws: GatewayError.self) {
+            try WindowRequest.parse(limit: "5", offset: "-3", after: nil, around: nil)
+        }
         #expect(throws: GatewayError.self) { try WindowRequest.parse(json: ["limit": 5, "from": 3]) }
     }
 

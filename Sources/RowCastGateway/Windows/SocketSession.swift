@@ -88,7 +88,9 @@ final class SocketSession: Sendable {
             switch type {
             case "subscribe":
                 let feed = try Self.feedName(feed)
-                let window = try message["window"].map { (value) throws(GatewayError) in try WindowRequest.parse(json: value) }
+                let window = try message["window"].map { (value) throws(GatewayError) in
+                    try WindowRequest.parse(json: value)
+                }
                 let resume = try Self.resume(message)
                 try await gateway.requireFeed(feed)
                 await subscribe(feed: feed, window: window, resume: resume)
@@ -102,14 +104,17 @@ final class SocketSession: Sendable {
                         message: "this connection follows no window of feed \(feed); subscribe with \"window\" first")
                 }
                 if !hub.moveWindow(id, to: window) {
-                    throw GatewayError(status: .conflict, code: "not_subscribed", message: "the window of feed \(feed) is closed")
+                    throw GatewayError(
+                        status: .conflict, code: "not_subscribed", message: "the window of feed \(feed) is closed")
                 }
             case "unsubscribe":
                 let feed = try Self.feedName(feed)
                 unsubscribe(feed)
                 send(["event": "unsubscribed", "feed": .string(feed)])
             case "token":
-                guard let token = message["token"]?.stringValue else { throw .badRequest("token needs \"token\": a string") }
+                guard let token = message["token"]?.stringValue else {
+                    throw .badRequest("token needs \"token\": a string")
+                }
                 send(await tokens.refreshToken(token))
             default:
                 throw .badRequest(

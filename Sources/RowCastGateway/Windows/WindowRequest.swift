@@ -34,7 +34,9 @@ public struct WindowRequest: Sendable, Equatable {
         limit: String?, offset: String?, after: String?, around: String?
     ) throws(GatewayError) -> WindowRequest? {
         if limit == nil, offset == nil, after == nil, around == nil { return nil }
-        guard let limit else { throw .badRequest("offset, after and around need limit=N: how many rows the window holds") }
+        guard let limit else {
+            throw .badRequest("offset, after and around need limit=N: how many rows the window holds")
+        }
         let count = try integer(limit, name: "limit")
         let offsetValue = try offset.map { (text) throws(GatewayError) in try integer(text, name: "offset") }
         return try make(limit: count, offset: offsetValue, after: after, around: around)
@@ -47,7 +49,9 @@ public struct WindowRequest: Sendable, Equatable {
     public static func parse(json: JSONValue) throws(GatewayError) -> WindowRequest {
         guard let object = json.objectValue else { throw .badRequest("\"window\" must be an object") }
         for key in object.keys where !["limit", "offset", "after", "around"].contains(key) {
-            throw .badRequest("\"window\" has an unknown member \"\(key.prefix(40))\"; it takes limit and one of offset, after, around")
+            throw .badRequest(
+                "\"window\" has an unknown member \"\(key.prefix(40))\"; it takes limit and one of offset, after, around"
+            )
         }
         guard let limit = object["limit"]?.intValue else { throw .badRequest("\"window.limit\" must be an integer") }
         var offset: Int?
@@ -57,14 +61,18 @@ public struct WindowRequest: Sendable, Equatable {
         }
         func text(_ key: String) throws(GatewayError) -> String? {
             guard let value = object[key] else { return nil }
-            guard let string = value.stringValue else { throw .badRequest("\"window.\(key)\" must be a row id (a string)") }
+            guard let string = value.stringValue else {
+                throw .badRequest("\"window.\(key)\" must be a row id (a string)")
+            }
             return string
         }
         return try make(limit: limit, offset: offset, after: try text("after"), around: try text("around"))
     }
 
     /// The window of checked parts.
-    private static func make(limit: Int, offset: Int?, after: String?, around: String?) throws(GatewayError)
+    private static func make(
+        limit: Int, offset: Int?, after: String?, around: String?
+    ) throws(GatewayError)
         -> WindowRequest
     {
         guard (1...SnapshotWindow.maximumLimit).contains(limit) else {
@@ -77,11 +85,15 @@ public struct WindowRequest: Sendable, Equatable {
             return WindowRequest(start: .offset(offset), limit: limit)
         }
         if let after {
-            guard !after.isEmpty, after.utf8.count <= 1024 else { throw .badRequest("after must be a row id of 1 to 1024 bytes") }
+            guard !after.isEmpty, after.utf8.count <= 1024 else {
+                throw .badRequest("after must be a row id of 1 to 1024 bytes")
+            }
             return WindowRequest(start: .after(after), limit: limit)
         }
         if let around {
-            guard !around.isEmpty, around.utf8.count <= 1024 else { throw .badRequest("around must be a row id of 1 to 1024 bytes") }
+            guard !around.isEmpty, around.utf8.count <= 1024 else {
+                throw .badRequest("around must be a row id of 1 to 1024 bytes")
+            }
             return WindowRequest(start: .around(around), limit: limit)
         }
         return WindowRequest(start: .offset(0), limit: limit)
@@ -89,7 +101,9 @@ public struct WindowRequest: Sendable, Equatable {
 
     /// A non-negative decimal integer of a query parameter.
     private static func integer(_ text: String, name: String) throws(GatewayError) -> Int {
-        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int(text) else {
+        guard !text.isEmpty, text.utf8.count <= 9, text.utf8.allSatisfy({ (48...57).contains($0) }),
+            let value = Int(text)
+        else {
             throw .badRequest("\(name)=\(text.prefix(40)) is not a non-negative integer")
         }
         return value

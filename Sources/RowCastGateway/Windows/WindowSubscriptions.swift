@@ -132,7 +132,8 @@ struct WindowSubscriptions {
     static func unplacedMessage(_ error: FeedWindow.Unplaced, feed: String) -> String {
         let message: JSONValue = [
             "event": "error", "code": "not_found", "feed": .string(feed), "field": .string(error.field),
-            "message": .string("feed \(feed) has no row \"\(error.id.prefix(200))\" to place the window \(error.field)"),
+            "message": .string(
+                "feed \(feed) has no row \"\(error.id.prefix(200))\" to place the window \(error.field)"),
         ]
         return message.jsonText
     }
