@@ -239,6 +239,56 @@ class GatewayWindowTest(unittest.TestCase):
         _, message = client.receive()
         self.assertEqual(message["code"], "invalid_json")
 
+    def test_one_socket_carries_several_feeds_and_resumes_a_whole_one_with_since(self):
+        for index in range(3):
+            self.control.request({"op": "upsert", "feed": "cars", "item": item(index)})
+        client = WindowClient(self.socket_url)
+        self.addCleanup(client.close)
+        client.send({"type": "subscribe", "feed": "cars"})
+        client.send({"type": "subscribe", "feed": FEED, "window": {"offset": 0, "limit": 5}})
+        seen = {}
+        while len(seen) < 2:
+            _, message = client.receive()
+            seen.setdefault((message["feed"], message["event"]), message)
+            if ("cars", "snapshot") in seen and (FEED, "window") in seen:
+                break
+        snapshot = self.control.snapshot("cars")
+        cars = seen[("cars", "snapshot")]
+        self.assertEqual((cars["seq"], cars["epoch"], cars["sections"]),
+                         (snapshot["seq"], snapshot["epoch"], snapshot["sections"]))
+        self.assertEqual(len(seen[(FEED, "window")]["rows"]), 5)
+
+        # A delta of the whole feed comes on the same socket.
+        changed = self.control.request({"op": "upsert", "feed": "cars", "item": item(1, price=77)})
+        while True:
+            _, message = client.receive()
+            if message["feed"] == "cars" and message["event"] == "delta":
+                break
+        self.assertEqual(message["seq"], changed["seq"])
+
+        # Unsubscribed, then subscribed again with since: only the missed delta comes.
+        client.send({"type": "unsubscribe", "feed": "cars"})
+        while True:
+            _, message = client.receive()
+            if message["event"] == "unsubscribed":
+                break
+        self.assertEqual(message["feed"], "cars")
+        missed = self.control.request({"op": "upsert", "feed": "cars", "item": item(2, price=78)})
+        client.send({"type": "subscribe", "feed": "cars", "since": changed["seq"], "epoch": changed["epoch"]})
+        while True:
+            _, message = client.receive()
+            if message["feed"] == "cars":
+                break
+        self.assertEqual((message["event"], message["seq"]), ("delta", missed["seq"]))
+
+        # A message the socket does not take changes nothing.
+        client.send({"type": "shout", "feed": "cars"})
+        while True:
+            _, message = client.receive()
+            if message["event"] == "error":
+                break
+        self.assertEqual((message["code"], message["type"]), ("invalid_field", "shout"))
+
 
 if __name__ == "__main__":
     unittest.main()

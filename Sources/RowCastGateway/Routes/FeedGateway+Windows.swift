@@ -32,8 +32,10 @@ extension FeedGateway {
                 $0.attachWindow(window, outbox: outbox, ownsOutbox: true)
             }
             self.metrics?.connectionOpened(kind: "sse")
+            self.metrics?.windows(1)
             defer {
                 hub.detachWindow(id)
+                self.metrics?.windows(-1)
                 self.metrics?.connectionClosed()
             }
             for await text in outbox.messages {

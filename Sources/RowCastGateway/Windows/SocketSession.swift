@@ -145,6 +145,7 @@ final class SocketSession: Sendable {
                     $0.attachWindow(window, outbox: outbox, ownsOutbox: false)
                 }
                 subscription = .window(hub: hub, id: id)
+                gateway.metrics?.windows(1)
             } else {
                 let (hub, id) = try gateway.withHub(feed: feed) { $0.attach(resume: resume, sharing: outbox) }
                 subscription = .whole(hub: hub, id: id)
@@ -159,7 +160,9 @@ final class SocketSession: Sendable {
     private func unsubscribe(_ feed: String) {
         switch subscriptions.withLock({ $0.removeValue(forKey: feed) }) {
         case .whole(let hub, let id)?: hub.detach(id)
-        case .window(let hub, let id)?: hub.detachWindow(id)
+        case .window(let hub, let id)?:
+            hub.detachWindow(id)
+            gateway.metrics?.windows(-1)
         case nil: break
         }
     }
