@@ -439,6 +439,73 @@ class EditFormTest(unittest.TestCase):
         self.assertEqual([e.get("value") for e in events["events"]], ["Call the bank at 9", "Buy milk"], events)
 
 
+class ClientLibraryTest(unittest.TestCase):
+    """/client.js in a real browser: a whole feed kept over /socket equals rowcastd's snapshot,
+    resumes with since after its connection drops (only the missed delta comes), and a token
+    message reaches the gateway's hook."""
+
+    def setUp(self):
+        path = required_browser(self)
+        self.daemon = RowcastDaemon()
+        self.addCleanup(self.daemon.close)
+        self.control = Control(self.daemon)
+        self.addCleanup(self.control.close)
+        for index in range(3):
+            self.control.request({"op": "upsert", "feed": FEED, "item": product(str(index), sort=index)})
+        self.gateway = Gateway(self.daemon)
+        self.addCleanup(self.gateway.stop)
+        self.browser = Browser(path)
+        self.addCleanup(self.browser.close)
+
+    def wait_for_state(self, snapshot, what):
+        deadline = time.monotonic() + WAIT_SECONDS
+        state = None
+        while time.monotonic() < deadline:
+            state = self.browser.evaluate("window.carsState || null")
+            if state and state["seq"] == snapshot["seq"]:
+                break
+            time.sleep(0.1)
+        self.assertIsNotNone(state, "no state after %s" % what)
+        self.assertEqual((state["seq"], state["epoch"], state["sections"]),
+                         (snapshot["seq"], snapshot["epoch"], snapshot["sections"]), what)
+
+    def test_the_client_keeps_a_whole_feed_resumes_with_since_and_sends_tokens(self):
+        # A page of the gateway's own origin, so the socket is its own.
+        self.browser.navigate(self.gateway.url + "/feeds/" + FEED)
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline and not self.browser.evaluate("document.readyState === 'complete'"):
+            time.sleep(0.1)
+        self.browser.call("Runtime.evaluate", awaitPromise=True, expression="""
+            import('/client.js').then(({ RowCastSocket }) => {
+              window.carsEvents = [];
+              window.clientErrors = [];
+              window.client = new RowCastSocket(null, { onError: (m) => window.clientErrors.push(m) });
+              window.client.subscribe('cars', { onChange: (state, message) => {
+                window.carsState = state;
+                window.carsEvents.push(message.event);
+              } });
+            })""")
+        self.wait_for_state(self.control.snapshot(FEED), "the first snapshot")
+        self.control.request({"op": "upsert", "feed": FEED, "item": product("9", sort=0.5)})
+        self.control.request({"op": "delete", "feed": FEED, "id": "1"})
+        self.wait_for_state(self.control.snapshot(FEED), "an insert and a delete")
+
+        # The connection drops; a delta goes by; the client reconnects with since.
+        self.browser.evaluate("window.carsEvents = []; window.client.ws.close(); true")
+        self.control.request({"op": "upsert", "feed": FEED, "item": product("2", price=1, sort=2)})
+        self.wait_for_state(self.control.snapshot(FEED), "a resume")
+        self.assertEqual(self.browser.evaluate("window.carsEvents"), ["delta"],
+                         "the resume brought only the missed delta, no snapshot")
+
+        self.browser.evaluate("window.client.setToken('not-a-token'); true")
+        deadline = time.monotonic() + WAIT_SECONDS
+        errors = []
+        while time.monotonic() < deadline and not errors:
+            errors = self.browser.evaluate("window.clientErrors")
+            time.sleep(0.1)
+        self.assertEqual([e["code"] for e in errors], ["tokens_off"])
+
+
 class LargeFeedPageTest(unittest.TestCase):
     """A 200,000-row feed's page: its first rows are in the HTML, it scrolls as a virtual list
     over a window of the feed, and a change at the top seen from the middle only moves the
