@@ -581,6 +581,14 @@ class LargeFeedPageTest(unittest.TestCase):
         self.assertEqual(self.rows_shown(offset + 1, 10), self.daemon_ids(offset + 1, 10))
         self.assertIsNone(self.browser.evaluate("document.querySelector('li.rc-row[data-row-id=\"top\"]')"))
 
+        # A row's action runs from the windowed page too.
+        target = self.rows_shown(offset + 3, 1)[0]
+        self.browser.click('li.rc-row[data-row-id="%s"] button.rc-action' % target)
+        reply = self.wait_for("(() => { const e = document.querySelector('#events li[data-source=reply]');"
+                              " return e ? e.textContent : null; })()", "the action's reply")
+        self.assertIn(target, reply)
+        self.assertIn("show_detail", reply)
+
         data = self.browser.call("Page.captureScreenshot", format="png")["data"]
         os.makedirs(ARTIFACTS, exist_ok=True)
         with open(os.path.join(ARTIFACTS, "gateway-large-feed.png"), "wb") as file:

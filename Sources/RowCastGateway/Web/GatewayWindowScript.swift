@@ -69,7 +69,45 @@ enum GatewayWindowScript {
           });
           item.appendChild(body);
           if (keys.badge) item.appendChild(field('div', keys.badge === 'price' ? 'rc-price' : 'rc-badge', keys.badge, content[keys.badge]));
+          var actions = document.createElement('div');
+          actions.className = 'rc-actions';
+          (row.actions || []).forEach(function (action) {
+            if (action.role === 'edit' || action.role === 'custom') return;  // forms: the whole-feed page's
+            var button = document.createElement('button');
+            button.type = 'button';
+            button.className = 'rc-action';
+            button.dataset.action = action.name;
+            button.textContent = action.kind ? action.kind.replace(/_/g, ' ') : action.name;
+            actions.appendChild(button);
+          });
+          item.appendChild(actions);
         }
+
+        // A click on a row's button runs its action through the gateway; the reply is listed.
+        function select(id, action) {
+          var url = '/feeds/' + encodeURIComponent(feed) + '/rows/' + encodeURIComponent(id) + '/select';
+          fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ action: action }) })
+            .then(function (response) { return response.json(); })
+            .then(function (reply) { showReply(id, action, reply.ok ? reply.event : reply.error); })
+            .catch(function (error) { showReply(id, action, String(error)); });
+        }
+
+        function showReply(id, action, result) {
+          var events = document.getElementById('events');
+          var item = document.createElement('li');
+          item.className = 'rc-event';
+          item.dataset.source = 'reply';
+          item.dataset.rowId = id;
+          item.textContent = 'reply ' + id + ' ' + action + ' \u2192 ' + text(result);
+          events.insertBefore(item, events.firstChild);
+          while (events.children.length > 50) events.lastChild.remove();
+        }
+
+        sectionsEl.addEventListener('click', function (event) {
+          var button = event.target.closest('button.rc-action');
+          var item = button && button.closest('li.rc-row');
+          if (item) select(item.dataset.rowId, button.dataset.action);
+        });
 
         function render() {
           if (!list) {
