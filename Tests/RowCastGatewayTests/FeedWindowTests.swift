@@ -176,7 +176,7 @@ import Testing
     @Test("random deltas and moves keep a window equal to its range of the snapshot", arguments: [1, 2, 3, 4])
     func randomChanges(seed: UInt64) throws {
         var random = SplitMix64(state: seed &* 2_654_435_761)
-        for round in 0..<40 {
+        for round in 0..<25 {
             var model = Model()
             for _ in 0..<8 { model.change(&random) }
             var seq = 1
