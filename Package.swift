@@ -284,7 +284,9 @@ let package = Package(
                 "RowCastWire", "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastClient", json,
             ]),
         .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", json, "ZeroMQ"]),
-        .testTarget(name: "RowCastGatewayTests", dependencies: ["RowCastGateway", "RowCastClient", json]),
+        .testTarget(
+            name: "RowCastGatewayTests",
+            dependencies: ["RowCastGateway", "RowCastClient", json, "RowCastEngine", "RowCastTesting"]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", json]),
         .testTarget(
             name: "RowCastClientTests",

@@ -94,7 +94,14 @@ public final class FeedGateway: Service, @unchecked Sendable {
         feed: String, resume: ResumePoint?
     ) throws(GatewayError) -> (hub: FeedHub, id: Int, outbox: ConnectionOutbox) {
         let limit = options.connectionBuffer
-        let attached = hubs.withLock { hubs -> (hub: FeedHub, id: Int, outbox: ConnectionOutbox)? in
+        let (hub, (id, outbox)) = try withHub(feed: feed) { $0.attach(resume: resume, limit: limit) }
+        return (hub, id, outbox)
+    }
+
+    /// Calls `body` with `feed`'s hub (started on first interest) under the hubs' lock, so a
+    /// hub being retired never takes a connection; 503 once the gateway stops.
+    func withHub<T>(feed: String, _ body: (FeedHub) -> T) throws(GatewayError) -> (FeedHub, T) {
+        let attached = hubs.withLock { hubs -> (FeedHub, T)? in
             guard hubs != nil else { return nil }
             let hub: FeedHub
             if let existing = hubs![feed] {
@@ -105,8 +112,7 @@ public final class FeedGateway: Service, @unchecked Sendable {
                 metrics?.replicas(hubs!.count)
                 hub.start()
             }
-            let (id, outbox) = hub.attach(resume: resume, limit: limit)
-            return (hub, id, outbox)
+            return (hub, body(hub))
         }
         guard let attached else {
             throw GatewayError(

@@ -10,6 +10,7 @@ public final class GatewayMetrics: Sendable {
     public static let descriptions: [(name: String, help: String)] = [
         (Names.connections, "Stream connections (WebSocket and Server-Sent Events) open now."),
         (Names.connectionsOpened, "Stream connections opened, by kind (websocket, sse)."),
+        (Names.windows, "Windows of feeds followed now (over streams and /socket)."),
         (Names.replicas, "Feeds the gateway keeps a replica of now (each kept a minute after its last connection)."),
         (Names.messages, "Messages written to stream connections (snapshots, deltas, positions, events)."),
         (Names.bytes, "Bytes of those messages."),
@@ -23,6 +24,8 @@ public final class GatewayMetrics: Sendable {
         public static let connections = "rowcast_gateway_connections"
         /// Counter of connections opened, by `kind`.
         public static let connectionsOpened = "rowcast_gateway_connections_opened_total"
+        /// Gauge of windows followed.
+        public static let windows = "rowcast_gateway_windows"
         /// Gauge of replicas kept.
         public static let replicas = "rowcast_gateway_replicas"
         /// Counter of messages sent.
@@ -42,12 +45,16 @@ public final class GatewayMetrics: Sendable {
     private let bytes: Counter
     private let overflows: Counter
     private let openConnections = LockedValue(0)
+    private let windowGauge: Gauge
+    private let openWindows = LockedValue(0)
 
     /// Metrics created through `factory`.
     public init(factory: any MetricsFactory) {
         self.factory = factory
         open = Gauge(label: Names.connections, factory: factory)
         replicaGauge = Gauge(label: Names.replicas, factory: factory)
+        windowGauge = Gauge(label: Names.windows, factory: factory)
+        windowGauge.record(0)
         messages = Counter(label: Names.messages, factory: factory)
         bytes = Counter(label: Names.bytes, factory: factory)
         overflows = Counter(label: Names.overflows, factory: factory)
@@ -70,6 +77,14 @@ public final class GatewayMetrics: Sendable {
         openConnections.withLock { count in
             count -= 1
             open.record(count)
+        }
+    }
+
+    /// A window was opened (`+1`) or closed (`-1`).
+    func windows(_ change: Int) {
+        openWindows.withLock { count in
+            count += change
+            windowGauge.record(count)
         }
     }
 

@@ -115,6 +115,17 @@ class OriginChecks:
             self.assertEqual(json.loads(own.recv())["event"], "snapshot")
         finally:
             own.close()
+        # The socket of several feeds is checked as the stream is.
+        socket_url = self.url.replace("http://", "ws://") + "/socket"
+        with self.assertRaises(websocket.WebSocketBadStatusException) as refused:
+            websocket.create_connection(socket_url, timeout=WAIT_SECONDS, origin=foreign)
+        self.assertEqual(refused.exception.status_code, 400)
+        own = websocket.create_connection(socket_url, timeout=WAIT_SECONDS, origin=self.own())
+        try:
+            own.send(json.dumps({"type": "subscribe", "feed": FEED, "window": {"offset": 0, "limit": 5}}))
+            self.assertEqual(json.loads(own.recv())["event"], "window")
+        finally:
+            own.close()
         host = self.url[len("http://"):]
         stream = "/feeds/%s/stream" % FEED
         for headers in ({"Host": host, "Origin": foreign}, {"Host": host, "Sec-Fetch-Site": "cross-site"}):

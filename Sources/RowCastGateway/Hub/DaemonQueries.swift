@@ -29,9 +29,15 @@ struct DaemonQueries: Sendable {
     /// The sections of the first `limit` rows of `feed` (a window snapshot), for the page's
     /// first paint.
     func firstRows(feed: String, limit: Int) async throws(RowCastClientError) -> [JSONValue] {
-        try await call("snapshot") { client throws(RowCastClientError) in
-            try client.snapshot(feed: feed, offset: 0, around: nil, limit: limit)["sections"]?.arrayValue ?? []
+        try await firstWindow(feed: feed, limit: limit).sections
+    }
+
+    /// The sections holding the first `limit` rows of `feed`, and how many rows it has.
+    func firstWindow(feed: String, limit: Int) async throws(RowCastClientError) -> (sections: [JSONValue], total: Int) {
+        let reply = try await call("snapshot") { client throws(RowCastClientError) in
+            try client.snapshot(feed: feed, offset: 0, around: nil, limit: limit)
         }
+        return (reply["sections"]?.arrayValue ?? [], reply["window"]?["total"]?.intValue ?? 0)
     }
 
     /// The `select` reply of the row `id` of `feed` with `action`, as `rowcast select` gets it.

@@ -24,6 +24,10 @@ final class FeedHub: @unchecked Sendable {
     private let logger: Logger
     /// The replica, history and connections.
     private let state: LockedValue<FeedStreamState>
+    /// The windows that follow the feed (docs/PROTOCOL.md, "Windows").
+    private let windows = LockedValue(WindowSubscriptions())
+    /// Where the replica's sections start in its flat row order (the hub's thread only).
+    private var layout: FlatLayout?
     /// Set to end the thread.
     private let stopping = LockedValue(false)
     /// Whether the thread has ended, and who waits for it.
@@ -45,6 +49,7 @@ final class FeedHub: @unchecked Sendable {
         let thread = Thread { [self] in
             run()
             state.withLock { $0.finishAll() }
+            windows.withLock { $0.finishAll() }
             let waiters = ending.withLock { ending in
                 ending.ended = true
                 defer { ending.waiters = [] }
@@ -81,20 +86,52 @@ final class FeedHub: @unchecked Sendable {
         return (id, outbox)
     }
 
-    /// Removes a connection.
-    func detach(_ id: Int) {
-        let left = state.withLock { state in
-            state.detach(id)
-            return state.connections.count
-        }
-        if left == 0 { idleSince.withLock { $0 = ContinuousClock.now } }
+    /// Adds a connection that shares `outbox` with others (several feeds over one WebSocket),
+    /// starting after `resume`; its queue is not ended when it is detached.
+    func attach(resume: ResumePoint?, sharing outbox: ConnectionOutbox) -> Int {
+        let id = state.withLock { $0.attach(outbox, resume: resume, ownsOutbox: false) }
+        idleSince.withLock { $0 = nil }
+        return id
     }
 
-    /// How many connections follow the feed now.
-    var connectionCount: Int { state.withLock { $0.connections.count } }
+    /// Removes a connection.
+    func detach(_ id: Int) {
+        state.withLock { $0.detach(id) }
+        noteIfIdle()
+    }
 
-    /// How many connections were closed for overflowing.
-    var overflowCount: Int { state.withLock { $0.overflowCount } }
+    /// Adds a window of `request` sent to `outbox` (which it ends on an error when it
+    /// `ownsOutbox`); the hub's thread sends its `window` message within one poll.
+    func attachWindow(_ request: WindowRequest, outbox: ConnectionOutbox, ownsOutbox: Bool) -> Int {
+        let id = windows.withLock { $0.add(request, outbox: outbox, ownsOutbox: ownsOutbox) }
+        idleSince.withLock { $0 = nil }
+        return id
+    }
+
+    /// Asks to move window `id`; `false` when it is gone (its queue overflowed).
+    func moveWindow(_ id: Int, to request: WindowRequest) -> Bool {
+        windows.withLock { $0.requestMove(id, to: request) }
+    }
+
+    /// Removes window `id`.
+    func detachWindow(_ id: Int) {
+        windows.withLock { $0.remove(id) }
+        noteIfIdle()
+    }
+
+    /// Starts the idle clock when nothing follows the feed any more.
+    private func noteIfIdle() {
+        if connectionCount == 0 { idleSince.withLock { $0 = ContinuousClock.now } }
+    }
+
+    /// How many connections and windows follow the feed now.
+    var connectionCount: Int { state.withLock { $0.connections.count } + windowCount }
+
+    /// How many windows follow the feed now.
+    var windowCount: Int { windows.withLock { $0.count } }
+
+    /// How many connections and windows were closed for overflowing.
+    var overflowCount: Int { state.withLock { $0.overflowCount } + windows.withLock { $0.overflowCount } }
 
     /// Whether the replica holds a feed that exists in rowcastd.
     var feedExists: Bool { state.withLock { $0.feedExists } }
@@ -128,6 +165,11 @@ final class FeedHub: @unchecked Sendable {
                     logger.info("feed replica is back", metadata: ["feed": "\(feed)"])
                 }
                 if let event { handle(event) }
+                if windows.withLock({ $0.hasWork }), let replica = session?.replica {
+                    let current = layout ?? FlatLayout(replica)
+                    layout = current
+                    windows.withLock { $0.serve(replica: replica, layout: current) }
+                }
                 if state.withLock({ $0.needsSnapshot }), let replica = session?.replica {
                     // Made outside the lock; this copy of the replica is let go before the
                     // next delta, so the session still changes it in place.
@@ -144,7 +186,9 @@ final class FeedHub: @unchecked Sendable {
                 if !failing {
                     failing = true
                     logger.warning("feed replica cannot be kept: \(error)", metadata: ["feed": "\(feed)"])
-                    state.withLock { $0.broadcast(StreamMessages.unavailable(feed: feed, reason: error.description)) }
+                    let text = StreamMessages.unavailable(feed: feed, reason: error.description)
+                    state.withLock { $0.broadcast(text) }
+                    windows.withLock { $0.broadcast(text) }
                 }
                 // The session's replica is nil after a failed snapshot: the next call asks again.
                 // A socket error makes a new session.
@@ -165,11 +209,21 @@ final class FeedHub: @unchecked Sendable {
     private func handle(_ event: ReplicaEvent) {
         switch event {
         case .loaded(let replica), .resynced(let replica, _):
-            let text = connectionCount > 0 ? StreamMessages.snapshot(replica) : nil
+            let text = state.withLock { !$0.connections.isEmpty } ? StreamMessages.snapshot(replica) : nil
             state.withLock { $0.load(seq: replica.seq, epoch: replica.epoch, snapshot: text) }
+            layout = FlatLayout(replica)
+            windows.withLock { $0.reopenAll() }
         case .applied(let replica, let delta):
             let text = delta.jsonText
             state.withLock { $0.apply(seq: replica.seq, epoch: replica.epoch, deltaText: text) }
+            // Each window costs a few lookups per delta, and its own rows when the delta
+            // touches it: never the feed's size.
+            let newLayout = FlatLayout(replica)
+            if let old = layout, windows.withLock({ $0.count > 0 }) {
+                let changes = WindowChanges(delta: delta, old: old, new: newLayout)
+                windows.withLock { $0.follow(changes, replica: replica, layout: newLayout) }
+            }
+            layout = newLayout
         case .message(let message):
             guard message.topic == "actions.\(feed)" else { return }
             let text = message.body.jsonText

@@ -20,6 +20,8 @@ struct FeedStreamState {
     private(set) var history: DeltaHistory
     /// The connections, by id.
     private(set) var connections: [Int: ConnectionOutbox] = [:]
+    /// Connections whose queue is shared with other feeds' (one WebSocket): not ended here.
+    private var sharedOutboxes: Set<Int> = []
     /// Connections waiting for a snapshot: they get no delta before it.
     private var awaiting: Set<Int> = []
     /// The id the next connection gets.
@@ -42,10 +44,11 @@ struct FeedStreamState {
     /// Adds a connection and queues its opening: the deltas after `resume` when the history
     /// covers them, else the snapshot (at once when one is made, otherwise once the hub's
     /// thread made it); then the position.
-    mutating func attach(_ outbox: ConnectionOutbox, resume: ResumePoint?) -> Int {
+    mutating func attach(_ outbox: ConnectionOutbox, resume: ResumePoint?, ownsOutbox: Bool = true) -> Int {
         let id = nextID
         nextID += 1
         connections[id] = outbox
+        if !ownsOutbox { sharedOutboxes.insert(id) }
         guard let position else {
             awaiting.insert(id)
             return id
@@ -61,10 +64,11 @@ struct FeedStreamState {
         return id
     }
 
-    /// Removes a connection (its writer ended); finishes its queue.
+    /// Removes a connection (its writer ended); finishes its queue unless it is shared.
     mutating func detach(_ id: Int) {
         awaiting.remove(id)
-        connections.removeValue(forKey: id)?.finish()
+        let outbox = connections.removeValue(forKey: id)
+        if sharedOutboxes.remove(id) == nil { outbox?.finish() }
     }
 
     /// The replica was loaded from a snapshot (first, or after a resync) at `seq` of `epoch`:
@@ -116,6 +120,7 @@ struct FeedStreamState {
     mutating func finishAll() {
         for outbox in connections.values { outbox.finish() }
         connections.removeAll()
+        sharedOutboxes.removeAll()
         awaiting.removeAll()
     }
 
@@ -136,6 +141,7 @@ struct FeedStreamState {
     /// Forgets a connection whose queue overflowed (its writer closes it).
     private mutating func dropOverflowed(_ id: Int) {
         connections.removeValue(forKey: id)
+        sharedOutboxes.remove(id)
         awaiting.remove(id)
         overflowCount += 1
     }

@@ -15,9 +15,11 @@ struct EventStreamMiddleware: RouterMiddleware {
         let upgrade = request.headers[.upgrade]?.lowercased() ?? ""
         guard request.method == .get, !upgrade.contains("websocket") else { return try await next(request, context) }
         let (feed, resume) = try await gateway.streamTarget(request, context)
+        let window = try FeedGateway.windowParameter(request)
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
-            body: gateway.eventStreamBody(feed: feed, resume: resume))
+            body: window.map { gateway.windowStreamBody(feed: feed, window: $0) }
+                ?? gateway.eventStreamBody(feed: feed, resume: resume))
     }
 }

@@ -5,6 +5,9 @@ import RowCastClient
 extension FeedGateway {
     /// How many rows a feed's page holds before its script runs.
     static let firstPaintRows = 50
+    /// The most rows a feed's page keeps whole; a larger feed's page follows a window of it
+    /// as the user scrolls (``GatewayWindowScript``).
+    static let wholeFeedPageRows = 2_000
 
     /// `GET /`, `GET /feeds/NAME` and the two assets.
     func installPageRoutes(on router: Router<BasicWebSocketRequestContext>) {
@@ -23,8 +26,12 @@ extension FeedGateway {
                 try await self.requireFeed(feed)
                 // The first rows are in the page itself, readable before its script runs; a
                 // failure to get them costs only that.
-                let sections = try? await self.queries.firstRows(feed: feed, limit: Self.firstPaintRows)
-                return self.html(GatewayPages.feed(feed, firstSections: sections ?? []), status: .ok)
+                let first = try? await self.queries.firstWindow(feed: feed, limit: Self.firstPaintRows)
+                return self.html(
+                    GatewayPages.feed(
+                        feed, firstSections: first?.sections ?? [],
+                        windowed: (first?.total ?? 0) > Self.wholeFeedPageRows, total: first?.total ?? 0),
+                    status: .ok)
             } catch {
                 return self.html(GatewayPages.problem(error), status: error.status)
             }
@@ -34,6 +41,12 @@ extension FeedGateway {
         }
         router.get("assets/gateway.js") { _, _ -> Response in
             Self.asset(GatewayScript.text, type: "text/javascript; charset=utf-8")
+        }
+        router.get("assets/gateway-window.js") { _, _ -> Response in
+            Self.asset(GatewayWindowScript.text, type: "text/javascript; charset=utf-8")
+        }
+        router.get("client.js") { _, _ -> Response in
+            Self.asset(GatewayClientScript.text, type: "text/javascript; charset=utf-8")
         }
     }
 

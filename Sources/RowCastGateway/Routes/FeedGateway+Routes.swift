@@ -10,12 +10,16 @@ extension FeedGateway {
     /// - `GET /feeds/NAME/stream`: the snapshot, then the deltas, positions and action events,
     ///   over a WebSocket, or as Server-Sent Events for a request that is not an upgrade
     ///   (`?since=SEQ&epoch=E` resumes);
+    ///   (`?limit=N` with `offset`, `after` or `around` follows a window of it instead);
+    /// - `GET /socket`: a WebSocket of JSON messages, subscribing to feeds and windows;
     /// - `POST /feeds/NAME/rows/ID/select`: the row's action, as `rowcast select`;
-    /// - `GET /assets/gateway.css`, `GET /assets/gateway.js`: the page's own style and script.
+    /// - `GET /assets/gateway.css`, `GET /assets/gateway.js`, `GET /assets/gateway-window.js`: the
+    ///   page's own style and scripts; `GET /client.js`: the JavaScript client library.
     public func installRoutes(on router: Router<BasicWebSocketRequestContext>) {
         installPageRoutes(on: router)
         installStreamRoute(on: router)
         installSelectRoute(on: router)
+        installSocketRoute(on: router)
     }
 
     /// The feed name of the route's `:feed` parameter, checked.

@@ -12,11 +12,19 @@ extension FeedGateway {
             .add(middleware: EventStreamMiddleware(gateway: self))
             .ws("") { request, context throws -> RouterShouldUpgrade in
                 _ = try await self.streamTarget(request, context)
+                _ = try Self.windowParameter(request)
                 return .upgrade([:])
             } onUpgrade: { inbound, outbound, context in
                 // Checked (and the feed found) before the upgrade; only read again here.
                 let (feed, resume) = try await self.streamTarget(
                     context.request, context.requestContext, requiringFeed: false)
+                if let window = try Self.windowParameter(context.request) {
+                    // A window moves with `move` messages: the socket's protocol, this feed
+                    // subscribed.
+                    let session = SocketSession(gateway: self)
+                    try await session.run(inbound: inbound, outbound: outbound, initial: (feed, window))
+                    return
+                }
                 try await self.serveWebSocket(feed: feed, resume: resume, inbound: inbound, outbound: outbound)
             }
     }

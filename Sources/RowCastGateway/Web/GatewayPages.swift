@@ -5,7 +5,9 @@ import RowCastJSON
 /// script are the gateway's own (``GatewayStyle``, ``GatewayScript``), served beside them.
 enum GatewayPages {
     /// The frame every page shares, with `title`, the top bar's `status` and `body`.
-    static func page(title: String, heading: String, status: String, body: String, script: Bool) -> String {
+    static func page(
+        title: String, heading: String, status: String, body: String, script: Bool, module: Bool = false
+    ) -> String {
         """
         <!doctype html>
         <html lang="en">
@@ -18,7 +20,7 @@ enum GatewayPages {
         <body>
         <div class="rc-top"><h1>\(heading)</h1><span id="status">\(status)</span></div>
         \(body)
-        \(script ? "<script src=\"/assets/gateway.js\"></script>" : "")
+        \(!script ? "" : module ? "<script type=\"module\" src=\"/assets/gateway-window.js\"></script>" : "<script src=\"/assets/gateway.js\"></script>")
         </body>
         </html>
 
@@ -27,18 +29,22 @@ enum GatewayPages {
 
     /// The live page of `feed`, holding `firstSections` (the first rows) as the server drew
     /// them; the stream's snapshot replaces them.
-    static func feed(_ feed: String, firstSections: [JSONValue] = []) -> String {
+    /// A `windowed` page (a feed of more than a few thousand rows) follows a window of the
+    /// feed's `total` rows as the user scrolls, through `/client.js`.
+    static func feed(_ feed: String, firstSections: [JSONValue] = [], windowed: Bool = false, total: Int = 0) -> String
+    {
         let name = HTMLText.escape(feed)
+        let mode = windowed ? " data-mode=\"window\" data-total=\"\(total)\"" : ""
         return page(
             title: "\(feed) \u{2014} RowCast", heading: "<a href=\"/\">RowCast</a> / \(name)",
             status: "connecting\u{2026}",
             body: """
                 <div class="rc-layout">
-                <main id="feed" data-feed="\(name)"><div id="sections">\(RowPresentation.sectionsHTML(firstSections))</div></main>
+                <main id="feed" data-feed="\(name)"\(mode)><div id="sections">\(RowPresentation.sectionsHTML(firstSections))</div></main>
                 <aside class="rc-panel"><h2>Actions</h2><ol id="events"></ol></aside>
                 </div>
                 """,
-            script: true)
+            script: true, module: windowed)
     }
 
     /// The list of feeds of a `status` reply, each linking to its page.

@@ -67,6 +67,8 @@ enum GatewayStyle {
         .rc-feeds a { display: flex; gap: 1rem; padding: .8rem 1rem; color: inherit; text-decoration: none; }
         .rc-feeds .rc-name { font-weight: 600; flex: 1; }
         .rc-feeds .rc-count { color: var(--muted); font-variant-numeric: tabular-nums; }
+        .rc-virtual { position: relative; }
+        .rc-virtual > .rc-row { position: absolute; left: 0; right: 0; height: 96px; overflow: hidden; }
         .rc-empty, .rc-problem { max-width: 48rem; margin: 1.2rem auto; color: var(--muted); }
         """#
 }

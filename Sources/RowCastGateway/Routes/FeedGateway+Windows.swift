@@ -1,0 +1,54 @@
+import Hummingbird
+import HummingbirdWebSocket
+
+extension FeedGateway {
+    /// `GET /socket` (a WebSocket upgrade): the message protocol of docs/PROTOCOL.md ("The
+    /// socket"), several feeds and windows over one connection. The Origin and Host checks
+    /// apply to the upgrade as to every other.
+    func installSocketRoute(on router: Router<BasicWebSocketRequestContext>) {
+        router.ws("socket") { _, _ in
+            .upgrade([:])
+        } onUpgrade: { inbound, outbound, _ in
+            try await SocketSession(gateway: self).run(inbound: inbound, outbound: outbound)
+        }
+    }
+
+    /// The window a stream request asks for with `limit` and `offset`, `after` or `around`,
+    /// or `nil`; 400 for a bad one.
+    static func windowParameter(_ request: Request) throws(GatewayError) -> WindowRequest? {
+        let query = request.uri.queryParameters
+        return try WindowRequest.parse(
+            limit: query.get("limit"), offset: query.get("offset"), after: query.get("after"),
+            around: query.get("around"))
+    }
+
+    /// The Server-Sent Events body of a window of `feed`: its `window` message, then its
+    /// `window-update` and `window-position` messages as the feed changes. An `error` event
+    /// (a row `after` or `around` names that is not in the feed) ends it.
+    func windowStreamBody(feed: String, window: WindowRequest) -> ResponseBody {
+        ResponseBody { writer in
+            let outbox = ConnectionOutbox(limit: self.options.connectionBuffer)
+            let (hub, id) = try self.withHub(feed: feed) {
+                $0.attachWindow(window, outbox: outbox, ownsOutbox: true)
+            }
+            self.metrics?.connectionOpened(kind: "sse")
+            self.metrics?.windows(1)
+            defer {
+                hub.detachWindow(id)
+                self.metrics?.windows(-1)
+                self.metrics?.connectionClosed()
+            }
+            for await text in outbox.messages {
+                if outbox.hasOverflowed { break }
+                try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
+                self.metrics?.sent(byteCount: text.utf8.count)
+            }
+            if outbox.hasOverflowed {
+                self.metrics?.overflowed()
+                try await writer.write(
+                    ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
+            }
+            try await writer.finish(nil)
+        }
+    }
+}
