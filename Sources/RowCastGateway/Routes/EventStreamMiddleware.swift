@@ -14,10 +14,12 @@ struct EventStreamMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let upgrade = request.headers[.upgrade]?.lowercased() ?? ""
         guard request.method == .get, !upgrade.contains("websocket") else { return try await next(request, context) }
+        let credentials = try await gateway.authorize(
+            request, feed: try FeedGateway.feedParameter(context), permission: .read)
         let (feed, resume) = try await gateway.streamTarget(request, context)
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
-            body: gateway.eventStreamBody(feed: feed, resume: resume))
+            body: gateway.eventStreamBody(feed: feed, resume: resume, credentials: credentials))
     }
 }

@@ -11,13 +11,16 @@ extension FeedGateway {
         router.group("feeds/:feed/stream")
             .add(middleware: EventStreamMiddleware(gateway: self))
             .ws("") { request, context throws -> RouterShouldUpgrade in
+                _ = try await self.authorize(request, feed: try Self.feedParameter(context), permission: .read)
                 _ = try await self.streamTarget(request, context)
                 return .upgrade([:])
             } onUpgrade: { inbound, outbound, context in
                 // Checked (and the feed found) before the upgrade; only read again here.
                 let (feed, resume) = try await self.streamTarget(
                     context.request, context.requestContext, requiringFeed: false)
-                try await self.serveWebSocket(feed: feed, resume: resume, inbound: inbound, outbound: outbound)
+                let credentials = try await self.authorize(context.request, feed: feed, permission: .read)
+                try await self.serveWebSocket(
+                    feed: feed, resume: resume, credentials: credentials, inbound: inbound, outbound: outbound)
             }
     }
 
@@ -33,21 +36,28 @@ extension FeedGateway {
         return (feed, resume)
     }
 
-    /// Sends the feed's messages on a WebSocket until either side closes; the browser's own
-    /// messages are read and ignored.
+    /// Sends the feed's messages on a WebSocket until either side closes or its token expires;
+    /// of the browser's own messages, token refreshes are answered, the others ignored.
     func serveWebSocket(
-        feed: String, resume: ResumePoint?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+        feed: String, resume: ResumePoint?, credentials: ConnectionCredentials? = nil,
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
         let (hub, id, outbox) = try attach(feed: feed, resume: resume)
+        let watch = expiryWatch(credentials, outbox: outbox)
         metrics?.connectionOpened(kind: "websocket")
         defer {
+            watch?.cancel()
             hub.detach(id)
             metrics?.connectionClosed()
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                // Drains the browser's frames; ends when it closes.
-                for try await _ in inbound {}
+                // Reads the browser's messages (token refreshes); ends when it closes.
+                for try await message in inbound.messages(maxSize: 16 * 1024) {
+                    guard case .text(let text) = message else { continue }
+                    _ = try await self.answerTokenMessage(
+                        text, credentials: credentials, feed: feed, outbound: outbound)
+                }
             }
             group.addTask {
                 for await text in outbox.messages {
@@ -59,6 +69,9 @@ extension FeedGateway {
                     self.metrics?.overflowed()
                     try await outbound.write(.text(StreamMessages.overflow(feed: feed, limit: outbox.limit)))
                     try await outbound.close(.policyViolation, reason: "send buffer full; resume with since")
+                } else if let credentials, credentials.hasExpired() {
+                    try await outbound.write(.text(TokenMessages.expired(feed: feed)))
+                    try await outbound.close(.policyViolation, reason: "token_expired")
                 } else {
                     try await outbound.close(.goingAway, reason: "the gateway is stopping")
                 }
@@ -71,11 +84,14 @@ extension FeedGateway {
     /// The Server-Sent Events body of a stream: each message as `data: <json>` and a blank
     /// line, until the browser goes or the queue ends. The connection is attached when the
     /// body is written, so a response never written holds no queue.
-    func eventStreamBody(feed: String, resume: ResumePoint?) -> ResponseBody {
+    func eventStreamBody(feed: String, resume: ResumePoint?, credentials: ConnectionCredentials? = nil) -> ResponseBody
+    {
         ResponseBody { writer in
             let (hub, id, outbox) = try self.attach(feed: feed, resume: resume)
+            let watch = self.expiryWatch(credentials, outbox: outbox)
             self.metrics?.connectionOpened(kind: "sse")
             defer {
+                watch?.cancel()
                 hub.detach(id)
                 self.metrics?.connectionClosed()
             }
@@ -88,6 +104,8 @@ extension FeedGateway {
                 self.metrics?.overflowed()
                 try await writer.write(
                     ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
+            } else if let credentials, credentials.hasExpired() {
+                try await writer.write(ByteBuffer(string: "data: \(TokenMessages.expired(feed: feed))\n\n"))
             }
             try await writer.finish(nil)
         }
