@@ -13,11 +13,13 @@ import hashlib
 import hmac
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.request
 
 import websocket
@@ -179,6 +181,40 @@ class GatewayTokenTest(unittest.TestCase):
             self.assertIn('rowcast_gateway_token_failures_total{reason="%s"} 1' % reason, metrics)
 
 
+class EmbeddedGatewayTokenTest(unittest.TestCase):
+    """rowcastd's own gateway (on its HTTP endpoint) with http_token_secret_files."""
+
+    def test_rowcastd_gateway_needs_a_token_and_selects_as_its_user(self):
+        directory = tempfile.mkdtemp(prefix="rowcast-tokens-")
+        secret_file = os.path.join(directory, "gateway.secret")
+        with open(secret_file, "wb") as file:
+            file.write(SECRET)
+        self.addCleanup(os.rmdir, directory)
+        self.addCleanup(os.unlink, secret_file)
+        daemon = RowcastDaemon(http=True, extra_args=["--http-token-secret-file", secret_file])
+        self.addCleanup(daemon.close)
+        control = Control(daemon)
+        self.addCleanup(control.close)
+        self.assertTrue(control.request({"op": "upsert", "feed": "cars", "item": product("1", sort=1)})["ok"])
+        url = "http://" + daemon.endpoints["http"].split("://", 1)[1]
+
+        def post(headers):
+            request = urllib.request.Request(url + "/feeds/cars/rows/1/select", data=b"{}", method="POST",
+                                             headers=dict(headers, **JSON_TYPE))
+            try:
+                with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
+                    return response.status, json.loads(response.read())
+            except urllib.error.HTTPError as error:
+                return error.code, json.loads(error.read())
+
+        code, body = post({})
+        self.assertEqual((code, body["error"]["code"]), (401, "token_missing"))
+        code, body = post(bearer(token("carol", ALICE)))
+        self.assertEqual(code, 200, body)
+        events = control.request({"op": "events", "feed": "cars"})["events"]
+        self.assertEqual([event["requester"] for event in events], ["carol"])
+
+
 class GatewayTokenSetupTest(unittest.TestCase):
     def serve(self, *args):
         """(exit status, standard error) of `rowcast serve ARGS` that must refuse to start."""
@@ -201,6 +237,20 @@ class GatewayTokenSetupTest(unittest.TestCase):
             status, stderr = self.serve("--http", "0.0.0.0:0", "--token-secret-file", secret.name)
         self.assertEqual(status, 78, stderr)
         self.assertIn("TLS", stderr)
+
+    def test_rowcastd_beyond_loopback_without_a_token_key_refuses_to_start(self):
+        state = tempfile.mkdtemp(prefix="rowcast-tokens-state-")
+        try:
+            process = subprocess.run(
+                [os.path.join(BUILD_DIR, "rowcastd"), "--ingest", "tcp://127.0.0.1:*", "--control",
+                 "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*", "--http", "tcp://0.0.0.0:0",
+                 "--allow-insecure-tcp", "--state-dir", state, "--plugins", state],
+                stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        finally:
+            shutil.rmtree(state, ignore_errors=True)
+        stderr = process.stderr.decode()
+        self.assertEqual(process.returncode, 78, stderr)
+        self.assertIn("--http-token-secret-file", stderr)
 
     def test_a_short_secret_is_refused_naming_the_file(self):
         with tempfile.NamedTemporaryFile() as secret:
