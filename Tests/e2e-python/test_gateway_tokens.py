@@ -48,6 +48,16 @@ def token(user, feeds, expires_in=300, secret=SECRET, **extra):
 ALICE = {"cars*": ["read", "select"], "news": ["read"]}
 
 
+class AnyMessage:
+    """Equal to any non-empty string: a refusal's message, which says what to do."""
+
+    def __eq__(self, other):
+        return isinstance(other, str) and bool(other)
+
+
+ANY_MESSAGE = AnyMessage()
+
+
 def bearer(value, **headers):
     return dict(headers, Authorization="Bearer " + value)
 
@@ -92,6 +102,17 @@ class GatewayTokenTest(unittest.TestCase):
         forged = token("alice", ALICE, secret=b"not the gateway's secret, 32 bytes or more")
         self.assertEqual(self.error("GET", stream, bearer(forged)), (401, "token_invalid"))
         self.assertEqual(self.error("GET", stream, bearer("not.a.jwt")), (401, "token_invalid"))
+        # A WebSocket (whose refused upgrade a browser could not see) is told why, then closed.
+        for value, reason in ((None, "token_missing"), (expired, "token_expired"), (forged, "token_invalid")):
+            socket = websocket.create_connection(self.gateway.url.replace("http://", "ws://") + stream,
+                                                 timeout=WAIT_SECONDS,
+                                                 header=["Authorization: Bearer " + value] if value else [])
+            self.addCleanup(socket.close)
+            self.assertEqual(json.loads(socket.recv()), {
+                "event": "closed", "feed": "cars", "reason": reason, "message": ANY_MESSAGE})
+            opcode, data = socket.recv_data(control_frame=True)
+            self.assertEqual(opcode, websocket.ABNF.OPCODE_CLOSE)
+            self.assertEqual((int.from_bytes(data[:2], "big"), data[2:].decode()), (1008, reason))
         self.assertEqual(self.gateway.get("/feeds/cars")[0], 401, "the page needs a token too")
         self.assertEqual(self.gateway.get("/")[0], 401, "the index needs a token too")
         # Nothing of a refused select reached the daemon.

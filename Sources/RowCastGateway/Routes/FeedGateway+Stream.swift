@@ -11,14 +11,20 @@ extension FeedGateway {
         router.group("feeds/:feed/stream")
             .add(middleware: EventStreamMiddleware(gateway: self))
             .ws("") { request, context throws -> RouterShouldUpgrade in
-                _ = try await self.authorize(request, feed: try Self.feedParameter(context), permission: .read)
                 _ = try await self.streamTarget(request, context)
                 return .upgrade([:])
             } onUpgrade: { inbound, outbound, context in
                 // Checked (and the feed found) before the upgrade; only read again here.
                 let (feed, resume) = try await self.streamTarget(
                     context.request, context.requestContext, requiringFeed: false)
-                let credentials = try await self.authorize(context.request, feed: feed, permission: .read)
+                // The token is checked after the upgrade, so that a browser, which sees no HTTP
+                // status of a refused upgrade, is told why (``refuseWebSocket``).
+                let credentials: ConnectionCredentials?
+                do throws(GatewayError) {
+                    credentials = try await self.authorize(context.request, feed: feed, permission: .read)
+                } catch {
+                    return try await self.refuseWebSocket(feed: feed, error, outbound: outbound)
+                }
                 try await self.serveWebSocket(
                     feed: feed, resume: resume, credentials: credentials, inbound: inbound, outbound: outbound)
             }

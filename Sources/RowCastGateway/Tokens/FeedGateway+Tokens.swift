@@ -73,6 +73,13 @@ extension FeedGateway {
         }
     }
 
+    /// Ends an upgraded WebSocket whose token was refused: one `closed` event with the
+    /// refusal's code as its `reason`, then close code 1008 with the code as its reason.
+    func refuseWebSocket(feed: String, _ error: GatewayError, outbound: WebSocketOutboundWriter) async throws {
+        try await outbound.write(.text(TokenMessages.closed(feed: feed, reason: error.code, message: error.message)))
+        try await outbound.close(.policyViolation, reason: error.code)
+    }
+
     /// Answers a WebSocket text message of the browser's when it is a token refresh,
     /// `{"type":"token","token":"..."}`: `{"type":"token","user","expires"}` once the fresh
     /// token is in force, or `{"type":"error","code","message"}` (the old token stays). Returns
@@ -132,10 +139,16 @@ enum TokenMessages {
     /// `{"event":"closed","feed","reason":"token_expired","message"}`: the last message of a
     /// stream whose token expired.
     static func expired(feed: String) -> String {
+        closed(
+            feed: feed, reason: "token_expired",
+            message: "the connection's token expired; connect again with a fresh one (or refresh it before it expires)")
+    }
+
+    /// `{"event":"closed","feed","reason","message"}`: the last message of a stream, ended
+    /// for `reason` (a token refusal's code).
+    static func closed(feed: String, reason: String, message: String) -> String {
         let event: JSONValue = [
-            "event": "closed", "feed": .string(feed), "reason": "token_expired",
-            "message":
-                "the connection's token expired; connect again with a fresh one (or refresh it before it expires)",
+            "event": "closed", "feed": .string(feed), "reason": .string(reason), "message": .string(message),
         ]
         return event.jsonText
     }
