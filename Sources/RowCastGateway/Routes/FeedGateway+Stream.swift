@@ -11,6 +11,8 @@ extension FeedGateway {
         router.group("feeds/:feed/stream")
             .add(middleware: EventStreamMiddleware(gateway: self))
             .ws("") { request, context throws -> RouterShouldUpgrade in
+                // Without a valid token: upgraded to be told why, the feed not looked up.
+                if await self.lacksValidToken(request) { return .upgrade([:]) }
                 _ = try await self.streamTarget(request, context)
                 return .upgrade([:])
             } onUpgrade: { inbound, outbound, context in

@@ -32,6 +32,14 @@ extension FeedGateway {
         return ConnectionCredentials(grant, verifier: verifier)
     }
 
+    /// Whether tokens are on and `request` carries none that is valid now (not counted: the
+    /// upgraded connection's refusal is).
+    func lacksValidToken(_ request: Request) async -> Bool {
+        guard let verifier = options.tokens else { return false }
+        guard let token = Self.bearerToken(request) else { return true }
+        return (try? await verifier.verify(token)) == nil
+    }
+
     /// `status` with only the feeds `credentials` may read (all of them without credentials),
     /// for the index page.
     static func readableStatus(_ status: JSONValue, for credentials: ConnectionCredentials?) -> JSONValue {
