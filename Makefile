@@ -126,6 +126,7 @@ test-python:
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_gateway_stream.py
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_gateway_origins.py
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_gateway_limits.py
+	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_gateway_tokens.py
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_publish_progress.py
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) $(PYTHON) Tests/e2e-python/test_gateway_windows.py
 	ROWCAST_BUILD_DIR=$(BUILD_DIR) ROWCAST_BROWSER_REQUIRED=1 ROWCAST_ARTIFACTS=.build/artifacts $(PYTHON) Tests/e2e-python/test_gateway_browser.py

@@ -48,6 +48,9 @@ let package = Package(
         // NIOHTTPTypes: the request and response parts the HTTP connection limits observe
         // (already resolved as a dependency of Hummingbird).
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // The web gateway's user tokens (JWT: HS256, ES256, RS256), with swift-crypto and
+        // swift-certificates beneath it.
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         .systemLibrary(
@@ -182,6 +185,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .executableTarget(
@@ -286,7 +290,10 @@ let package = Package(
         .testTarget(name: "RowCastRelayTests", dependencies: ["RowCastRelay", "RowCastClient", json, "ZeroMQ"]),
         .testTarget(
             name: "RowCastGatewayTests",
-            dependencies: ["RowCastGateway", "RowCastClient", json, "RowCastEngine", "RowCastTesting"]),
+            dependencies: [
+                "RowCastGateway", "RowCastClient", json, "RowCastEngine", "RowCastTesting",
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]),
         .testTarget(name: "RowCastWatchTests", dependencies: ["RowCastWatch", "RowCastClient", json]),
         .testTarget(
             name: "RowCastClientTests",

@@ -66,6 +66,15 @@ public enum ConfigurationSchema {
         texts(
             "http_allowed_origins", flag: "--http-allowed-origin", kind: .origins, reload: false, \.httpAllowedOrigins),
         texts("http_image_origins", flag: "--http-image-origin", kind: .origins, reload: false, \.httpImageOrigins),
+        texts(
+            "http_token_secret_files", flag: "--http-token-secret-file", kind: .paths, reload: false,
+            \.httpTokenSecretFiles),
+        texts(
+            "http_token_public_key_files", flag: "--http-token-public-key-file", kind: .paths, reload: false,
+            \.httpTokenPublicKeyFiles),
+        text(
+            "http_tokens", flag: "--http-tokens", kind: .choice(["auto", "required", "off"]), reload: false,
+            \.httpTokens),
         integer(
             "http_header_timeout_ms", flag: "--http-header-timeout-ms", range: 100...3_600_000, reload: false,
             \.httpHeaderTimeoutMilliseconds),

@@ -20,6 +20,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var httpAllowedOrigins: [String] = []
     /// Origins the gateway's page (on the HTTP endpoint) may load row images from.
     public var httpImageOrigins: [String] = []
+    /// Files of HS256 secrets the gateway's user tokens may be signed with.
+    public var httpTokenSecretFiles: [String] = []
+    /// PEM public key files (ES256, RS256) the gateway's user tokens may be signed for.
+    public var httpTokenPublicKeyFiles: [String] = []
+    /// Whether the gateway on the HTTP endpoint needs user tokens: `auto` (with a token key,
+    /// and always beyond loopback), `required` or `off`.
+    public var httpTokens = "auto"
     /// How long a request head may take to arrive at the HTTP endpoint, in milliseconds
     /// (`HTTPConnectionLimits.headerTimeout`).
     public var httpHeaderTimeoutMilliseconds = 60_000

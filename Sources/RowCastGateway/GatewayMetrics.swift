@@ -16,6 +16,10 @@ public final class GatewayMetrics: Sendable {
         (Names.bytes, "Bytes of those messages."),
         (Names.overflows, "Connections closed for a full send queue (a client too slow for its feed)."),
         (Names.selects, "Row actions run through POST .../select, by outcome: ok or the daemon's error code."),
+        (
+            Names.tokenFailures,
+            "User tokens refused, by reason: token_missing, token_expired (streams ended too), token_invalid, token_user_changed, forbidden."
+        ),
     ]
 
     /// The metric names.
@@ -36,6 +40,8 @@ public final class GatewayMetrics: Sendable {
         public static let overflows = "rowcast_gateway_overflows_total"
         /// Counter of selects, by `outcome`.
         public static let selects = "rowcast_gateway_selects_total"
+        /// Counter of token refusals, by `reason`.
+        public static let tokenFailures = "rowcast_gateway_token_failures_total"
     }
 
     private let factory: any MetricsFactory
@@ -107,5 +113,10 @@ public final class GatewayMetrics: Sendable {
     /// A select ended with `outcome` (`ok` or an error code).
     func selected(outcome: String) {
         Counter(label: Names.selects, dimensions: [("outcome", outcome)], factory: factory).increment()
+    }
+
+    /// A user token was refused (or a stream's expired) for `reason`.
+    func tokenRefused(reason: String) {
+        Counter(label: Names.tokenFailures, dimensions: [("reason", reason)], factory: factory).increment()
     }
 }

@@ -23,6 +23,9 @@ public struct GatewayOptions: Sendable {
     /// Origins (`https://img.example.com`) the page may load row images from; none by default,
     /// and then a row shows its image's initial instead.
     public var imageOrigins: [String] = []
+    /// The keys of the user tokens every stream, page and select must carry
+    /// (docs/PROTOCOL.md, "User tokens"), or nil when tokens are off.
+    public var tokens: TokenVerifier?
     /// Where the gateway's metrics are created (``GatewayMetrics``), or nil for none.
     public var metricsFactory: (any MetricsFactory)?
 

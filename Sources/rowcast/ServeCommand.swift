@@ -28,9 +28,14 @@ struct ServeCommand: ParsableCommand {
             history. When it listens it prints one line: \
             rowcast serve ready http=http://HOST:PORT control=... publish=...
 
-            It listens on loopback unless told otherwise: it has no authentication of its own, \
-            and anyone who reaches it can read every feed it can and run their rows' actions \
-            with its key. Web pages the user opens cannot: a request must name it by an IP \
+            With --token-secret-file (HS256) or --token-public-key-file (ES256, RS256) every \
+            page, stream and select needs a user token (a JWT: Authorization: Bearer TOKEN, \
+            or ?access_token=TOKEN), whose feeds claim says what its user may read and select; \
+            selects run as that user (rowcastd then needs act_as for the gateway's key). \
+            Without a key it listens on loopback only: anyone who reaches it can read every \
+            feed it can and run their rows' actions with its key. It serves plain HTTP: \
+            beyond loopback, put it behind a proxy that terminates TLS. \
+            Web pages the user opens cannot reach it: a request must name it by an IP \
             address, localhost or an --allowed-host name (else 421), and streams and row \
             actions must come from its own page or an --allowed-origin (else 403). SIGINT or \
             SIGTERM stops it; open streams are closed.
@@ -46,6 +51,7 @@ struct ServeCommand: ParsableCommand {
               rowcast serve --http 127.0.0.1:0 --control tcp://feeds.example:7702 --publish tcp://feeds.example:7703
               rowcast serve --allowed-host feeds.example.com --allowed-origin https://app.example.com
               rowcast serve --header-timeout 10 --max-connections-per-peer 16
+              rowcast serve --token-secret-file /etc/rowcast/gateway-token.secret
             """
     )
 
@@ -115,6 +121,32 @@ struct ServeCommand: ParsableCommand {
             valueName: "connections"))
     var maxConnectionsPerPeer = 64
 
+    @Option(
+        name: .customLong("token-secret-file"),
+        help: ArgumentHelp(
+            "A file holding an HS256 secret (32 bytes or more) that user tokens may be signed with; repeat to accept several while rotating.",
+            valueName: "file"))
+    var tokenSecretFiles: [String] = []
+
+    @Option(
+        name: .customLong("token-public-key-file"),
+        help: ArgumentHelp(
+            "A PEM public key (P-256 for ES256, RSA for RS256) that user tokens may be signed for; repeat to accept several while rotating.",
+            valueName: "file"))
+    var tokenPublicKeyFiles: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Whether pages, streams and selects need a user token: auto (when a token key is given, and always beyond loopback), required, or off (behind a proxy that authenticates users).",
+            valueName: "auto|required|off"))
+    var tokens: TokenMode = .auto
+
+    @Flag(
+        help: ArgumentHelp(
+            "Accept tokens over plain HTTP beyond loopback: only behind a proxy that terminates TLS, on a network trusted between the two."
+        ))
+    var allowPlainHTTPTokens = false
+
     func validate() throws {
         let lists: [(flag: String, values: [String], problem: (String) -> String?)] = [
             ("--allowed-host", allowedHosts, HTTPOriginPolicy.problem(withHost:)),
@@ -153,10 +185,11 @@ struct ServeCommand: ParsableCommand {
                 connectionBuffer: connectionBuffer, historyDeltas: history)
             options?.imageOrigins = imageOrigins
         }
-        guard let options else { return }
-        if !address.isLoopback {
+        guard var options else { return }
+        options.tokens = try loadTokenKeys(isLoopback: address.isLoopback)
+        if !address.isLoopback && options.tokens == nil {
             Output.note(
-                "warning: serving on \(address.host):\(address.port), beyond loopback: the gateway has no authentication of its own, so anyone who reaches it can read every feed its connection may read and run their rows' actions. Put it behind a proxy with TLS and authentication, or use --http 127.0.0.1:PORT."
+                "warning: serving on \(address.host):\(address.port), beyond loopback, with --tokens off: anyone who reaches the gateway can read every feed its connection may read and run their rows' actions. Put it behind a proxy with TLS and authentication, or use --http 127.0.0.1:PORT."
             )
         }
         let outcome = LockedValue<Result<Void, any Error>>(.success(()))
@@ -176,6 +209,43 @@ struct ServeCommand: ParsableCommand {
         if case .failure(let error) = outcome.withLock({ $0 }) {
             Output.error(RowCastClientError(code: "serve_failed", message: "\(error)"))
             throw ExitCode.failure
+        }
+    }
+
+    /// The token keys when tokens are required (``TokenMode``), else nil. A setup that would
+    /// serve without the tokens it needs, or a key that cannot be used, stops the command with
+    /// one line naming the flag or the file (exit status 78).
+    func loadTokenKeys(isLoopback: Bool) throws -> TokenVerifier? {
+        let required: Bool
+        switch tokens.requiresTokens(
+            hasKeys: !(tokenSecretFiles.isEmpty && tokenPublicKeyFiles.isEmpty), isLoopback: isLoopback,
+            plainHTTPAllowed: allowPlainHTTPTokens)
+        {
+        case .success(let answer): required = answer
+        case .failure(let problem):
+            Output.error(RowCastClientError(code: "tokens_required", message: problem.message))
+            throw ExitCode(78)
+        }
+        guard required else { return nil }
+        let outcome = LockedValue<Result<TokenVerifier, TokenKeyError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let (secrets, publicKeys) = (tokenSecretFiles, tokenPublicKeyFiles)
+        Task {
+            do throws(TokenKeyError) {
+                let verifier = try await TokenVerifier.load(secretFiles: secrets, publicKeyFiles: publicKeys)
+                outcome.withLock { $0 = .success(verifier) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        switch outcome.withLock({ $0 }) {
+        case .success(let verifier): return verifier
+        case .failure(let error):
+            Output.error(RowCastClientError(code: "invalid_token_key", message: error.message))
+            throw ExitCode(78)
+        case nil: return nil
         }
     }
 
@@ -222,3 +292,5 @@ struct ServeCommand: ParsableCommand {
         try await group.run()
     }
 }
+
+extension TokenMode: ExpressibleByArgument {}

@@ -11,10 +11,12 @@ import RowCastHTTP
 /// client key of its own: run `rowcast serve` with one instead) and both endpoints are fixed
 /// (a wildcard port is only known once bound).
 enum EmbeddedGateway {
-    /// The gateway for `configuration`, or nil (with the reason logged) when it is not served.
+    /// The gateway for `configuration`, or nil (with the reason logged) when it is not served;
+    /// throws when it would serve without the user tokens it needs (`http_tokens`), or a token
+    /// key cannot be used.
     static func make(
         _ configuration: DaemonConfiguration, metrics: (any MetricsFactory)?, logger: Logger
-    ) -> FeedGateway? {
+    ) async throws(TokenKeyError) -> FeedGateway? {
         guard !configuration.httpEndpoint.isEmpty else { return nil }
         if configuration.curve {
             logger.info(
@@ -22,6 +24,8 @@ enum EmbeddedGateway {
             )
             return nil
         }
+        // Checked first, so that a setup without the tokens it needs never starts.
+        let tokens = try await tokenVerifier(configuration)
         let wildcard = [configuration.controlEndpoint, configuration.publishEndpoint].first {
             $0.hasSuffix(":*") || $0.hasSuffix(":0")
         }
@@ -37,11 +41,31 @@ enum EmbeddedGateway {
                 publishEndpoint: connectable(configuration.publishEndpoint))
             options.imageOrigins = configuration.httpImageOrigins
             options.metricsFactory = metrics
+            options.tokens = tokens
             return try FeedGateway(options: options, logger: Logger(label: "rowcastd.gateway"))
         } catch {
             logger.warning("the web gateway is not served", metadata: ["reason": "\(error)"])
             return nil
         }
+    }
+
+    /// The token keys when `http_tokens` requires tokens (``TokenMode``), else nil. Beyond
+    /// loopback (which rowcastd allows only with allow_insecure_tcp) tokens are required, and
+    /// allow_insecure_tcp also stands for plain HTTP: rowcastd serves no TLS.
+    static func tokenVerifier(_ configuration: DaemonConfiguration) async throws(TokenKeyError) -> TokenVerifier? {
+        let mode = TokenMode(rawValue: configuration.httpTokens) ?? .auto
+        let secrets = configuration.httpTokenSecretFiles
+        let publicKeys = configuration.httpTokenPublicKeyFiles
+        let required = try mode.requiresTokens(
+            hasKeys: !(secrets.isEmpty && publicKeys.isEmpty),
+            isLoopback: !EndpointExposure.isBeyondLoopback(configuration.httpEndpoint),
+            plainHTTPAllowed: configuration.allowInsecureTCP,
+            flags: TokenFlags(
+                secret: "http_token_secret_files (--http-token-secret-file)", mode: "http_tokens (--http-tokens)",
+                plainHTTP: "allow_insecure_tcp")
+        ).get()
+        guard required else { return nil }
+        return try await TokenVerifier.load(secretFiles: secrets, publicKeyFiles: publicKeys)
     }
 
     /// The route installer that serves `gateway`.

@@ -124,6 +124,27 @@ struct RowcastdCommand: AsyncParsableCommand {
     var httpImageOrigins: [String] = []
 
     @Option(
+        name: .customLong("http-token-secret-file"),
+        help: ArgumentHelp(
+            "A file holding an HS256 secret (32 bytes or more) that the gateway's user tokens may be signed with; repeat for several. Replaces http_token_secret_files.",
+            valueName: "file"))
+    var httpTokenSecretFiles: [String] = []
+
+    @Option(
+        name: .customLong("http-token-public-key-file"),
+        help: ArgumentHelp(
+            "A PEM public key (ES256, RS256) that the gateway's user tokens may be signed for; repeat for several. Replaces http_token_public_key_files.",
+            valueName: "file"))
+    var httpTokenPublicKeyFiles: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Whether the gateway on the HTTP endpoint needs user tokens: auto (with a token key, and beyond loopback), required, or off. [default: auto]",
+            valueName: "auto|required|off"))
+    var httpTokens: String?
+
+    @Option(
         name: .long,
         help: ArgumentHelp(
             "How long a request's line and headers may take to arrive at the HTTP endpoint; a late one is answered 408 and closed. [default: 60000]",
@@ -349,6 +370,11 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("http_allowed_hosts", httpAllowedHosts.isEmpty ? nil : .texts(httpAllowedHosts))
         overrides.set("http_allowed_origins", httpAllowedOrigins.isEmpty ? nil : .texts(httpAllowedOrigins))
         overrides.set("http_image_origins", httpImageOrigins.isEmpty ? nil : .texts(httpImageOrigins))
+        overrides.set(
+            "http_token_secret_files", httpTokenSecretFiles.isEmpty ? nil : .texts(httpTokenSecretFiles))
+        overrides.set(
+            "http_token_public_key_files", httpTokenPublicKeyFiles.isEmpty ? nil : .texts(httpTokenPublicKeyFiles))
+        overrides.set("http_tokens", httpTokens.map(ConfigurationValue.text))
         overrides.set("http_header_timeout_ms", httpHeaderTimeoutMs.map(ConfigurationValue.integer))
         overrides.set("http_idle_timeout_ms", httpIdleTimeoutMs.map(ConfigurationValue.integer))
         overrides.set("http_write_timeout_ms", httpWriteTimeoutMs.map(ConfigurationValue.integer))
@@ -463,7 +489,13 @@ struct RowcastdCommand: AsyncParsableCommand {
         daemonEnvironment.metrics = metricsFactory
         daemonEnvironment.health = LoopHealth(stall: .milliseconds(configuration.healthStallMilliseconds))
         // The web gateway rides on the HTTP endpoint, as a client of this daemon's sockets.
-        let gateway = EmbeddedGateway.make(configuration, metrics: metricsFactory, logger: logger)
+        let gateway: FeedGateway?
+        do {
+            gateway = try await EmbeddedGateway.make(configuration, metrics: metricsFactory, logger: logger)
+        } catch {
+            Self.printError("rowcastd: invalid configuration: \(error)")
+            throw ExitCode(78)
+        }
         let daemon = DaemonService(
             configuration: configuration, signal: stop, logger: logger, environment: daemonEnvironment,
             registry: registry,

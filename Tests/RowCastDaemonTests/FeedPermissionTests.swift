@@ -29,7 +29,8 @@ struct FeedPermissionTests {
             Issue.record("write was accepted"); return
         }
         #expect(
-            problem.message.contains("\"write\" is not a permission; allowed: read, publish, reset, select, admin, all")
+            problem.message.contains(
+                "\"write\" is not a permission; allowed: read, publish, reset, select, admin, act_as, all")
         )
     }
 
@@ -61,6 +62,16 @@ struct FeedPermissionTests {
         let edit = Request(op: "select", feed: "cars", operation: .select(id: "1", action: "edit", value: "x"))
         #expect(access.refusal(of: edit, from: "app") == nil)
         #expect(access.refusal(of: edit, from: "ops")?.message.contains("lacks the select permission") == true)
+        // Naming a user needs act_as on the feed besides select.
+        let asAlice = Request(
+            op: "select", feed: "cars", operation: .select(id: "1", action: "select", value: nil, user: "alice"))
+        let gate = KeyringAccess(
+            keyring: try Self.keyring(["gw": ["read,select,act_as cars"], "app": ["read,select"]]))
+        #expect(gate.refusal(of: asAlice, from: "gw") == nil)
+        let refused = try #require(gate.refusal(of: asAlice, from: "app"))
+        #expect(refused.code == .forbidden && refused.message.contains("may not act as user \"alice\""))
+        #expect(refused.message.contains("act_as cars"))
+        #expect(gate.refusal(of: edit, from: "app") == nil, "without a user, select alone is enough")
         // since reads; every step of a reset in parts needs reset.
         #expect(
             access.refusal(of: Request(op: "since", feed: "cars", operation: .since(epoch: "e", seq: 1)), from: "app")

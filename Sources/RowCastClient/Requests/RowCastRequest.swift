@@ -76,12 +76,14 @@ public enum RowCastRequest {
     /// `{"op":"reload"}`: re-read the daemon's configuration and rescan its plugin directories.
     public static func reload() -> JSONValue { ["op": "reload"] }
 
-    /// `{"op":"select","feed","id","action","value"?}`: run a row's action handler, with the
-    /// value an edit or a toggle carries.
-    public static func select(feed: String, id: String, action: String = "select", value: JSONValue? = nil) -> JSONValue
-    {
+    /// `{"op":"select","feed","id","action","value"?,"user"?}`: run a row's action handler, with
+    /// the value an edit or a toggle carries, as `user` (a client allowed `act_as` only).
+    public static func select(
+        feed: String, id: String, action: String = "select", value: JSONValue? = nil, user: String? = nil
+    ) -> JSONValue {
         var object: JSONObject = ["op": "select", "feed": .string(feed), "id": .string(id), "action": .string(action)]
         if let value { object.append(key: "value", value: value) }
+        if let user { object.append(key: "user", value: .string(user)) }
         return .object(object)
     }
 

@@ -244,11 +244,12 @@ public final class ControlClient {
 
     /// Runs `action` of the row `id` of `feed`, with `value` for an edit or a toggle; returns
     /// the reply: `event` (the action event the daemon also published), `change` (`update`,
-    /// `delete` or null), the feed's `seq` after the change and the event's `eventSeq`.
+    /// `delete` or null), the feed's `seq` after the change and the event's `eventSeq`. With
+    /// `user`, the action runs as that user (the client needs `act_as` on the feed).
     public func select(
-        feed: String, id: String, action: String = "select", value: JSONValue? = nil
+        feed: String, id: String, action: String = "select", value: JSONValue? = nil, user: String? = nil
     ) throws(RowCastClientError) -> JSONValue {
-        try request(RowCastRequest.select(feed: feed, id: id, action: action, value: value))
+        try request(RowCastRequest.select(feed: feed, id: id, action: action, value: value, user: user))
     }
 
     // MARK: - Framing

@@ -1,4 +1,5 @@
 import RowCastEngine
+import RowCastSupport
 
 /// One `allow` line of a client key file: permissions on feed-name patterns.
 public struct FeedGrant: Sendable, Equatable {

@@ -213,13 +213,14 @@ public final class Engine {
                         error, op: request.op, req: request.req, client: request.client, publishing: false,
                         into: &publications)
                 }
-            case .select(let id, let action, let value):
+            case .select(let id, let action, let value, let user):
                 // Runs in the batch: a change it makes is committed with the batch, and its
-                // answer is remembered by (client, req) like a feed operation's.
+                // answer is remembered by (client, req) like a feed operation's. A user it
+                // asserts was allowed when it was decoded (`AccessCheck.refusal`).
                 if let recalled = recall(request) { return recalled }
                 do {
                     let extra = try performSelect(
-                        request, id: id, action: action, value: value, requester: principal ?? request.client,
+                        request, id: id, action: action, value: value, requester: user ?? principal ?? request.client,
                         batch: &batch, publications: &publications)
                     counters.applied += 1
                     return .applied(request, feed: request.feed!, extra: extra)

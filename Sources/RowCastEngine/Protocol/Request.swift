@@ -35,8 +35,9 @@ public struct Request: Sendable, Equatable {
         case status(after: String?)
         /// Which plugin renders which type.
         case plugins
-        /// Run a row's action handler, with the value the request carried (nil: none).
-        case select(id: String, action: String, value: JSONValue?)
+        /// Run a row's action handler, with the value the request carried (nil: none), as the
+        /// `user` it asserts (nil: as the client itself; asserting one needs `act_as`).
+        case select(id: String, action: String, value: JSONValue?, user: String? = nil)
         /// The feed's action events after event sequence `after`, at most `limit` of them.
         case events(after: UInt64, limit: Int)
         /// Where the row of item `id` is: its section and index, as of the feed's seq.

@@ -248,10 +248,17 @@ public struct RequestDecoder: Sendable {
                         "select: \"action\" must be a non-empty string, the name of one of the row's actions",
                         field: "action")
                 }
+                let user = try reader.optionalString("user")
+                if let user, user.isEmpty || user.utf8.count > 256 {
+                    throw RowCastError(
+                        .invalidField,
+                        "select: \"user\" must be the user's name, a string of 1 to 256 bytes (or absent: the client itself)",
+                        field: "user")
+                }
                 return Request(
                     op: op, feed: feed,
-                    operation: .select(id: id, action: action, value: Self.presentValue(object["value"])), req: req,
-                    client: client)
+                    operation: .select(id: id, action: action, value: Self.presentValue(object["value"]), user: user),
+                    req: req, client: client)
             case "events":
                 try reader.rejectUnknown(allowing: Allowed.events)
                 let feed = try feedName(reader)
@@ -463,7 +470,7 @@ extension RequestDecoder {
         static let byID = common + ["feed", "id"]
         static let section = common + ["feed", "section"]
         static let reset = common + ["feed", "items", "sections"]
-        static let select = common + ["feed", "id", "action", "value"]
+        static let select = common + ["feed", "id", "action", "value", "user"]
         static let events = common + ["feed", "after", "limit"]
         static let quarantine = common + ["feed", "id", "retry"]
         static let item = ["data", "id", "section", "sort", "type"]

@@ -21,7 +21,15 @@ extension AccessCheck {
     /// The `forbidden` error for `request` from `principal`, or nil when it is allowed.
     public func refusal(of request: Request, from principal: String) -> RowCastError? {
         let permission = request.requiredPermission
-        guard !allows(principal, permission, feed: request.feed) else { return nil }
+        if allows(principal, permission, feed: request.feed) {
+            guard case .select(_, _, _, let user?) = request.operation, !allows(principal, .actAs, feed: request.feed)
+            else { return nil }
+            let feed = request.feed ?? ""
+            return RowCastError(
+                .forbidden,
+                "select: client \"\(principal)\" may not act as user \"\(user)\" on feed \"\(feed)\"; nothing was run (its key file needs allow = \"act_as \(feed)\" or a pattern that matches, or send no \"user\")",
+                feed: request.feed)
+        }
         if permission == .admin {
             return RowCastError(
                 .forbidden,

@@ -11,6 +11,9 @@ public enum FeedPermission: String, Sendable, CaseIterable, Comparable {
     case select
     /// Reload, status, plugins, quarantine: the daemon itself, not one feed.
     case admin
+    /// Run a select as a user the request names (`"user"`), who then is the action's
+    /// requester: for a gateway that verified the user's token.
+    case actAs = "act_as"
 
     /// In declaration order.
     public static func < (lhs: Self, rhs: Self) -> Bool {

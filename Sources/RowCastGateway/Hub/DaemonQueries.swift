@@ -40,12 +40,13 @@ struct DaemonQueries: Sendable {
         return (reply["sections"]?.arrayValue ?? [], reply["window"]?["total"]?.intValue ?? 0)
     }
 
-    /// The `select` reply of the row `id` of `feed` with `action`, as `rowcast select` gets it.
+    /// The `select` reply of the row `id` of `feed` with `action`, as `rowcast select` gets it;
+    /// run as `user` (a token's `sub`) when given.
     func select(
-        feed: String, id: String, action: String, value: JSONValue?
+        feed: String, id: String, action: String, value: JSONValue?, user: String? = nil
     ) async throws(RowCastClientError) -> JSONValue {
         try await call("select") { client throws(RowCastClientError) in
-            try client.select(feed: feed, id: id, action: action, value: value)
+            try client.select(feed: feed, id: id, action: action, value: value, user: user)
         }
     }
 

@@ -14,12 +14,14 @@ struct EventStreamMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let upgrade = request.headers[.upgrade]?.lowercased() ?? ""
         guard request.method == .get, !upgrade.contains("websocket") else { return try await next(request, context) }
+        let credentials = try await gateway.authorize(
+            request, feed: try FeedGateway.feedParameter(context), permission: .read)
         let (feed, resume) = try await gateway.streamTarget(request, context)
         let window = try FeedGateway.windowParameter(request)
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"],
-            body: window.map { gateway.windowStreamBody(feed: feed, window: $0) }
-                ?? gateway.eventStreamBody(feed: feed, resume: resume))
+            body: window.map { gateway.windowStreamBody(feed: feed, window: $0, credentials: credentials) }
+                ?? gateway.eventStreamBody(feed: feed, resume: resume, credentials: credentials))
     }
 }

@@ -11,18 +11,25 @@ extension FeedGateway {
 
     /// `GET /`, `GET /feeds/NAME` and the two assets.
     func installPageRoutes(on router: Router<BasicWebSocketRequestContext>) {
-        router.get("/") { _, _ async -> Response in
+        router.get("/") { request, _ async -> Response in
+            let credentials: ConnectionCredentials?
+            do throws(GatewayError) {
+                credentials = try await self.authorize(request, feed: nil, permission: .read)
+            } catch {
+                return self.html(GatewayPages.problem(error), status: error.status)
+            }
             do throws(RowCastClientError) {
-                let status = try await self.queries.status()
+                let status = Self.readableStatus(try await self.queries.status(), for: credentials)
                 return self.html(GatewayPages.index(status: status, control: self.options.controlEndpoint), status: .ok)
             } catch {
                 let problem = DaemonErrorStatus.gatewayError(for: error)
                 return self.html(GatewayPages.problem(problem), status: problem.status)
             }
         }
-        router.get("feeds/:feed") { _, context async -> Response in
+        router.get("feeds/:feed") { request, context async -> Response in
             do throws(GatewayError) {
                 let feed = try Self.feedParameter(context)
+                _ = try await self.authorize(request, feed: feed, permission: .read)
                 try await self.requireFeed(feed)
                 // The first rows are in the page itself, readable before its script runs; a
                 // failure to get them costs only that.

@@ -15,6 +15,7 @@ extension FeedGateway {
     func installSelectRoute(on router: Router<BasicWebSocketRequestContext>) {
         router.post("feeds/:feed/rows/:id/select") { request, context async throws -> Response in
             let feed = try Self.feedParameter(context)
+            let credentials = try await self.authorize(request, feed: feed, permission: .select)
             guard let raw = context.parameters.get("id"), let id = raw.removingPercentEncoding, !id.isEmpty else {
                 throw GatewayError.badRequest("the path names no row id: POST /feeds/NAME/rows/ID/select")
             }
@@ -40,7 +41,8 @@ extension FeedGateway {
             let select = try Self.selectBody(Array(body.readableBytesView))
             let reply: JSONValue
             do throws(RowCastClientError) {
-                reply = try await self.queries.select(feed: feed, id: id, action: select.action, value: select.value)
+                reply = try await self.queries.select(
+                    feed: feed, id: id, action: select.action, value: select.value, user: credentials?.user)
             } catch {
                 self.metrics?.selected(outcome: error.code)
                 let mapped = DaemonErrorStatus.gatewayError(for: error)

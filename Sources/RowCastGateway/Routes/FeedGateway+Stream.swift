@@ -11,6 +11,8 @@ extension FeedGateway {
         router.group("feeds/:feed/stream")
             .add(middleware: EventStreamMiddleware(gateway: self))
             .ws("") { request, context throws -> RouterShouldUpgrade in
+                // Without a valid token: upgraded to be told why, the feed not looked up.
+                if await self.lacksValidToken(request) { return .upgrade([:]) }
                 _ = try await self.streamTarget(request, context)
                 _ = try Self.windowParameter(request)
                 return .upgrade([:])
@@ -18,14 +20,23 @@ extension FeedGateway {
                 // Checked (and the feed found) before the upgrade; only read again here.
                 let (feed, resume) = try await self.streamTarget(
                     context.request, context.requestContext, requiringFeed: false)
+                // The token is checked after the upgrade, so that a browser, which sees no HTTP
+                // status of a refused upgrade, is told why (``refuseWebSocket``).
+                let credentials: ConnectionCredentials?
+                do throws(GatewayError) {
+                    credentials = try await self.authorize(context.request, feed: feed, permission: .read)
+                } catch {
+                    return try await self.refuseWebSocket(feed: feed, error, outbound: outbound)
+                }
                 if let window = try Self.windowParameter(context.request) {
                     // A window moves with `move` messages: the socket's protocol, this feed
                     // subscribed.
-                    let session = SocketSession(gateway: self)
+                    let session = SocketSession(gateway: self, credentials: credentials)
                     try await session.run(inbound: inbound, outbound: outbound, initial: (feed, window))
                     return
                 }
-                try await self.serveWebSocket(feed: feed, resume: resume, inbound: inbound, outbound: outbound)
+                try await self.serveWebSocket(
+                    feed: feed, resume: resume, credentials: credentials, inbound: inbound, outbound: outbound)
             }
     }
 
@@ -41,21 +52,28 @@ extension FeedGateway {
         return (feed, resume)
     }
 
-    /// Sends the feed's messages on a WebSocket until either side closes; the browser's own
-    /// messages are read and ignored.
+    /// Sends the feed's messages on a WebSocket until either side closes or its token expires;
+    /// of the browser's own messages, token refreshes are answered, the others ignored.
     func serveWebSocket(
-        feed: String, resume: ResumePoint?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+        feed: String, resume: ResumePoint?, credentials: ConnectionCredentials? = nil,
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
         let (hub, id, outbox) = try attach(feed: feed, resume: resume)
+        let watch = expiryWatch(credentials, outbox: outbox)
         metrics?.connectionOpened(kind: "websocket")
         defer {
+            watch?.cancel()
             hub.detach(id)
             metrics?.connectionClosed()
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                // Drains the browser's frames; ends when it closes.
-                for try await _ in inbound {}
+                // Reads the browser's messages (token refreshes); ends when it closes.
+                for try await message in inbound.messages(maxSize: 16 * 1024) {
+                    guard case .text(let text) = message else { continue }
+                    _ = try await self.answerTokenMessage(
+                        text, credentials: credentials, feed: feed, outbound: outbound)
+                }
             }
             group.addTask {
                 for await text in outbox.messages {
@@ -67,6 +85,9 @@ extension FeedGateway {
                     self.metrics?.overflowed()
                     try await outbound.write(.text(StreamMessages.overflow(feed: feed, limit: outbox.limit)))
                     try await outbound.close(.policyViolation, reason: "send buffer full; resume with since")
+                } else if let credentials, credentials.hasExpired() {
+                    try await outbound.write(.text(TokenMessages.expired(feed: feed)))
+                    try await outbound.close(.policyViolation, reason: "token_expired")
                 } else {
                     try await outbound.close(.goingAway, reason: "the gateway is stopping")
                 }
@@ -79,11 +100,14 @@ extension FeedGateway {
     /// The Server-Sent Events body of a stream: each message as `data: <json>` and a blank
     /// line, until the browser goes or the queue ends. The connection is attached when the
     /// body is written, so a response never written holds no queue.
-    func eventStreamBody(feed: String, resume: ResumePoint?) -> ResponseBody {
+    func eventStreamBody(feed: String, resume: ResumePoint?, credentials: ConnectionCredentials? = nil) -> ResponseBody
+    {
         ResponseBody { writer in
             let (hub, id, outbox) = try self.attach(feed: feed, resume: resume)
+            let watch = self.expiryWatch(credentials, outbox: outbox)
             self.metrics?.connectionOpened(kind: "sse")
             defer {
+                watch?.cancel()
                 hub.detach(id)
                 self.metrics?.connectionClosed()
             }
@@ -96,6 +120,8 @@ extension FeedGateway {
                 self.metrics?.overflowed()
                 try await writer.write(
                     ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
+            } else if let credentials, credentials.hasExpired() {
+                try await writer.write(ByteBuffer(string: "data: \(TokenMessages.expired(feed: feed))\n\n"))
             }
             try await writer.finish(nil)
         }

@@ -8,8 +8,16 @@ extension FeedGateway {
     func installSocketRoute(on router: Router<BasicWebSocketRequestContext>) {
         router.ws("socket") { _, _ in
             .upgrade([:])
-        } onUpgrade: { inbound, outbound, _ in
-            try await SocketSession(gateway: self).run(inbound: inbound, outbound: outbound)
+        } onUpgrade: { inbound, outbound, context in
+            // With tokens on, the connection needs a valid one (any feed: each subscription is
+            // checked against it); refused after the upgrade, so that a browser is told why.
+            let credentials: ConnectionCredentials?
+            do throws(GatewayError) {
+                credentials = try await self.authorize(context.request, feed: nil, permission: .read)
+            } catch {
+                return try await self.refuseWebSocket(feed: "", error, outbound: outbound)
+            }
+            try await SocketSession(gateway: self, credentials: credentials).run(inbound: inbound, outbound: outbound)
         }
     }
 
@@ -25,9 +33,11 @@ extension FeedGateway {
     /// The Server-Sent Events body of a window of `feed`: its `window` message, then its
     /// `window-update` and `window-position` messages as the feed changes. An `error` event
     /// (a row `after` or `around` names that is not in the feed) ends it.
-    func windowStreamBody(feed: String, window: WindowRequest) -> ResponseBody {
+    func windowStreamBody(feed: String, window: WindowRequest, credentials: ConnectionCredentials?) -> ResponseBody {
         ResponseBody { writer in
             let outbox = ConnectionOutbox(limit: self.options.connectionBuffer)
+            let expiry = self.expiryWatch(credentials, outbox: outbox)
+            defer { expiry?.cancel() }
             let (hub, id) = try self.withHub(feed: feed) {
                 $0.attachWindow(window, outbox: outbox, ownsOutbox: true)
             }

@@ -10,6 +10,7 @@ enum GatewayScript {
           'use strict';
           var root = document.getElementById('feed');
           var feed = root.dataset.feed;
+          var token = new URLSearchParams(location.search).get('access_token');  // tokens on: ?access_token=
           var sectionsEl = document.getElementById('sections');
           var statusEl = document.getElementById('status');
           var eventsEl = document.getElementById('events');
@@ -31,6 +32,7 @@ enum GatewayScript {
             } else if (replica) {
               url += '?since=0';
             }
+            if (token) url += (url.indexOf('?') < 0 ? '?' : '&') + 'access_token=' + encodeURIComponent(token);
             return url;
           }
 
@@ -437,7 +439,9 @@ enum GatewayScript {
           function select(id, action, value) {
             var url = '/feeds/' + encodeURIComponent(feed) + '/rows/' + encodeURIComponent(id) + '/select';
             var body = value === undefined ? { action: action } : { action: action, value: value };
-            fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+            var headers = { 'Content-Type': 'application/json' };
+            if (token) headers.Authorization = 'Bearer ' + token;  // a user token the page was opened with
+            fetch(url, { method: 'POST', headers: headers, body: JSON.stringify(body) })
               .then(function (response) { return response.json(); })
               .then(function (reply) { showEvent('reply', id, action, reply.ok ? reply.event : reply.error); })
               .catch(function (error) { showEvent('reply', id, action, String(error)); });

@@ -25,14 +25,18 @@ final class SocketSession: Sendable {
     let outbox: ConnectionOutbox
     /// What token messages do.
     private let tokens: any SocketTokenHook
+    /// The user token the connection runs under (nil: tokens are off); each subscription
+    /// needs `read` on its feed.
+    private let credentials: ConnectionCredentials?
     /// The subscriptions, by feed.
     private let subscriptions = LockedValue<[String: Subscription]>([:])
 
     /// A connection of `gateway` with a queue of the gateway's connection buffer.
-    init(gateway: FeedGateway, tokens: any SocketTokenHook = TokensOff()) {
+    init(gateway: FeedGateway, credentials: ConnectionCredentials? = nil) {
         self.gateway = gateway
         outbox = ConnectionOutbox(limit: gateway.options.connectionBuffer)
-        self.tokens = tokens
+        self.credentials = credentials
+        tokens = credentials.map { CredentialsTokenHook(credentials: $0, metrics: gateway.metrics) } ?? TokensOff()
     }
 
     /// Serves the connection until either side closes: reads the client's messages, writes
@@ -41,7 +45,9 @@ final class SocketSession: Sendable {
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, initial: (String, WindowRequest)? = nil
     ) async throws {
         gateway.metrics?.connectionOpened(kind: "websocket")
+        let expiry = gateway.expiryWatch(credentials, outbox: outbox)
         defer {
+            expiry?.cancel()
             unsubscribeAll()
             gateway.metrics?.connectionClosed()
         }
@@ -132,6 +138,14 @@ final class SocketSession: Sendable {
 
     /// Follows `feed` (whole, or the window), replacing what this connection followed of it.
     private func subscribe(feed: String, window: WindowRequest?, resume: ResumePoint?) async {
+        if let credentials, !credentials.grant.allows(.read, feed: feed) {
+            gateway.metrics?.tokenRefused(reason: "forbidden")
+            send(
+                Self.error(
+                    "forbidden",
+                    "user \"\(credentials.user)\"'s token does not grant read on feed \"\(feed)\"", feed: feed))
+            return
+        }
         unsubscribe(feed)
         let count = subscriptions.withLock { $0.count }
         guard count < Self.maximumFeeds else {

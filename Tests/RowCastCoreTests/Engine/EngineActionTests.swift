@@ -54,6 +54,20 @@ struct EngineActionTests {
                 == "new@example.com")
     }
 
+    @Test("a select that names a user runs as that user: the event's requester (rowcastd checks act_as first)")
+    func aSelectRunsAsItsUser() {
+        let harness = EngineHarness()
+        _ = harness.control(upsert("people", Self.profile("p1")))
+        var request = Self.select("p1", "select", client: "gateway").objectValue!
+        request["user"] = "alice"
+        let result = harness.control(.object(request))
+        #expect(result.replies[0]["ok"] == true)
+        #expect(result.publications.first { $0.topic == "actions.people" }?.body["requester"] == "alice")
+        request["user"] = ""
+        request["req"] = 2
+        #expect(harness.control(.object(request)).replies[0]["error"]?["field"] == "user")
+    }
+
     @Test("a delete action removes the item in one delta")
     func deleteRemovesItem() {
         let harness = EngineHarness()
