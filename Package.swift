@@ -55,6 +55,8 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        // libpq, for the PostgreSQL store (blocking calls and pipeline mode suit its commit thread).
+        .systemLibrary(name: "CPostgreSQL", providers: [.apt(["libpq-dev"])]),
         // The Linux calls Swift cannot import (variadic prctl, memfd, timerfd, posix_spawn).
         .target(name: "CRowCastHost"),
         // Links the system SQLite for its process-wide settings (rowcast_sqlite_setup.c).
@@ -105,6 +107,14 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: uncheckedExclusivityInRelease
+        ),
+        // The PostgreSQL store behind the same protocol (`rowcastd --store postgresql://…`).
+        .target(
+            name: "RowCastPostgres",
+            dependencies: [
+                json, "RowCastEngine", "RowCastWire", "RowCastStore", "CPostgreSQL",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Plugins: loading over the C ABI, the host protocol, supervision of the host
         // processes, and the host's own main. No engine, no store.
