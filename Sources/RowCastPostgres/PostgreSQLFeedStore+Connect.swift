@@ -1,8 +1,11 @@
+import Foundation
 import RowCastEngine
 
 extension PostgreSQLFeedStore {
     /// How long a connection attempt may take before it counts as unreachable, in seconds.
     static let connectTimeoutSeconds = 5
+    /// How long a start waits for the store's lock that another connection holds.
+    static let lockWait = Duration.seconds(3)
 
     /// Connects to `url`, sets the session up and takes the store's lock.
     static func connect(url: String) throws(StoreError) -> PostgresConnection {
@@ -27,9 +30,18 @@ extension PostgreSQLFeedStore {
                         "the PostgreSQL server at \(url) is version \(connection.serverVersion / 10000); rowcastd needs 14 or newer (pipeline mode)."
                 )
             }
-            let locked = try connection.query(
-                PostgresStatement("SELECT pg_try_advisory_lock($1)", [.int(lockKey)]))
-            guard locked.first(where: { _ in true })?.bool(0) == true else {
+            // A rowcastd that just stopped (or was killed) leaves its lock until its server
+            // process sees the connection close: a few tries over up to 3 s.
+            var locked = false
+            let deadline = ContinuousClock.now + lockWait
+            while !locked {
+                locked =
+                    try connection.query(PostgresStatement("SELECT pg_try_advisory_lock($1)", [.int(lockKey)]))
+                    .first(where: { _ in true })?.bool(0) == true
+                guard !locked, ContinuousClock.now < deadline else { break }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            guard locked else {
                 throw StoreError(
                     .locked, path: url,
                     message:

@@ -30,7 +30,8 @@ extension PostgreSQLFeedStore {
                     throw damaged("the counters of feed \"\(name)\"", reason)
                 }
             }
-            var feed = RestoredFeed(name: name, seq: seq, epoch: epoch, nextArrival: nextArrival, items: [], sections: [])
+            var feed = RestoredFeed(
+                name: name, seq: seq, epoch: epoch, nextArrival: nextArrival, items: [], sections: [])
             feed.owner = owner
             feeds[name] = feed
             feedExtras[name] = (nextArrival, owner)
@@ -175,20 +176,22 @@ extension PostgreSQLFeedStore {
 
     /// Every remembered answer, in order.
     func readLedger(_ connection: PostgresConnection) throws -> [LedgerEntry] {
-        try connection.query(PostgresStatement("SELECT client, req, ord, reply, crc FROM rowcast.requests ORDER BY ord"))
-            .map { row in
-                guard let client = row.text(0), let req = row.text(1), let order = row.count(2),
-                    let reply = row.bytes(3)
-                else {
-                    throw damaged(
-                        "a remembered answer of client \"\(row.text(0) ?? "?")\"", "a value of the wrong type")
-                }
-                let read = RecordChecksum.request(client: client, req: req, order: order, reply: reply)
-                if let reason = Self.checksumFailure(stored: row.integer(4), read: read) {
-                    throw damaged("the remembered answer to request \(req) of client \"\(client)\"", reason)
-                }
-                return LedgerEntry(key: LedgerKey(client: client, req: req), order: order, reply: reply)
+        try connection.query(
+            PostgresStatement("SELECT client, req, ord, reply, crc FROM rowcast.requests ORDER BY ord")
+        )
+        .map { row in
+            guard let client = row.text(0), let req = row.text(1), let order = row.count(2),
+                let reply = row.bytes(3)
+            else {
+                throw damaged(
+                    "a remembered answer of client \"\(row.text(0) ?? "?")\"", "a value of the wrong type")
             }
+            let read = RecordChecksum.request(client: client, req: req, order: order, reply: reply)
+            if let reason = Self.checksumFailure(stored: row.integer(4), read: read) {
+                throw damaged("the remembered answer to request \(req) of client \"\(client)\"", reason)
+            }
+            return LedgerEntry(key: LedgerKey(client: client, req: req), order: order, reply: reply)
+        }
     }
 
     /// The kept action events, oldest first per feed.
@@ -228,7 +231,8 @@ extension PostgreSQLFeedStore {
 
     /// The recorded renderer identities.
     func readRenderers(_ connection: PostgresConnection) throws -> [RendererRecord] {
-        try connection.query(PostgresStatement("SELECT kind, type, identity FROM rowcast.renderers")).compactMap { row in
+        try connection.query(PostgresStatement("SELECT kind, type, identity FROM rowcast.renderers")).compactMap {
+            row in
             guard let kind = row.text(0).flatMap(RendererRecord.Kind.init(rawValue:)), let type = row.text(1) else {
                 return nil
             }

@@ -35,8 +35,10 @@ extension PostgreSQLFeedStore {
             statements.append(
                 PostgresStatement(
                     "UPDATE rowcast.feeds SET seq = $1, epoch = $2, crc = $3 WHERE name = $4",
-                    [.count(counters.seq), .text(counters.epoch), checksum.map { .int($0) } ?? .null(.bigint),
-                     .text(counters.feed)]))
+                    [
+                        .count(counters.seq), .text(counters.epoch), checksum.map { .int($0) } ?? .null(.bigint),
+                        .text(counters.feed),
+                    ]))
         }
         if !commit.ledger.forgotten.isEmpty {
             statements += PostgresStatement.multiRow(
@@ -121,13 +123,15 @@ extension PostgreSQLFeedStore {
                 start: start, id: id, cell: item.row?.cell, row: item.row.map { Array($0.bytes) })
             written.append([
                 feed, .text(id), .text(item.type), .text(item.section), .double(item.sort), .count(item.arrival),
-                .bytes(item.json), .int(checksum.stored), .text(item.row?.cell), .bytes(item.row.map { Array($0.bytes) }),
+                .bytes(item.json), .int(checksum.stored), .text(item.row?.cell),
+                .bytes(item.row.map { Array($0.bytes) }),
                 .int(rowChecksum.stored),
             ])
         }
         if !deleted.isEmpty {
             statements.append(
-                PostgresStatement("DELETE FROM rowcast.items WHERE feed = $1 AND id = ANY($2)", [feed, .textArray(deleted)]))
+                PostgresStatement(
+                    "DELETE FROM rowcast.items WHERE feed = $1 AND id = ANY($2)", [feed, .textArray(deleted)]))
         }
         statements += PostgresStatement.multiRow(
             "INSERT INTO rowcast.items(feed, id, type, section, sort, arrival, json, crc, row_cell, row_json, row_crc) VALUES",
@@ -156,7 +160,8 @@ extension PostgreSQLFeedStore {
         if !deletedSections.isEmpty {
             statements.append(
                 PostgresStatement(
-                    "DELETE FROM rowcast.sections WHERE feed = $1 AND id = ANY($2)", [feed, .textArray(deletedSections)]))
+                    "DELETE FROM rowcast.sections WHERE feed = $1 AND id = ANY($2)",
+                    [feed, .textArray(deletedSections)]))
         }
         statements += PostgresStatement.multiRow(
             "INSERT INTO rowcast.sections(feed, id, sort_order, type, header, declared, arrival, crc) VALUES",
@@ -199,7 +204,9 @@ extension PostgreSQLFeedStore {
         var newest: [String: UInt64] = [:]
         let logged = commit.history.filter { $0.body.count <= HistoryLimits.largestLoggedDelta }
         let rows: [[PostgresValue]] = lastPerKey(logged) { "\($0.feed)\u{0}\($0.seq)" }.map { delta in
-            if delta.seq % Self.historyTrimInterval == 0 { newest[delta.feed] = max(newest[delta.feed] ?? 0, delta.seq) }
+            if delta.seq % Self.historyTrimInterval == 0 {
+                newest[delta.feed] = max(newest[delta.feed] ?? 0, delta.seq)
+            }
             let checksum = RecordChecksum.delta(
                 feed: delta.feed, seq: delta.seq, epoch: delta.epoch, at: at, body: delta.body)
             return [
@@ -215,7 +222,8 @@ extension PostgreSQLFeedStore {
         let kept = UInt64(max(commit.historyRetention, 0))
         for (feed, seq) in newest.sorted(by: { $0.key < $1.key }) where seq > kept {
             statements.append(
-                PostgresStatement("DELETE FROM rowcast.deltas WHERE feed = $1 AND seq <= $2", [.text(feed), .count(seq - kept)]))
+                PostgresStatement(
+                    "DELETE FROM rowcast.deltas WHERE feed = $1 AND seq <= $2", [.text(feed), .count(seq - kept)]))
         }
         return statements
     }

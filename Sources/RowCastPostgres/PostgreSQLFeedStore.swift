@@ -122,6 +122,11 @@ public final class PostgreSQLFeedStore: FeedStore {
     /// it returned, so there is no clean stop to record.
     public func close() {
         closed = true
+        // Released here, not when the server notices the connection closed, so that a store
+        // opened right after finds it free.
+        if let connection, !connection.isBroken {
+            _ = try? connection.query(PostgresStatement("SELECT pg_advisory_unlock($1)", [.int(Self.lockKey)]))
+        }
         connection?.close()
         connection = nil
     }

@@ -154,7 +154,8 @@ final class PostgresConnection {
 
     private func failure(of handle: OpaquePointer?) -> PostgresFailure {
         guard let handle else { return PostgresFailure("the connection is closed", connectionLost: true) }
-        return PostgresFailure(String(cString: PQerrorMessage(handle)), connectionLost: PQstatus(handle) != CONNECTION_OK)
+        return PostgresFailure(
+            String(cString: PQerrorMessage(handle)), connectionLost: PQstatus(handle) != CONNECTION_OK)
     }
 
     /// Calls `body` with libpq's parameter arrays for `parameters`: every value's bytes in one
