@@ -136,6 +136,7 @@ let package = Package(
                 "ZeroMQ",
                 "RowCastEngine",
                 "RowCastStore",
+                "RowCastPostgres",
                 "RowCastPluginHosting",
                 "RowCastWire",
                 json,
@@ -286,7 +287,7 @@ let package = Package(
             name: "RowCastCoreTests",
             dependencies: [
                 "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastSupport", kit, json,
-                "RowCastTesting", "CRowCastChecksum", .product(name: "GRDB", package: "GRDB.swift"),
+                "RowCastTesting", "CRowCastChecksum", "RowCastPostgres", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "RowCastWireTests",
