@@ -243,6 +243,9 @@ extension DurableEngine {
                     try rollBack(feeds: feeds.sorted(), renderers: renderers)
                 } catch  where error.kind == .unavailable {
                     deferRollBack(feeds: feeds, renderers: renderers, error: error)
+                    // Until the store's answers can be read back, none of the refused batches'
+                    // is given: a retry is refused (or applied once the store is back).
+                    for entry in refused.flatMap(\.commit.ledger.recorded) { engine.ledger.discard(entry.key) }
                 }
                 engine.actionEvents.rollBack(refused.flatMap(\.commit.events))
                 released += refused.map { Self.refusal(of: $0.output, error: error) }
