@@ -58,6 +58,8 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"])]
         ),
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        // libpq, for the PostgreSQL store (blocking calls and pipeline mode suit its commit thread).
+        .systemLibrary(name: "CPostgreSQL", providers: [.apt(["libpq-dev"])]),
         // The Linux calls Swift cannot import (variadic prctl, memfd, timerfd, posix_spawn).
         .target(name: "CRowCastHost"),
         // Links the system SQLite for its process-wide settings (rowcast_sqlite_setup.c).
@@ -109,6 +111,14 @@ let package = Package(
             ],
             swiftSettings: uncheckedExclusivityInRelease
         ),
+        // The PostgreSQL store behind the same protocol (`rowcastd --store postgresql://…`).
+        .target(
+            name: "RowCastPostgres",
+            dependencies: [
+                json, "RowCastEngine", "RowCastWire", "RowCastStore", "CPostgreSQL",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Plugins: loading over the C ABI, the host protocol, supervision of the host
         // processes, and the host's own main. No engine, no store.
         .target(
@@ -129,6 +139,7 @@ let package = Package(
                 "ZeroMQ",
                 "RowCastEngine",
                 "RowCastStore",
+                "RowCastPostgres",
                 "RowCastPluginHosting",
                 "RowCastWire",
                 json,
@@ -280,7 +291,7 @@ let package = Package(
             name: "RowCastCoreTests",
             dependencies: [
                 "RowCastEngine", "RowCastStore", "RowCastPluginHosting", "RowCastWire", "RowCastSupport", kit, json,
-                "RowCastTesting", "CRowCastChecksum", .product(name: "GRDB", package: "GRDB.swift"),
+                "RowCastTesting", "CRowCastChecksum", "RowCastPostgres", .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "RowCastWireTests",

@@ -32,6 +32,7 @@ public enum ConfigurationSchema {
         texts(
             "plugin_unconfined", flag: "--plugin-unconfined", kind: .pluginNames, reload: false, \.pluginUnconfined),
         text("state_directory", flag: "--state-dir", kind: .path, reload: false, \.stateDirectory),
+        text("store", flag: "--store", kind: .store, reload: false, \.store),
         ConfigurationSetting(
             key: "durability", flag: "--durability", kind: .choice(Durability.allCases.map(\.rawValue)),
             appliesOnReload: false,

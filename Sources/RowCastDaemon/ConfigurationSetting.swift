@@ -30,6 +30,8 @@ public struct ConfigurationSetting: Sendable {
         case group
         /// An octal file mode, such as "0660".
         case mode
+        /// The durable store (`StoreLocation`): a PostgreSQL or SQLite URL, or "" for the default.
+        case store
         /// A whole number in a range.
         case integer(ClosedRange<Int>)
         /// One of a fixed set of words.
@@ -64,6 +66,7 @@ public struct ConfigurationSetting: Sendable {
         case .user: return "a user name, or \"\" for none"
         case .group: return "a group name, or \"\" for rowcastd's own group"
         case .mode: return "an octal file mode such as \"0660\" (at most 0777)"
+        case .store: return StoreLocation.allowed
         case .paths:
             return
                 "a list of non-empty paths, such as [\"/usr/local/lib/rowcast/plugins\"] ([] for the built-in directories)"
@@ -90,6 +93,13 @@ public struct ConfigurationSetting: Sendable {
         case (.user, .text(let text)), (.group, .text(let text)):
             return text.contains(where: { $0 == ":" || $0 == "/" || $0.isWhitespace })
                 ? "must be \(allowed), got \(value)" : nil
+        case (.store, .text(let text)):
+            do {
+                _ = try StoreLocation(parsing: text)
+                return nil
+            } catch {
+                return error.description
+            }
         case (.optionalPath, .text):
             return nil
         case (.path, .text(let text)):

@@ -121,9 +121,7 @@ public final class Daemon {
         engine.limits = configuration.stateLimits
         engine.writesSnapshotsLater = true
         self.engine = engine
-        let store = try SQLiteFeedStore(
-            directory: configuration.stateDirectory, synchronous: configuration.durability.synchronous,
-            acceptStateLoss: configuration.acceptStateLoss, logger: logger)
+        let store = try configuration.openStore(logger: logger)
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }
@@ -189,6 +187,7 @@ public final class Daemon {
             "state": [
                 "directory": .string(configuration.stateDirectory),
                 "durability": .string(configuration.durability.rawValue),
+                "store": .string(configuration.storeKind),
             ],
             "limits": Self.limitsMember(configuration),
         ]

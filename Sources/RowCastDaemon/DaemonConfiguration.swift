@@ -84,6 +84,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// Where the durable store lives (`--state-dir`; `$STATE_DIRECTORY` under systemd).
     public var stateDirectory = "./.rowcast"
+    /// The durable store (`--store`, `StoreLocation`): "" for SQLite in `stateDirectory`.
+    public var store = ""
     /// How hard each commit pushes data to disk (SQLite `synchronous`).
     public var durability: Durability = .normal
     /// The shortest time between the starts of two commits of ingest-only batches, in

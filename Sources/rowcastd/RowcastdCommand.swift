@@ -243,6 +243,13 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "The durable store: postgresql://USER@HOST[:PORT]/DB (password from PGPASSWORD or a passfile, never here) or sqlite:///DIR. [default: SQLite in the state directory]",
+            valueName: "url"))
+    var store: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Start commits of fire-and-forget ingest at most this often, in microseconds; 0 commits each batch at once. [default: 500]",
             valueName: "us"))
     var commitIntervalUs: Int?
@@ -390,6 +397,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("cell_directories", cellDirectories.isEmpty ? nil : .texts(cellDirectories))
         overrides.set("state_directory", stateDirectory.map(ConfigurationValue.text))
         overrides.set("durability", durability.map(ConfigurationValue.text))
+        overrides.set("store", store.map(ConfigurationValue.text))
         overrides.set("commit_interval_us", commitIntervalUs.map(ConfigurationValue.integer))
         overrides.set("limits.max_message_bytes", maxMessageBytes.map(ConfigurationValue.integer))
         overrides.set("heartbeat_ms", heartbeatMs.map(ConfigurationValue.integer))

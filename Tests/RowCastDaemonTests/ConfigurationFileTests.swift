@@ -53,6 +53,8 @@ struct ConfigurationFileTests {
                 changed = try ConfigurationOverrides.with(setting.key, .text(choices.last!), on: changed)
             case .group: changed = try ConfigurationOverrides.with(setting.key, .text("some-group"), on: changed)
             case .mode: changed = try ConfigurationOverrides.with(setting.key, .text("0600"), on: changed)
+            case .store:
+                changed = try ConfigurationOverrides.with(setting.key, .text("sqlite:///elsewhere"), on: changed)
             case .boolean:
                 changed = try ConfigurationOverrides.with(
                     setting.key, .boolean(!(setting.value(in: changed) == .boolean(true))), on: changed)

@@ -83,6 +83,13 @@ public struct RequestLedger: Sendable {
         insert(key, order: order, reply: reply)
     }
 
+    /// Drops the answer to `key` as if it was never recorded (its batch was not committed, and
+    /// the store's answers cannot be read back yet): a retry is applied, not answered.
+    public mutating func discard(_ key: LedgerKey) {
+        forget(key)
+        pendingForgotten.remove(key)
+    }
+
     /// Ends a batch: keys claimed in it are released.
     public mutating func endBatch() {
         claimedInBatch.removeAll(keepingCapacity: true)

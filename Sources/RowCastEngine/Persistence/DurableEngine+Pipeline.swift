@@ -137,7 +137,8 @@ extension DurableEngine {
     /// while it has not (`Engine.refusedWrites`), instead of applying each batch, failing its
     /// commit and rolling it back.
     func checkSpace() {
-        guard diskFull != nil else { return }
+        if pendingRollBack != nil { retryRollBack() }
+        guard diskFull != nil, pendingRollBack == nil else { return }
         if let shortage = store.spaceShortage() {
             engine.refusedWrites = RowCastError(
                 .storageError,
@@ -149,6 +150,44 @@ extension DurableEngine {
             "the disk has room again; writes are tried again", metadata: ["failed": "\(diskFull?.message ?? "")"])
         diskFull = nil
         engine.refusedWrites = nil
+    }
+
+    /// Keeps a rollback that could not read the store for `retryRollBack`, and refuses writes
+    /// at once until it succeeds: the engine holds changes the store never committed.
+    func deferRollBack(feeds: Set<String>, renderers: [RendererRecord], error: StoreError) {
+        logger.error(
+            "the store cannot be reached; writes are refused with storage_error until it can",
+            metadata: ["error": "\(error.message)"])
+        let earlier = pendingRollBack
+        pendingRollBack = (feeds.union(earlier?.feeds ?? []), (earlier?.renderers ?? []) + renderers, error)
+        lastRollBackTry = .now
+        refuseWrites(because: error)
+    }
+
+    /// Tries a deferred rollback again (at most once a second): once it reads the store back,
+    /// writes are taken again.
+    func retryRollBack() {
+        guard let pending = pendingRollBack, rollBackFailure == nil else { return }
+        if let last = lastRollBackTry, ContinuousClock.now - last < .seconds(1) { return }
+        lastRollBackTry = .now
+        do throws(StoreError) {
+            try rollBack(feeds: pending.feeds.sorted(), renderers: pending.renderers)
+            pendingRollBack = nil
+            engine.refusedWrites = nil
+            logger.notice("the store can be reached again; writes are taken again")
+        } catch  where error.kind == .unavailable {
+            pendingRollBack?.error = error
+            refuseWrites(because: error)
+        } catch {
+            rollBackFailure = error
+        }
+    }
+
+    private func refuseWrites(because error: StoreError) {
+        engine.refusedWrites = RowCastError(
+            .storageError,
+            "refused without trying to commit: \(error.message) Nothing of the request was applied; send it again later."
+        )
     }
 
     /// What the batch being applied waits on (`Engine.renderWait`), beside `waitDescriptors`.
@@ -212,6 +251,7 @@ extension DurableEngine {
     /// submitted meanwhile. Throws only when the engine cannot be brought back in line with
     /// the store (the daemon must stop).
     public func collectCommitted(force: Bool = false) throws(StoreError) -> [EngineOutput] {
+        if let failure = rollBackFailure { throw failure }
         if writer.isBusy {
             let batches = committing
             committing = []
@@ -230,7 +270,15 @@ extension DurableEngine {
                     ])
                 if error.kind == .full { diskFull = error }
                 let feeds = Set(refused.flatMap { $0.commit.feeds.map(\.feed) + $0.commit.droppedFeeds })
-                try rollBack(feeds: feeds.sorted(), renderers: refused.flatMap(\.commit.renderers))
+                let renderers = refused.flatMap(\.commit.renderers)
+                do throws(StoreError) {
+                    try rollBack(feeds: feeds.sorted(), renderers: renderers)
+                } catch  where error.kind == .unavailable {
+                    deferRollBack(feeds: feeds, renderers: renderers, error: error)
+                    // Until the store's answers can be read back, none of the refused batches'
+                    // is given: a retry is refused (or applied once the store is back).
+                    for entry in refused.flatMap(\.commit.ledger.recorded) { engine.ledger.discard(entry.key) }
+                }
                 engine.actionEvents.rollBack(refused.flatMap(\.commit.events))
                 released += refused.map { Self.refusal(of: $0.output, error: error) }
             }

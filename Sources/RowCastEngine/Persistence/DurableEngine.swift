@@ -56,6 +56,15 @@ public final class DurableEngine {
     /// The error of the last commit that failed for lack of space, until the disk has room
     /// again (see `checkSpace`).
     var diskFull: StoreError?
+    /// A rollback that could not read the store back (`unavailable`: a PostgreSQL server down):
+    /// the feeds and renderer records to roll back, and why. While set, writes are refused at
+    /// once and the rollback is tried again (see `retryRollBack`).
+    var pendingRollBack: (feeds: Set<String>, renderers: [RendererRecord], error: StoreError)?
+    /// When `retryRollBack` last tried.
+    var lastRollBackTry: ContinuousClock.Instant?
+    /// A rollback retried in `retryRollBack` that failed for another reason than
+    /// `unavailable`: the next `collectCommitted` throws it (the daemon stops).
+    var rollBackFailure: StoreError?
     /// When the last commit started.
     var lastCommitStart: ContinuousClock.Instant? { schedule.lastCommitStart }
     /// Expires when held-back batches are due (`commitDue`), so a wait elsewhere can start
@@ -402,9 +411,12 @@ public final class DurableEngine {
             }
             engine.ledger = RequestLedger(limits: ledgerLimits, entries: try store.ledgerEntries())
         } catch {
-            logger.critical(
-                "cannot read the committed state back after a failed commit; stopping",
-                metadata: ["error": "\(error.message)"])
+            // A store that cannot be reached is retried (`retryRollBack`); anything else stops.
+            if error.kind != .unavailable {
+                logger.critical(
+                    "cannot read the committed state back after a failed commit; stopping",
+                    metadata: ["error": "\(error.message)"])
+            }
             throw error
         }
     }

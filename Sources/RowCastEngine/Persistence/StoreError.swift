@@ -20,6 +20,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// The database lacks history that `rowcast.position` shows it reached (missing,
         /// empty, another store, or behind): a person must accept the loss.
         case lost
+        /// The store's server cannot be reached, or the connection to it broke (PostgreSQL):
+        /// the next call connects again.
+        case unavailable
         /// Any other I/O or SQLite failure.
         case io
     }
@@ -41,12 +44,14 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The exit status rowcastd stops with when the store cannot be opened (sysexits.h):
     /// 65 (`EX_DATAERR`) when the file itself needs a person (corrupt, newer, foreign, lost), 73
     /// (`EX_CANTCREAT`) when it cannot be written, 75 (`EX_TEMPFAIL`) when another rowcastd
-    /// holds it, 74 (`EX_IOERR`) otherwise.
+    /// holds it, 69 (`EX_UNAVAILABLE`) when the store's server cannot be reached, 74
+    /// (`EX_IOERR`) otherwise.
     public var exitStatus: Int32 {
         switch kind {
         case .corrupt, .newerSchema, .foreign, .lost: return 65
         case .unwritable, .full: return 73
         case .locked: return 75
+        case .unavailable: return 69
         case .io: return 74
         }
     }

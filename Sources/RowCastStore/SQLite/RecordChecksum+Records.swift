@@ -5,7 +5,7 @@ import RowCastEngine
 /// checksums all call these, so they cannot disagree.
 extension RecordChecksum {
     /// The checksum of an item row, continuing `start` (a checksum over the feed's name).
-    static func item(
+    package static func item(
         start: RecordChecksum, id: String, type: String, section: String, sort: Double?, arrival: UInt64,
         json: [UInt8]
     ) -> RecordChecksum {
@@ -22,7 +22,7 @@ extension RecordChecksum {
     /// The checksum of an item's stored rendering (`row_cell`, `row_json`; both nil when it has
     /// no row), in its own column (`row_crc`), continuing `start` (a checksum over the feed's
     /// name) with the item's id, so that a row moved to another item fails.
-    static func itemRow(start: RecordChecksum, id: String, cell: String?, row: [UInt8]?) -> RecordChecksum {
+    package static func itemRow(start: RecordChecksum, id: String, cell: String?, row: [UInt8]?) -> RecordChecksum {
         var checksum = start
         checksum.add(id)
         checksum.add(cell)
@@ -32,7 +32,7 @@ extension RecordChecksum {
     }
 
     /// The checksum of a quarantine entry.
-    static func quarantined(
+    package static func quarantined(
         feed: String, id: String, type: String, code: String, reason: String, plugin: String, file: String, at: Int64
     ) -> RecordChecksum {
         var checksum = RecordChecksum()
@@ -48,14 +48,14 @@ extension RecordChecksum {
     }
 
     /// Where every item row of `feed` starts.
-    static func itemStart(feed: String) -> RecordChecksum {
+    package static func itemStart(feed: String) -> RecordChecksum {
         var checksum = RecordChecksum()
         checksum.add(feed)
         return checksum
     }
 
     /// The checksum of a section row (`header` as stored: JSON text or nil).
-    static func section(
+    package static func section(
         feed: String, id: String, order: Double?, type: String?, header: String?, declared: Bool, arrival: UInt64
     ) -> RecordChecksum {
         var checksum = RecordChecksum()
@@ -71,7 +71,7 @@ extension RecordChecksum {
 
     /// The checksum of a feed's row of counters and owner (a feed without an owner, as every
     /// feed was before owners were stored, has the checksum of its counters alone).
-    static func feed(
+    package static func feed(
         name: String, seq: UInt64, epoch: String, nextArrival: UInt64, owner: String? = nil
     ) -> RecordChecksum {
         var checksum = RecordChecksum()
@@ -84,7 +84,7 @@ extension RecordChecksum {
     }
 
     /// The checksum of a remembered answer.
-    static func request(client: String, req: String, order: UInt64, reply: [UInt8]) -> RecordChecksum {
+    package static func request(client: String, req: String, order: UInt64, reply: [UInt8]) -> RecordChecksum {
         var checksum = RecordChecksum()
         checksum.add(client)
         checksum.add(req)
@@ -94,7 +94,7 @@ extension RecordChecksum {
     }
 
     /// The checksum of a kept action event.
-    static func event(feed: String, seq: UInt64, body: [UInt8]) -> RecordChecksum {
+    package static func event(feed: String, seq: UInt64, body: [UInt8]) -> RecordChecksum {
         var checksum = RecordChecksum()
         checksum.add(feed)
         checksum.add(seq)
@@ -103,7 +103,7 @@ extension RecordChecksum {
     }
 
     /// The checksum of a logged delta.
-    static func delta(feed: String, seq: UInt64, epoch: String, at: Int64, body: [UInt8]) -> RecordChecksum {
+    package static func delta(feed: String, seq: UInt64, epoch: String, at: Int64, body: [UInt8]) -> RecordChecksum {
         var checksum = RecordChecksum()
         checksum.add(feed)
         checksum.add(seq)

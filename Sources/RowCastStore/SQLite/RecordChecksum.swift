@@ -8,54 +8,54 @@ import CRowCastChecksum
 /// It catches what SQLite does not look at: a changed byte inside a value (SQLite keeps no
 /// page checksums), a value written to the wrong row or column. Written with every row, and
 /// checked when the store loads and by `rowcastd --check-state`.
-struct RecordChecksum {
+package struct RecordChecksum {
     private var state: UInt32 = 0xFFFF_FFFF
 
     /// An empty checksum.
-    init() {}
+    package init() {}
 
     /// The checksum of what was added.
-    var value: UInt32 { ~state }
+    package var value: UInt32 { ~state }
 
     /// The value as stored in SQLite's INTEGER column.
-    var stored: Int64 { Int64(value) }
+    package var stored: Int64 { Int64(value) }
 
     /// Adds `length` bytes at `bytes`, after their length.
-    mutating func add(bytes: UnsafeRawPointer?, length: Int) {
+    package mutating func add(bytes: UnsafeRawPointer?, length: Int) {
         state = rowcast_crc32c_field(state, length > 0 ? bytes : nil, length)
     }
 
     /// Adds the UTF-8 of `text`.
-    mutating func add(_ text: String) {
+    package mutating func add(_ text: String) {
         var text = text
         text.withUTF8 { add(bytes: $0.baseAddress, length: $0.count) }
     }
 
     /// Adds `bytes`.
-    mutating func add(_ bytes: [UInt8]) {
+    package mutating func add(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { add(bytes: $0.baseAddress, length: $0.count) }
     }
 
     /// Adds an optional text (nil and "" differ).
-    mutating func add(_ text: String?) {
+    package mutating func add(_ text: String?) {
         addFlag(text != nil)
         if let text { add(text) }
     }
 
     /// Adds `number`.
-    mutating func add(_ number: UInt64) {
+    package mutating func add(_ number: UInt64) {
         state = rowcast_crc32c_u64(state, number)
     }
 
     /// Adds `number`'s bits, or the absence of one. -0 counts as 0: SQLite stores a whole
     /// REAL as an integer, so -0 reads back as 0.
-    mutating func add(_ number: Double?) {
+    package mutating func add(_ number: Double?) {
         addFlag(number != nil)
         if let number { add((number + 0.0).bitPattern) }
     }
 
     /// Adds `flag` as one byte.
-    mutating func add(_ flag: Bool) {
+    package mutating func add(_ flag: Bool) {
         addFlag(flag)
     }
 

@@ -248,6 +248,54 @@ struct FeedStoreConformanceTests {
         store.close()
     }
 
+    @Test(
+        "logged deltas come back as the history of each feed's current epoch, up to its seq",
+        arguments: StoreKind.allCases)
+    func history(kind: StoreKind) throws {
+        let place = try kind.makePlace()
+        let store = try place.open()
+        _ = try store.load()
+        func delta(_ feed: String, _ seq: UInt64, epoch: String = "e1") -> StoredDelta {
+            StoredDelta(feed: feed, epoch: epoch, seq: seq, body: Array("{\"seq\":\(seq)}".utf8))
+        }
+        var first = commit(changes("f", seq: 2, nextArrival: 1), changes("g", seq: 1, epoch: "e2", nextArrival: 1))
+        first.history = [delta("f", 1), delta("f", 2), delta("g", 1, epoch: "old")]
+        first.historyRetention = 100
+        try store.commit(first)
+        var second = commit(changes("f", seq: 3, nextArrival: 1))
+        second.history = [delta("f", 3)]
+        second.historyRetention = 100
+        try store.commit(second)
+        store.close()
+        let feeds = try reloaded(place).feeds
+        let f = try #require(feeds.first { $0.name == "f" })
+        #expect(f.history.map(\.seq) == [1, 2, 3])
+        #expect(f.history.map(\.body) == [1, 2, 3].map { delta("f", $0).body })
+        // A delta of another epoch does not continue the feed's history.
+        #expect(try #require(feeds.first { $0.name == "g" }).history.isEmpty)
+    }
+
+    @Test("quarantined items are kept and released as committed, oldest first", arguments: StoreKind.allCases)
+    func quarantine(kind: StoreKind) throws {
+        let place = try kind.makePlace()
+        let store = try place.open()
+        _ = try store.load()
+        func entry(_ id: String, at: Int64) -> QuarantinedItem {
+            QuarantinedItem(
+                feed: "f", id: id, type: "product", code: .pluginCrashed, reason: "killed by signal 11",
+                plugin: "product", file: "/p/librowcast-product.so", at: at)
+        }
+        var enter = StoreCommit()
+        enter.quarantine.entered = [entry("b", at: 20), entry("a", at: 10), entry("c", at: 30)]
+        try store.commit(enter)
+        var release = StoreCommit()
+        release.quarantine.left = [(feed: "f", id: "c")]
+        try store.commit(release)
+        #expect(try store.quarantinedItems() == [entry("a", at: 10), entry("b", at: 20)])
+        store.close()
+        #expect(try reloaded(place).quarantine == [entry("a", at: 10), entry("b", at: 20)])
+    }
+
     @Test("an empty commit changes nothing", arguments: StoreKind.allCases)
     func emptyCommit(kind: StoreKind) throws {
         let place = try kind.makePlace()

@@ -1,5 +1,7 @@
 import RowCastEngine
+import RowCastPostgres
 import RowCastStore
+import RowCastTesting
 import Testing
 
 /// The store implementations the conformance suite (`FeedStoreConformanceTests`) runs against.
@@ -7,6 +9,12 @@ import Testing
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// `SQLiteFeedStore` in a scratch directory.
     case sqlite
+    /// `PostgreSQLFeedStore` in a new database of the suite's server (`PostgreSQLTestServer`).
+    case postgresql
+
+    /// The kinds that run here: PostgreSQL only where it is installed, or under CI (where it
+    /// must be, so its tests fail when it is not).
+    static var allCases: [StoreKind] { PostgreSQLTestServer.testsEnabled ? [.sqlite, .postgresql] : [.sqlite] }
 
     var testDescription: String { rawValue }
 
@@ -14,6 +22,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func makePlace() throws -> any StorePlace {
         switch self {
         case .sqlite: try SQLitePlace()
+        case .postgresql: try PostgreSQLPlace()
         }
     }
 }
@@ -33,5 +42,16 @@ final class SQLitePlace: StorePlace {
 
     func open() throws -> any FeedStore {
         try SQLiteFeedStore(directory: directory.path, synchronous: .normal)
+    }
+}
+
+/// A new database on the suite's shared PostgreSQL server.
+final class PostgreSQLPlace: StorePlace {
+    let url: String
+
+    init() throws { url = try PostgreSQLTestServer.shared().makeDatabase() }
+
+    func open() throws -> any FeedStore {
+        try PostgreSQLFeedStore(url: url)
     }
 }

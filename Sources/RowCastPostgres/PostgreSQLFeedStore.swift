@@ -1,0 +1,172 @@
+import Foundation
+import Logging
+import RowCastEngine
+import RowCastWire
+
+/// The durable store in PostgreSQL (`rowcastd --store postgresql://…`): every table in the
+/// schema `rowcast` of one database, created and migrated by rowcastd. Every `commit` is one
+/// transaction sent in one round trip (libpq's pipeline mode, multi-row statements); when it
+/// returns, the server has committed it as its `synchronous_commit` says (docs/OPERATIONS.md,
+/// "PostgreSQL store").
+///
+/// A store holds a session advisory lock on its database while connected, so a second
+/// rowcastd on the same database is refused (`locked`). When the server goes away, the call in
+/// flight fails with `unavailable` and the next call connects again.
+///
+/// Not `Sendable`: the daemon's loop thread owns it and lends it to its commit thread.
+public final class PostgreSQLFeedStore: FeedStore {
+    /// The URL as given (it carries no password).
+    public let url: String
+    /// Whether the stored feeds continue what subscribers saw, as judged when opening.
+    public let continuity: StoreContinuity
+
+    /// The advisory lock key that one rowcastd per database holds (`rowcast` in ASCII).
+    static let lockKey: Int64 = 0x726F_7763_6173_74
+
+    let logger: Logger
+    private var connection: PostgresConnection?
+    private var closed = false
+    /// How much of the delta log `load` and `feeds(named:)` read back.
+    var historyLimits = HistoryLimits.standard
+    /// Each committed feed's first-arrival counter and owner, to checksum a counters-only update
+    /// without reading the row back.
+    var feedExtras: [String: (nextArrival: UInt64, owner: String?)] = [:]
+
+    /// Connects to the database `url` names, creates or migrates the schema, and holds the
+    /// store's lock. Throws `unavailable` when the server cannot be reached, `locked` when
+    /// another rowcastd uses the database, `newerSchema` for a schema this build does not know.
+    public init(url: String, logger: Logger = Logger(label: "rowcast.store")) throws(StoreError) {
+        self.url = url
+        self.logger = logger
+        let connection = try Self.connect(url: url)
+        do {
+            continuity = try Self.migrate(connection, url: url) ? .fresh : .continued
+        } catch let error as StoreError {
+            connection.close()
+            throw error
+        } catch {
+            connection.close()
+            throw Self.storeError(error, url: url, during: "creating the schema in")
+        }
+        self.connection = connection
+        logger.info(
+            "state opened",
+            metadata: [
+                "store": "\(url)", "server_version": "\(connection.serverVersion)", "continuity": "\(continuity)",
+            ])
+    }
+
+    deinit { connection?.close() }
+
+    // MARK: - FeedStore
+
+    /// Everything stored.
+    public func load() throws(StoreError) -> StoredState {
+        try withConnection(during: "reading") { connection in
+            var state = StoredState(
+                feeds: try readFeeds(connection, names: nil),
+                ledger: try readLedger(connection),
+                renderers: try readRenderers(connection),
+                continuity: continuity,
+                events: try readEvents(connection))
+            state.quarantine = try readQuarantine(connection)
+            return state
+        }
+    }
+
+    /// Writes `batches` in one transaction, pipelined in one round trip.
+    public func commit(_ batches: [StoreCommit]) throws(StoreError) {
+        var statements: [PostgresStatement] = []
+        var extras = feedExtras
+        for batch in batches { statements += writeStatements(for: batch, extras: &extras) }
+        try withConnection(during: "committing to") { connection in
+            try connection.transaction(statements)
+        }
+        feedExtras = extras
+    }
+
+    /// The named feeds as committed.
+    public func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] {
+        guard !names.isEmpty else { return [] }
+        return try withConnection(during: "reading") { connection in
+            try readFeeds(connection, names: names)
+        }
+    }
+
+    /// The feeds of `partitions` as committed (by the `partition` column every feed row has).
+    public func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] {
+        guard !partitions.isEmpty else { return [] }
+        return try withConnection(during: "reading") { connection in
+            let list = partitions.map { String($0.index) }.joined(separator: ",")
+            let names = try connection.query(
+                PostgresStatement(
+                    "SELECT name FROM rowcast.feeds WHERE partition = ANY(string_to_array($1, ',')::integer[])",
+                    [.text(list)])
+            ).compactMap { $0.text(0) }
+            guard !names.isEmpty else { return [] }
+            return try readFeeds(connection, names: names)
+        }
+    }
+
+    /// The remembered answers as committed.
+    public func ledgerEntries() throws(StoreError) -> [LedgerEntry] {
+        try withConnection(during: "reading") { connection in try readLedger(connection) }
+    }
+
+    /// The quarantined items as committed, oldest first.
+    public func quarantinedItems() throws(StoreError) -> [QuarantinedItem] {
+        try withConnection(during: "reading") { connection in try readQuarantine(connection) }
+    }
+
+    /// Closes the connection (which releases the store's lock). Every commit was durable when
+    /// it returned, so there is no clean stop to record.
+    public func close() {
+        closed = true
+        // Released here, not when the server notices the connection closed, so that a store
+        // opened right after finds it free.
+        if let connection, !connection.isBroken {
+            _ = try? connection.query(PostgresStatement("SELECT pg_advisory_unlock($1)", [.int(Self.lockKey)]))
+        }
+        connection?.close()
+        connection = nil
+    }
+
+    /// Reads back at most `limits` of the delta log from now on.
+    public func keepHistory(within limits: HistoryLimits) {
+        historyLimits = limits
+    }
+
+    // MARK: - Connection
+
+    /// Runs `body` on the connection, connecting first when there is none or it broke; maps
+    /// every failure to a `StoreError`.
+    private func withConnection<T>(
+        during action: String, _ body: (PostgresConnection) throws -> T
+    ) throws(StoreError) -> T {
+        guard !closed else {
+            throw StoreError(.io, path: url, message: "the PostgreSQL store \(url) is closed")
+        }
+        let connection: PostgresConnection
+        if let current = self.connection, !current.isBroken {
+            connection = current
+        } else {
+            self.connection?.close()
+            self.connection = nil
+            connection = try Self.connect(url: url)
+            logger.notice("connected to the PostgreSQL store again", metadata: ["store": "\(url)"])
+            self.connection = connection
+        }
+        do {
+            return try body(connection)
+        } catch {
+            if connection.isBroken {
+                connection.close()
+                self.connection = nil
+            }
+            throw Self.storeError(error, url: url, during: action)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension PostgreSQLFeedStore: Sendable {}

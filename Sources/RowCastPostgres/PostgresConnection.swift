@@ -1,0 +1,202 @@
+import Foundation
+
+import CPostgreSQL
+
+/// One libpq connection, used blocking from one thread at a time (the store's owner, or the
+/// commit thread it lends the store to). Not `Sendable`.
+///
+/// `transaction` sends a whole transaction in pipeline mode (PostgreSQL 14+): BEGIN, every
+/// statement, COMMIT and one Sync go out together, and the results are read after, so a
+/// commit costs one round trip however many statements it has.
+final class PostgresConnection {
+    private var handle: OpaquePointer?
+
+    /// Connects with libpq's keyword/value parameters; a `dbname` that is a URL
+    /// (`postgresql://…`) is expanded, and parameters after it override what it gives.
+    /// Passwords come from `PGPASSWORD` or the passfile, as libpq reads them.
+    init(parameters: [(String, String)]) throws(PostgresFailure) {
+        let keys = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer {
+            keys.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        var keyPointers: [UnsafePointer<CChar>?] = keys.map { UnsafePointer($0) } + [nil]
+        var valuePointers: [UnsafePointer<CChar>?] = values.map { UnsafePointer($0) } + [nil]
+        let connection = PQconnectdbParams(&keyPointers, &valuePointers, 1)
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            let message = connection.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+            PQfinish(connection)
+            throw PostgresFailure(message, connectionLost: true)
+        }
+        handle = connection
+    }
+
+    deinit { close() }
+
+    /// Closes the connection (idempotent).
+    func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Whether the connection is gone: closed, or broken by the server or the network.
+    var isBroken: Bool {
+        guard let handle else { return true }
+        return PQstatus(handle) != CONNECTION_OK
+    }
+
+    /// The server's version number (150018 for 15.18).
+    var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
+
+    /// Runs one statement and returns its rows (none for a command).
+    @discardableResult
+    func query(_ statement: PostgresStatement) throws(PostgresFailure) -> PostgresRows {
+        let handle = try open()
+        let result = Self.withParameters(statement.parameters) { count, types, values, lengths, formats in
+            PQexecParams(handle, statement.sql, count, types, values, lengths, formats, 0)
+        }
+        defer { PQclear(result) }
+        try check(result)
+        return PostgresRows(result!)
+    }
+
+    /// Runs `sql` (no parameters, possibly several statements) with the simple protocol.
+    func execute(_ sql: String) throws(PostgresFailure) {
+        let handle = try open()
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        try check(result)
+    }
+
+    /// Runs `statements` in one transaction, pipelined: one round trip. When it returns, the
+    /// COMMIT succeeded; when it throws, nothing of them is committed.
+    func transaction(_ statements: [PostgresStatement]) throws(PostgresFailure) {
+        let handle = try open()
+        guard PQenterPipelineMode(handle) == 1 else { throw failure(of: handle) }
+        var firstError: PostgresFailure?
+        let all = [PostgresStatement("BEGIN")] + statements + [PostgresStatement("COMMIT")]
+        var sent = 0
+        for statement in all {
+            let queued = Self.withParameters(statement.parameters) { count, types, values, lengths, formats in
+                PQsendQueryParams(handle, statement.sql, count, types, values, lengths, formats, 0)
+            }
+            guard queued == 1 else {
+                firstError = failure(of: handle)
+                break
+            }
+            sent += 1
+        }
+        if firstError == nil, PQpipelineSync(handle) != 1 { firstError = failure(of: handle) }
+        if firstError == nil {
+            firstError = readPipeline(handle, queries: sent)
+        }
+        _ = PQexitPipelineMode(handle)
+        if let firstError {
+            // An explicit transaction that failed stays open (aborted) until it is rolled back.
+            if !isBroken, PQtransactionStatus(handle) != PQTRANS_IDLE {
+                PQclear(PQexec(handle, "ROLLBACK"))
+            }
+            if isBroken {
+                throw PostgresFailure(firstError.message, sqlState: firstError.sqlState, connectionLost: true)
+            }
+            throw firstError
+        }
+    }
+
+    /// Reads the results of `queries` pipelined queries and their Sync; the first error, or nil.
+    private func readPipeline(_ handle: OpaquePointer, queries: Int) -> PostgresFailure? {
+        var firstError: PostgresFailure?
+        var finished = 0
+        while true {
+            guard let result = PQgetResult(handle) else {
+                // Each query's results end with a NULL; so does a broken connection.
+                if PQstatus(handle) != CONNECTION_OK {
+                    return firstError ?? failure(of: handle)
+                }
+                finished += 1
+                if finished > queries + 1 { return firstError ?? failure(of: handle) }
+                continue
+            }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                return firstError
+            }
+            if status == PGRES_FATAL_ERROR || status == PGRES_NONFATAL_ERROR, firstError == nil {
+                firstError = resultFailure(result, handle: handle)
+            }
+            PQclear(result)
+        }
+    }
+
+    private func open() throws(PostgresFailure) -> OpaquePointer {
+        guard let handle else { throw PostgresFailure("the connection is closed", connectionLost: true) }
+        return handle
+    }
+
+    private func check(_ result: OpaquePointer?) throws(PostgresFailure) {
+        guard let result else { throw failure(of: handle) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
+        default: throw resultFailure(result, handle: handle)
+        }
+    }
+
+    private func resultFailure(_ result: OpaquePointer, handle: OpaquePointer?) -> PostgresFailure {
+        let message = String(cString: PQresultErrorMessage(result))
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
+        return PostgresFailure(
+            message.isEmpty ? String(cString: PQerrorMessage(handle)) : message, sqlState: state,
+            connectionLost: lost)
+    }
+
+    private func failure(of handle: OpaquePointer?) -> PostgresFailure {
+        guard let handle else { return PostgresFailure("the connection is closed", connectionLost: true) }
+        return PostgresFailure(
+            String(cString: PQerrorMessage(handle)), connectionLost: PQstatus(handle) != CONNECTION_OK)
+    }
+
+    /// Calls `body` with libpq's parameter arrays for `parameters`: every value's bytes in one
+    /// buffer, bytes in binary format and the rest as text.
+    private static func withParameters<T>(
+        _ parameters: [PostgresValue],
+        _ body: (
+            Int32, UnsafePointer<Oid>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?,
+            UnsafePointer<Int32>?
+        ) -> T
+    ) -> T {
+        guard !parameters.isEmpty else { return body(0, nil, nil, nil, nil) }
+        var buffer: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        var types: [Oid] = []
+        offsets.reserveCapacity(parameters.count)
+        for parameter in parameters {
+            let wire = parameter.wire
+            types.append(parameter.type.rawValue)
+            formats.append(wire.binary ? 1 : 0)
+            if let bytes = wire.bytes {
+                offsets.append(buffer.count)
+                buffer += bytes
+                // Text values end with a NUL for libpq; binary ones are counted by length.
+                if !wire.binary { buffer.append(0) }
+                lengths.append(Int32(bytes.count))
+            } else {
+                offsets.append(nil)
+                lengths.append(0)
+            }
+        }
+        if buffer.isEmpty { buffer.append(0) }
+        return buffer.withUnsafeBufferPointer { storage in
+            let base = UnsafeRawPointer(storage.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
+            return body(Int32(parameters.count), types, values, lengths, formats)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension PostgresConnection: Sendable {}
