@@ -193,6 +193,26 @@ class GatewayTokenTest(unittest.TestCase):
         delta = self.next_event(socket, lambda event: event.get("event") in ("delta", "closed"))
         self.assertEqual((delta["event"], delta["seq"]), ("delta", reply["seq"]))
 
+    def test_the_socket_needs_a_token_and_checks_each_subscription(self):
+        url = self.gateway.url.replace("http://", "ws://") + "/socket"
+        refused = websocket.create_connection(url, timeout=WAIT_SECONDS)
+        self.addCleanup(refused.close)
+        closed = self.next_event(refused)
+        self.assertEqual((closed["event"], closed["reason"]), ("closed", "token_missing"))
+        socket = websocket.create_connection(
+            url + "?access_token=" + token("alice", ALICE, expires_in=600), timeout=WAIT_SECONDS)
+        self.addCleanup(socket.close)
+        socket.send(json.dumps({"type": "subscribe", "feed": "other"}))
+        forbidden = self.next_event(socket, lambda event: event.get("event") == "error")
+        self.assertEqual((forbidden["code"], forbidden["feed"]), ("forbidden", "other"))
+        socket.send(json.dumps({"type": "subscribe", "feed": "cars", "window": {"limit": 10}}))
+        self.assertEqual(self.next_event(socket)["event"], "window")
+        socket.send(json.dumps({"type": "token", "token": token("bob", ALICE)}))
+        answer = self.next_event(socket, lambda event: event.get("type") == "token")
+        self.assertEqual((answer["event"], answer["code"]), ("error", "token_user_changed"))
+        socket.send(json.dumps({"type": "token", "token": token("alice", ALICE, expires_in=900)}))
+        self.assertEqual(self.next_event(socket, lambda event: event.get("event") == "token")["user"], "alice")
+
     def test_token_failures_are_counted_by_reason(self):
         self.gateway.get("/feeds/cars/stream")
         self.gateway.get("/feeds/cars/stream", headers=bearer("x.y.z"))
