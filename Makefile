@@ -14,7 +14,7 @@ INSTALL_DIR  := .build/$(CONFIGURATION)
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # iproute2: the relay test across network namespaces; chromium: the headless browser of the
 # gateway's page test (Tests/e2e-python/test_gateway_browser.py).
-APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev tmux iproute2 chromium curl
+APT_PACKAGES := libzmq3-dev libsqlite3-dev pkg-config gcc libc6-dev tmux iproute2 chromium curl postgresql libpq-dev
 
 BINDIR       := $(PREFIX)/bin
 PLUGINDIR    := $(PREFIX)/lib/rowcast/plugins
