@@ -167,4 +167,25 @@ struct PluginCrashLoopEndToEndTests {
         let reply = try JSONParser.parse(try #require(frames?.last))
         #expect(reply["ok"] == true, "\(reply)")
     }
+
+    @Test(
+        "a host hanging in a call dies with rowcastd killed by SIGKILL (its parent-death signal survives the switch to the plugin user)",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    func hangingHostDiesWithRowcastd() throws {
+        let plugins = try FaultPlugin.directory()
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins, extraArguments: PluginFaultEndToEndTests.isolation(timeoutMilliseconds: 60_000))
+        defer { daemon.stop() }
+        let peer = try RawPeer(daemon)
+        let hosts = try peer.request(["op": "plugins"])["hosts"]?.arrayValue ?? []
+        let pid = try #require(hosts.first?["pid"]?.numberValue.map { pid_t($0) })
+        let request: JSONValue = ["op": "upsert", "feed": "f", "req": 1, "item": PluginFaultEndToEndTests.item("hang")]
+        _ = try peer.dealer.send([[], request.serialized()])
+        Thread.sleep(forTimeInterval: 0.5)  // the host is in the call
+        daemon.signal(SIGKILL)
+        _ = daemon.waitForExit(timeout: 10)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while kill(pid, 0) == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(kill(pid, 0) != 0, "host \(pid) outlived rowcastd")
+    }
 }

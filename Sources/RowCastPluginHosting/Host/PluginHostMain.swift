@@ -186,6 +186,10 @@ public enum PluginHostMain {
                 return "cannot switch to user \"\(user)\": \(String(cString: strerror(errno)))"
             }
             _ = rowcast_set_dumpable(1)  // keeps /proc/self/fd readable to itself after the switch
+            // The kernel clears the parent-death signal when the user changes: armed again, or a
+            // host hanging in a call outlives a rowcastd killed with SIGKILL.
+            _ = rowcast_set_parent_death_signal(SIGKILL)
+            if getppid() == 1 { exit(0) }
             sandbox.note(HostConfinement.Measure.user(user))
         } else if geteuid() == 0 {
             sandbox.noteGap("user: runs as root (plugin_user is empty)")
