@@ -39,7 +39,8 @@ final class FeedMetrics {
     /// seq's growth; a new epoch counts from 0), choosing the feeds again when due, or when
     /// there is room for feeds that have no series yet.
     func refresh<Measured: FeedMeasure>(feeds: [String: Measured]) {
-        let room = series.count < Self.limit && feeds.count > series.count
+        let live = series.keys.count { feeds[$0] != nil }
+        let room = live < Self.limit && feeds.count > live
         if room || refreshes % Self.reselectEvery == 0 { choose(from: feeds) }
         refreshes &+= 1
         for (name, var entry) in series {
@@ -51,7 +52,7 @@ final class FeedMetrics {
             entry.epoch = feed.epoch
             series[name] = entry
         }
-        omitted.record(max(0, feeds.count - series.count))
+        omitted.record(max(0, feeds.count - series.keys.count { feeds[$0] != nil }))
     }
 
     /// Keeps series for the `limit` feeds with the most rows (ties: by name), and drops the

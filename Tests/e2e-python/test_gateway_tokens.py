@@ -212,6 +212,10 @@ class GatewayTokenTest(unittest.TestCase):
         self.assertEqual((answer["event"], answer["code"]), ("error", "token_user_changed"))
         socket.send(json.dumps({"type": "token", "token": token("alice", ALICE, expires_in=900)}))
         self.assertEqual(self.next_event(socket, lambda event: event.get("event") == "token")["user"], "alice")
+        # A fresh token that no longer grants cars ends the cars window.
+        socket.send(json.dumps({"type": "token", "token": token("alice", {"news": ["read"]}, expires_in=900)}))
+        dropped = self.next_event(socket, lambda event: event.get("event") == "error")
+        self.assertEqual((dropped["code"], dropped["feed"]), ("forbidden", "cars"))
 
     def test_token_failures_are_counted_by_reason(self):
         self.gateway.get("/feeds/cars/stream")

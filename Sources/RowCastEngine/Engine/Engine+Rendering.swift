@@ -185,7 +185,11 @@ extension Engine {
             if job.kind == .renderItem, let identity = JobInputIdentity(job.input) {
                 prerendered.append(prerenderedJob, for: identity)
             } else {
-                prerenderedHeaders[JobInputKey(bytes: job.input)] = prerenderedJob
+                // The first job of equal bytes serves them all (the same render): a later
+                // batch's job, perhaps queued behind a hanging host, must not replace the one a
+                // carried message was found ready with.
+                let key = JobInputKey(bytes: job.input)
+                if prerenderedHeaders[key] == nil { prerenderedHeaders[key] = prerenderedJob }
             }
         }
         return stream
@@ -205,11 +209,20 @@ extension Engine {
     }
 
     /// Waits for what is still due on the render streams and forgets the prerendered jobs.
-    /// While messages are carried from a parked batch, it keeps every job and stream: the
-    /// carried messages find their outcomes there, and a stream may wait on a hanging host.
-    /// (Each job holds its input, so no other input can take its identity meanwhile.)
+    /// While messages are carried from a parked batch, it keeps their streams and jobs without
+    /// waiting: the carried messages find their outcomes there, and a stream may wait on a
+    /// hanging host. (Each job holds its input, so no other input can take its identity.)
     func finishPrerendered() {
-        guard carried.isEmpty else { return }
+        guard carried.isEmpty else {
+            // Only the carried messages' streams are kept, with their jobs: every other stream's
+            // messages were applied, so its jobs are answered. (Kept whole, a plugin slower than
+            // the loop's wait, under steady load, kept every stream and job for good.)
+            let kept = Set(carried.compactMap { $0.stream.map(ObjectIdentifier.init) })
+            renderStreams.removeAll { !kept.contains(ObjectIdentifier($0)) }
+            prerendered.keep { kept.contains(ObjectIdentifier($0.stream)) }
+            prerenderedHeaders = prerenderedHeaders.filter { kept.contains(ObjectIdentifier($0.value.stream)) }
+            return
+        }
         for stream in renderStreams { stream.finish() }
         renderStreams.removeAll(keepingCapacity: true)
         prerendered.removeAll()

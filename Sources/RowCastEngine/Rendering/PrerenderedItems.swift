@@ -43,6 +43,15 @@ struct PrerenderedItems {
         return positions?[identity].map { jobs[$0].job }
     }
 
+    /// Keeps only the jobs `isKept` says (messages carried from a parked batch still need
+    /// theirs); lookups go through the table from now on.
+    mutating func keep(where isKept: (PrerenderedJob) -> Bool) {
+        jobs.removeAll { !isKept($0.job) }
+        next = 0
+        inOrder = false
+        positions = nil
+    }
+
     /// Forgets every job (the batch is applied).
     mutating func removeAll() {
         jobs.removeAll(keepingCapacity: true)

@@ -33,10 +33,22 @@ public final class ConnectionCredentials: Sendable {
     /// throws the refusal (the grant in force stays) otherwise. Returns the new grant.
     @discardableResult
     public func replace(with token: String, now: Date = Date()) async throws(TokenRefusal) -> TokenGrant {
+        let fresh = try await check(token, now: now)
+        install(fresh)
+        return fresh
+    }
+
+    /// The grant of `token`, verified at `now`, when it names the connection's user; throws the
+    /// refusal otherwise. Nothing changes until `install`.
+    public func check(_ token: String, now: Date = Date()) async throws(TokenRefusal) -> TokenGrant {
         let fresh = try await verifier.verify(token, now: now)
         let user = self.user
         guard fresh.user == user else { throw .userChanged(from: user, to: fresh.user) }
-        current.withLock { $0 = fresh }
         return fresh
+    }
+
+    /// Puts `grant` (from `check`) in force.
+    public func install(_ grant: TokenGrant) {
+        current.withLock { $0 = grant }
     }
 }

@@ -101,15 +101,18 @@ extension FeedGateway {
         let reply: JSONValue
         if let credentials, let token = object["token"]?.stringValue {
             do throws(TokenRefusal) {
-                let grant = try await credentials.replace(with: token)
+                // Checked before it is put in force: a token without `read` on the feed must
+                // not move the stream's end (its expiry is the token's).
+                let grant = try await credentials.check(token)
                 if grant.allows(.read, feed: feed) {
+                    credentials.install(grant)
                     reply = TokenMessages.refreshed(grant)
                 } else {
                     metrics?.tokenRefused(reason: "forbidden")
                     reply = TokenMessages.error(
                         code: "forbidden",
                         message:
-                            "the fresh token does not grant read on feed \"\(feed)\"; it is in force, and the stream ends when the previous one would have"
+                            "the fresh token does not grant read on feed \"\(feed)\"; it was not taken, and the stream ends when the token in force expires"
                     )
                 }
             } catch {

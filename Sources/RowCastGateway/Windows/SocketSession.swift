@@ -73,6 +73,14 @@ final class SocketSession: Sendable {
                     let feeds = self.subscriptions.withLock { $0.keys.sorted().joined(separator: ",") }
                     try await outbound.write(.text(StreamMessages.overflow(feed: feeds, limit: self.outbox.limit)))
                     try await outbound.close(.policyViolation, reason: "send buffer full; subscribe again with since")
+                } else if let credentials = self.credentials, credentials.hasExpired() {
+                    try await outbound.write(
+                        .text(
+                            TokenMessages.closed(
+                                feed: "", reason: "token_expired",
+                                message: "user \"\(credentials.user)\"'s token expired; connect again with a fresh one")
+                        ))
+                    try await outbound.close(.policyViolation, reason: "token_expired")
                 } else {
                     try await outbound.close(.goingAway, reason: "the gateway is stopping")
                 }
@@ -98,6 +106,7 @@ final class SocketSession: Sendable {
                     try WindowRequest.parse(json: value)
                 }
                 let resume = try Self.resume(message)
+                try checkGrant(feed)  // before the feed is looked up: no token learns what exists
                 try await gateway.requireFeed(feed)
                 await subscribe(feed: feed, window: window, resume: resume)
             case "move":
@@ -122,6 +131,7 @@ final class SocketSession: Sendable {
                     throw .badRequest("token needs \"token\": a string")
                 }
                 send(await tokens.refreshToken(token))
+                dropUngrantedFeeds()
             default:
                 throw .badRequest(
                     "\"type\" must be subscribe, move, unsubscribe or token, not \"\(type.prefix(40))\"")
@@ -137,15 +147,32 @@ final class SocketSession: Sendable {
     }
 
     /// Follows `feed` (whole, or the window), replacing what this connection followed of it.
-    private func subscribe(feed: String, window: WindowRequest?, resume: ResumePoint?) async {
-        if let credentials, !credentials.grant.allows(.read, feed: feed) {
+    /// Throws 403 `forbidden` when the connection's token does not grant `read` on `feed`.
+    private func checkGrant(_ feed: String) throws(GatewayError) {
+        guard let credentials, !credentials.grant.allows(.read, feed: feed) else { return }
+        gateway.metrics?.tokenRefused(reason: "forbidden")
+        throw GatewayError(
+            status: .forbidden, code: "forbidden",
+            message: "user \"\(credentials.user)\"'s token does not grant read on feed \"\(feed)\"")
+    }
+
+    /// After a token refresh: stops following every feed the token in force no longer grants
+    /// `read` on, telling the client with a `forbidden` error for each.
+    private func dropUngrantedFeeds() {
+        guard let credentials else { return }
+        let grant = credentials.grant
+        let feeds = subscriptions.withLock { $0.keys.filter { !grant.allows(.read, feed: $0) } }
+        for feed in feeds.sorted() {
+            unsubscribe(feed)
             gateway.metrics?.tokenRefused(reason: "forbidden")
             send(
                 Self.error(
-                    "forbidden",
-                    "user \"\(credentials.user)\"'s token does not grant read on feed \"\(feed)\"", feed: feed))
-            return
+                    "forbidden", "the token in force does not grant read on feed \"\(feed)\": it is no longer followed",
+                    feed: feed))
         }
+    }
+
+    private func subscribe(feed: String, window: WindowRequest?, resume: ResumePoint?) async {
         unsubscribe(feed)
         let count = subscriptions.withLock { $0.count }
         guard count < Self.maximumFeeds else {

@@ -119,6 +119,7 @@ public final class HostedPlugin: RegisteredPlugin {
     public func retire() {
         process?.retire()
         process = nil
+        startingHost?.retire()
         startingHost = nil
         statistics.state = .stopped
         statistics.pid = nil
