@@ -57,6 +57,8 @@ extension FeedGateway {
                 self.metrics?.overflowed()
                 try await writer.write(
                     ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
+            } else if let credentials, credentials.hasExpired() {
+                try await writer.write(ByteBuffer(string: "data: \(TokenMessages.expired(feed: feed))\n\n"))
             }
             try await writer.finish(nil)
         }
