@@ -187,5 +187,8 @@ struct PluginCrashLoopEndToEndTests {
         let deadline = ContinuousClock.now + .seconds(10)
         while kill(pid, 0) == 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(kill(pid, 0) != 0, "host \(pid) outlived rowcastd")
+        // Bounded even when the fix regresses: a host left spinning is killed here.
+        kill(-pid, SIGKILL)
+        kill(pid, SIGKILL)
     }
 }
