@@ -111,19 +111,28 @@ extension FeedGateway {
                 hub.detach(id)
                 self.metrics?.connectionClosed()
             }
-            for await text in outbox.messages {
-                if outbox.hasOverflowed { break }
-                try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
-                self.metrics?.sent(byteCount: text.utf8.count)
-            }
-            if outbox.hasOverflowed {
-                self.metrics?.overflowed()
-                try await writer.write(
-                    ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
-            } else if let credentials, credentials.hasExpired() {
-                try await writer.write(ByteBuffer(string: "data: \(TokenMessages.expired(feed: feed))\n\n"))
-            }
-            try await writer.finish(nil)
+            try await self.writeEvents(of: outbox, feed: feed, credentials: credentials, to: &writer)
         }
+    }
+
+    /// Writes `outbox`'s messages as `data: <json>` events until it ends, then the reason it
+    /// ended when it is the client's (`overflow`, or `token_expired`), and finishes.
+    func writeEvents(
+        of outbox: ConnectionOutbox, feed: String, credentials: ConnectionCredentials?,
+        to writer: inout any ResponseBodyWriter
+    ) async throws {
+        for await text in outbox.messages {
+            if outbox.hasOverflowed { break }
+            try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
+            metrics?.sent(byteCount: text.utf8.count)
+        }
+        if outbox.hasOverflowed {
+            metrics?.overflowed()
+            try await writer.write(
+                ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
+        } else if let credentials, credentials.hasExpired() {
+            try await writer.write(ByteBuffer(string: "data: \(TokenMessages.expired(feed: feed))\n\n"))
+        }
+        try await writer.finish(nil)
     }
 }

@@ -48,19 +48,7 @@ extension FeedGateway {
                 self.metrics?.windows(-1)
                 self.metrics?.connectionClosed()
             }
-            for await text in outbox.messages {
-                if outbox.hasOverflowed { break }
-                try await writer.write(ByteBuffer(string: "data: \(text)\n\n"))
-                self.metrics?.sent(byteCount: text.utf8.count)
-            }
-            if outbox.hasOverflowed {
-                self.metrics?.overflowed()
-                try await writer.write(
-                    ByteBuffer(string: "data: \(StreamMessages.overflow(feed: feed, limit: outbox.limit))\n\n"))
-            } else if let credentials, credentials.hasExpired() {
-                try await writer.write(ByteBuffer(string: "data: \(TokenMessages.expired(feed: feed))\n\n"))
-            }
-            try await writer.finish(nil)
+            try await self.writeEvents(of: outbox, feed: feed, credentials: credentials, to: &writer)
         }
     }
 }
