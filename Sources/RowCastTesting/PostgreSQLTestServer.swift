@@ -112,6 +112,11 @@ public final class PostgreSQLTestServer: @unchecked Sendable {
         return url(database: name)
     }
 
+    /// Runs `sql` in the database of `url` with `psql`; throws with its output when it fails.
+    public func execute(_ sql: String, url: String) throws {
+        try run("psql", ["-v", "ON_ERROR_STOP=1", "-q", "-d", url, "-c", sql], asPostgres: false)
+    }
+
     /// Starts the server (again, after `stopServer`) as a child process in the foreground, its
     /// output in `server.log`, and waits (at most 60 s) until it accepts connections.
     ///

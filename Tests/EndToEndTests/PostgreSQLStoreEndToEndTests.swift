@@ -178,4 +178,31 @@ struct PostgreSQLStoreEndToEndTests {
         #expect(!ids.contains("while-down"))
         #expect(daemon.log.contains("storage_error") || daemon.log.contains("cannot be reached"), "\(daemon.log)")
     }
+
+    @Test(
+        "a store URL with a password exits 64 as an option and 78 in the configuration file, an unreachable server 69, each naming the problem"
+    )
+    func refusedAtStart() throws {
+        let withPassword = try DaemonProcess(
+            extraArguments: ["--store", "postgresql://rowcast:hunter2@127.0.0.1/rowcast"], waitForReady: false)
+        defer { withPassword.stop() }
+        #expect(withPassword.waitForExit(timeout: 20) == 64, "\(withPassword.log)")
+        #expect(withPassword.log.contains("PGPASSWORD"), "\(withPassword.log)")
+        #expect(!withPassword.log.contains("hunter2"), "\(withPassword.log)")
+
+        let directory = try TemporaryDirectory("rowcast-config")
+        let config = directory.path + "/rowcastd.yaml"
+        try ServiceEndToEndTests.write("store: postgresql://rowcast:hunter2@127.0.0.1/rowcast\n", to: config)
+        let configured = try DaemonProcess(extraArguments: ["--config", config], waitForReady: false)
+        defer { configured.stop() }
+        #expect(configured.waitForExit(timeout: 20) == 78, "\(configured.log)")
+        #expect(configured.log.contains("PGPASSWORD") && configured.log.contains("store"), "\(configured.log)")
+
+        let unreachable = "postgresql://postgres@127.0.0.1:1/rowcast"
+        let down = try DaemonProcess(extraArguments: ["--store", unreachable], waitForReady: false)
+        defer { down.stop() }
+        #expect(down.waitForExit(timeout: 30) == 69, "\(down.log)")
+        let line = down.log.split(separator: "\n").first { $0.hasPrefix("rowcastd: cannot start") }
+        #expect(line?.contains(unreachable) == true && line?.contains("cannot be reached") == true, "\(down.log)")
+    }
 }
