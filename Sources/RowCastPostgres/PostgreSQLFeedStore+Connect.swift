@@ -7,13 +7,26 @@ extension PostgreSQLFeedStore {
     /// How long a start waits for the store's lock that another connection holds.
     static let lockWait = Duration.seconds(3)
 
-    /// Connects to `url`, sets the session up and takes the store's lock.
-    static func connect(url: String) throws(StoreError) -> PostgresConnection {
+    /// Which advisory locks a store's connection holds.
+    enum LockMode: Equatable {
+        /// The store-wide lock, exclusive: one rowcastd per database.
+        case single
+        /// The store-wide lock shared (with the other nodes of a cluster), and the node's own.
+        case node(String)
+    }
+
+    /// Connects to `url` and sets the session up (no lock): a server older than 14 is
+    /// refused (`foreign`), one that cannot be reached is `unavailable`.
+    static func openConnection(
+        url: String, applicationName: String = "rowcastd"
+    ) throws(StoreError)
+        -> PostgresConnection
+    {
         let connection: PostgresConnection
         do {
             connection = try PostgresConnection(parameters: [
                 ("connect_timeout", String(connectTimeoutSeconds)),
-                ("application_name", "rowcastd"),
+                ("application_name", applicationName),
                 // Dead peers are noticed within about 30 s even with nothing in flight.
                 ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
                 // Expanded into its parts; any given in it override the defaults above.
@@ -22,31 +35,57 @@ extension PostgreSQLFeedStore {
         } catch {
             throw storeError(error, url: url, during: "connecting to")
         }
+        guard connection.serverVersion >= 140_000 else {
+            connection.close()
+            throw StoreError(
+                .foreign, path: url,
+                message:
+                    "the PostgreSQL server at \(url) is version \(connection.serverVersion / 10000); rowcastd needs 14 or newer (pipeline mode)."
+            )
+        }
+        return connection
+    }
+
+    /// Connects to `url`, sets the session up and takes the store's locks as `mode` says.
+    static func connect(url: String, mode: LockMode = .single) throws(StoreError) -> PostgresConnection {
+        let connection = try openConnection(url: url)
         do {
-            guard connection.serverVersion >= 140_000 else {
-                throw StoreError(
-                    .foreign, path: url,
-                    message:
-                        "the PostgreSQL server at \(url) is version \(connection.serverVersion / 10000); rowcastd needs 14 or newer (pipeline mode)."
-                )
-            }
-            // A rowcastd that just stopped (or was killed) leaves its lock until its server
-            // process sees the connection close: a few tries over up to 3 s.
-            var locked = false
-            let deadline = ContinuousClock.now + lockWait
-            while !locked {
-                locked =
-                    try connection.query(PostgresStatement("SELECT pg_try_advisory_lock($1)", [.int(lockKey)]))
-                    .first(where: { _ in true })?.bool(0) == true
-                guard !locked, ContinuousClock.now < deadline else { break }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            guard locked else {
-                throw StoreError(
-                    .locked, path: url,
-                    message:
-                        "another rowcastd uses the PostgreSQL store \(url) (it holds the store's advisory lock). Stop it, or point --store at another database."
-                )
+            switch mode {
+            case .single:
+                guard try tryLock(connection, "SELECT pg_try_advisory_lock($1)", [.int(lockKey)]) else {
+                    // Shared holders only (cluster nodes) let a shared try through; a single
+                    // rowcastd's exclusive hold does not.
+                    let nodes = try tryLock(
+                        connection, "SELECT pg_try_advisory_lock_shared($1)", [.int(lockKey)], wait: .zero)
+                    if nodes {
+                        try connection.query(PostgresStatement("SELECT pg_advisory_unlock_shared($1)", [.int(lockKey)]))
+                        throw StoreError(
+                            .locked, path: url,
+                            message:
+                                "the nodes of a rowcastd cluster use the PostgreSQL store \(url) (they hold the store's advisory lock shared); a rowcastd without --node-name cannot join them. Stop them, or point --store at another database."
+                        )
+                    }
+                    throw StoreError(
+                        .locked, path: url,
+                        message:
+                            "another rowcastd uses the PostgreSQL store \(url) (it holds the store's advisory lock). Stop it, or point --store at another database."
+                    )
+                }
+            case .node(let node):
+                guard try tryLock(connection, "SELECT pg_try_advisory_lock_shared($1)", [.int(lockKey)]) else {
+                    throw StoreError(
+                        .locked, path: url,
+                        message:
+                            "a rowcastd that is not a cluster node (no --node-name) uses the PostgreSQL store \(url) (it holds the store's advisory lock); node \(node) cannot join. Stop it, or point --store at another database."
+                    )
+                }
+                guard try tryLock(connection, "SELECT pg_try_advisory_lock(\(nodeLockKey))", [.text(node)]) else {
+                    throw StoreError(
+                        .locked, path: url,
+                        message:
+                            "another rowcastd runs as node \(node) on the PostgreSQL store \(url) (it holds the node's advisory lock). Stop it, or give this one another --node-name."
+                    )
+                }
             }
         } catch let error as StoreError {
             connection.close()
@@ -58,9 +97,28 @@ extension PostgreSQLFeedStore {
         return connection
     }
 
+    /// The SQL of a node's own advisory lock key (`$1`: the node's name).
+    static let nodeLockKey = "hashtextextended('rowcast node ' || $1, 0)"
+
+    /// Runs a `pg_try_advisory_lock…` until it answers true or `wait` passed: a rowcastd that
+    /// just stopped (or was killed) leaves its lock until its server process sees the
+    /// connection close, so a start tries a few times over up to 3 s.
+    private static func tryLock(
+        _ connection: PostgresConnection, _ sql: String, _ parameters: [PostgresValue], wait: Duration = lockWait
+    ) throws -> Bool {
+        let deadline = ContinuousClock.now + wait
+        while true {
+            let locked =
+                try connection.query(PostgresStatement(sql, parameters)).first(where: { _ in true })?.bool(0) == true
+            if locked { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
     /// A `StoreError` for a failure while doing `action` to the store at `url`: `unavailable`
-    /// when the server cannot be reached or the connection broke, `full` when its disk is
-    /// full, `io` otherwise.
+    /// when the server cannot be reached or the connection broke, `fenced` when the lease
+    /// check refused a commit, `full` when its disk is full, `io` otherwise.
     static func storeError(_ error: any Error, url: String, during action: String) -> StoreError {
         if let error = error as? StoreError { return error }
         guard let failure = error as? PostgresFailure else {
@@ -73,6 +131,11 @@ extension PostgreSQLFeedStore {
                     "the PostgreSQL store \(url) cannot be reached (\(failure.message)) while \(action) it; rowcastd connects again at its next commit."
             )
         }
+        if failure.sqlState == fencedState {
+            return StoreError(
+                .fenced, path: url,
+                message: "\(failure.primaryMessage ?? failure.message); nothing of the batch was written")
+        }
         if failure.isDiskFull {
             return StoreError(
                 .full, path: url,
@@ -82,4 +145,7 @@ extension PostgreSQLFeedStore {
         return StoreError(
             .io, path: url, message: "\(action) the PostgreSQL store \(url) failed: \(failure.message)\(state)")
     }
+
+    /// The SQLSTATE `rowcast.check_leases` raises when a partition's lease is not this node's.
+    static let fencedState = "RCF01"
 }

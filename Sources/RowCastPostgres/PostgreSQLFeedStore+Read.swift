@@ -194,27 +194,39 @@ extension PostgreSQLFeedStore {
         }
     }
 
-    /// The kept action events, oldest first per feed.
-    func readEvents(_ connection: PostgresConnection) throws -> [ActionEvent] {
-        try connection.query(PostgresStatement("SELECT feed, seq, body, crc FROM rowcast.events ORDER BY feed, seq"))
-            .map { row in
-                guard let feed = row.text(0), let seq = row.count(1), let body = row.bytes(2) else {
-                    throw damaged("an action event of feed \"\(row.text(0) ?? "?")\"", "a value of the wrong type")
-                }
-                let read = RecordChecksum.event(feed: feed, seq: seq, body: body)
-                if let reason = Self.checksumFailure(stored: row.integer(3), read: read) {
-                    throw damaged("action event \(seq) of feed \"\(feed)\"", reason)
-                }
-                return ActionEvent(feed: feed, seq: seq, body: body)
-            }
-    }
-
-    /// The quarantined items, oldest first.
-    func readQuarantine(_ connection: PostgresConnection) throws -> [QuarantinedItem] {
+    /// The kept action events (of the partitions in `partitions`, a `bigint[]`, when given),
+    /// oldest first per feed.
+    func readEvents(_ connection: PostgresConnection, partitions: PostgresValue? = nil) throws -> [ActionEvent] {
         try connection.query(
             PostgresStatement(
-                "SELECT feed, id, type, code, reason, plugin, file, at, crc FROM rowcast.quarantine ORDER BY at, feed, id"
-            )
+                "SELECT feed, seq, body, crc FROM rowcast.events"
+                    + (partitions == nil ? "" : " WHERE partition = ANY($1::integer[])") + " ORDER BY feed, seq",
+                partitions.map { [$0] } ?? [])
+        )
+        .map { row in
+            guard let feed = row.text(0), let seq = row.count(1), let body = row.bytes(2) else {
+                throw damaged("an action event of feed \"\(row.text(0) ?? "?")\"", "a value of the wrong type")
+            }
+            let read = RecordChecksum.event(feed: feed, seq: seq, body: body)
+            if let reason = Self.checksumFailure(stored: row.integer(3), read: read) {
+                throw damaged("action event \(seq) of feed \"\(feed)\"", reason)
+            }
+            return ActionEvent(feed: feed, seq: seq, body: body)
+        }
+    }
+
+    /// The quarantined items (of the partitions in `partitions`, a `bigint[]`, when given),
+    /// oldest first.
+    func readQuarantine(
+        _ connection: PostgresConnection, partitions: PostgresValue? = nil
+    ) throws
+        -> [QuarantinedItem]
+    {
+        try connection.query(
+            PostgresStatement(
+                "SELECT feed, id, type, code, reason, plugin, file, at, crc FROM rowcast.quarantine"
+                    + (partitions == nil ? "" : " WHERE partition = ANY($1::integer[])") + " ORDER BY at, feed, id",
+                partitions.map { [$0] } ?? [])
         ).map { row in
             let record = "the quarantine entry of item \"\(row.text(1) ?? "?")\" of feed \"\(row.text(0) ?? "?")\""
             guard let feed = row.text(0), let id = row.text(1), let type = row.text(2), let code = row.text(3),

@@ -92,7 +92,64 @@ extension PostgreSQLFeedStore {
             token bigint NOT NULL DEFAULT 0,
             expires_at timestamptz
         );
+        """,
+        // v2: a cluster's tables. `nodes`: each node's heartbeat (times from the server's
+        // clock); `partitions` seeded with one free lease row per partition (256, as
+        // `Partition.count`, which never changes); `check_leases`: the fencing check every
+        // commit of a cluster node runs first; `partition_of`: `Partition(feed:)` in SQL, for
+        // the `partition` columns of `events` and `quarantine`, so a node loads its partitions'
+        // rows alone.
         """
+        CREATE TABLE rowcast.nodes (
+            name text PRIMARY KEY,
+            endpoints text NOT NULL,
+            plugins text NOT NULL,
+            started_at timestamptz NOT NULL,
+            heartbeat_at timestamptz NOT NULL
+        );
+        INSERT INTO rowcast.partitions(partition, owner, token, expires_at)
+            SELECT p, NULL, 0, NULL FROM generate_series(0, 255) AS p
+            ON CONFLICT (partition) DO NOTHING;
+        CREATE FUNCTION rowcast.partition_of(feed text) RETURNS integer
+        LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+        DECLARE
+            bytes bytea := convert_to(feed, 'UTF8');
+            hash bigint := 2166136261;
+        BEGIN
+            FOR i IN 0 .. length(bytes) - 1 LOOP
+                hash := ((hash # get_byte(bytes, i)) * 16777619) % 4294967296;
+            END LOOP;
+            RETURN (hash % 256)::integer;
+        END $$;
+        CREATE FUNCTION rowcast.check_leases(node text, parts integer[], tokens bigint[]) RETURNS void
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            current_owner text;
+            current_token bigint;
+        BEGIN
+            -- Held until the transaction ends: a takeover's UPDATE of these rows waits for it.
+            PERFORM 1 FROM rowcast.partitions WHERE partition = ANY(parts) ORDER BY partition FOR SHARE;
+            FOR i IN 1 .. coalesce(array_length(parts, 1), 0) LOOP
+                SELECT owner, token INTO current_owner, current_token
+                    FROM rowcast.partitions WHERE partition = parts[i];
+                IF NOT FOUND OR current_owner IS DISTINCT FROM node OR current_token <> tokens[i] THEN
+                    RAISE EXCEPTION USING ERRCODE = 'RCF01', MESSAGE = format(
+                        'partition %s is owned by %s now (this node''s lease token %s is stale)',
+                        parts[i],
+                        CASE WHEN current_owner IS NULL THEN 'no node' ELSE 'node ' || current_owner END,
+                        tokens[i]);
+                END IF;
+            END LOOP;
+        END $$;
+        ALTER TABLE rowcast.events ADD COLUMN partition integer;
+        UPDATE rowcast.events SET partition = rowcast.partition_of(feed);
+        ALTER TABLE rowcast.events ALTER COLUMN partition SET NOT NULL;
+        CREATE INDEX events_by_partition ON rowcast.events (partition);
+        ALTER TABLE rowcast.quarantine ADD COLUMN partition integer;
+        UPDATE rowcast.quarantine SET partition = rowcast.partition_of(feed);
+        ALTER TABLE rowcast.quarantine ALTER COLUMN partition SET NOT NULL;
+        CREATE INDEX quarantine_by_partition ON rowcast.quarantine (partition);
+        """,
     ]
 
     /// The newest schema version this build writes.

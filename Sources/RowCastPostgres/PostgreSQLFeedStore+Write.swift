@@ -179,10 +179,13 @@ extension PostgreSQLFeedStore {
         let rows: [[PostgresValue]] = lastPerKey(commit.events) { "\($0.feed)\u{0}\($0.seq)" }.map { event in
             newest[event.feed] = max(newest[event.feed] ?? 0, event.seq)
             let checksum = RecordChecksum.event(feed: event.feed, seq: event.seq, body: event.body)
-            return [.text(event.feed), .count(event.seq), .bytes(event.body), .int(checksum.stored)]
+            return [
+                .text(event.feed), .int(Int64(Partition(feed: event.feed).index)), .count(event.seq),
+                .bytes(event.body), .int(checksum.stored),
+            ]
         }
         var statements = PostgresStatement.multiRow(
-            "INSERT INTO rowcast.events(feed, seq, body, crc) VALUES", columns: 4, rows: rows,
+            "INSERT INTO rowcast.events(feed, partition, seq, body, crc) VALUES", columns: 5, rows: rows,
             suffix: "ON CONFLICT (feed, seq) DO UPDATE SET body = excluded.body, crc = excluded.crc")
         let retention = UInt64(commit.eventRetention)
         for (feed, seq) in newest.sorted(by: { $0.key < $1.key }) where seq > retention {
@@ -199,7 +202,20 @@ extension PostgreSQLFeedStore {
         var statements: [PostgresStatement] = []
         if let age = commit.historyMaximumAge {
             let milliseconds = age.components.seconds * 1000 + age.components.attoseconds / 1_000_000_000_000_000
-            statements.append(PostgresStatement("DELETE FROM rowcast.deltas WHERE at < $1", [.int(at - milliseconds)]))
+            if let fence {
+                // A cluster node trims its own partitions' logs: the others are theirs to trim,
+                // and two nodes deleting the same rows could deadlock.
+                let held = PostgresValue.bigintArray(fence.held.keys.sorted().map { Int64($0.index) })
+                statements.append(
+                    PostgresStatement(
+                        """
+                        DELETE FROM rowcast.deltas WHERE at < $1
+                            AND feed IN (SELECT name FROM rowcast.feeds WHERE partition = ANY($2::integer[]))
+                        """, [.int(at - milliseconds), held]))
+            } else {
+                statements.append(
+                    PostgresStatement("DELETE FROM rowcast.deltas WHERE at < $1", [.int(at - milliseconds)]))
+            }
         }
         var newest: [String: UInt64] = [:]
         let logged = commit.history.filter { $0.body.count <= HistoryLimits.largestLoggedDelta }
@@ -241,10 +257,12 @@ extension PostgreSQLFeedStore {
             return [
                 .text(entry.feed), .text(entry.id), .text(entry.type), .text(entry.code.rawValue), .text(entry.reason),
                 .text(entry.plugin), .text(entry.file), .int(entry.at), .int(checksum.stored),
+                .int(Int64(Partition(feed: entry.feed).index)),
             ]
         }
         statements += PostgresStatement.multiRow(
-            "INSERT INTO rowcast.quarantine(feed, id, type, code, reason, plugin, file, at, crc) VALUES", columns: 9,
+            "INSERT INTO rowcast.quarantine(feed, id, type, code, reason, plugin, file, at, crc, partition) VALUES",
+            columns: 10,
             rows: rows,
             suffix: """
                 ON CONFLICT (feed, id) DO UPDATE SET type = excluded.type, code = excluded.code,

@@ -10,8 +10,11 @@ import RowCastWire
 /// "PostgreSQL store").
 ///
 /// A store holds a session advisory lock on its database while connected, so a second
-/// rowcastd on the same database is refused (`locked`). When the server goes away, the call in
-/// flight fails with `unavailable` and the next call connects again.
+/// rowcastd on the same database is refused (`locked`). A cluster node's store
+/// (`init(url:node:logger:)`) holds that lock shared with the other nodes, plus one of its
+/// node name's, and checks every commit against its partition leases (`fence`). When the
+/// server goes away, the call in flight fails with `unavailable` and the next call connects
+/// again, taking the same locks.
 ///
 /// Not `Sendable`: the daemon's loop thread owns it and lends it to its commit thread.
 public final class PostgreSQLFeedStore: FeedStore {
@@ -23,9 +26,22 @@ public final class PostgreSQLFeedStore: FeedStore {
     /// The advisory lock key that one rowcastd per database holds (`rowcast` in ASCII).
     static let lockKey: Int64 = 0x726F_7763_6173_74
 
+    /// The cluster node this store commits for, or nil for a single rowcastd.
+    public let node: String?
+    /// The fencing tokens every commit is checked against (set once, before the first commit,
+    /// on a cluster node's store). With it, a commit that names a feed of a partition without a
+    /// token here, or whose token is no longer the lease row's, fails with `fenced` and writes
+    /// nothing.
+    public var fence: LeaseTokens?
+    /// How many round trips to the server the store made (a query, or a whole commit), for
+    /// metrics; any thread may read it.
+    public var roundTrips: Int { counter.value }
+
     let logger: Logger
+    private let lockMode: LockMode
     private var connection: PostgresConnection?
     private var closed = false
+    private let counter = RoundTripCounter()
     /// How much of the delta log `load` and `feeds(named:)` read back.
     var historyLimits = HistoryLimits.standard
     /// Each committed feed's first-arrival counter and owner, to checksum a counters-only update
@@ -35,10 +51,26 @@ public final class PostgreSQLFeedStore: FeedStore {
     /// Connects to the database `url` names, creates or migrates the schema, and holds the
     /// store's lock. Throws `unavailable` when the server cannot be reached, `locked` when
     /// another rowcastd uses the database, `newerSchema` for a schema this build does not know.
-    public init(url: String, logger: Logger = Logger(label: "rowcast.store")) throws(StoreError) {
+    public convenience init(url: String, logger: Logger = Logger(label: "rowcast.store")) throws(StoreError) {
+        try self.init(url: url, lockMode: .single, logger: logger)
+    }
+
+    /// Opens the store as cluster node `node`: as `init(url:logger:)`, but holding the
+    /// store-wide lock shared with the other nodes (a rowcastd that is no node is refused with
+    /// `locked`, and refuses the nodes while it runs) and an exclusive lock of the node's name
+    /// (a second process as the same node is refused with `locked`). Set `fence` before the
+    /// first commit.
+    public convenience init(url: String, node: String, logger: Logger) throws(StoreError) {
+        try self.init(url: url, lockMode: .node(node), logger: logger)
+    }
+
+    private init(url: String, lockMode: LockMode, logger: Logger) throws(StoreError) {
         self.url = url
         self.logger = logger
-        let connection = try Self.connect(url: url)
+        self.lockMode = lockMode
+        if case .node(let name) = lockMode { node = name } else { node = nil }
+        let connection = try Self.connect(url: url, mode: lockMode)
+        connection.onRoundTrip = counter.increment
         do {
             continuity = try Self.migrate(connection, url: url) ? .fresh : .continued
         } catch let error as StoreError {
@@ -60,6 +92,32 @@ public final class PostgreSQLFeedStore: FeedStore {
 
     // MARK: - FeedStore
 
+    /// The feeds, action events and quarantine entries of `partitions`, and the whole ledger
+    /// and renderer records, read from those partitions' rows alone. The first-arrival
+    /// counters and owners kept for counters-only commits are read afresh for these feeds
+    /// (another node may have changed them).
+    public func load(partitions: Set<Partition>) throws(StoreError) -> StoredState {
+        forget(partitions: partitions)
+        return try withConnection(during: "reading") { connection in
+            let list = PostgresValue.bigintArray(partitions.sorted().map { Int64($0.index) })
+            var state = StoredState(
+                feeds: try readFeeds(connection, names: try feedNames(connection, inPartitions: partitions)),
+                ledger: try readLedger(connection),
+                renderers: try readRenderers(connection),
+                continuity: continuity,
+                events: try readEvents(connection, partitions: list))
+            state.quarantine = try readQuarantine(connection, partitions: list)
+            return state
+        }
+    }
+
+    /// Forgets what the store keeps of the feeds of `partitions` (their first-arrival counters
+    /// and owners): a node that gives them up reads them afresh if it takes them again.
+    public func forget(partitions: Set<Partition>) {
+        guard !partitions.isEmpty else { return }
+        feedExtras = feedExtras.filter { !partitions.contains(Partition(feed: $0.key)) }
+    }
+
     /// Everything stored.
     public func load() throws(StoreError) -> StoredState {
         try withConnection(during: "reading") { connection in
@@ -77,6 +135,7 @@ public final class PostgreSQLFeedStore: FeedStore {
     /// Writes `batches` in one transaction, pipelined in one round trip.
     public func commit(_ batches: [StoreCommit]) throws(StoreError) {
         var statements: [PostgresStatement] = []
+        if let fence { statements += try fenceStatements(batches, fence: fence) }
         var extras = feedExtras
         for batch in batches { statements += writeStatements(for: batch, extras: &extras) }
         try withConnection(during: "committing to") { connection in
@@ -97,15 +156,24 @@ public final class PostgreSQLFeedStore: FeedStore {
     public func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] {
         guard !partitions.isEmpty else { return [] }
         return try withConnection(during: "reading") { connection in
-            let list = partitions.map { String($0.index) }.joined(separator: ",")
-            let names = try connection.query(
-                PostgresStatement(
-                    "SELECT name FROM rowcast.feeds WHERE partition = ANY(string_to_array($1, ',')::integer[])",
-                    [.text(list)])
-            ).compactMap { $0.text(0) }
+            let names = try feedNames(connection, inPartitions: partitions)
             guard !names.isEmpty else { return [] }
             return try readFeeds(connection, names: names)
         }
+    }
+
+    /// The names of the stored feeds of `partitions`.
+    private func feedNames(
+        _ connection: PostgresConnection, inPartitions partitions: Set<Partition>
+    ) throws
+        -> [String]
+    {
+        guard !partitions.isEmpty else { return [] }
+        return try connection.query(
+            PostgresStatement(
+                "SELECT name FROM rowcast.feeds WHERE partition = ANY($1::integer[])",
+                [.bigintArray(partitions.sorted().map { Int64($0.index) })])
+        ).compactMap { $0.text(0) }
     }
 
     /// The remembered answers as committed.
@@ -125,7 +193,7 @@ public final class PostgreSQLFeedStore: FeedStore {
         // Released here, not when the server notices the connection closed, so that a store
         // opened right after finds it free.
         if let connection, !connection.isBroken {
-            _ = try? connection.query(PostgresStatement("SELECT pg_advisory_unlock($1)", [.int(Self.lockKey)]))
+            _ = try? connection.query(PostgresStatement("SELECT pg_advisory_unlock_all()"))
         }
         connection?.close()
         connection = nil
@@ -152,7 +220,8 @@ public final class PostgreSQLFeedStore: FeedStore {
         } else {
             self.connection?.close()
             self.connection = nil
-            connection = try Self.connect(url: url)
+            connection = try Self.connect(url: url, mode: lockMode)
+            connection.onRoundTrip = counter.increment
             logger.notice("connected to the PostgreSQL store again", metadata: ["store": "\(url)"])
             self.connection = connection
         }
@@ -170,3 +239,16 @@ public final class PostgreSQLFeedStore: FeedStore {
 
 @available(*, unavailable)
 extension PostgreSQLFeedStore: Sendable {}
+
+/// A count any thread may read while one thread adds to it.
+private final class RoundTripCounter: @unchecked Sendable {
+    // `@unchecked Sendable`: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    /// Adds one.
+    func increment() { lock.withLock { count += 1 } }
+
+    /// The count.
+    var value: Int { lock.withLock { count } }
+}

@@ -10,6 +10,8 @@ import CPostgreSQL
 /// commit costs one round trip however many statements it has.
 final class PostgresConnection {
     private var handle: OpaquePointer?
+    /// Called once per round trip to the server (a query, or a whole pipelined transaction).
+    var onRoundTrip: (() -> Void)?
 
     /// Connects with libpq's keyword/value parameters; a `dbname` that is a URL
     /// (`postgresql://…`) is expanded, and parameters after it override what it gives.
@@ -53,6 +55,7 @@ final class PostgresConnection {
     @discardableResult
     func query(_ statement: PostgresStatement) throws(PostgresFailure) -> PostgresRows {
         let handle = try open()
+        onRoundTrip?()
         let result = Self.withParameters(statement.parameters) { count, types, values, lengths, formats in
             PQexecParams(handle, statement.sql, count, types, values, lengths, formats, 0)
         }
@@ -64,6 +67,7 @@ final class PostgresConnection {
     /// Runs `sql` (no parameters, possibly several statements) with the simple protocol.
     func execute(_ sql: String) throws(PostgresFailure) {
         let handle = try open()
+        onRoundTrip?()
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result)
@@ -73,6 +77,7 @@ final class PostgresConnection {
     /// COMMIT succeeded; when it throws, nothing of them is committed.
     func transaction(_ statements: [PostgresStatement]) throws(PostgresFailure) {
         let handle = try open()
+        onRoundTrip?()
         guard PQenterPipelineMode(handle) == 1 else { throw failure(of: handle) }
         var firstError: PostgresFailure?
         let all = [PostgresStatement("BEGIN")] + statements + [PostgresStatement("COMMIT")]
@@ -146,10 +151,11 @@ final class PostgresConnection {
     private func resultFailure(_ result: OpaquePointer, handle: OpaquePointer?) -> PostgresFailure {
         let message = String(cString: PQresultErrorMessage(result))
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
         let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
         return PostgresFailure(
             message.isEmpty ? String(cString: PQerrorMessage(handle)) : message, sqlState: state,
-            connectionLost: lost)
+            primaryMessage: primary, connectionLost: lost)
     }
 
     private func failure(of handle: OpaquePointer?) -> PostgresFailure {

@@ -7,16 +7,19 @@ struct PostgresFailure: Error {
     var message: String
     /// The five-character SQLSTATE, when the server sent one.
     var sqlState: String?
+    /// The server's primary message alone (no `ERROR:` prefix, context or detail), when it sent one.
+    var primaryMessage: String?
     /// Whether the connection is unusable now.
     var connectionLost: Bool
 
     /// A failure from its parts; the message is joined into one line.
-    init(_ message: String, sqlState: String? = nil, connectionLost: Bool) {
+    init(_ message: String, sqlState: String? = nil, primaryMessage: String? = nil, connectionLost: Bool) {
         self.message = message.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
             .joined(separator: " ")
         self.sqlState = sqlState
+        self.primaryMessage = primaryMessage
         self.connectionLost = connectionLost
     }
 

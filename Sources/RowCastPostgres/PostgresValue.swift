@@ -14,6 +14,8 @@ enum PostgresValue {
     case bytes([UInt8])
     /// `text[]`, sent as an array literal (`PostgresValue.textArray`).
     case textArray([String])
+    /// `bigint[]`, sent as an array literal (`{1,2,3}`).
+    case bigintArray([Int64])
     /// SQL NULL of the given type.
     case null(PostgresType)
 
@@ -35,6 +37,7 @@ enum PostgresValue {
         case .bool: return .bool
         case .bytes: return .bytea
         case .textArray: return .textArray
+        case .bigintArray: return .bigintArray
         case .null(let type): return type
         }
     }
@@ -49,6 +52,8 @@ enum PostgresValue {
         case .bool(let value): return (Array((value ? "t" : "f").utf8), false)
         case .bytes(let value): return (value, true)
         case .textArray(let values): return (Array(Self.arrayLiteral(values).utf8), false)
+        case .bigintArray(let values):
+            return (Array(("{" + values.map { String($0) }.joined(separator: ",") + "}").utf8), false)
         case .null: return (nil, false)
         }
     }
@@ -83,4 +88,6 @@ enum PostgresType: UInt32 {
     case double = 701
     /// `text[]`.
     case textArray = 1009
+    /// `bigint[]`.
+    case bigintArray = 1016
 }

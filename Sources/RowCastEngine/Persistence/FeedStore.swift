@@ -16,6 +16,9 @@ public protocol FeedStore: AnyObject {
     /// The named feeds as last committed (names the store never had are left out), to roll the
     /// engine back after a failed commit.
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed]
+    /// What a node that takes `partitions` over starts from: the feeds, action events and
+    /// quarantine entries of those partitions, and the whole ledger and renderer records.
+    func load(partitions: Set<Partition>) throws(StoreError) -> StoredState
     /// Every feed of `partitions` as last committed (`Partition(feed:)` of its name), in order
     /// of name: what an engine that takes those partitions over starts from.
     func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed]
@@ -44,6 +47,15 @@ extension FeedStore {
 
     /// Nothing to limit: stores without a delta log.
     public func keepHistory(within limits: HistoryLimits) {}
+
+    /// `load()`, filtered to `partitions` (stores that load everything at once).
+    public func load(partitions: Set<Partition>) throws(StoreError) -> StoredState {
+        var state = try load()
+        state.feeds = state.feeds.filter { partitions.contains(Partition(feed: $0.name)) }
+        state.events = state.events.filter { partitions.contains(Partition(feed: $0.feed)) }
+        state.quarantine = state.quarantine.filter { partitions.contains(Partition(feed: $0.feed)) }
+        return state
+    }
 
     /// Writes one batch in one transaction (see `commit(_:)` for several).
     public func commit(_ commit: StoreCommit) throws(StoreError) {

@@ -23,6 +23,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// The store's server cannot be reached, or the connection to it broke (PostgreSQL):
         /// the next call connects again.
         case unavailable
+        /// A cluster node's commit touched a partition whose lease it does not hold (any more):
+        /// another node took it over, or this node never had it. Nothing of the commit was
+        /// written.
+        case fenced
         /// Any other I/O or SQLite failure.
         case io
     }
@@ -44,13 +48,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The exit status rowcastd stops with when the store cannot be opened (sysexits.h):
     /// 65 (`EX_DATAERR`) when the file itself needs a person (corrupt, newer, foreign, lost), 73
     /// (`EX_CANTCREAT`) when it cannot be written, 75 (`EX_TEMPFAIL`) when another rowcastd
-    /// holds it, 69 (`EX_UNAVAILABLE`) when the store's server cannot be reached, 74
+    /// holds it (or another node a partition), 69 (`EX_UNAVAILABLE`) when the store's server cannot be reached, 74
     /// (`EX_IOERR`) otherwise.
     public var exitStatus: Int32 {
         switch kind {
         case .corrupt, .newerSchema, .foreign, .lost: return 65
         case .unwritable, .full: return 73
-        case .locked: return 75
+        case .locked, .fenced: return 75
         case .unavailable: return 69
         case .io: return 74
         }
