@@ -24,3 +24,4 @@ extension WatchBenchmark: BenchWorkload {}
 extension CellsBenchmark: BenchWorkload {}
 extension InstructionsBenchmark: BenchWorkload {}
 extension GatewayBenchmark: BenchWorkload {}
+extension ClusterBenchmark: BenchWorkload {}

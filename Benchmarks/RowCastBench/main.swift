@@ -17,6 +17,7 @@ let workloadTypes: [(name: String, type: any BenchWorkload.Type)] = [
     ("scale", ScaleBenchmark.self),
     ("curve", CurveBenchmark.self), ("replies", RepliesBenchmark.self), ("watch", WatchBenchmark.self),
     ("cells", CellsBenchmark.self), ("instructions", InstructionsBenchmark.self), ("gateway", GatewayBenchmark.self),
+    ("cluster", ClusterBenchmark.self),
 ]
 let workloads = workloadTypes.map(\.name)
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -33,6 +33,9 @@ public enum ConfigurationSchema {
             "plugin_unconfined", flag: "--plugin-unconfined", kind: .pluginNames, reload: false, \.pluginUnconfined),
         text("state_directory", flag: "--state-dir", kind: .path, reload: false, \.stateDirectory),
         text("store", flag: "--store", kind: .store, reload: false, \.store),
+        text("cluster.node_name", flag: "--node-name", kind: .nodeName, reload: false, \.nodeName),
+        integer("cluster.lease_ms", flag: "--lease-ms", range: 300...600_000, reload: false, \.leaseMilliseconds),
+        text("cluster.advertise_host", flag: "--advertise-host", kind: .hostName, reload: false, \.advertiseHost),
         ConfigurationSetting(
             key: "durability", flag: "--durability", kind: .choice(Durability.allCases.map(\.rawValue)),
             appliesOnReload: false,

@@ -32,6 +32,10 @@ public struct ConfigurationSetting: Sendable {
         case mode
         /// The durable store (`StoreLocation`): a PostgreSQL or SQLite URL, or "" for the default.
         case store
+        /// A cluster node's name, or "" for none (`ClusterRules.problem(withNodeName:)`).
+        case nodeName
+        /// One host name or IP address, or "" for none.
+        case hostName
         /// A whole number in a range.
         case integer(ClosedRange<Int>)
         /// One of a fixed set of words.
@@ -67,6 +71,8 @@ public struct ConfigurationSetting: Sendable {
         case .group: return "a group name, or \"\" for rowcastd's own group"
         case .mode: return "an octal file mode such as \"0660\" (at most 0777)"
         case .store: return StoreLocation.allowed
+        case .nodeName: return ClusterRules.allowedNodeName
+        case .hostName: return "a host name or IP address, or \"\" for none"
         case .paths:
             return
                 "a list of non-empty paths, such as [\"/usr/local/lib/rowcast/plugins\"] ([] for the built-in directories)"
@@ -100,6 +106,10 @@ public struct ConfigurationSetting: Sendable {
             } catch {
                 return error.description
             }
+        case (.nodeName, .text(let text)):
+            return ClusterRules.problem(withNodeName: text)
+        case (.hostName, .text(let text)):
+            return ClusterRules.problem(withHost: text)
         case (.optionalPath, .text):
             return nil
         case (.path, .text(let text)):

@@ -30,6 +30,7 @@ public struct ConfigurationSource: Sendable {
         configuration = try overrides.apply(to: configuration)
         try Self.checkEndpointsDiffer(configuration, file: file)
         try EndpointExposure.check(configuration, file: file)
+        try ClusterRules.check(configuration, file: file)
         _ = try SocketPermissions(configuration, file: file)
         return configuration
     }

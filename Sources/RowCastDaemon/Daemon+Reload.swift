@@ -93,6 +93,7 @@ extension Daemon {
         try applyLive(next, engine: engine)
         renderer = candidate
         observePlugins(of: candidate)
+        cluster?.pluginsChanged(pluginSummary())
         // Through the durable engine: the re-rendered feeds' new seqs are committed before their deltas go out.
         let seqs = engine.feeds.mapValues(\.seq)
         try publishAll(durable!.replaceRenderer(candidate), on: publish)

@@ -1,6 +1,7 @@
 import Logging
 import RowCastEngine
 import RowCastPluginHosting
+import RowCastPostgres
 import RowCastStore
 import RowCastJSON
 import RowCastSupport
@@ -27,14 +28,14 @@ public final class Daemon {
     let environment: DaemonEnvironment
     let loadRenderer: ([String], (any RowRendering)?) -> any RowRendering
     var renderer: (any RowRendering)?
-    private let context: Context
+    let context: Context
     var ingest: Socket?
     var control: Socket?
     var publish: Socket?
     let poller = Poller()
     var engine: Engine?
     var durable: DurableEngine?
-    private var restoreReports: [Publication] = []
+    var restoreReports: [Publication] = []
     /// The loop's decisions: how each pass waits and what it reads (`LoopStateMachine`).
     var loop: LoopStateMachine
     /// The metrics, when the environment gives a factory.
@@ -64,6 +65,14 @@ public final class Daemon {
     var carriedRoutes: [ReplyRoute] = []
     /// The plugin hosts' descriptors the loop's poller watches while carried messages wait.
     var watchedHostDescriptors: [Int32] = []
+    /// A cluster node's leases (`cluster.node_name`), nil when rowcastd runs alone.
+    var cluster: ClusterCoordinator?
+    /// A cluster node's forwarding of requests for feeds other nodes own.
+    var forwarder: ClusterForwarder?
+    /// The cluster as the loop last took it from the coordinator.
+    var clusterView: ClusterView?
+    /// When the loop next moves forwarded requests whose partition changed owner.
+    var nextForwardCheck = ContinuousClock.now
 
     /// A daemon that loads its plugins from the configured directories, into plugin hosts or
     /// into itself as `plugin_isolation` says.
@@ -121,7 +130,16 @@ public final class Daemon {
         engine.limits = configuration.stateLimits
         engine.writesSnapshotsLater = true
         self.engine = engine
-        let store = try configuration.openStore(logger: logger)
+        let clusterStore = try clusterStoreURL()
+        let tokens = clusterStore.map { _ in LeaseTokens(node: configuration.nodeName) }
+        let store: any FeedStore
+        if let clusterStore, let tokens {
+            // A node loads the partitions its leases give it once its sockets are bound.
+            engine.servedPartitions = []
+            store = try openClusterStore(url: clusterStore, tokens: tokens)
+        } else {
+            store = try configuration.openStore(logger: logger)
+        }
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }
@@ -192,6 +210,9 @@ public final class Daemon {
             "limits": Self.limitsMember(configuration),
         ]
         updateCurveStatus(engine: engine)
+        if let clusterStore, let tokens {
+            try joinCluster(url: clusterStore, tokens: tokens, durable: durable, context: context)
+        }
         logger.debug(
             "sockets bound",
             metadata: [
@@ -289,6 +310,7 @@ public final class Daemon {
                 try send(try durable.flush(), control: control, publish: publish, engine: engine)
                 _ = try reload(engine: engine, publish: publish)
             }
+            try serveCluster(durable: durable, control: control, publish: publish, engine: engine)
             sendWrittenSnapshots(control: control, engine: engine)
             try publishAll(
                 positions.due(at: .now, interval: .milliseconds(configuration.heartbeatMilliseconds)), on: publish)
@@ -300,6 +322,7 @@ public final class Daemon {
         try send(try durable.flush(), control: control, publish: publish, engine: engine)
         snapshotWriter.waitUntilWritten()
         sendWrittenSnapshots(control: control, engine: engine)
+        leaveCluster()
         announceStopping(engine: engine)
         // A stop that could not be recorded (a full disk) is not a clean one: the exit status
         // says so. Everything acknowledged is still in the write-ahead log.
@@ -365,10 +388,14 @@ public final class Daemon {
                 if let frame = try ingest.receiveFirstFrame(
                     dontWait: true, keepingAtMost: keep, property: principalProperty)
                 {
-                    messages.append(
-                        IncomingMessage(
-                            origin: .ingest, body: frame.bytes, frameCount: frame.frameCount, size: frame.size,
-                            principal: Self.principal(frame.property)))
+                    // A cluster node sends what another node owns to that node.
+                    let servedHere = try forwarder == nil || isServedHere(frame.bytes, size: frame.size, route: nil)
+                    if servedHere {
+                        messages.append(
+                            IncomingMessage(
+                                origin: .ingest, body: frame.bytes, frameCount: frame.frameCount, size: frame.size,
+                                principal: Self.principal(frame.property)))
+                    }
                     budget -= 1
                 } else {
                     ingestDrained = true
@@ -378,13 +405,18 @@ public final class Daemon {
                 if let received = try receive(control, keepingAtMost: keep) {
                     controlBudget -= 1
                     let envelope = ControlEnvelope(received.message)
-                    messages.append(
-                        IncomingMessage(
-                            origin: .control(replyTo: tokenBase + envelopes.count), body: envelope.body,
-                            frameCount: envelope.bodyFrameCount, size: envelope.bodySize, principal: received.principal,
-                            connection: envelope.connection)
-                    )
-                    envelopes.append(envelope)
+                    let servedHere =
+                        try forwarder == nil || envelope.bodyFrameCount != 1
+                        || isServedHere(envelope.body, size: envelope.bodySize, route: envelope.route)
+                    if servedHere {
+                        messages.append(
+                            IncomingMessage(
+                                origin: .control(replyTo: tokenBase + envelopes.count), body: envelope.body,
+                                frameCount: envelope.bodyFrameCount, size: envelope.bodySize,
+                                principal: received.principal, connection: envelope.connection)
+                        )
+                        envelopes.append(envelope)
+                    }
                     budget -= 1
                 } else {
                     controlBudget = 0  // drained: not tried again in this pass

@@ -86,6 +86,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var stateDirectory = "./.rowcast"
     /// The durable store (`--store`, `StoreLocation`): "" for SQLite in `stateDirectory`.
     public var store = ""
+    /// This node's name in a cluster (`--node-name`, `ClusterRules`): "" runs alone. Nodes
+    /// given the same PostgreSQL `store` and distinct names share the feeds' partitions.
+    public var nodeName = ""
+    /// How long a node's lease on its partitions lasts without a renewal, in milliseconds: a
+    /// dead node's partitions are taken over within about this time.
+    public var leaseMilliseconds = 3000
+    /// The host other nodes and clients reach this node's endpoints at, in place of a wildcard
+    /// (`tcp://*:7702`) or a loopback address; "" keeps the bound address.
+    public var advertiseHost = ""
     /// How hard each commit pushes data to disk (SQLite `synchronous`).
     public var durability: Durability = .normal
     /// The shortest time between the starts of two commits of ingest-only batches, in

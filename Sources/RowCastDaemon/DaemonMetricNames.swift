@@ -40,6 +40,19 @@ public enum DaemonMetricNames {
     /// Feeds without series of their own.
     public static let feedSeriesOmitted = "rowcast_feed_series_omitted"
 
+    /// Partitions whose leases this cluster node holds.
+    public static let clusterPartitions = "rowcast_cluster_partitions_held"
+    /// Live cluster nodes, this one included.
+    public static let clusterNodes = "rowcast_cluster_nodes"
+    /// Lease events of this node, labelled `event` (acquired, lost, released).
+    public static let clusterLeases = "rowcast_cluster_lease_events_total"
+    /// Lease rounds that could not reach the store.
+    public static let clusterStoreFailures = "rowcast_cluster_store_failures_total"
+    /// Requests forwarded to the nodes that own their feeds, labelled `socket`.
+    public static let clusterForwarded = "rowcast_cluster_forwarded_total"
+    /// Forwarded requests answered `forward_timeout`.
+    public static let clusterForwardTimeouts = "rowcast_cluster_forward_timeouts_total"
+
     /// Latency buckets: 50 µs to 10 s.
     static let latencyBuckets: [Duration] = [
         .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
@@ -95,5 +108,21 @@ public enum DaemonMetricNames {
             feedDeltas,
             help: "Deltas published for one feed since it got its series, for the 50 feeds with the most rows."),
         MetricDescription(feedSeriesOmitted, help: "Feeds without per-feed series (beyond the 50 largest)."),
+        MetricDescription(clusterPartitions, help: "Partitions whose leases this cluster node holds."),
+        MetricDescription(
+            clusterNodes, help: "Live cluster nodes (heartbeat younger than a lease), this one included."),
+        MetricDescription(
+            clusterLeases,
+            help:
+                "Lease events of this cluster node, by event: acquired, lost (to another node or the store), released."
+        ),
+        MetricDescription(
+            clusterStoreFailures, help: "Lease rounds of this cluster node that could not reach the store."),
+        MetricDescription(
+            clusterForwarded,
+            help: "Requests forwarded to the cluster node that owns their feed, by socket (control, ingest)."),
+        MetricDescription(
+            clusterForwardTimeouts,
+            help: "Forwarded requests answered forward_timeout (no answer from the owner in time)."),
     ]
 }

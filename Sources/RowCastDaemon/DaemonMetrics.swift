@@ -36,6 +36,8 @@ final class DaemonMetrics {
     /// Connections accepted minus disconnected on the publish socket.
     private var connections = 0
     private var nextGaugeRefresh = ContinuousClock.now
+    /// A cluster node's own metrics, made at its first refresh.
+    private var cluster: ClusterMetrics?
 
     /// Metrics created through `factory`.
     init(factory: any MetricsFactory) {
@@ -56,6 +58,12 @@ final class DaemonMetrics {
         subscribers.record(0)
         feeds.record(0)
         rows.record(0)
+    }
+
+    /// A cluster node's leases, nodes and forwarding (`ClusterMetrics`).
+    func recordCluster(_ view: ClusterView, forwarder: ClusterForwarder) {
+        if cluster == nil { cluster = ClusterMetrics(factory: factory) }
+        cluster?.record(view, forwarder: forwarder)
     }
 
     /// Notes bytes sent on the publish socket (added to the counter at the next flush).

@@ -21,6 +21,14 @@ final class PositionAnnouncer {
         pending.removeAll()
     }
 
+    /// Forgets the feeds for which `leaving` holds (a cluster node gave their partitions up):
+    /// the node that serves them now announces them.
+    func forget(feeds leaving: (String) -> Bool) {
+        published = published.filter { !leaving($0.key) }
+        unannounced.removeAll { leaving($0) }
+        pending = pending.filter { !leaving($0) }
+    }
+
     /// Records the positions of deltas just published; they are announced at the next tick.
     func record(_ positions: [FeedPosition]) {
         for position in positions {

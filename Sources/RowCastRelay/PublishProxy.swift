@@ -33,6 +33,13 @@ final class PublishProxy {
         } catch {
             throw .socket(error, "connect its XSUB to rowcastd's publish endpoint", upstream)
         }
+        for other in configuration.otherUpstreamPublishes {
+            do {
+                try xsub.connect(other)
+            } catch {
+                throw .socket(error, "connect its XSUB to a cluster node's publish endpoint", other)
+            }
+        }
         do {
             xpub = try Socket(context: context, type: .xpub)
             try xpub.setOption(.linger, 0)

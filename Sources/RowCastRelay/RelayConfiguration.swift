@@ -5,6 +5,9 @@ import RowCastClient
 public struct RelayConfiguration: Sendable, Equatable {
     /// rowcastd's publish endpoint (its PUB/XPUB), which the relay's XSUB connects to.
     public var upstreamPublish: String
+    /// The publish endpoints of a cluster's other nodes: the XSUB connects to each as well, so
+    /// subscribers get every feed's deltas whichever node owns it (docs/OPERATIONS.md, "Cluster").
+    public var otherUpstreamPublishes: [String] = []
     /// rowcastd's control endpoint (its ROUTER), which the relay's DEALER connects to.
     public var upstreamControl: String
     /// The endpoint the relay's XPUB binds for subscribers (a `tcp://...:*` port is chosen

@@ -47,9 +47,9 @@ struct RelayCommand: ParsableCommand {
     @Option(
         name: .customLong("upstream-publish"),
         help: ArgumentHelp(
-            "rowcastd's publish endpoint, which the relay subscribes to (or another relay's --publish).",
+            "rowcastd's publish endpoint, which the relay subscribes to (or another relay's --publish). Repeat it for each node of a cluster: subscribers then get every feed's deltas whichever node owns it.",
             valueName: "endpoint"))
-    var upstreamPublish: String
+    var upstreamPublish: [String] = []
 
     @Option(
         name: .customLong("upstream-control"),
@@ -100,14 +100,14 @@ struct RelayCommand: ParsableCommand {
     private var key: String? { keyFlag ?? EndpointSource.variable("ROWCAST_KEY") }
 
     func validate() throws {
-        for (name, endpoint) in [
-            ("--upstream-publish", upstreamPublish), ("--upstream-control", upstreamControl), ("--publish", publish),
-            ("--control", control),
-        ] {
+        guard !upstreamPublish.isEmpty else {
+            throw ValidationError("--upstream-publish is required: rowcastd's publish endpoint (one per cluster node)")
+        }
+        let upstreams = upstreamPublish.map { ("--upstream-publish", $0) } + [("--upstream-control", upstreamControl)]
+        for (name, endpoint) in upstreams + [("--publish", publish), ("--control", control)] {
             if let problem = EndpointSyntax.problem(with: endpoint) { throw ValidationError("\(name): \(problem)") }
         }
-        for (name, endpoint) in [("--upstream-publish", upstreamPublish), ("--upstream-control", upstreamControl)]
-        where endpoint.contains("*") {
+        for (name, endpoint) in upstreams where endpoint.contains("*") {
             throw ValidationError(
                 "\(name): \(endpoint) has a wildcard; the relay connects there, so name rowcastd's host and port")
         }
@@ -138,9 +138,10 @@ struct RelayCommand: ParsableCommand {
                     try CurveCredentials.load(serverKey: serverKey, keyFile: key)
                 }
             }
-            let settings = RelayConfiguration(
-                upstreamPublish: upstreamPublish, upstreamControl: upstreamControl, publish: publish, control: control,
-                curve: curve, upstreamQueue: queue, highWaterMark: highWaterMark)
+            var settings = RelayConfiguration(
+                upstreamPublish: upstreamPublish[0], upstreamControl: upstreamControl, publish: publish,
+                control: control, curve: curve, upstreamQueue: queue, highWaterMark: highWaterMark)
+            settings.otherUpstreamPublishes = Array(upstreamPublish.dropFirst())
             let relay: Relay
             do throws(RelayError) {
                 relay = try Relay.start(settings)

@@ -250,6 +250,27 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "Run as this node of a cluster: nodes given the same PostgreSQL --store and distinct names share the feeds, each partition owned by one live node (docs/OPERATIONS.md, \"Cluster\"). [default: none, run alone]",
+            valueName: "name"))
+    var nodeName: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long a cluster node's lease on its partitions lasts unrenewed, in milliseconds; a dead node's partitions move within about this time. [default: 3000]",
+            valueName: "ms"))
+    var leaseMs: Int?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The host other cluster nodes reach this node's endpoints at, in place of a wildcard or loopback address. [default: the bound address]",
+            valueName: "host"))
+    var advertiseHost: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Start commits of fire-and-forget ingest at most this often, in microseconds; 0 commits each batch at once. [default: 500]",
             valueName: "us"))
     var commitIntervalUs: Int?
@@ -398,6 +419,9 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("state_directory", stateDirectory.map(ConfigurationValue.text))
         overrides.set("durability", durability.map(ConfigurationValue.text))
         overrides.set("store", store.map(ConfigurationValue.text))
+        overrides.set("cluster.node_name", nodeName.map(ConfigurationValue.text))
+        overrides.set("cluster.lease_ms", leaseMs.map(ConfigurationValue.integer))
+        overrides.set("cluster.advertise_host", advertiseHost.map(ConfigurationValue.text))
         overrides.set("commit_interval_us", commitIntervalUs.map(ConfigurationValue.integer))
         overrides.set("limits.max_message_bytes", maxMessageBytes.map(ConfigurationValue.integer))
         overrides.set("heartbeat_ms", heartbeatMs.map(ConfigurationValue.integer))

@@ -55,6 +55,8 @@ struct ConfigurationFileTests {
             case .mode: changed = try ConfigurationOverrides.with(setting.key, .text("0600"), on: changed)
             case .store:
                 changed = try ConfigurationOverrides.with(setting.key, .text("sqlite:///elsewhere"), on: changed)
+            case .nodeName: changed = try ConfigurationOverrides.with(setting.key, .text("node-x"), on: changed)
+            case .hostName: changed = try ConfigurationOverrides.with(setting.key, .text("node-x.example"), on: changed)
             case .boolean:
                 changed = try ConfigurationOverrides.with(
                     setting.key, .boolean(!(setting.value(in: changed) == .boolean(true))), on: changed)

@@ -27,6 +27,7 @@ public enum DaemonReport {
             lines.append("quarantined \(text(quarantined)) item(s) (rowcast quarantine lists them)")
         }
         lines += hosts(reply["pluginHosts"], width: width)
+        lines += cluster(reply["cluster"], width: width)
         let feeds = reply["feeds"]?.arrayValue ?? []
         if feeds.isEmpty {
             lines.append("no feeds yet")
@@ -185,6 +186,43 @@ public enum DaemonReport {
             lines.append("refused cell file \(text(refusal))")
         }
         return lines
+    }
+
+    /// A cluster node's view (`cluster` in `status`): one line about this node, then one table
+    /// row per live node with its partitions as ranges (`0-3,7`).
+    static func cluster(_ value: JSONValue?, width: Int?) -> [String] {
+        guard let cluster = value, cluster.objectValue != nil else { return [] }
+        var lines = [
+            "cluster    node \(text(cluster["node"]))  lease \(number(cluster["leaseMs"])) ms  held=\(cluster["held"]?.arrayValue?.count ?? 0)"
+                + "  unowned=\(text(cluster["unowned"]))  forwarding=\(text(cluster["forwarding"]))"
+        ]
+        if let failure = cluster["storeFailure"], !failure.isNull { lines.append("cluster store: \(text(failure))") }
+        var table = TextTable(headers: ["NODE", "CONTROL", "HEARTBEAT", "PARTITIONS", "PLUGINS"], width: width)
+        for node in cluster["nodes"]?.arrayValue ?? [] {
+            let partitions = (node["partitions"]?.arrayValue ?? []).compactMap { $0.numberValue.map(Int.init) }
+            table.append([
+                text(node["name"]), text(node["control"]), "\(number(node["heartbeatAgeMs"])) ms ago",
+                "\(partitions.count): \(ranges(partitions))", node["pluginsDiffer"] == true ? "DIFFER" : "same",
+            ])
+        }
+        return lines + table.render()
+    }
+
+    /// `0-3,7,9-10` for [0, 1, 2, 3, 7, 9, 10].
+    static func ranges(_ numbers: [Int]) -> String {
+        var parts: [String] = []
+        var start: Int?
+        var previous: Int?
+        for number in numbers.sorted() + [Int.max] {
+            if let last = previous, number == last + 1 {
+                previous = number
+                continue
+            }
+            if let first = start, let last = previous { parts.append(first == last ? "\(first)" : "\(first)-\(last)") }
+            start = number
+            previous = number
+        }
+        return parts.isEmpty ? "-" : parts.joined(separator: ",")
     }
 
     /// "1h 2m 3s" for 3723 seconds.

@@ -90,6 +90,25 @@ public struct ActionEventLog {
         }
     }
 
+    /// Adds what the store kept for feeds taken over at run time (a cluster node's new
+    /// partitions), oldest first; the log's other feeds stay as they are.
+    public mutating func adopt(_ events: [ActionEvent]) {
+        for event in events {
+            var entry = feeds[event.feed] ?? FeedEvents()
+            entry.events.append(event)
+            entry.last = max(entry.last, event.seq)
+            while entry.events.count > retention { entry.events.removeFirst() }
+            feeds[event.feed] = entry
+        }
+    }
+
+    /// Forgets the events of the feeds for which `leaving` holds (a cluster node gave their
+    /// partitions up); the store keeps them.
+    public mutating func forget(feeds leaving: (String) -> Bool) {
+        for name in feeds.keys where leaving(name) { feeds[name] = nil }
+        uncommitted.removeAll { leaving($0.feed) }
+    }
+
     /// Forgets `events`, which were not committed (a failed commit): each feed goes back to
     /// the sequence before the first of them. They are the newest of their feeds.
     public mutating func rollBack(_ events: [ActionEvent]) {

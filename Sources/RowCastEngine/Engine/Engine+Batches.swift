@@ -199,8 +199,7 @@ extension Engine {
             }
             remember(outcome, reply: body)
             if case .failed(let error, _, let req, let client) = outcome,
-                error.code == .storageError || error.code == .pluginUnavailable,
-                let key = LedgerKey(client: client, req: req)
+                Self.unrememberedCodes.contains(error.code), let key = LedgerKey(client: client, req: req)
             {
                 unremembered[key] = body
             }

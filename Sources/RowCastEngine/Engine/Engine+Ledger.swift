@@ -33,12 +33,17 @@ extension Engine {
     /// refused, so that a retry gets it again; except a `storage_error` or a
     /// `plugin_unavailable`, which a retry may get past once the store can write or the
     /// plugin's pause is over.
+    /// Refusals that say nothing was decided about the request (the store or the plugin could
+    /// not be used, or no node serves its feed right now): not remembered, so a retry is
+    /// applied once it can be.
+    static let unrememberedCodes: Set<ErrorCode> = [.storageError, .pluginUnavailable, .partitionUnavailable]
+
     func remember(_ outcome: Pending, reply: [UInt8]) {
         switch outcome {
         case .applied(let request, _, _):
             if let key = LedgerKey(client: request.client, req: request.req) { ledger.record(key, reply: reply) }
         case .failed(let error, let op, let req, let client):
-            if error.code != .storageError, error.code != .pluginUnavailable, let op, Self.mutationOps.contains(op),
+            if !Self.unrememberedCodes.contains(error.code), let op, Self.mutationOps.contains(op),
                 let key = LedgerKey(client: client, req: req)
             {
                 ledger.record(key, reply: reply)

@@ -91,7 +91,7 @@ public final class Engine {
     public var accessCheck: (any AccessCheck)?
     /// The partitions whose feeds this engine serves (`Partition(feed:)`); nil: every one.
     /// Whoever routes requests to engines sends each to the engine of its feed's partition: a
-    /// request naming a feed of another partition is refused with `internal_error`, and
+    /// request naming a feed of another partition is refused with `partition_unavailable`, and
     /// `DurableEngine.start` loads only these partitions' feeds.
     public var servedPartitions: Set<Partition>?
     let logger: Logger
@@ -167,8 +167,8 @@ public final class Engine {
             !servedPartitions.contains(Partition(feed: feed))
         {
             let refusal = RowCastError(
-                .internalError,
-                "feed \(feed) is in \(Partition(feed: feed)), which this engine does not serve; nothing was applied",
+                .partitionUnavailable,
+                "feed \(feed) is in \(Partition(feed: feed)), which this node does not serve now; nothing was applied, send it again",
                 feed: feed)
             return .failure(refusal, op: request.op, req: request.req, client: request.client)
         }

@@ -104,6 +104,27 @@ public struct Quarantine {
         }
     }
 
+    /// Adds the entries the store kept for feeds taken over at run time (a cluster node's new
+    /// partitions); nothing of them is handed back as a change.
+    mutating func adopt(_ stored: [QuarantinedItem]) {
+        for item in stored {
+            let fault = PluginFaultReport(code: item.code, reason: item.reason, plugin: item.plugin, file: item.file)
+            insert(Entry(type: item.type, fault: fault, at: item.at), at: Key(feed: item.feed, id: item.id))
+        }
+    }
+
+    /// Forgets the entries of the feeds for which `leaving` holds (a cluster node gave their
+    /// partitions up), recording nothing for the store, which keeps them.
+    mutating func forget(feeds leaving: (String) -> Bool) {
+        let keys = entries.keys.filter { leaving($0.feed) }
+        for key in keys {
+            unstored[key] = nil
+            if let entry = entries.removeValue(forKey: key), entry.fault.code != .recordDamaged {
+                uncount(feed: key.feed)
+            }
+        }
+    }
+
     /// The changes for the store since the last call, and forgets them.
     mutating func takeChanges() -> QuarantineChanges {
         var changes = QuarantineChanges()

@@ -62,6 +62,17 @@ public struct RequestLedger: Sendable {
         pendingRecorded = [:]
     }
 
+    /// Adds the answers of `entries` this ledger does not know (another cluster node recorded
+    /// them in the shared store), oldest first; they are in the store already, so nothing of
+    /// them is handed back as a change. Answers over the limits go as usual.
+    public mutating func merge(_ entries: [LedgerEntry]) {
+        for entry in entries.sorted(by: { $0.order < $1.order }) where answers[entry.key] == nil {
+            insert(entry.key, order: entry.order, reply: entry.reply)
+            pendingRecorded.removeValue(forKey: entry.key)
+            nextOrder = max(nextOrder, entry.order + 1)
+        }
+    }
+
     /// How many answers are remembered.
     public var count: Int { answers.count }
 

@@ -26,7 +26,7 @@ public final class DurableEngine {
     private let makeEpoch: () -> String
     private let ledgerLimits: RequestLedger.Limits
     /// Renderer identities the store has recorded, by kind and type.
-    private var recordedRenderers: [RendererKey: String?] = [:]
+    var recordedRenderers: [RendererKey: String?] = [:]
     /// Writes the pipeline's commits on a thread of its own (see `DurableEngine+Pipeline.swift`).
     let writer: CommitWriter
     /// Batches applied to the engine whose commit has not started, oldest first.
@@ -117,7 +117,12 @@ public final class DurableEngine {
             within: HistoryLimits(
                 deltas: engine.limits.historyDeltas, bytes: engine.limits.historyBytes,
                 maximumAge: Self.historyMaximumAge))
-        let state = try store.load()
+        let state: StoredState
+        if let served = engine.servedPartitions {
+            state = try store.load(partitions: served)
+        } else {
+            state = try store.load()
+        }
         for record in state.renderers {
             recordedRenderers[RendererKey(kind: record.kind, type: record.type)] = record.identity
         }
@@ -184,7 +189,7 @@ public final class DurableEngine {
 
     /// The item types of `feeds` whose stored rows were drawn by another renderer than the one
     /// loaded now (or by none recorded).
-    private func staleTypes(in feeds: [RestoredFeed]) -> Set<String> {
+    func staleTypes(in feeds: [RestoredFeed]) -> Set<String> {
         var checked: Set<String> = []
         var stale: Set<String> = []
         // By index: a `for item in` loop copied each item (its strings, JSON and row retained).
@@ -305,7 +310,7 @@ public final class DurableEngine {
     /// recorded it (or recorded another one). Each type is looked at once per commit (`noted`):
     /// building an identity costs a string of a dozen parts, and a commit has many items of
     /// few types.
-    private func noteRenderer(
+    func noteRenderer(
         _ kind: RendererRecord.Kind, _ type: String, into commit: inout StoreCommit, noted: inout Set<RendererKey>
     ) {
         let key = RendererKey(kind: kind, type: type)
@@ -331,7 +336,7 @@ public final class DurableEngine {
     }
 
     /// Why `feed` must start a new epoch at this start, or nil when it continues.
-    private func newEpochReason(_ feed: RestoredFeed, continuity: StoreContinuity) -> String? {
+    func newEpochReason(_ feed: RestoredFeed, continuity: StoreContinuity) -> String? {
         if case .broken(let why) = continuity { return why }
         let found = feed.damaged.filter { !$0.known }
         if let first = found.first {
@@ -343,7 +348,7 @@ public final class DurableEngine {
 
     /// Gives a feed a new epoch (`epoch` is its stored or installed epoch), logs why, and
     /// records the counters in `commit`.
-    private func renew(
+    func renew(
         _ epoch: inout String, feed: String, seq: UInt64, reason: String, into commit: inout StoreCommit
     ) {
         let renewed = makeEpoch()

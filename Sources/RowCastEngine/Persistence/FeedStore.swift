@@ -36,6 +36,9 @@ public protocol FeedStore: AnyObject {
     func spaceShortage() -> StoreError?
     /// How much of its delta log the store reads back from now on (`load`, `feeds(named:)`).
     func keepHistory(within limits: HistoryLimits)
+    /// Forgets what the store caches of the feeds of `partitions`: a cluster node gave them up,
+    /// and another node writes them from now on.
+    func forget(partitions: Set<Partition>)
 }
 
 extension FeedStore {
@@ -56,6 +59,9 @@ extension FeedStore {
         state.quarantine = state.quarantine.filter { partitions.contains(Partition(feed: $0.feed)) }
         return state
     }
+
+    /// Nothing cached: stores that read every feed's row when they write it.
+    public func forget(partitions: Set<Partition>) {}
 
     /// Writes one batch in one transaction (see `commit(_:)` for several).
     public func commit(_ commit: StoreCommit) throws(StoreError) {

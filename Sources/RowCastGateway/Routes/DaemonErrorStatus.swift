@@ -17,7 +17,8 @@ enum DaemonErrorStatus {
         case .tooLarge: .contentTooLarge
         case .limitExceeded: .tooManyRequests
         case .pluginFailed, .pluginCrashed, .pluginTimeout, .storageError: .badGateway
-        case .pluginUnavailable: .serviceUnavailable
+        case .pluginUnavailable, .partitionUnavailable: .serviceUnavailable
+        case .forwardTimeout: .gatewayTimeout
         default:
             switch code {
             case "timeout": .gatewayTimeout

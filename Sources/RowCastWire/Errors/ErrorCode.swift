@@ -48,6 +48,13 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// not sent to it and nothing was stored. Send it again later (`rowcast plugins` shows
     /// how long the pause lasts).
     public static let pluginUnavailable = ErrorCode(rawValue: "plugin_unavailable")
+    /// No cluster node serves the feed's partition right now (its lease is moving to another
+    /// node): nothing was applied and the answer is not remembered. Send it again shortly.
+    public static let partitionUnavailable = ErrorCode(rawValue: "partition_unavailable")
+    /// The cluster node that owns the feed did not answer the forwarded request in time: it
+    /// may or may not have been applied. Send it again with the same `client` and `req`; the
+    /// shared ledger answers a repeat of an applied request with its first answer.
+    public static let forwardTimeout = ErrorCode(rawValue: "forward_timeout")
     /// The quarantine was over its limit (per feed or in all): its oldest entry was dropped.
     /// The dropped item stays stored without a row and is no longer listed.
     public static let quarantineFull = ErrorCode(rawValue: "quarantine_full")

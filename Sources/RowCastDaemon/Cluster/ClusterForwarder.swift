@@ -1,0 +1,213 @@
+import Logging
+import RowCastEngine
+import RowCastWire
+import ZeroMQ
+
+/// Sends the requests for feeds another cluster node owns to that node, and their answers
+/// back (docs/OPERATIONS.md, "Cluster"). Belongs to the loop thread.
+///
+/// Control requests go over one DEALER per peer, connected to the peer's control endpoint,
+/// each under a tag of its own (`[tag, empty, request]`: the peer's ROUTER answers on that
+/// envelope); ingest goes over one PUSH per peer. When a partition's owner changes while a
+/// request waits for its answer, a request that names its `client` and `req` is sent to the new
+/// owner (the shared ledger answers it if the old owner applied it); any other is answered
+/// `forward_timeout`, as is one still unanswered after `timeout`.
+final class ClusterForwarder {
+    /// A request waiting for its answer from a peer.
+    private struct Waiting {
+        var route: ReplyRoute
+        var body: [UInt8]
+        var routing: RequestRouting
+        var partition: Partition
+        var node: String
+        var deadline: ContinuousClock.Instant
+    }
+
+    /// One peer's sockets.
+    private final class Peer {
+        let endpoints: NodeEndpoints
+        let control: Socket
+        let ingest: Socket
+
+        init(endpoints: NodeEndpoints, context: Context) throws(ZeroMQError) {
+            self.endpoints = endpoints
+            control = try Socket(context: context, type: .dealer)
+            ingest = try Socket(context: context, type: .push)
+            for socket in [control, ingest] {
+                try socket.setOption(.linger, 0)
+                try socket.setOption(.sendHighWaterMark, 100_000)
+            }
+            try control.setOption(.receiveHighWaterMark, 100_000)
+            try control.connect(endpoints.control)
+            try ingest.connect(endpoints.ingest)
+        }
+
+        func close() {
+            control.close()
+            ingest.close()
+        }
+    }
+
+    /// How many forwarded control requests may wait for answers at once; past it, requests
+    /// are refused with `partition_unavailable` until answers come.
+    static let maximumWaiting = 65_536
+
+    private let context: Context
+    private let poller: Poller
+    private let logger: Logger
+    private let timeout: Duration
+    private var peers: [String: Peer] = [:]
+    private var waiting: [UInt64: Waiting] = [:]
+    private var nextTag: UInt64 = 1
+    /// Requests forwarded, by socket, and answers timed out, for the metrics.
+    private(set) var forwardedControl = 0
+    private(set) var forwardedIngest = 0
+    private(set) var timedOut = 0
+
+    /// A forwarder whose sockets live in `context` and are watched by the loop's `poller`.
+    init(context: Context, poller: Poller, timeout: Duration, logger: Logger) {
+        self.context = context
+        self.poller = poller
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    /// How many forwarded requests wait for their answers.
+    var waitingCount: Int { waiting.count }
+
+    /// Forwards a control request to `owner`; returns the reply to send at once instead (a
+    /// refusal) when it cannot.
+    func forward(
+        control body: [UInt8], route: ReplyRoute, routing: RequestRouting, partition: Partition,
+        owner: (node: String, endpoints: NodeEndpoints)
+    ) -> [UInt8]? {
+        guard waiting.count < Self.maximumWaiting else {
+            return routing.refusal(
+                .partitionUnavailable,
+                "\(Self.maximumWaiting) forwarded requests already wait for answers from other nodes; nothing was applied, send it again shortly"
+            )
+        }
+        let tag = nextTag
+        nextTag += 1
+        let entry = Waiting(
+            route: route, body: body, routing: routing, partition: partition, node: owner.node,
+            deadline: .now + timeout)
+        guard send(entry, tag: tag, endpoints: owner.endpoints) else {
+            return routing.refusal(
+                .partitionUnavailable,
+                "node \(owner.node), which owns \(partition), takes no more requests for now; nothing was applied, send it again shortly"
+            )
+        }
+        waiting[tag] = entry
+        forwardedControl += 1
+        return nil
+    }
+
+    /// Forwards an ingest message to `owner`; returns false when its queue is full.
+    func forward(ingest body: [UInt8], owner: (node: String, endpoints: NodeEndpoints)) -> Bool {
+        guard let peer = peer(owner.node, owner.endpoints),
+            (try? peer.ingest.send([body], dontWait: true)) == true
+        else { return false }
+        forwardedIngest += 1
+        return true
+    }
+
+    /// The answers the peers sent since the last call, each with the route it goes back on.
+    func takeAnswers() -> [(route: ReplyRoute, body: [UInt8])] {
+        var answers: [(route: ReplyRoute, body: [UInt8])] = []
+        for peer in peers.values {
+            while let frames = try? peer.control.receiveMultipart(dontWait: true) {
+                guard frames.count == 3, frames[0].count == 8, frames[1].isEmpty else { continue }
+                let tag = frames[0].withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                guard let entry = waiting[tag] else { continue }
+                if entry.routing.op != "snapshot" || RequestRouting.isLastReply(frames[2]) { waiting[tag] = nil }
+                answers.append((entry.route, frames[2]))
+            }
+        }
+        return answers
+    }
+
+    /// After the cluster's view changed: connects to new owners, sends waiting requests whose
+    /// partition moved to their new owner (or refuses them), closes the sockets of nodes gone,
+    /// and answers `forward_timeout` to requests past their deadline. Returns those answers.
+    func update(view: ClusterView, now: ContinuousClock.Instant = .now) -> [(route: ReplyRoute, body: [UInt8])] {
+        var answers: [(route: ReplyRoute, body: [UInt8])] = []
+        for (tag, entry) in waiting {
+            let owner = view.owner(of: entry.partition)
+            if now >= entry.deadline {
+                waiting[tag] = nil
+                timedOut += 1
+                answers.append((entry.route, entry.routing.refusal(.forwardTimeout, timeoutMessage(entry))))
+            } else if let owner, owner.node != entry.node {
+                waiting[tag] = nil
+                guard entry.routing.isRetrySafe else {
+                    answers.append((entry.route, entry.routing.refusal(.forwardTimeout, movedMessage(entry))))
+                    continue
+                }
+                var moved = entry
+                moved.node = owner.node
+                let retag = nextTag
+                nextTag += 1
+                if send(moved, tag: retag, endpoints: owner.endpoints) { waiting[retag] = moved }
+            }
+        }
+        let live = Set(view.nodes.map(\.name))
+        for (name, peer) in peers
+        where !live.contains(name)
+            || view.nodes.first(where: { $0.name == name }).flatMap({
+                NodeEndpoints(json: $0.endpoints)
+            }) != peer.endpoints
+        {
+            poller.unregister(peer.control)
+            peer.close()
+            peers[name] = nil
+        }
+        return answers
+    }
+
+    /// The earliest deadline of a waiting request, for the loop's poll.
+    var nextDeadline: ContinuousClock.Instant? { waiting.values.lazy.map(\.deadline).min() }
+
+    /// Closes every peer socket; waiting requests get no answer (the node stops).
+    func close() {
+        for peer in peers.values {
+            poller.unregister(peer.control)
+            peer.close()
+        }
+        peers = [:]
+        waiting = [:]
+    }
+
+    private func send(_ entry: Waiting, tag: UInt64, endpoints: NodeEndpoints) -> Bool {
+        guard let peer = peer(entry.node, endpoints) else { return false }
+        let tagBytes = withUnsafeBytes(of: tag) { Array($0) }
+        return (try? peer.control.send([tagBytes, [], entry.body], dontWait: true)) == true
+    }
+
+    private func peer(_ node: String, _ endpoints: NodeEndpoints) -> Peer? {
+        if let peer = peers[node], peer.endpoints == endpoints { return peer }
+        if let stale = peers[node] {
+            poller.unregister(stale.control)
+            stale.close()
+        }
+        do {
+            let peer = try Peer(endpoints: endpoints, context: context)
+            peers[node] = peer
+            poller.register(peer.control, for: .readable)
+            return peer
+        } catch {
+            logger.warning(
+                "cannot connect to a cluster node", metadata: ["node": "\(node)", "error": "\(error)"])
+            peers[node] = nil
+            return nil
+        }
+    }
+
+    private func timeoutMessage(_ entry: Waiting) -> String {
+        "node \(entry.node), which owns \(entry.partition), did not answer within \(timeout); the request may or may not have been applied. Send it again with the same client and req: a repeat of an applied request gets its first answer"
+    }
+
+    private func movedMessage(_ entry: Waiting) -> String {
+        "\(entry.partition) moved from node \(entry.node) to another node before it answered, and the request names no client and req to send it again safely; it may or may not have been applied"
+    }
+}

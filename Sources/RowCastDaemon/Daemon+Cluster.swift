@@ -1,0 +1,213 @@
+import Logging
+import RowCastEngine
+import RowCastJSON
+import RowCastPostgres
+import RowCastWire
+import ZeroMQ
+
+/// rowcastd as one node of a cluster (`cluster.node_name`; docs/OPERATIONS.md, "Cluster"): the
+/// partitions it serves follow its leases (`ClusterCoordinator`), and requests for feeds of
+/// other partitions go to their owners (`ClusterForwarder`).
+extension Daemon {
+    /// The PostgreSQL URL a cluster node shares with the others; nil when rowcastd runs alone
+    /// (`ClusterRules` refused a node name with another store when the configuration loaded).
+    func clusterStoreURL() throws -> String? {
+        guard !configuration.nodeName.isEmpty else { return nil }
+        guard case .postgresql(let url) = try StoreLocation(parsing: configuration.store) else { return nil }
+        return url
+    }
+
+    /// The PostgreSQL store of a cluster node, fenced by the node's lease tokens.
+    func openClusterStore(url: String, tokens: LeaseTokens) throws -> PostgreSQLFeedStore {
+        let store = try PostgreSQLFeedStore(url: url, node: configuration.nodeName, logger: logger)
+        store.fence = tokens
+        return store
+    }
+
+    /// Joins the cluster once the sockets are bound (their endpoints are what the other nodes
+    /// forward to): the first round of leases runs here, and the partitions it takes are
+    /// loaded before `start` returns, so READY=1 means this node serves them.
+    func joinCluster(url: String, tokens: LeaseTokens, durable: DurableEngine, context: Context) throws {
+        let endpoints = NodeEndpoints(bound: boundEndpoints, advertising: configuration.advertiseHost)
+        let coordinator = ClusterCoordinator(
+            node: configuration.nodeName, url: url, lease: .milliseconds(configuration.leaseMilliseconds),
+            endpoints: endpoints, plugins: pluginSummary(), tokens: tokens, logger: logger)
+        cluster = coordinator
+        forwarder = ClusterForwarder(
+            context: context, poller: poller, timeout: .milliseconds(configuration.leaseMilliseconds) + .seconds(2),
+            logger: logger)
+        poller.register(fileDescriptor: coordinator.exchange.wakeDescriptor, for: .readable)
+        coordinator.start()
+        restoreReports += try applyClusterChanges(durable: durable)
+        let view = clusterView ?? coordinator.exchange.view
+        durable.engine.statusMembers["cluster"] = clusterStatus(view, forwarder: forwarder!)
+        logger.info(
+            "joined the cluster",
+            metadata: [
+                "node": "\(configuration.nodeName)", "partitions": "\(durable.engine.servedPartitions?.count ?? 0)",
+                "nodes": "\(clusterView?.nodes.count ?? 0)", "control": "\(endpoints.control)",
+            ])
+    }
+
+    /// Takes what the coordinator changed: gives up lost and unwanted partitions and loads the
+    /// acquired ones (after flushing the pipeline: both need every commit done). Returns the
+    /// error events of loaded feeds to publish.
+    @discardableResult
+    func applyClusterChanges(durable: DurableEngine) throws -> [Publication] {
+        guard let cluster, let changes = cluster.exchange.take() else { return [] }
+        clusterView = changes.view
+        let served = durable.engine.servedPartitions ?? []
+        let leaving = served.intersection(changes.lost.union(changes.unwanted))
+        let adopting = changes.acquired.subtracting(changes.lost).subtracting(changes.unwanted).subtracting(served)
+        guard !leaving.isEmpty || !adopting.isEmpty else {
+            cluster.exchange.handBack(changes.unwanted)
+            return []
+        }
+        if durable.hasHeldOutputs {
+            throw ClusterStateError.pipelineBusy
+        }
+        if !leaving.isEmpty {
+            durable.release(leaving)
+            positions.forget { leaving.contains(Partition(feed: $0)) }
+        }
+        cluster.exchange.handBack(changes.unwanted)
+        guard !adopting.isEmpty else { return [] }
+        do {
+            let reports = try durable.adopt(adopting)
+            positions.record(
+                durable.engine.allPositions.filter { adopting.contains(Partition(feed: $0.feed)) })
+            return reports
+        } catch {
+            // Its leases go back, so this node (or another) takes them again at a later round.
+            logger.error(
+                "could not load partitions taken over; their leases are handed back",
+                metadata: ["partitions": "\(adopting.count)", "error": "\(error.message)"])
+            durable.release(adopting)
+            cluster.exchange.handBack(adopting)
+            return []
+        }
+    }
+
+    /// The cluster step of a pass: applies lease changes (flushing first when there are), sends
+    /// the forwarded requests' answers, and, at most every 250 ms, moves requests whose
+    /// partition changed owner and answers those past their time.
+    func serveCluster(durable: DurableEngine, control: Socket, publish: Socket, engine: Engine) throws {
+        guard let cluster, let forwarder else { return }
+        if cluster.exchange.hasChanges {
+            try settleCarried(durable: durable, control: control, publish: publish)
+            try send(try durable.flush(), control: control, publish: publish, engine: engine)
+            try publishAll(try applyClusterChanges(durable: durable), on: publish)
+        }
+        for answer in forwarder.takeAnswers() {
+            sendReply(answer.route.replyFrames(answer.body), on: control, engine: engine)
+        }
+        let now = ContinuousClock.now
+        guard now >= nextForwardCheck else { return }
+        nextForwardCheck = now + .milliseconds(250)
+        let view = cluster.exchange.view
+        clusterView = view
+        for answer in forwarder.update(view: view, now: now) {
+            sendReply(answer.route.replyFrames(answer.body), on: control, engine: engine)
+        }
+        engine.statusMembers["cluster"] = clusterStatus(view, forwarder: forwarder)
+        metrics?.recordCluster(view, forwarder: forwarder)
+    }
+
+    /// Where a message received on `origin` goes: applied here (true), or forwarded to the
+    /// node that owns its feed, or refused because none does (false: handled).
+    func isServedHere(_ body: [UInt8], size: Int, route: ReplyRoute?) throws -> Bool {
+        guard let forwarder, let engine, let control, let publish, let served = engine.servedPartitions,
+            body.count == size
+        else { return true }
+        let routing = RequestRouting(body: body)
+        guard let partition = routing.partition, !served.contains(partition) else { return true }
+        let owner = clusterView?.owner(of: partition)
+        if let route {
+            let refusal: [UInt8]?
+            if let owner {
+                refusal = forwarder.forward(
+                    control: body, route: route, routing: routing, partition: partition, owner: owner)
+            } else {
+                refusal = routing.refusal(.partitionUnavailable, unownedMessage(partition))
+            }
+            if let refusal { sendReply(route.replyFrames(refusal), on: control, engine: engine) }
+        } else if owner.map({ forwarder.forward(ingest: body, owner: $0) }) != true {
+            let message =
+                owner.map {
+                    "node \($0.node), which owns \(partition), takes no more ingest for now; nothing was applied"
+                } ?? unownedMessage(partition)
+            try publishAll([routing.refusalEvent(.partitionUnavailable, message)], on: publish)
+        }
+        return false
+    }
+
+    /// Leaves the cluster at a stop, after the last commits: hands every lease back so the other
+    /// nodes take the partitions over at their next round.
+    func leaveCluster() {
+        forwarder?.close()
+        forwarder = nil
+        if let cluster { poller.unregister(fileDescriptor: cluster.exchange.wakeDescriptor) }
+        cluster?.stop(leaving: true)
+        cluster = nil
+    }
+
+    private func unownedMessage(_ partition: Partition) -> String {
+        "no node serves \(partition) right now (its lease is moving between nodes); nothing was applied, send it again shortly"
+    }
+
+    /// The plugins this node runs, as the other nodes compare them: each plugin's name,
+    /// version and file size, sorted.
+    func pluginSummary() -> String {
+        guard let renderer else { return "" }
+        return Self.pluginRenderer(of: renderer).map { plugins in
+            plugins.loadedPlugins.map { "\($0.name)@\($0.version):\($0.fileIdentity.size)" }.sorted()
+                .joined(separator: ",")
+        } ?? ""
+    }
+
+    /// `status`'s `cluster` member.
+    func clusterStatus(_ view: ClusterView, forwarder: ClusterForwarder) -> JSONValue {
+        var owned: [String: [JSONValue]] = [:]
+        for lease in view.leases {
+            guard let owner = lease.owner, (lease.expiresIn ?? .zero) > .zero else { continue }
+            owned[owner, default: []].append(.number(Double(lease.partition.index)))
+        }
+        let nodes: [JSONValue] = view.nodes.map { node in
+            let endpoints = NodeEndpoints(json: node.endpoints)
+            return [
+                "name": .string(node.name),
+                "control": endpoints.map { .string($0.control) } ?? .null,
+                "ingest": endpoints.map { .string($0.ingest) } ?? .null,
+                "publish": endpoints.map { .string($0.publish) } ?? .null,
+                "heartbeatAgeMs": .number(Double(node.heartbeatAge.milliseconds)),
+                "partitions": .array(owned[node.name] ?? []),
+                "pluginsDiffer": .bool(view.pluginMismatches.contains(node.name)),
+            ]
+        }
+        let tokens: [JSONValue] = view.held.sorted { $0.key < $1.key }.map {
+            ["partition": .number(Double($0.key.index)), "token": .number(Double($0.value))]
+        }
+        return [
+            "node": .string(view.node),
+            "leaseMs": .number(Double(configuration.leaseMilliseconds)),
+            "nodes": .array(nodes),
+            "held": .array(tokens),
+            "unowned": .number(Double(Partition.count - owned.values.reduce(0) { $0 + $1.count })),
+            "forwarding": .number(Double(forwarder.waitingCount)),
+            "storeFailure": view.storeFailure.map(JSONValue.string) ?? .null,
+        ]
+    }
+}
+
+/// A cluster change that came while batches were held in the pipeline (a bug: the loop
+/// flushes before it applies one).
+enum ClusterStateError: Error {
+    case pipelineBusy
+}
+
+extension Duration {
+    /// The duration in whole milliseconds.
+    var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

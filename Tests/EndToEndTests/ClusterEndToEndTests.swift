@@ -1,0 +1,283 @@
+import Foundation
+import RowCastClient
+import RowCastDaemon
+import RowCastJSON
+import RowCastPluginHosting
+import RowCastTesting
+import RowCastWire
+import Testing
+
+/// Three rowcastd nodes sharing one real PostgreSQL (`--store … --node-name`): a feed's
+/// partition is owned by one live node, any node answers, and a dead or paused owner's
+/// partitions move to the others without losing or doubling anything acked.
+@Suite(.serialized, .enabled(if: PostgreSQLTestServer.testsEnabled))
+struct ClusterEndToEndTests {
+    /// How long a node's lease lasts in these tests.
+    static let leaseMilliseconds = 1500
+    /// How long a test waits for the cluster to settle or a partition to move.
+    static let patience: TimeInterval = SanitizerRuntime.isActive ? 90 : 30
+
+    /// Three nodes on one database, each with its own state directory and free ports.
+    final class Cluster {
+        let url: String
+        let plugins: TemporaryDirectory
+        private(set) var nodes: [String: DaemonProcess] = [:]
+        let names = ["n1", "n2", "n3"]
+
+        init(url: String, count: Int = 3) throws {
+            self.url = url
+            plugins = try DaemonProcess.pluginDirectory()
+            for name in names.prefix(count) { try start(name) }
+        }
+
+        func start(_ name: String) throws {
+            nodes[name] = try DaemonProcess(
+                pluginDirectory: plugins,
+                extraArguments: [
+                    "--store", url, "--node-name", name, "--lease-ms", "\(ClusterEndToEndTests.leaseMilliseconds)",
+                ],
+                timeout: 60)
+        }
+
+        func node(_ name: String) -> DaemonProcess { nodes[name]! }
+
+        func kill(_ name: String) {
+            nodes[name]?.crash()
+            nodes[name] = nil
+        }
+
+        func stopAll() {
+            for node in nodes.values {
+                node.signal(SIGCONT)
+                node.stop()
+            }
+            nodes = [:]
+        }
+
+        /// The node that owns `feed`'s partition, as `through`'s status shows it.
+        func owner(of feed: String, through name: String) throws -> String? {
+            let status = try RawPeer(node(name)).request(["op": "status"])
+            let partition = Double(Partition(feed: feed).index)
+            for node in status["cluster"]?["nodes"]?.arrayValue ?? [] {
+                if (node["partitions"]?.arrayValue ?? []).contains(.number(partition)) {
+                    return node["name"]?.stringValue
+                }
+            }
+            return nil
+        }
+
+        /// Waits until every partition is owned by the node `PartitionAssignment` gives it
+        /// among `live`, as each live node's status shows.
+        func settle(_ live: [String]) throws {
+            let assignment = PartitionAssignment(nodes: live)
+            let deadline = Date().addingTimeInterval(ClusterEndToEndTests.patience)
+            var last = ""
+            while Date() < deadline {
+                var settled = true
+                for name in live {
+                    let status = try RawPeer(node(name)).request(["op": "status"])
+                    let cluster = status["cluster"]
+                    var owned: [Int: String] = [:]
+                    for node in cluster?["nodes"]?.arrayValue ?? [] {
+                        for partition in node["partitions"]?.arrayValue ?? [] {
+                            owned[Int(partition.numberValue ?? -1)] = node["name"]?.stringValue
+                        }
+                    }
+                    let wrong = Partition.all.filter { owned[$0.index] != assignment.owner(of: $0) }
+                    let held = cluster?["held"]?.arrayValue?.count ?? -1
+                    if !wrong.isEmpty || held != assignment.partitions(of: name).count {
+                        settled = false
+                        last = "\(name): \(wrong.count) partitions not with their owner, \(held) held"
+                    }
+                }
+                if settled { return }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            throw TestFailure("the cluster did not settle within \(ClusterEndToEndTests.patience) s: \(last)")
+        }
+    }
+
+    /// A feed whose partition `PartitionAssignment` gives to `owner` among `nodes`.
+    static func feed(ownedBy owner: String, among nodes: [String], prefix: String) -> String {
+        let assignment = PartitionAssignment(nodes: nodes)
+        return (0..<10_000).lazy.map { "\(prefix)-\($0)" }.first { assignment.owner(of: Partition(feed: $0)) == owner }!
+    }
+
+    @Test(
+        "acked publishing through one node while the feed's owner is killed: every acked item is in the snapshot once, and a replica through a relay of all nodes follows without a resync",
+        .timeLimit(.minutes(4)))
+    func ownerKilledUnderAckedLoad() throws {
+        let url = try PostgreSQLTestServer.shared().makeDatabase()
+        let cluster = try Cluster(url: url)
+        defer { cluster.stopAll() }
+        try cluster.settle(cluster.names)
+        let feed = Self.feed(ownedBy: "n2", among: cluster.names, prefix: "killed")
+        #expect(try cluster.owner(of: feed, through: "n1") == "n2")
+
+        let relay = try RelayProcess(
+            upstreamPublish: cluster.node("n1").publish, upstreamControl: cluster.node("n1").control,
+            extra: ["--upstream-publish", cluster.node("n2").publish, "--upstream-publish", cluster.node("n3").publish])
+        defer { _ = relay.stop() }
+        let first = try RawPeer(cluster.node("n1")).request([
+            "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("first"),
+        ])
+        #expect(first["ok"] == true, "\(first)")
+        let session = try ReplicaSession(
+            feed: feed, controlEndpoint: relay.control, publishEndpoint: relay.publish,
+            timeout: .seconds(Int(Self.patience)))
+        let loaded = try session.start()
+        let epoch = loaded.epoch
+
+        // The load goes through n1, which forwards it to n2, then to n3 once n2 is gone.
+        let publisher = try AckedPublisher(
+            endpoint: cluster.node("n1").control,
+            options: AckedPublisherOptions(
+                window: 32, retryTimeout: .milliseconds(500), timeout: .seconds(Int(Self.patience)),
+                connectTimeout: .milliseconds(200)))
+        var results: [AckedResult] = []
+        var sent = 0
+        var killedAt: Int?
+        var resyncs = 0
+        let started = Date()
+        while sent < 3000, Date().timeIntervalSince(started) < Self.patience {
+            try publisher.submit([
+                "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("i\(sent)"),
+            ])
+            sent += 1
+            results += publisher.takeResults()
+            if sent == 300 {
+                cluster.kill("n2")
+                killedAt = sent
+            }
+            while case .some(let event) = try session.next(timeout: .zero) {
+                if case .resynced = event { resyncs += 1 }
+            }
+            if killedAt != nil, sent >= 600, results.count >= sent - 32 { break }
+        }
+        try publisher.flush()
+        results += publisher.takeResults()
+
+        let acked = PostgreSQLStoreEndToEndTests.ackedIDs(results)
+        #expect(
+            acked.count > 300, "\(results.filter { PostgreSQLStoreEndToEndTests.ackedIDs([$0]).isEmpty }.prefix(3))")
+        let refused = results.filter { PostgreSQLStoreEndToEndTests.ackedIDs([$0]).isEmpty }
+        for result in refused {
+            // What is not acked is refused with a clear, retryable code.
+            guard case .failure(let error) = result.result else { continue }
+            #expect(["partition_unavailable", "forward_timeout", "storage_error"].contains(error.code), "\(error)")
+        }
+        #expect(try cluster.owner(of: feed, through: "n1") == "n3")
+        let snapshot = try RawPeer(cluster.node("n3")).request(["op": "snapshot", "feed": .string(feed)])
+        let ids = PostgreSQLStoreEndToEndTests.rowIDs(snapshot)
+        #expect(ids.count == Set(ids).count, "an item is in the snapshot twice")
+        #expect(Set(acked).isSubset(of: Set(ids)), "\(Set(acked).subtracting(ids).count) acked items missing")
+        #expect(snapshot["epoch"]?.stringValue == epoch, "the feed started a new epoch on its new owner")
+
+        try RelayEndToEndTests.follow(session, to: Int(snapshot["seq"]?.numberValue ?? 0), seconds: Self.patience)
+        #expect(resyncs == 0 && session.replica?.epoch == epoch, "the replica had to take a new snapshot")
+        let state = try FeedReplica(
+            snapshot: try ControlClient(endpoint: cluster.node("n1").control, timeout: .seconds(10)).snapshot(
+                feed: feed)
+        ).snapshotJSON
+        #expect(session.replica?.snapshotJSON == state)
+    }
+
+    @Test(
+        "a node stopped past its lease cannot commit once it continues: its request is refused or forwarded, and only what was acked is stored",
+        .timeLimit(.minutes(3)))
+    func pausedOwnerIsFenced() throws {
+        let url = try PostgreSQLTestServer.shared().makeDatabase()
+        let cluster = try Cluster(url: url, count: 2)
+        defer { cluster.stopAll() }
+        let live = ["n1", "n2"]
+        try cluster.settle(live)
+        let feed = Self.feed(ownedBy: "n1", among: live, prefix: "fenced")
+        let paused = cluster.node("n1")
+        let peer = try RawPeer(paused)
+        #expect(
+            try peer.request(["op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("a")])["ok"]
+                == true)
+
+        paused.signal(SIGSTOP)
+        defer { paused.signal(SIGCONT) }
+        // n2 takes the partition over once n1's lease runs out.
+        let deadline = Date().addingTimeInterval(Self.patience)
+        while try cluster.owner(of: feed, through: "n2") != "n2" {
+            guard Date() < deadline else { throw TestFailure("n2 did not take \(feed) over") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let other = try RawPeer(cluster.node("n2"))
+        let taken = try other.request([
+            "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("b"),
+        ])
+        #expect(taken["ok"] == true, "\(taken)")
+        // Sent while n1 is stopped: it reads it the moment it continues, before or after it
+        // learns that its lease is gone.
+        _ = try peer.dealer.send([
+            [],
+            (["op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("c"), "req": "late"]
+                as JSONValue).serialized(),
+        ])
+        paused.signal(SIGCONT)
+        guard let frames = try peer.dealer.receiveMultipart() else { throw TestFailure("n1 did not answer") }
+        let late = try JSONParser.parse(frames.last ?? [])
+        let code = late["error"]?["code"]?.stringValue
+        #expect(
+            late["ok"] == true || ["storage_error", "partition_unavailable"].contains(code ?? ""),
+            "\(late)\n\(paused.log)")
+
+        let snapshot = try other.request(["op": "snapshot", "feed": .string(feed)])
+        let ids = Set(PostgreSQLStoreEndToEndTests.rowIDs(snapshot))
+        #expect(ids.isSuperset(of: ["a", "b"]))
+        // "c" is stored exactly when n1 said so, and then through n2, at n2's next seq.
+        #expect(ids.contains("c") == (late["ok"] == true), "\(late) \(snapshot)")
+        if late["ok"] == true {
+            #expect(late["seq"] == .number((taken["seq"]?.numberValue ?? 0) + 1), "\(late) \(taken)")
+        }
+        // n1 serves the partition no more, and says which node does.
+        #expect(try cluster.owner(of: feed, through: "n1") == "n2")
+    }
+
+    @Test(
+        "after a failover, a retry sent to another node gets the first answer, and since is answered from history",
+        .timeLimit(.minutes(3)))
+    func retryAndSinceAcrossFailover() throws {
+        let url = try PostgreSQLTestServer.shared().makeDatabase()
+        let cluster = try Cluster(url: url)
+        defer { cluster.stopAll() }
+        try cluster.settle(cluster.names)
+        let feed = Self.feed(ownedBy: "n3", among: cluster.names, prefix: "retry")
+        let entry = try RawPeer(cluster.node("n1"))
+        var last = JSONValue.null
+        for index in 0..<10 {
+            last = try entry.request([
+                "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("r\(index)"),
+            ])
+            #expect(last["ok"] == true, "\(last)")
+        }
+        let request: JSONValue = [
+            "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("retried", price: 1),
+            "client": "retrier", "req": 7,
+        ]
+        let answered = try entry.request(request)
+        #expect(answered["ok"] == true, "\(answered)")
+
+        cluster.kill("n3")
+        let deadline = Date().addingTimeInterval(Self.patience)
+        while try cluster.owner(of: feed, through: "n2") == nil
+            || (try cluster.owner(of: feed, through: "n2")) == "n3"
+        {
+            guard Date() < deadline else { throw TestFailure("nobody took \(feed) over from n3") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let again = try RawPeer(cluster.node("n2")).request(request)
+        #expect(again.serialized() == answered.serialized(), "\(again) vs \(answered)")
+
+        let since = try RawPeer(cluster.node("n2")).request([
+            "op": "since", "feed": .string(feed), "epoch": last["epoch"]!,
+            "seq": .number((last["seq"]?.numberValue ?? 0) - 4),
+        ])
+        #expect(since["covered"] == true, "\(since)")
+        #expect((since["deltas"]?.arrayValue ?? []).count == 5, "\(since)")
+    }
+}
