@@ -234,8 +234,12 @@ struct ClusterEndToEndTests {
         if late["ok"] == true {
             #expect(late["seq"] == .number((taken["seq"]?.numberValue ?? 0) + 1), "\(late) \(taken)")
         }
-        // n1 serves the partition no more, and says which node does.
-        #expect(try cluster.owner(of: feed, through: "n1") == "n2")
+        // n1 serves the partition no more, and says which node does (at its next round).
+        let settled = Date().addingTimeInterval(Self.patience)
+        while try cluster.owner(of: feed, through: "n1") != "n2" {
+            guard Date() < settled else { throw TestFailure("n1 still does not say n2 owns \(feed)\n\(paused.log)") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
     }
 
     @Test(
