@@ -11,6 +11,10 @@ import RowCastWire
 /// schema). When the server goes away, the call in flight fails with `unavailable` and the
 /// next call connects again.
 ///
+/// Every statement that changes lease rows locks them first in partition order, as
+/// `rowcast.check_leases` does in a commit, so a renewal or takeover waits for a commit in
+/// flight instead of deadlocking with it.
+///
 /// Not `Sendable`: one thread (the daemon's coordinator) uses it.
 public final class PartitionLeaseTable {
     /// The store's URL (it carries no password).
@@ -101,13 +105,20 @@ public final class PartitionLeaseTable {
                 try connection.query(
                     PostgresStatement(
                         """
-                        UPDATE rowcast.partitions SET
-                            token = CASE WHEN owner IS NOT DISTINCT FROM $1 THEN token ELSE token + 1 END,
+                        WITH locked AS MATERIALIZED (
+                            SELECT partition FROM rowcast.partitions
+                            WHERE partition = ANY($2::integer[])
+                                AND (owner IS NULL OR owner = $1 OR expires_at < clock_timestamp())
+                            ORDER BY partition FOR NO KEY UPDATE
+                        )
+                        UPDATE rowcast.partitions AS p SET
+                            token = CASE WHEN p.owner IS NOT DISTINCT FROM $1 THEN p.token ELSE p.token + 1 END,
                             owner = $1,
                             expires_at = clock_timestamp() + $3::bigint * interval '1 microsecond'
-                        WHERE partition = ANY($2::integer[])
-                            AND (owner IS NULL OR owner = $1 OR expires_at < clock_timestamp())
-                        RETURNING partition, token
+                        FROM locked
+                        WHERE p.partition = locked.partition
+                            AND (p.owner IS NULL OR p.owner = $1 OR p.expires_at < clock_timestamp())
+                        RETURNING p.partition, p.token
                         """,
                         [
                             .text(node), .bigintArray(partitions.sorted().map { Int64($0.index) }),
@@ -131,10 +142,18 @@ public final class PartitionLeaseTable {
                 try connection.query(
                     PostgresStatement(
                         """
+                        WITH locked AS MATERIALIZED (
+                            SELECT p.partition FROM rowcast.partitions AS p
+                            JOIN unnest($2::integer[], $3::bigint[]) AS held(partition, token)
+                                ON p.partition = held.partition AND p.token = held.token
+                            WHERE p.owner = $1
+                            ORDER BY p.partition FOR NO KEY UPDATE OF p
+                        )
                         UPDATE rowcast.partitions AS p
                         SET expires_at = clock_timestamp() + $4::bigint * interval '1 microsecond'
-                        FROM unnest($2::integer[], $3::bigint[]) AS held(partition, token)
-                        WHERE p.partition = held.partition AND p.token = held.token AND p.owner = $1
+                        FROM locked, unnest($2::integer[], $3::bigint[]) AS held(partition, token)
+                        WHERE p.partition = locked.partition AND p.partition = held.partition
+                            AND p.token = held.token AND p.owner = $1
                         RETURNING p.partition, p.token
                         """,
                         [
@@ -153,8 +172,13 @@ public final class PartitionLeaseTable {
             try connection.query(
                 PostgresStatement(
                     """
-                    UPDATE rowcast.partitions SET owner = NULL, expires_at = NULL
-                    WHERE owner = $1 AND partition = ANY($2::integer[])
+                    WITH locked AS MATERIALIZED (
+                        SELECT partition FROM rowcast.partitions
+                        WHERE owner = $1 AND partition = ANY($2::integer[])
+                        ORDER BY partition FOR NO KEY UPDATE
+                    )
+                    UPDATE rowcast.partitions AS p SET owner = NULL, expires_at = NULL
+                    FROM locked WHERE p.partition = locked.partition AND p.owner = $1
                     """, [.text(node), .bigintArray(partitions.sorted().map { Int64($0.index) })]))
         }
     }
@@ -165,7 +189,14 @@ public final class PartitionLeaseTable {
         try withConnection(during: "leaving the cluster of") { connection in
             try connection.transaction([
                 PostgresStatement(
-                    "UPDATE rowcast.partitions SET owner = NULL, expires_at = NULL WHERE owner = $1", [.text(node)]),
+                    """
+                    WITH locked AS MATERIALIZED (
+                        SELECT partition FROM rowcast.partitions WHERE owner = $1
+                        ORDER BY partition FOR NO KEY UPDATE
+                    )
+                    UPDATE rowcast.partitions AS p SET owner = NULL, expires_at = NULL
+                    FROM locked WHERE p.partition = locked.partition AND p.owner = $1
+                    """, [.text(node)]),
                 PostgresStatement("DELETE FROM rowcast.nodes WHERE name = $1", [.text(node)]),
             ])
         }

@@ -249,6 +249,40 @@ struct FeedStoreConformanceTests {
     }
 
     @Test(
+        "loading partitions gives their feeds, events and quarantine, and the whole ledger and renderers",
+        arguments: StoreKind.allCases)
+    func loadByPartition(kind: StoreKind) throws {
+        let place = try kind.makePlace()
+        let store = try place.open()
+        _ = try store.load()
+        let names = (0..<40).map { "feed-\($0)" }
+        var all = StoreCommit()
+        all.feeds = names.map { changes($0, seq: 1, nextArrival: 2, items: [("i", storedItem("i", arrival: 1))]) }
+        all.events = names.map { ActionEvent(feed: $0, seq: 1, body: Array("{\"feed\":\"\($0)\"}".utf8)) }
+        all.quarantine.entered = names.enumerated().map { index, name in
+            QuarantinedItem(
+                feed: name, id: "q", type: "product", code: .pluginCrashed, reason: "killed by signal 11",
+                plugin: "product", file: "/p/librowcast-product.so", at: Int64(index))
+        }
+        all.ledger.recorded = [LedgerEntry(key: LedgerKey(client: "c", req: "1"), order: 1, reply: [0x7B, 0x7D])]
+        all.renderers = [RendererRecord(kind: .item, type: "product", identity: "product@1")]
+        try store.commit(all)
+        store.close()
+
+        let reopened = try place.open()
+        defer { reopened.close() }
+        let wanted: Set<Partition> = [Partition(feed: "feed-3"), Partition(feed: "feed-17")]
+        let expected = names.filter { wanted.contains(Partition(feed: $0)) }
+        let state = try reopened.load(partitions: wanted)
+        #expect(state.feeds.map(\.name) == expected.sorted())
+        #expect(state.events.map(\.feed).sorted() == expected.sorted())
+        #expect(state.quarantine.map(\.feed) == expected)
+        #expect(state.ledger.map(\.key) == [LedgerKey(client: "c", req: "1")] && state.renderers.count == 1)
+        let none = try reopened.load(partitions: [])
+        #expect(none.feeds.isEmpty && none.events.isEmpty && none.quarantine.isEmpty && none.ledger.count == 1)
+    }
+
+    @Test(
         "logged deltas come back as the history of each feed's current epoch, up to its seq",
         arguments: StoreKind.allCases)
     func history(kind: StoreKind) throws {

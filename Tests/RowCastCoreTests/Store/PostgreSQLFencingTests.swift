@@ -169,4 +169,46 @@ struct PostgreSQLFencingTests {
         a.close()
         b.close()
     }
+
+    @Test("a renewal waits for the node's own commit in flight over the same partitions, and both succeed")
+    func renewalDuringCommit() throws {
+        let (url, a, b, table) = try cluster()
+        defer {
+            a.close()
+            b.close()
+            table.close()
+        }
+        let feeds = (0..<200).map { "feed-\($0)" }
+        let partitions = Set(feeds.map { Partition(feed: $0) })
+        let held = try table.acquire(partitions, node: "a", lease: .seconds(30))
+        #expect(held.count == partitions.count)
+        for (partition, token) in held { a.fence?.set(partition, token: token) }
+        func commit(seq: UInt64) -> StoreCommit {
+            var commit = StoreCommit()
+            commit.feeds = feeds.flatMap { ClusterTest.commit($0, seq: seq).feeds }
+            return commit
+        }
+        try a.commit(commit(seq: 1))
+
+        let blocker = try ClusterTest.connection(url)
+        defer { blocker.close() }
+        try blocker.execute("BEGIN")
+        try blocker.execute("SELECT 1 FROM rowcast.feeds WHERE name = 'feed-199' FOR UPDATE")
+        let committing = Handover(a)
+        let second = commit(seq: 2)
+        committing.start { store in try store.commit(second) }
+        #expect(try ClusterTest.waitUntil { try ClusterTest.lockWaiters(url: url) == 1 })
+        let renewing = Handover(table)
+        let renewed = Box<[Partition: Int64]>([:])
+        renewing.start { table in renewed.value = try table.renew(held, node: "a", lease: .seconds(30)) }
+        #expect(try ClusterTest.waitUntil { try ClusterTest.lockWaiters(url: url) == 2 })
+        try blocker.execute("COMMIT")
+
+        let committed = committing.wait()
+        let renewal = renewing.wait()
+        #expect(Handover<Void>.succeeded(committed), "\(String(describing: committed))")
+        #expect(Handover<Void>.succeeded(renewal), "\(String(describing: renewal))")
+        #expect(renewed.value == held)
+        #expect(try a.feeds(named: ["feed-0", "feed-199"]).map(\.seq) == [2, 2])
+    }
 }
