@@ -106,7 +106,7 @@ extension Daemon {
         nextForwardCheck = now + .milliseconds(250)
         let view = cluster.exchange.view
         clusterView = view
-        for answer in forwarder.update(view: view, now: now) {
+        for answer in forwarder.update(view: view, served: engine.servedPartitions ?? [], now: now) {
             sendReply(answer.route.replyFrames(answer.body), on: control, engine: engine)
         }
         engine.statusMembers["cluster"] = clusterStatus(view, forwarder: forwarder)
@@ -123,14 +123,12 @@ extension Daemon {
         guard let partition = routing.partition, !served.contains(partition) else { return true }
         let owner = clusterView?.owner(of: partition)
         if let route {
-            let refusal: [UInt8]?
-            if let owner {
-                refusal = forwarder.forward(
-                    control: body, route: route, routing: routing, partition: partition, owner: owner)
-            } else {
-                refusal = routing.refusal(.partitionUnavailable, unownedMessage(partition))
+            // Without an owner, the request waits for the partition's next one.
+            if let refusal = forwarder.forward(
+                control: body, route: route, routing: routing, partition: partition, owner: owner)
+            {
+                sendReply(route.replyFrames(refusal), on: control, engine: engine)
             }
-            if let refusal { sendReply(route.replyFrames(refusal), on: control, engine: engine) }
         } else if owner.map({ forwarder.forward(ingest: body, owner: $0) }) != true {
             let message =
                 owner.map {

@@ -8,10 +8,12 @@ import ZeroMQ
 ///
 /// Control requests go over one DEALER per peer, connected to the peer's control endpoint,
 /// each under a tag of its own (`[tag, empty, request]`: the peer's ROUTER answers on that
-/// envelope); ingest goes over one PUSH per peer. When a partition's owner changes while a
-/// request waits for its answer, a request that names its `client` and `req` is sent to the new
-/// owner (the shared ledger answers it if the old owner applied it); any other is answered
-/// `forward_timeout`, as is one still unanswered after `timeout`.
+/// envelope); ingest goes over one PUSH per peer. A control request for a partition no node
+/// holds (its lease is moving) waits, unsent, for the next owner. When a partition's owner
+/// changes while a request waits for its answer, a request that names its `client` and `req` is
+/// sent to the new owner (the shared ledger answers it if the old owner applied it); any other
+/// is answered `forward_timeout`, as is one still unanswered after `timeout`, and one never
+/// sent gets `partition_unavailable`.
 final class ClusterForwarder {
     /// A request waiting for its answer from a peer.
     private struct Waiting {
@@ -19,7 +21,8 @@ final class ClusterForwarder {
         var body: [UInt8]
         var routing: RequestRouting
         var partition: Partition
-        var node: String
+        /// The node it was sent to; nil while it waits for its partition to get an owner.
+        var node: String?
         var deadline: ContinuousClock.Instant
     }
 
@@ -75,11 +78,11 @@ final class ClusterForwarder {
     /// How many forwarded requests wait for their answers.
     var waitingCount: Int { waiting.count }
 
-    /// Forwards a control request to `owner`; returns the reply to send at once instead (a
-    /// refusal) when it cannot.
+    /// Forwards a control request to `owner`, or keeps it for the partition's next owner when
+    /// it has none; returns the reply to send at once instead (a refusal) when it cannot.
     func forward(
         control body: [UInt8], route: ReplyRoute, routing: RequestRouting, partition: Partition,
-        owner: (node: String, endpoints: NodeEndpoints)
+        owner: (node: String, endpoints: NodeEndpoints)?
     ) -> [UInt8]? {
         guard waiting.count < Self.maximumWaiting else {
             return routing.refusal(
@@ -90,8 +93,12 @@ final class ClusterForwarder {
         let tag = nextTag
         nextTag += 1
         let entry = Waiting(
-            route: route, body: body, routing: routing, partition: partition, node: owner.node,
+            route: route, body: body, routing: routing, partition: partition, node: owner?.node,
             deadline: .now + timeout)
+        guard let owner else {
+            waiting[tag] = entry
+            return nil
+        }
         guard send(entry, tag: tag, endpoints: owner.endpoints) else {
             return routing.refusal(
                 .partitionUnavailable,
@@ -130,17 +137,25 @@ final class ClusterForwarder {
     /// After the cluster's view changed: connects to new owners, sends waiting requests whose
     /// partition moved to their new owner (or refuses them), closes the sockets of nodes gone,
     /// and answers `forward_timeout` to requests past their deadline. Returns those answers.
-    func update(view: ClusterView, now: ContinuousClock.Instant = .now) -> [(route: ReplyRoute, body: [UInt8])] {
+    /// A request whose partition this node took over (and `served` has) goes to this node's
+    /// own control socket, where the loop applies it like any other.
+    func update(
+        view: ClusterView, served: Set<Partition>, now: ContinuousClock.Instant = .now
+    ) -> [(route: ReplyRoute, body: [UInt8])] {
         var answers: [(route: ReplyRoute, body: [UInt8])] = []
         for (tag, entry) in waiting {
-            let owner = view.owner(of: entry.partition)
+            var owner = view.holder(of: entry.partition)
+            if owner?.node == view.node, !served.contains(entry.partition) { owner = nil }
             if now >= entry.deadline {
                 waiting[tag] = nil
                 timedOut += 1
-                answers.append((entry.route, entry.routing.refusal(.forwardTimeout, timeoutMessage(entry))))
+                answers.append(
+                    entry.node == nil
+                        ? (entry.route, entry.routing.refusal(.partitionUnavailable, unownedMessage(entry)))
+                        : (entry.route, entry.routing.refusal(.forwardTimeout, timeoutMessage(entry))))
             } else if let owner, owner.node != entry.node {
                 waiting[tag] = nil
-                guard entry.routing.isRetrySafe else {
+                guard entry.routing.isRetrySafe || entry.node == nil else {
                     answers.append((entry.route, entry.routing.refusal(.forwardTimeout, movedMessage(entry))))
                     continue
                 }
@@ -151,7 +166,7 @@ final class ClusterForwarder {
                 if send(moved, tag: retag, endpoints: owner.endpoints) { waiting[retag] = moved }
             }
         }
-        let live = Set(view.nodes.map(\.name))
+        let live = Set(view.nodes.map(\.name)).union([view.node])
         for (name, peer) in peers
         where !live.contains(name)
             || view.nodes.first(where: { $0.name == name }).flatMap({
@@ -179,7 +194,7 @@ final class ClusterForwarder {
     }
 
     private func send(_ entry: Waiting, tag: UInt64, endpoints: NodeEndpoints) -> Bool {
-        guard let peer = peer(entry.node, endpoints) else { return false }
+        guard let node = entry.node, let peer = peer(node, endpoints) else { return false }
         let tagBytes = withUnsafeBytes(of: tag) { Array($0) }
         return (try? peer.control.send([tagBytes, [], entry.body], dontWait: true)) == true
     }
@@ -203,11 +218,15 @@ final class ClusterForwarder {
         }
     }
 
+    private func unownedMessage(_ entry: Waiting) -> String {
+        "no node took \(entry.partition) over within \(timeout) (its lease is moving between nodes); nothing was applied, send it again"
+    }
+
     private func timeoutMessage(_ entry: Waiting) -> String {
-        "node \(entry.node), which owns \(entry.partition), did not answer within \(timeout); the request may or may not have been applied. Send it again with the same client and req: a repeat of an applied request gets its first answer"
+        "node \(entry.node ?? "?"), which owns \(entry.partition), did not answer within \(timeout); the request may or may not have been applied. Send it again with the same client and req: a repeat of an applied request gets its first answer"
     }
 
     private func movedMessage(_ entry: Waiting) -> String {
-        "\(entry.partition) moved from node \(entry.node) to another node before it answered, and the request names no client and req to send it again safely; it may or may not have been applied"
+        "\(entry.partition) moved from node \(entry.node ?? "?") to another node before it answered, and the request names no client and req to send it again safely; it may or may not have been applied"
     }
 }

@@ -39,7 +39,12 @@ public struct ClusterView: Sendable {
 
     /// The node holding `partition`'s lease and its endpoints, when another live node does.
     public func owner(of partition: Partition) -> (node: String, endpoints: NodeEndpoints)? {
-        guard partition.index < leases.count, let owner = leases[partition.index].owner, owner != node,
+        holder(of: partition).flatMap { $0.node == node ? nil : $0 }
+    }
+
+    /// The live node holding `partition`'s lease (this one included) and its endpoints.
+    public func holder(of partition: Partition) -> (node: String, endpoints: NodeEndpoints)? {
+        guard partition.index < leases.count, let owner = leases[partition.index].owner,
             (leases[partition.index].expiresIn ?? .zero) > .zero,
             let record = nodes.first(where: { $0.name == owner }), let endpoints = NodeEndpoints(json: record.endpoints)
         else { return nil }
