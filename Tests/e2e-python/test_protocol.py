@@ -85,6 +85,126 @@ class Daemon:
         shutil.rmtree(self.state, ignore_errors=True)
 
 
+def postgresql_binaries():
+    """The directory of Debian's PostgreSQL server binaries, or None."""
+    import glob
+    for directory in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        if os.access(os.path.join(directory, "initdb"), os.X_OK):
+            return directory
+    return None
+
+
+def free_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class PostgreSQLServer:
+    """A throwaway PostgreSQL server: initdb and postgres as the `postgres` user (PostgreSQL
+    refuses root) in a temporary directory, on a free loopback port; stopped and removed."""
+
+    def __init__(self):
+        self.bin = postgresql_binaries()
+        self.directory = tempfile.mkdtemp(prefix="rowcast-py-pg-")
+        self.port = free_port()
+        self.as_postgres = ["/usr/sbin/runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+        if os.getuid() == 0:
+            shutil.chown(self.directory, "postgres")
+        data = os.path.join(self.directory, "data")
+        subprocess.run(self.as_postgres + [os.path.join(self.bin, "initdb"), "-D", data, "-U", "postgres",
+                                           "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        self.log = open(os.path.join(self.directory, "server.log"), "wb")
+        self.process = subprocess.Popen(
+            self.as_postgres + [os.path.join(self.bin, "postgres"), "-D", data, "-p", str(self.port),
+                                "-k", self.directory, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log)
+        deadline = time.monotonic() + 60
+        while subprocess.run([os.path.join(self.bin, "pg_isready"), "-q", "-h", "127.0.0.1", "-p", str(self.port)],
+                             timeout=10).returncode != 0:
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                self.stop()
+                raise RuntimeError("PostgreSQL did not start")
+            time.sleep(0.1)
+        self.databases = 0
+
+    def make_database(self):
+        """A new, empty database; its URL."""
+        self.databases += 1
+        name = "rowcast_%d" % self.databases
+        subprocess.run([os.path.join(self.bin, "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+                        name], check=True, timeout=30)
+        return "postgresql://postgres@127.0.0.1:%d/%s" % (self.port, name)
+
+    def stop(self):
+        if self.process.poll() is None:
+            # pg_ctl as postgres: runuser, the process here, does not pass SIGINT on.
+            subprocess.run(self.as_postgres + [os.path.join(self.bin, "pg_ctl"), "-D",
+                                               os.path.join(self.directory, "data"), "-w", "-t", "30", "stop",
+                                               "-m", "fast"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self.log.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class ClusterDaemon:
+    """Three rowcastd nodes on one PostgreSQL, reached through the first node (writes and
+    queries) and a relay of every node's publish endpoint (subscriptions): the same endpoints a
+    `Daemon` offers, so every protocol test runs against the cluster unchanged."""
+
+    def __init__(self, server):
+        url = server.make_database()
+        self.nodes = []
+        self.relay = None
+        try:
+            for name in ("n1", "n2", "n3"):
+                self.nodes.append(Daemon(extra_args=("--store", url, "--node-name", name,
+                                                      "--lease-ms", "1500")))
+            self._wait_until_settled()
+            self.relay = Relay(self.nodes[0], publishes=[node.endpoints["publish"] for node in self.nodes])
+        except BaseException:
+            self.stop()
+            raise
+        self.endpoints = dict(self.nodes[0].endpoints, publish=self.relay.endpoints["publish"])
+
+    def _wait_until_settled(self):
+        """Until every node holds a share and no partition lacks an owner."""
+        context = zmq.Context()
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                settled = True
+                for node in self.nodes:
+                    dealer = context.socket(zmq.DEALER)
+                    dealer.setsockopt(zmq.LINGER, 0)
+                    dealer.setsockopt(zmq.RCVTIMEO, TIMEOUT_MS)
+                    dealer.connect(node.endpoints["control"])
+                    dealer.send_multipart([b"", b'{"op":"status","req":1}'])
+                    cluster = json.loads(dealer.recv_multipart()[1]).get("cluster", {})
+                    dealer.close(0)
+                    if cluster.get("unowned") != 0 or len(cluster.get("nodes", [])) != 3 or not cluster.get("held"):
+                        settled = False
+                if settled:
+                    return
+                time.sleep(0.2)
+            raise RuntimeError("the cluster did not settle within 60 s")
+        finally:
+            context.term()
+
+    def stop(self):
+        if self.relay:
+            self.relay.stop()
+        for node in self.nodes:
+            node.stop()
+
+
 class Replica:
     """A feed replica that applies deltas exactly as docs/PROTOCOL.md says."""
 
@@ -167,8 +287,11 @@ def advertising(item_id, section="ads"):
 
 
 class ProtocolTest(unittest.TestCase):
+    def make_daemon(self):
+        return Daemon()
+
     def setUp(self):
-        self.daemon = Daemon()
+        self.daemon = self.make_daemon()
         self.context = zmq.Context()
         self.dealer = self.context.socket(zmq.DEALER)
         self.push = self.context.socket(zmq.PUSH)
@@ -469,6 +592,25 @@ def build_profile_plugin(directory):
         check=True, timeout=60)
 
 
+@unittest.skipUnless(postgresql_binaries(), "PostgreSQL is not installed (make deps installs it)")
+class ClusterProtocolTest(ProtocolTest):
+    """Every protocol test above, against three nodes sharing PostgreSQL (docs/OPERATIONS.md,
+    "Cluster"), reached through one node: requests for feeds another node serves are forwarded
+    to it, and subscriptions go through a relay of every node. One PostgreSQL server for the
+    class, a database of its own for each test."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = PostgreSQLServer()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def make_daemon(self):
+        return ClusterDaemon(self.server)
+
+
 class InteractionTest(unittest.TestCase):
     """select with a value, as docs/PROTOCOL.md ("Interactions") describes it."""
 
@@ -526,12 +668,16 @@ class InteractionTest(unittest.TestCase):
 
 
 class Relay:
-    """A `rowcast relay` in front of a daemon, on wildcard loopback ports."""
+    """A `rowcast relay` in front of a daemon (or of the publish endpoints of every node of a
+    cluster), on wildcard loopback ports."""
 
-    def __init__(self, daemon):
+    def __init__(self, daemon, publishes=None):
+        upstreams = []
+        for endpoint in publishes or [daemon.endpoints["publish"]]:
+            upstreams += ["--upstream-publish", endpoint]
         self.process = subprocess.Popen(
-            [os.path.join(BUILD_DIR, "rowcast"), "relay",
-             "--upstream-publish", daemon.endpoints["publish"], "--upstream-control", daemon.endpoints["control"],
+            [os.path.join(BUILD_DIR, "rowcast"), "relay", *upstreams,
+             "--upstream-control", daemon.endpoints["control"],
              "--publish", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*"],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.endpoints = {}
