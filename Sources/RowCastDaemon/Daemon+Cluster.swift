@@ -34,7 +34,8 @@ extension Daemon {
             endpoints: endpoints, plugins: pluginSummary(), tokens: tokens, logger: logger)
         cluster = coordinator
         forwarder = ClusterForwarder(
-            context: context, poller: poller, timeout: .milliseconds(configuration.leaseMilliseconds) + .seconds(2),
+            node: configuration.nodeName, context: context, poller: poller,
+            timeout: .milliseconds(configuration.leaseMilliseconds) + .seconds(2),
             logger: logger)
         poller.register(fileDescriptor: coordinator.exchange.wakeDescriptor, for: .readable)
         coordinator.start()
@@ -122,7 +123,21 @@ extension Daemon {
         let routing = RequestRouting(body: body)
         guard let partition = routing.partition, !served.contains(partition) else { return true }
         let owner = clusterView?.owner(of: partition)
-        if let route {
+        if let route, ClusterForwarder.isForwarded(route) {
+            // Sent by a node whose view differs from this one's for a moment: not passed on.
+            let refusal = routing.refusal(
+                .partitionUnavailable,
+                "\(partition) is not served by the node it was forwarded to (its lease is moving); nothing was applied, send it again shortly"
+            )
+            sendReply(route.replyFrames(refusal), on: control, engine: engine)
+        } else if let route, owner == nil, let failure = clusterView?.storeFailure {
+            // This node cannot read the leases: nothing says an owner is coming.
+            let refusal = routing.refusal(
+                .partitionUnavailable,
+                "no node serves \(partition) that this node knows of: it cannot reach the store (\(failure)); nothing was applied, send it again later"
+            )
+            sendReply(route.replyFrames(refusal), on: control, engine: engine)
+        } else if let route {
             // Without an owner, the request waits for the partition's next one.
             if let refusal = forwarder.forward(
                 control: body, route: route, routing: routing, partition: partition, owner: owner)

@@ -291,4 +291,81 @@ struct ClusterEndToEndTests {
         #expect(since["covered"] == true, "\(since)")
         #expect((since["deltas"]?.arrayValue ?? []).count == 5, "\(since)")
     }
+
+    @Test(
+        "PostgreSQL restarted under acked load through a node: clear errors while it is down, the nodes recover by themselves, nothing acked is lost",
+        .timeLimit(.minutes(4)))
+    func serverRestartUnderLoad() throws {
+        let server = try PostgreSQLTestServer()
+        defer { server.stop() }
+        let cluster = try Cluster(url: try server.makeDatabase(), count: 2)
+        defer { cluster.stopAll() }
+        let live = ["n1", "n2"]
+        try cluster.settle(live)
+        // One feed each node owns, both written through n1.
+        let feeds = [
+            Self.feed(ownedBy: "n1", among: live, prefix: "restart"),
+            Self.feed(ownedBy: "n2", among: live, prefix: "restart"),
+        ]
+        let publisher = try AckedPublisher(
+            endpoint: cluster.node("n1").control,
+            // Its timeout spans the server's restart, during which no results are read.
+            options: AckedPublisherOptions(
+                window: 16, retryTimeout: .milliseconds(500), timeout: .seconds(60),
+                connectTimeout: .milliseconds(200)))
+        var results: [AckedResult] = []
+        var sent = 0
+        func publish(for seconds: TimeInterval) throws {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                try publisher.submit([
+                    "op": "upsert", "feed": .string(feeds[sent % 2]), "item": DaemonEndToEndTests.product("p\(sent)"),
+                ])
+                sent += 1
+                results += publisher.takeResults()
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
+        try publish(for: 1)
+        try server.stopServer(mode: "fast")
+        // Down for longer than a lease: the nodes give their partitions up meanwhile.
+        try publish(for: Double(Self.leaseMilliseconds) / 1000 * 2)
+        try server.start()
+        // The nodes take their leases again and load their feeds by themselves.
+        let recovered = Date().addingTimeInterval(Self.patience)
+        var ackedAfterRestart = 0
+        while ackedAfterRestart < 50 {
+            guard Date() < recovered else {
+                throw TestFailure("no acked writes after the restart\n\(cluster.node("n1").log)")
+            }
+            let before = sent
+            try publish(for: 0.5)
+            try publisher.flush()
+            let latest = publisher.takeResults()
+            results += latest
+            ackedAfterRestart +=
+                PostgreSQLStoreEndToEndTests.ackedIDs(latest).filter {
+                    (Int($0.dropFirst()) ?? 0) >= before
+                }.count
+        }
+        try publisher.flush()
+        results += publisher.takeResults()
+
+        let refusals = results.compactMap { result -> String? in
+            guard case .failure(let error) = result.result else { return nil }
+            return error.code
+        }
+        #expect(!refusals.isEmpty, "no request was refused while PostgreSQL was down")
+        #expect(
+            Set(refusals).isSubset(of: ["storage_error", "partition_unavailable", "forward_timeout"]),
+            "\(Set(refusals))")
+        let acked = Set(PostgreSQLStoreEndToEndTests.ackedIDs(results))
+        var stored: [String] = []
+        for feed in feeds {
+            stored += PostgreSQLStoreEndToEndTests.rowIDs(
+                try RawPeer(cluster.node("n1")).request(["op": "snapshot", "feed": .string(feed)]))
+        }
+        #expect(stored.count == Set(stored).count, "an item is stored twice")
+        #expect(acked.isSubset(of: Set(stored)), "\(acked.subtracting(stored).count) acked items missing")
+    }
 }

@@ -148,6 +148,7 @@ final class ClusterCoordinator: @unchecked Sendable {
             counts.acquired += acquired.count
             var view = ClusterView(node: node)
             view.nodes = nodes
+            view.readAt = .now
             view.leases = try table.leases()
             view.held = tokens.held
             view.lastRenewal = lastRenewal

@@ -32,10 +32,11 @@ final class ClusterForwarder {
         let control: Socket
         let ingest: Socket
 
-        init(endpoints: NodeEndpoints, context: Context) throws(ZeroMQError) {
+        init(endpoints: NodeEndpoints, context: Context, identity: [UInt8]) throws(ZeroMQError) {
             self.endpoints = endpoints
             control = try Socket(context: context, type: .dealer)
             ingest = try Socket(context: context, type: .push)
+            try control.setOption(.routingID, identity)
             for socket in [control, ingest] {
                 try socket.setOption(.linger, 0)
                 try socket.setOption(.sendHighWaterMark, 100_000)
@@ -55,6 +56,17 @@ final class ClusterForwarder {
     /// are refused with `partition_unavailable` until answers come.
     static let maximumWaiting = 65_536
 
+    /// How the routing identity of a node's forwarding socket starts: a node does not forward a
+    /// request that came from another node again (two nodes with views that disagree for a
+    /// moment would pass it back and forth).
+    static let identityPrefix: [UInt8] = Array("rowcast-node:".utf8)
+
+    /// Whether a control request on `route` was forwarded by another node.
+    static func isForwarded(_ route: ReplyRoute) -> Bool {
+        guard let first = route.frames.first, first.count > identityPrefix.count else { return false }
+        return first.starts(with: identityPrefix)
+    }
+
     private let context: Context
     private let poller: Poller
     private let logger: Logger
@@ -67,8 +79,13 @@ final class ClusterForwarder {
     private(set) var forwardedIngest = 0
     private(set) var timedOut = 0
 
-    /// A forwarder whose sockets live in `context` and are watched by the loop's `poller`.
-    init(context: Context, poller: Poller, timeout: Duration, logger: Logger) {
+    /// This node's name, in its forwarding sockets' identities.
+    private let node: String
+
+    /// A forwarder for `node` whose sockets live in `context` and are watched by the loop's
+    /// `poller`.
+    init(node: String, context: Context, poller: Poller, timeout: Duration, logger: Logger) {
+        self.node = node
         self.context = context
         self.poller = poller
         self.timeout = timeout
@@ -146,7 +163,7 @@ final class ClusterForwarder {
         for (tag, entry) in waiting {
             var owner = view.holder(of: entry.partition)
             if owner?.node == view.node, !served.contains(entry.partition) { owner = nil }
-            if now >= entry.deadline {
+            if now >= entry.deadline || (entry.node == nil && view.storeFailure != nil) {
                 waiting[tag] = nil
                 timedOut += 1
                 answers.append(
@@ -206,7 +223,8 @@ final class ClusterForwarder {
             stale.close()
         }
         do {
-            let peer = try Peer(endpoints: endpoints, context: context)
+            let identity = Self.identityPrefix + Array("\(self.node):\(UInt32.random(in: 0...UInt32.max))".utf8)
+            let peer = try Peer(endpoints: endpoints, context: context, identity: identity)
             peers[node] = peer
             poller.register(peer.control, for: .readable)
             return peer

@@ -16,6 +16,9 @@ public struct ClusterView: Sendable {
     public var pluginMismatches: [String] = []
     /// When this node last renewed its leases, read on this node's clock.
     public var lastRenewal: ContinuousClock.Instant?
+    /// When `leases` were read, on this node's clock: a lease counts as held until its expiry
+    /// as it stood then, however old the view (a view kept while the store is unreachable).
+    public var readAt = ContinuousClock.now
     /// Why the last round with the store failed, while it does.
     public var storeFailure: String?
 
@@ -43,9 +46,11 @@ public struct ClusterView: Sendable {
     }
 
     /// The live node holding `partition`'s lease (this one included) and its endpoints.
-    public func holder(of partition: Partition) -> (node: String, endpoints: NodeEndpoints)? {
+    public func holder(
+        of partition: Partition, now: ContinuousClock.Instant = .now
+    ) -> (node: String, endpoints: NodeEndpoints)? {
         guard partition.index < leases.count, let owner = leases[partition.index].owner,
-            (leases[partition.index].expiresIn ?? .zero) > .zero,
+            (leases[partition.index].expiresIn ?? .zero) > now - readAt,
             let record = nodes.first(where: { $0.name == owner }), let endpoints = NodeEndpoints(json: record.endpoints)
         else { return nil }
         return (owner, endpoints)

@@ -61,5 +61,9 @@ extension DurableEngine {
         precondition(!hasHeldOutputs, "DurableEngine.release while pipelined batches are held")
         engine.release(partitions: partitions)
         store.forget(partitions: partitions)
+        // A rollback still to be read back leaves their feeds to the node that serves them now.
+        if let pending = pendingRollBack {
+            pendingRollBack?.feeds = pending.feeds.filter { !partitions.contains(Partition(feed: $0)) }
+        }
     }
 }
