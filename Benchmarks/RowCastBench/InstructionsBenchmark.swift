@@ -29,7 +29,8 @@ struct InstructionsBenchmark {
         let binaries = FileManager.default.temporaryDirectory.appendingPathComponent(
             "rowcast-bench-ir-\(UUID().uuidString)"
         ).path
-        try Self.strippedCopies(into: binaries)
+        let paths = try Self.selectedPaths()
+        try Self.strippedCopies(of: Self.files(for: paths), into: binaries)
         defer { try? FileManager.default.removeItem(atPath: binaries) }
         let smallItems = largeItems / 3
         var table = BenchTable(
@@ -38,7 +39,6 @@ struct InstructionsBenchmark {
             header: [
                 "path", "at \(smallItems.formatted) items", "at \(largeItems.formatted) items", "instructions per item",
             ])
-        let paths = try Self.selectedPaths()
         func counts(_ key: String, _ count: (Int) throws -> Double) throws -> (small: Double, large: Double)? {
             guard paths.contains(key) else { return nil }
             return try (small: count(smallItems), large: count(largeItems))
@@ -119,14 +119,31 @@ struct InstructionsBenchmark {
         return paths
     }
 
-    /// Copies rowcast-bench, rowcastd and the plugins into `directory` without debug information.
-    static func strippedCopies(into directory: String) throws {
+    /// The files of the release build that `paths` run, by name: rowcast-bench for every path
+    /// (each runs in a mode of its own), the plugins for the paths that render with them (the
+    /// engine's and the daemon's), the plugin host for the paths with plugins in their hosts. No
+    /// path runs the rowcastd executable (the daemon's run in `--daemon-only`), so the CI guard
+    /// (`make bench-guard`, Makefile's `GUARD_PRODUCTS`) builds neither it nor the web gateway's
+    /// JWT and crypto libraries it links.
+    static func files(for paths: Set<String>) -> [String] {
+        var names = ["rowcast-bench"]
+        if !paths.isDisjoint(with: ["engine", "engineUpdates", "daemon", "daemonHosted", "hosts"]) {
+            names += ["librowcast-product.so", "librowcast-advertising.so"]
+        }
+        if !paths.isDisjoint(with: ["daemonHosted", "hosts"]) { names.append("rowcast-plugin-host") }
+        return names
+    }
+
+    /// Copies the files `names` of the release build (`files(for:)`) into `directory` without
+    /// debug information; a file that is not built fails with its name.
+    static func strippedCopies(of names: [String], into directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let source = BenchDaemon.productsDirectory
-        let names = [
-            "rowcast-bench", "rowcastd", "rowcast-plugin-host", "librowcast-product.so", "librowcast-advertising.so",
-        ]
         for name in names {
+            guard FileManager.default.fileExists(atPath: source + "/" + name) else {
+                throw BenchFailure(
+                    "instructions: \(source)/\(name) is not built (swift build -c release builds every product)")
+            }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/objcopy")
             process.arguments = ["--strip-debug", source + "/" + name, directory + "/" + name]
