@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -216,6 +217,26 @@ class GatewayTokenTest(unittest.TestCase):
         socket.send(json.dumps({"type": "token", "token": token("alice", {"news": ["read"]}, expires_in=900)}))
         dropped = self.next_event(socket, lambda event: event.get("event") == "error")
         self.assertEqual((dropped["code"], dropped["feed"]), ("forbidden", "cars"))
+
+    def test_the_pages_links_carry_the_token_the_page_was_opened_with(self):
+        alice = token("alice", ALICE)
+        request = urllib.request.Request(self.gateway.url + "/?access_token=" + alice)
+        with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
+            self.assertEqual(response.headers.get("Referrer-Policy"), "no-referrer")
+            index = response.read().decode()
+        links = re.findall(r'href="([^"]*)"', index)
+        feed_links = [link for link in links if link.startswith("/feeds/")]
+        # alice reads cars and news, not other: her index lists those two, each carrying her token.
+        self.assertEqual(feed_links, ["/feeds/cars?access_token=" + alice, "/feeds/news?access_token=" + alice])
+        for link in feed_links:
+            code, _, page = self.gateway.get(link)
+            self.assertEqual(code, 200, page)
+            self.assertIn('href="/?access_token=%s"' % alice, page, "the feed page's link back to the index")
+        # Let in by a header, the page has no token of its own to carry: its links carry none.
+        code, _, index = self.gateway.get("/", headers=bearer(alice))
+        self.assertEqual(code, 200, index)
+        self.assertNotIn("access_token", index)
+        self.assertIn('href="/feeds/cars"', index)
 
     def test_token_failures_are_counted_by_reason(self):
         self.gateway.get("/feeds/cars/stream")
