@@ -6,7 +6,9 @@ Covers: no token, an expired one, a wrong signature, a feed outside the token's 
 read-only token selecting (401/403 with the gateway's JSON error shape and codes), a select
 whose action event names the token's user as its requester, a stream closed with a
 `token_expired` event, a refresh over the open WebSocket, the token failures in /metrics, and
-the refusal to start beyond loopback without a token key.
+the refusal to start beyond loopback without a token key; the index's links carrying the token
+the page was opened with; `aud` and `iss` when the gateway is given them; unusable key files
+refused at start and by `rowcastd --check-config`, naming the file and why.
 """
 import base64
 import hashlib
@@ -247,6 +249,46 @@ class GatewayTokenTest(unittest.TestCase):
             self.assertIn('rowcast_gateway_token_failures_total{reason="%s"} 1' % reason, metrics)
 
 
+class GatewayAudienceTest(unittest.TestCase):
+    """--token-audience and --token-issuer: a token must name them."""
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="rowcast-tokens-")
+        self.addCleanup(shutil.rmtree, self.directory, True)
+        secret_file = os.path.join(self.directory, "gateway.secret")
+        with open(secret_file, "wb") as file:
+            file.write(SECRET)
+        self.daemon = RowcastDaemon()
+        self.addCleanup(self.daemon.close)
+        control = Control(self.daemon)
+        self.addCleanup(control.close)
+        self.assertTrue(control.request({"op": "upsert", "feed": "cars", "item": product("1", sort=1)})["ok"])
+        self.gateway = Gateway(self.daemon, extra_args=[
+            "--token-secret-file", secret_file, "--token-audience", "feeds.test", "--token-issuer", "https://id.test"])
+        self.addCleanup(self.gateway.stop)
+
+    def test_a_token_must_name_the_audience_and_the_issuer(self):
+        for aud in ("feeds.test", ["other.test", "feeds.test"]):
+            code, _, text = self.gateway.get(
+                "/feeds/cars", headers=bearer(token("alice", ALICE, aud=aud, iss="https://id.test")))
+            self.assertEqual(code, 200, (aud, text))
+        refused = [
+            ({"iss": "https://id.test"}, '"aud"'),
+            ({"aud": "other.test", "iss": "https://id.test"}, '"aud"'),
+            ({"aud": ["other.test", "more.test"], "iss": "https://id.test"}, '"aud"'),
+            ({"aud": "feeds.test"}, '"iss"'),
+            ({"aud": "feeds.test", "iss": "https://evil.test"}, '"iss"'),
+        ]
+        for claims, named in refused:
+            code, _, text = self.gateway.request(
+                "POST", "/feeds/cars/rows/1/select", body=b"{}",
+                headers=bearer(token("alice", ALICE, **claims), **JSON_TYPE))
+            self.assertEqual(code, 401, (claims, text))
+            error = json.loads(text)["error"]
+            self.assertEqual(error["code"], "token_invalid", claims)
+            self.assertIn(named, error["message"], claims)
+
+
 class EmbeddedGatewayTokenTest(unittest.TestCase):
     """rowcastd's own gateway (on its HTTP endpoint) with http_token_secret_files."""
 
@@ -257,7 +299,8 @@ class EmbeddedGatewayTokenTest(unittest.TestCase):
             file.write(SECRET)
         self.addCleanup(os.rmdir, directory)
         self.addCleanup(os.unlink, secret_file)
-        daemon = RowcastDaemon(http=True, extra_args=["--http-token-secret-file", secret_file])
+        daemon = RowcastDaemon(
+            http=True, extra_args=["--http-token-secret-file", secret_file, "--http-token-audience", "feeds.test"])
         self.addCleanup(daemon.close)
         control = Control(daemon)
         self.addCleanup(control.close)
@@ -275,7 +318,9 @@ class EmbeddedGatewayTokenTest(unittest.TestCase):
 
         code, body = post({})
         self.assertEqual((code, body["error"]["code"]), (401, "token_missing"))
-        code, body = post(bearer(token("carol", ALICE)))
+        code, body = post(bearer(token("carol", ALICE, aud="other.test")))
+        self.assertEqual((code, body["error"]["code"]), (401, "token_invalid"), "http_token_audience")
+        code, body = post(bearer(token("carol", ALICE, aud=["feeds.test"])))
         self.assertEqual(code, 200, body)
         events = control.request({"op": "events", "feed": "cars"})["events"]
         self.assertEqual([event["requester"] for event in events], ["carol"])
@@ -317,6 +362,52 @@ class GatewayTokenSetupTest(unittest.TestCase):
         stderr = process.stderr.decode()
         self.assertEqual(process.returncode, 78, stderr)
         self.assertIn("--http-token-secret-file", stderr)
+
+    def bad_key_files(self, directory):
+        """(flag kind, path, what the refusal must say) for each way a key file is unusable."""
+        short = os.path.join(directory, "short.secret")
+        with open(short, "wb") as file:
+            file.write(b"only 20 bytes, short")
+        not_pem = os.path.join(directory, "not.pem")
+        with open(not_pem, "wb") as file:
+            file.write(b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+        return [
+            ("secret", os.path.join(directory, "missing.secret"), "no such file"),
+            ("secret", directory, "cannot read"),
+            ("secret", short, "at least 32 bytes"),
+            ("public", not_pem, "not a PEM public key"),
+        ]
+
+    def test_serve_refuses_each_unusable_key_file_naming_it_and_why(self):
+        directory = tempfile.mkdtemp(prefix="rowcast-keys-")
+        self.addCleanup(shutil.rmtree, directory, True)
+        for kind, path, why in self.bad_key_files(directory):
+            status, stderr = self.serve("--token-%s-file" % ("secret" if kind == "secret" else "public-key"), path)
+            self.assertEqual(status, 78, stderr)
+            self.assertIn(path, stderr)
+            self.assertIn(why, stderr)
+
+    def test_rowcastd_check_config_reads_the_token_keys(self):
+        directory = tempfile.mkdtemp(prefix="rowcast-keys-")
+        self.addCleanup(shutil.rmtree, directory, True)
+
+        def check(*args):
+            process = subprocess.run(
+                [os.path.join(BUILD_DIR, "rowcastd"), "--check-config", "--http", "tcp://127.0.0.1:0",
+                 "--state-dir", directory, "--plugins", directory, *args],
+                stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+            return process.returncode, process.stderr.decode()
+
+        for kind, path, why in self.bad_key_files(directory):
+            status, stderr = check("--http-token-%s-file" % ("secret" if kind == "secret" else "public-key"), path)
+            self.assertEqual(status, 78, stderr)
+            self.assertIn(path, stderr)
+            self.assertIn(why, stderr)
+        good = os.path.join(directory, "good.secret")
+        with open(good, "wb") as file:
+            file.write(SECRET)
+        status, stderr = check("--http-token-secret-file", good, "--http-token-audience", "feeds.test")
+        self.assertEqual(status, 0, stderr)
 
     def test_a_short_secret_is_refused_naming_the_file(self):
         with tempfile.NamedTemporaryFile() as secret:
