@@ -196,6 +196,24 @@ class GatewayTokenTest(unittest.TestCase):
         delta = self.next_event(socket, lambda event: event.get("event") in ("delta", "closed"))
         self.assertEqual((delta["event"], delta["seq"]), ("delta", reply["seq"]))
 
+    def test_a_fresh_token_without_the_streams_feed_is_refused_and_the_old_one_stays(self):
+        socket = self.open_socket(token("alice", ALICE, expires_in=3))
+        self.assertEqual(self.next_event(socket)["event"], "snapshot")
+        # Fewer feeds, cars among them: taken.
+        socket.send(json.dumps({"type": "token", "token": token("alice", {"cars": ["read"]}, expires_in=4)}))
+        answer = self.next_event(socket, lambda event: event.get("type") in ("token", "error"))
+        self.assertEqual((answer["type"], answer["user"]), ("token", "alice"))
+        # Fewer feeds, cars not among them: refused, and the token in force (4 s) stays.
+        socket.send(json.dumps({"type": "token", "token": token("alice", {"news": ["read"]}, expires_in=600)}))
+        refused = self.next_event(socket, lambda event: event.get("type") in ("token", "error"))
+        self.assertEqual((refused["type"], refused["code"]), ("error", "forbidden"))
+        self.assertIn("cars", refused["message"])
+        reply = self.control.request({"op": "upsert", "feed": "cars", "item": product("2", sort=2)})
+        delta = self.next_event(socket, lambda event: event.get("event") in ("delta", "closed"))
+        self.assertEqual((delta["event"], delta["seq"]), ("delta", reply["seq"]))
+        closed = self.next_event(socket, lambda event: event.get("event") == "closed")
+        self.assertEqual(closed["reason"], "token_expired", "the refused token did not extend the stream")
+
     def test_the_socket_needs_a_token_and_checks_each_subscription(self):
         url = self.gateway.url.replace("http://", "ws://") + "/socket"
         refused = websocket.create_connection(url, timeout=WAIT_SECONDS)
