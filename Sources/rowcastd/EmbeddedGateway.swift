@@ -70,18 +70,21 @@ enum EmbeddedGateway {
         let mode = TokenMode(rawValue: configuration.httpTokens) ?? .auto
         let secrets = configuration.httpTokenSecretFiles
         let publicKeys = configuration.httpTokenPublicKeyFiles
+        let flags = TokenFlags(
+            secret: "http_token_secret_files (--http-token-secret-file)",
+            publicKey: "http_token_public_key_files (--http-token-public-key-file)",
+            mode: "http_tokens (--http-tokens)",
+            plainHTTP: "allow_insecure_tcp")
         let required = try mode.requiresTokens(
             hasKeys: !(secrets.isEmpty && publicKeys.isEmpty),
             isLoopback: !EndpointExposure.isBeyondLoopback(configuration.httpEndpoint),
             plainHTTPAllowed: configuration.allowInsecureTCP,
-            flags: TokenFlags(
-                secret: "http_token_secret_files (--http-token-secret-file)", mode: "http_tokens (--http-tokens)",
-                plainHTTP: "allow_insecure_tcp")
+            flags: flags
         ).get()
         guard required else { return nil }
         return try await TokenVerifier.load(
             secretFiles: secrets, publicKeyFiles: publicKeys, audience: configuration.httpTokenAudience,
-            issuer: configuration.httpTokenIssuer)
+            issuer: configuration.httpTokenIssuer, flags: flags)
     }
 
     /// The route installer that serves `gateway`.

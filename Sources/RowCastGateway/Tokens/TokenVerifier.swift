@@ -91,21 +91,23 @@ public struct TokenVerifier: Sendable {
 
     /// A verifier of the keys in these files: each secret file holds an HS256 secret (its
     /// bytes, without a trailing newline), each public key file one PEM public key; tokens
-    /// must name `audience` and `issuer` when they are given. Serving and `--check-config`
-    /// both load keys with it, so a key refused here is refused there.
+    /// must name `audience` and `issuer` when they are given. Messages name a file with its
+    /// setting in `flags`. Serving and `--check-config` both load keys with it, so a key
+    /// refused here is refused there.
     public static func load(
-        secretFiles: [String], publicKeyFiles: [String], audience: String? = nil, issuer: String? = nil
+        secretFiles: [String], publicKeyFiles: [String], audience: String? = nil, issuer: String? = nil,
+        flags: TokenFlags = TokenFlags()
     ) async throws(TokenKeyError)
         -> TokenVerifier
     {
         var verifier = TokenVerifier().requiring(audience: audience, issuer: issuer)
         for path in secretFiles {
-            var bytes = try read(path, flag: "--token-secret-file")
+            var bytes = try read(path, flag: flags.secret)
             while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
             verifier = try await verifier.adding(secret: bytes, source: path)
         }
         for path in publicKeyFiles {
-            let bytes = try read(path, flag: "--token-public-key-file")
+            let bytes = try read(path, flag: flags.publicKey)
             verifier = try await verifier.adding(publicKeyPEM: String(decoding: bytes, as: UTF8.self), source: path)
         }
         return verifier
