@@ -100,7 +100,8 @@ public enum ConfigurationFile {
     /// The node as a value of the kind `setting` takes, or nil when its type is wrong.
     private static func convert(_ node: Node, for setting: ConfigurationSetting) -> ConfigurationValue? {
         switch setting.kind {
-        case .endpoint, .httpEndpoint, .choice, .path, .optionalPath, .user, .group, .store, .nodeName, .hostName:
+        case .endpoint, .httpEndpoint, .choice, .path, .optionalPath, .optionalText, .user, .group, .store, .nodeName,
+            .hostName:
             return text(node).map(ConfigurationValue.text)
         case .mode:
             // 0660 unquoted is an integer to YAML; the digits as written are what counts.

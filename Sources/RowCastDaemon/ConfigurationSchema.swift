@@ -77,6 +77,10 @@ public enum ConfigurationSchema {
             "http_token_public_key_files", flag: "--http-token-public-key-file", kind: .paths, reload: false,
             \.httpTokenPublicKeyFiles),
         text(
+            "http_token_audience", flag: "--http-token-audience", kind: .optionalText, reload: false,
+            \.httpTokenAudience),
+        text("http_token_issuer", flag: "--http-token-issuer", kind: .optionalText, reload: false, \.httpTokenIssuer),
+        text(
             "http_tokens", flag: "--http-tokens", kind: .choice(["auto", "required", "off"]), reload: false,
             \.httpTokens),
         integer(

@@ -24,6 +24,8 @@ public struct ConfigurationSetting: Sendable {
         case origins
         /// A list of plugin names (the NAME of `librowcast-NAME.so`).
         case pluginNames
+        /// Any text of at most 256 bytes without control characters (empty: none).
+        case optionalText
         /// A user name (empty: none).
         case user
         /// A group name (empty: none).
@@ -67,6 +69,7 @@ public struct ConfigurationSetting: Sendable {
         case .httpEndpoint: return HTTPEndpoint.allowed
         case .path: return "a non-empty path"
         case .optionalPath: return "a path, or \"\" for the default"
+        case .optionalText: return "a text of at most 256 bytes, or \"\" for none"
         case .user: return "a user name, or \"\" for none"
         case .group: return "a group name, or \"\" for rowcastd's own group"
         case .mode: return "an octal file mode such as \"0660\" (at most 0777)"
@@ -112,6 +115,10 @@ public struct ConfigurationSetting: Sendable {
             return ClusterRules.problem(withHost: text)
         case (.optionalPath, .text):
             return nil
+        case (.optionalText, .text(let text)):
+            return text.utf8.count > 256
+                || text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+                ? "must be \(allowed), got \(value)" : nil
         case (.path, .text(let text)):
             return text.isEmpty ? "must be \(allowed), got an empty text" : nil
         case (.paths, .texts(let texts)):

@@ -24,6 +24,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var httpTokenSecretFiles: [String] = []
     /// PEM public key files (ES256, RS256) the gateway's user tokens may be signed for.
     public var httpTokenPublicKeyFiles: [String] = []
+    /// What a user token's `aud` must name ("": not checked).
+    public var httpTokenAudience = ""
+    /// What a user token's `iss` must be ("": not checked).
+    public var httpTokenIssuer = ""
     /// Whether the gateway on the HTTP endpoint needs user tokens: `auto` (with a token key,
     /// and always beyond loopback), `required` or `off`.
     public var httpTokens = "auto"

@@ -136,6 +136,17 @@ struct ServeCommand: ParsableCommand {
     var tokenPublicKeyFiles: [String] = []
 
     @Option(
+        name: .customLong("token-audience"),
+        help: ArgumentHelp(
+            "Take only user tokens whose \"aud\" (a string or a list) names this audience.", valueName: "audience"))
+    var tokenAudience: String?
+
+    @Option(
+        name: .customLong("token-issuer"),
+        help: ArgumentHelp("Take only user tokens whose \"iss\" is this issuer.", valueName: "issuer"))
+    var tokenIssuer: String?
+
+    @Option(
         help: ArgumentHelp(
             "Whether pages, streams and selects need a user token: auto (when a token key is given, and always beyond loopback), required, or off (behind a proxy that authenticates users).",
             valueName: "auto|required|off"))
@@ -230,9 +241,11 @@ struct ServeCommand: ParsableCommand {
         let outcome = LockedValue<Result<TokenVerifier, TokenKeyError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let (secrets, publicKeys) = (tokenSecretFiles, tokenPublicKeyFiles)
+        let (audience, issuer) = (tokenAudience, tokenIssuer)
         Task {
             do throws(TokenKeyError) {
-                let verifier = try await TokenVerifier.load(secretFiles: secrets, publicKeyFiles: publicKeys)
+                let verifier = try await TokenVerifier.load(
+                    secretFiles: secrets, publicKeyFiles: publicKeys, audience: audience, issuer: issuer)
                 outcome.withLock { $0 = .success(verifier) }
             } catch {
                 outcome.withLock { $0 = .failure(error) }

@@ -17,7 +17,7 @@ enum EmbeddedGateway {
     static func make(
         _ configuration: DaemonConfiguration, metrics: (any MetricsFactory)?, logger: Logger
     ) async throws(TokenKeyError) -> FeedGateway? {
-        guard !configuration.httpEndpoint.isEmpty else { return nil }
+        guard servesGateway(configuration) else { return nil }
         if configuration.curve {
             logger.info(
                 "the web gateway is not served on the HTTP endpoint with CURVE on; run `rowcast serve` with a client key"
@@ -25,7 +25,7 @@ enum EmbeddedGateway {
             return nil
         }
         // Checked first, so that a setup without the tokens it needs never starts.
-        let tokens = try await tokenVerifier(configuration)
+        let tokens = try await checkedTokenVerifier(configuration)
         let wildcard = [configuration.controlEndpoint, configuration.publishEndpoint].first {
             $0.hasSuffix(":*") || $0.hasSuffix(":0")
         }
@@ -49,6 +49,20 @@ enum EmbeddedGateway {
         }
     }
 
+    /// Whether `configuration` has an HTTP endpoint for the gateway (with CURVE on, it is not
+    /// served: ``make(_:metrics:logger:)`` says why).
+    static func servesGateway(_ configuration: DaemonConfiguration) -> Bool {
+        !configuration.httpEndpoint.isEmpty
+    }
+
+    /// The token keys the gateway would serve with (nil: no gateway, or no tokens): what
+    /// serving and `--check-config` both load, so that a key refused by one is by the other.
+    static func checkedTokenVerifier(_ configuration: DaemonConfiguration) async throws(TokenKeyError) -> TokenVerifier?
+    {
+        guard servesGateway(configuration), !configuration.curve else { return nil }
+        return try await tokenVerifier(configuration)
+    }
+
     /// The token keys when `http_tokens` requires tokens (``TokenMode``), else nil. Beyond
     /// loopback (which rowcastd allows only with allow_insecure_tcp) tokens are required, and
     /// allow_insecure_tcp also stands for plain HTTP: rowcastd serves no TLS.
@@ -56,16 +70,21 @@ enum EmbeddedGateway {
         let mode = TokenMode(rawValue: configuration.httpTokens) ?? .auto
         let secrets = configuration.httpTokenSecretFiles
         let publicKeys = configuration.httpTokenPublicKeyFiles
+        let flags = TokenFlags(
+            secret: "http_token_secret_files (--http-token-secret-file)",
+            publicKey: "http_token_public_key_files (--http-token-public-key-file)",
+            mode: "http_tokens (--http-tokens)",
+            plainHTTP: "allow_insecure_tcp")
         let required = try mode.requiresTokens(
             hasKeys: !(secrets.isEmpty && publicKeys.isEmpty),
             isLoopback: !EndpointExposure.isBeyondLoopback(configuration.httpEndpoint),
             plainHTTPAllowed: configuration.allowInsecureTCP,
-            flags: TokenFlags(
-                secret: "http_token_secret_files (--http-token-secret-file)", mode: "http_tokens (--http-tokens)",
-                plainHTTP: "allow_insecure_tcp")
+            flags: flags
         ).get()
         guard required else { return nil }
-        return try await TokenVerifier.load(secretFiles: secrets, publicKeyFiles: publicKeys)
+        return try await TokenVerifier.load(
+            secretFiles: secrets, publicKeyFiles: publicKeys, audience: configuration.httpTokenAudience,
+            issuer: configuration.httpTokenIssuer, flags: flags)
     }
 
     /// The route installer that serves `gateway`.

@@ -138,6 +138,20 @@ struct RowcastdCommand: AsyncParsableCommand {
     var httpTokenPublicKeyFiles: [String] = []
 
     @Option(
+        name: .customLong("http-token-audience"),
+        help: ArgumentHelp(
+            "Take only gateway user tokens whose \"aud\" names this audience. Replaces http_token_audience.",
+            valueName: "audience"))
+    var httpTokenAudience: String?
+
+    @Option(
+        name: .customLong("http-token-issuer"),
+        help: ArgumentHelp(
+            "Take only gateway user tokens whose \"iss\" is this issuer. Replaces http_token_issuer.",
+            valueName: "issuer"))
+    var httpTokenIssuer: String?
+
+    @Option(
         name: .long,
         help: ArgumentHelp(
             "Whether the gateway on the HTTP endpoint needs user tokens: auto (with a token key, and beyond loopback), required, or off. [default: auto]",
@@ -402,6 +416,8 @@ struct RowcastdCommand: AsyncParsableCommand {
             "http_token_secret_files", httpTokenSecretFiles.isEmpty ? nil : .texts(httpTokenSecretFiles))
         overrides.set(
             "http_token_public_key_files", httpTokenPublicKeyFiles.isEmpty ? nil : .texts(httpTokenPublicKeyFiles))
+        overrides.set("http_token_audience", httpTokenAudience.map(ConfigurationValue.text))
+        overrides.set("http_token_issuer", httpTokenIssuer.map(ConfigurationValue.text))
         overrides.set("http_tokens", httpTokens.map(ConfigurationValue.text))
         overrides.set("http_header_timeout_ms", httpHeaderTimeoutMs.map(ConfigurationValue.integer))
         overrides.set("http_idle_timeout_ms", httpIdleTimeoutMs.map(ConfigurationValue.integer))
@@ -473,6 +489,14 @@ struct RowcastdCommand: AsyncParsableCommand {
         }
         configuration.acceptStateLoss = acceptStateLoss
         if checkConfig {
+            // The gateway's token keys, read as serving reads them (a key refused here would
+            // stop the daemon at start).
+            do throws(TokenKeyError) {
+                _ = try await EmbeddedGateway.checkedTokenVerifier(configuration)
+            } catch {
+                Self.printError("rowcastd: invalid configuration: \(error)")
+                throw ExitCode(78)
+            }
             print(
                 "# rowcastd: the configuration is valid (\(config.map { "file \($0)" } ?? "embedded defaults") and options); settings in force:"
             )

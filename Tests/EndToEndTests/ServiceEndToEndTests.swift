@@ -15,6 +15,22 @@ struct ServiceEndToEndTests {
     @Test("every setting the configuration schema gives an option is accepted by rowcastd, with its default value")
     func everySchemaOptionIsAccepted() throws {
         let defaults = DaemonConfiguration()
+        // --check-config reads the gateway's token key files: give it usable ones.
+        let keys = try TemporaryDirectory("rowcast-token-keys")
+        let keyFiles = [
+            "http_token_secret_files": (keys.path + "/gateway.secret", "0123456789abcdef0123456789abcdef"),
+            "http_token_public_key_files": (
+                keys.path + "/signin-es256.pub",
+                """
+                -----BEGIN PUBLIC KEY-----
+                MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH9kU0tVA9FBe3OG4fYKz4tKHYfUI
+                U39V0Z/Av/bkHYquUbaHv1nl3AKCSqyneLPRTNlVWBopEYVUvyf+A0hruw==
+                -----END PUBLIC KEY-----
+
+                """
+            ),
+        ]
+        for (path, text) in keyFiles.values { try Self.write(text, to: path) }
         for setting in ConfigurationSchema.settings {
             guard let flag = setting.flag, !["--ingest", "--control", "--publish"].contains(flag) else { continue }
             let values: [String]
@@ -26,7 +42,7 @@ struct ServiceEndToEndTests {
                 case .hostNames: values = ["feeds.example.com"]
                 case .origins: values = ["https://app.example.com"]
                 case .pluginNames: values = ["maps"]
-                default: values = [NSTemporaryDirectory()]
+                default: values = [keyFiles[setting.key]?.0 ?? NSTemporaryDirectory()]
                 }
             case .boolean: values = []
             }

@@ -41,6 +41,7 @@ struct ConfigurationFileTests {
             case .path, .optionalPath:
                 changed = try ConfigurationOverrides.with(setting.key, .text("/elsewhere"), on: changed)
             case .user: changed = try ConfigurationOverrides.with(setting.key, .text("someone-else"), on: changed)
+            case .optionalText: changed = try ConfigurationOverrides.with(setting.key, .text("changed"), on: changed)
             case .paths: break  // [] means the built-in directories, checked below
             case .hostNames:
                 changed = try ConfigurationOverrides.with(setting.key, .texts(["feeds.example.com"]), on: changed)

@@ -7,6 +7,8 @@ struct TestClaims: JWTPayload {
     var exp: Double?
     var feeds: [String: [String]]?
     var nbf: Double?
+    var iss: String?
+    var aud: TestAudience?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 
@@ -33,5 +35,28 @@ enum TokenSigning {
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key)
         return try await keys.sign(claims)
+    }
+}
+
+/// A test token's `aud`: one string or a list of them, as RFC 7519 allows.
+enum TestAudience: Codable, Sendable {
+    case one(String)
+    case several([String])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let one = try? container.decode(String.self) {
+            self = .one(one)
+        } else {
+            self = .several(try container.decode([String].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .one(let one): try container.encode(one)
+        case .several(let several): try container.encode(several)
+        }
     }
 }

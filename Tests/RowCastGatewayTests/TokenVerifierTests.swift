@@ -92,6 +92,64 @@ import Testing
         }
     }
 
+    @Test func audienceAndIssuerAreCheckedWhenTheGatewayIsGivenThem() async throws {
+        let verifier = try await hmacVerifier().requiring(
+            audience: "feeds.example.com", issuer: "https://id.example.com")
+        func claims(aud: TestAudience?, iss: String?) -> TestClaims {
+            var claims = TestClaims.user("alice", feeds: Self.profile)
+            claims.aud = aud
+            claims.iss = iss
+            return claims
+        }
+        let accepted: [TestClaims] = [
+            claims(aud: .one("feeds.example.com"), iss: "https://id.example.com"),
+            claims(aud: .several(["other", "feeds.example.com"]), iss: "https://id.example.com"),
+        ]
+        for claims in accepted {
+            #expect(try await verifier.verify(try await TokenSigning.hs256(claims)).user == "alice", "\(claims)")
+        }
+        let refused: [(TestClaims, String)] = [
+            (claims(aud: nil, iss: "https://id.example.com"), "no \"aud\""),
+            (claims(aud: .one("other"), iss: "https://id.example.com"), "\"aud\" does not name"),
+            (claims(aud: .several(["other", "more"]), iss: "https://id.example.com"), "\"aud\" does not name"),
+            (claims(aud: .one("feeds.example.com"), iss: nil), "no \"iss\""),
+            (claims(aud: .one("feeds.example.com"), iss: "https://evil.example.com"), "\"iss\" is not"),
+        ]
+        for (claims, named) in refused {
+            let refusal = await refusal(try await TokenSigning.hs256(claims), by: verifier)
+            #expect(refusal?.code == "token_invalid", "\(claims)")
+            #expect(refusal?.message.contains(named) == true, "\(refusal?.message ?? "accepted")")
+        }
+        // Without them set, neither claim is looked at.
+        let plain = try await hmacVerifier()
+        let other = try await TokenSigning.hs256(claims(aud: .one("other"), iss: "https://evil.example.com"))
+        #expect(try await plain.verify(other).user == "alice")
+    }
+
+    @Test func keyFilesAreRefusedNamingTheFileAndWhy() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rowcast-keys-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let short = directory.appendingPathComponent("short").path
+        try Data("too short\n".utf8).write(to: URL(fileURLWithPath: short))
+        let notPEM = directory.appendingPathComponent("not.pem").path
+        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: notPEM))
+        let cases: [([String], [String], String, String)] = [
+            ([directory.appendingPathComponent("missing").path], [], "missing", "no such file"),
+            ([directory.path], [], directory.path, "cannot read"),
+            ([short], [], short, "at least 32 bytes"),
+            ([], [notPEM], notPEM, "not a PEM public key"),
+        ]
+        for (secrets, publicKeys, file, why) in cases {
+            do throws(TokenKeyError) {
+                _ = try await TokenVerifier.load(secretFiles: secrets, publicKeyFiles: publicKeys)
+                Issue.record("\(file) was taken as a key")
+            } catch {
+                #expect(error.message.contains(file) && error.message.contains(why), "\(error.message)")
+            }
+        }
+    }
+
     @Test(arguments: ["", "abc", "a.b", "a.b.c", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0."])
     func malformedTokensAreTokenInvalid(token: String) async throws {
         #expect(await refusal(token, by: try await hmacVerifier())?.code == "token_invalid")

@@ -29,6 +29,7 @@ import websocket
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gateway_support import Control, Gateway, RowcastDaemon, advertising, free_port, product, stop_process  # noqa: E402
 from test_gateway_windows import fill  # noqa: E402
+from test_gateway_tokens import SECRET, token  # noqa: E402
 
 FEED = "cars"
 WAIT_SECONDS = 15
@@ -593,6 +594,62 @@ class LargeFeedPageTest(unittest.TestCase):
         os.makedirs(ARTIFACTS, exist_ok=True)
         with open(os.path.join(ARTIFACTS, "gateway-large-feed.png"), "wb") as file:
             file.write(base64.b64decode(data))
+
+
+class TokenPageTest(unittest.TestCase):
+    """With user tokens on, a user who opened the index with ?access_token= follows its link to
+    a feed (the link carries the token), whose page follows the feed through /client.js over
+    /socket with that token and runs a row's action as its user."""
+
+    def setUp(self):
+        path = required_browser(self)
+        directory = tempfile.mkdtemp(prefix="rowcast-browser-tokens-")
+        self.addCleanup(shutil.rmtree, directory, True)
+        secret_file = os.path.join(directory, "gateway.secret")
+        with open(secret_file, "wb") as file:
+            file.write(SECRET)
+        self.daemon = RowcastDaemon()
+        self.addCleanup(self.daemon.close)
+        self.control = Control(self.daemon)
+        self.addCleanup(self.control.close)
+        for index in range(3):
+            self.control.request({"op": "upsert", "feed": FEED, "item": product(str(index), sort=index)})
+        self.gateway = Gateway(self.daemon, extra_args=["--token-secret-file", secret_file])
+        self.addCleanup(self.gateway.stop)
+        self.browser = Browser(path)
+        self.addCleanup(self.browser.close)
+
+    def wait_for(self, expression, what):
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline:
+            value = self.browser.evaluate(expression)
+            if value:
+                return value
+            time.sleep(0.1)
+        self.fail("no %s within %d s" % (what, WAIT_SECONDS))
+
+    def test_a_page_opened_with_a_token_links_follows_and_selects_with_it(self):
+        alice = token("dana", {"cars": ["read", "select"]})
+        self.browser.navigate(self.gateway.url + "/?access_token=" + alice)
+        self.wait_for("document.querySelector('li[data-feed=cars] a') !== null", "the index's link to cars")
+        self.browser.click("li[data-feed=cars] a")
+        self.wait_for("location.pathname === '/feeds/cars'", "the feed's page")
+        self.assertEqual(self.browser.evaluate("new URLSearchParams(location.search).get('access_token')"), alice)
+        snapshot = self.control.snapshot(FEED)
+        self.wait_for("document.getElementById('feed').dataset.seq === '%d'" % snapshot["seq"], "the live feed")
+        # The page is a module on /client.js and /assets/rows.js, nothing of its own over the wire.
+        loaded = self.browser.evaluate("performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)")
+        for module in ("/assets/gateway.js", "/client.js", "/assets/rows.js"):
+            self.assertIn(module, loaded)
+        self.browser.click('li.rc-row[data-row-id="1"] button.rc-action')
+        reply = self.wait_for("(() => { const e = document.querySelector('#events li[data-source=reply]');"
+                              " return e ? e.textContent : null; })()", "the action's reply")
+        self.assertIn("show_detail", reply)
+        events = self.control.request({"op": "events", "feed": FEED})["events"]
+        self.assertEqual([event["requester"] for event in events], ["dana"])
+        # A change reaches the page over the token's socket.
+        self.control.request({"op": "upsert", "feed": FEED, "item": product("9", name="Added later", sort=9)})
+        self.wait_for("document.querySelector('li.rc-row[data-row-id=\"9\"]') !== null", "the inserted row")
 
 
 if __name__ == "__main__":

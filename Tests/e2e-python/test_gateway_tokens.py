@@ -6,13 +6,16 @@ Covers: no token, an expired one, a wrong signature, a feed outside the token's 
 read-only token selecting (401/403 with the gateway's JSON error shape and codes), a select
 whose action event names the token's user as its requester, a stream closed with a
 `token_expired` event, a refresh over the open WebSocket, the token failures in /metrics, and
-the refusal to start beyond loopback without a token key.
+the refusal to start beyond loopback without a token key; the index's links carrying the token
+the page was opened with; `aud` and `iss` when the gateway is given them; unusable key files
+refused at start and by `rowcastd --check-config`, naming the file and why.
 """
 import base64
 import hashlib
 import hmac
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -193,6 +196,24 @@ class GatewayTokenTest(unittest.TestCase):
         delta = self.next_event(socket, lambda event: event.get("event") in ("delta", "closed"))
         self.assertEqual((delta["event"], delta["seq"]), ("delta", reply["seq"]))
 
+    def test_a_fresh_token_without_the_streams_feed_is_refused_and_the_old_one_stays(self):
+        socket = self.open_socket(token("alice", ALICE, expires_in=3))
+        self.assertEqual(self.next_event(socket)["event"], "snapshot")
+        # Fewer feeds, cars among them: taken.
+        socket.send(json.dumps({"type": "token", "token": token("alice", {"cars": ["read"]}, expires_in=4)}))
+        answer = self.next_event(socket, lambda event: event.get("type") in ("token", "error"))
+        self.assertEqual((answer["type"], answer["user"]), ("token", "alice"))
+        # Fewer feeds, cars not among them: refused, and the token in force (4 s) stays.
+        socket.send(json.dumps({"type": "token", "token": token("alice", {"news": ["read"]}, expires_in=600)}))
+        refused = self.next_event(socket, lambda event: event.get("type") in ("token", "error"))
+        self.assertEqual((refused["type"], refused["code"]), ("error", "forbidden"))
+        self.assertIn("cars", refused["message"])
+        reply = self.control.request({"op": "upsert", "feed": "cars", "item": product("2", sort=2)})
+        delta = self.next_event(socket, lambda event: event.get("event") in ("delta", "closed"))
+        self.assertEqual((delta["event"], delta["seq"]), ("delta", reply["seq"]))
+        closed = self.next_event(socket, lambda event: event.get("event") == "closed")
+        self.assertEqual(closed["reason"], "token_expired", "the refused token did not extend the stream")
+
     def test_the_socket_needs_a_token_and_checks_each_subscription(self):
         url = self.gateway.url.replace("http://", "ws://") + "/socket"
         refused = websocket.create_connection(url, timeout=WAIT_SECONDS)
@@ -217,6 +238,26 @@ class GatewayTokenTest(unittest.TestCase):
         dropped = self.next_event(socket, lambda event: event.get("event") == "error")
         self.assertEqual((dropped["code"], dropped["feed"]), ("forbidden", "cars"))
 
+    def test_the_pages_links_carry_the_token_the_page_was_opened_with(self):
+        alice = token("alice", ALICE)
+        request = urllib.request.Request(self.gateway.url + "/?access_token=" + alice)
+        with urllib.request.urlopen(request, timeout=WAIT_SECONDS) as response:
+            self.assertEqual(response.headers.get("Referrer-Policy"), "no-referrer")
+            index = response.read().decode()
+        links = re.findall(r'href="([^"]*)"', index)
+        feed_links = [link for link in links if link.startswith("/feeds/")]
+        # alice reads cars and news, not other: her index lists those two, each carrying her token.
+        self.assertEqual(feed_links, ["/feeds/cars?access_token=" + alice, "/feeds/news?access_token=" + alice])
+        for link in feed_links:
+            code, _, page = self.gateway.get(link)
+            self.assertEqual(code, 200, page)
+            self.assertIn('href="/?access_token=%s"' % alice, page, "the feed page's link back to the index")
+        # Let in by a header, the page has no token of its own to carry: its links carry none.
+        code, _, index = self.gateway.get("/", headers=bearer(alice))
+        self.assertEqual(code, 200, index)
+        self.assertNotIn("access_token", index)
+        self.assertIn('href="/feeds/cars"', index)
+
     def test_token_failures_are_counted_by_reason(self):
         self.gateway.get("/feeds/cars/stream")
         self.gateway.get("/feeds/cars/stream", headers=bearer("x.y.z"))
@@ -224,6 +265,46 @@ class GatewayTokenTest(unittest.TestCase):
         metrics = self.gateway.get("/metrics")[2]
         for reason in ("token_missing", "token_invalid", "forbidden"):
             self.assertIn('rowcast_gateway_token_failures_total{reason="%s"} 1' % reason, metrics)
+
+
+class GatewayAudienceTest(unittest.TestCase):
+    """--token-audience and --token-issuer: a token must name them."""
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="rowcast-tokens-")
+        self.addCleanup(shutil.rmtree, self.directory, True)
+        secret_file = os.path.join(self.directory, "gateway.secret")
+        with open(secret_file, "wb") as file:
+            file.write(SECRET)
+        self.daemon = RowcastDaemon()
+        self.addCleanup(self.daemon.close)
+        control = Control(self.daemon)
+        self.addCleanup(control.close)
+        self.assertTrue(control.request({"op": "upsert", "feed": "cars", "item": product("1", sort=1)})["ok"])
+        self.gateway = Gateway(self.daemon, extra_args=[
+            "--token-secret-file", secret_file, "--token-audience", "feeds.test", "--token-issuer", "https://id.test"])
+        self.addCleanup(self.gateway.stop)
+
+    def test_a_token_must_name_the_audience_and_the_issuer(self):
+        for aud in ("feeds.test", ["other.test", "feeds.test"]):
+            code, _, text = self.gateway.get(
+                "/feeds/cars", headers=bearer(token("alice", ALICE, aud=aud, iss="https://id.test")))
+            self.assertEqual(code, 200, (aud, text))
+        refused = [
+            ({"iss": "https://id.test"}, '"aud"'),
+            ({"aud": "other.test", "iss": "https://id.test"}, '"aud"'),
+            ({"aud": ["other.test", "more.test"], "iss": "https://id.test"}, '"aud"'),
+            ({"aud": "feeds.test"}, '"iss"'),
+            ({"aud": "feeds.test", "iss": "https://evil.test"}, '"iss"'),
+        ]
+        for claims, named in refused:
+            code, _, text = self.gateway.request(
+                "POST", "/feeds/cars/rows/1/select", body=b"{}",
+                headers=bearer(token("alice", ALICE, **claims), **JSON_TYPE))
+            self.assertEqual(code, 401, (claims, text))
+            error = json.loads(text)["error"]
+            self.assertEqual(error["code"], "token_invalid", claims)
+            self.assertIn(named, error["message"], claims)
 
 
 class EmbeddedGatewayTokenTest(unittest.TestCase):
@@ -236,7 +317,8 @@ class EmbeddedGatewayTokenTest(unittest.TestCase):
             file.write(SECRET)
         self.addCleanup(os.rmdir, directory)
         self.addCleanup(os.unlink, secret_file)
-        daemon = RowcastDaemon(http=True, extra_args=["--http-token-secret-file", secret_file])
+        daemon = RowcastDaemon(
+            http=True, extra_args=["--http-token-secret-file", secret_file, "--http-token-audience", "feeds.test"])
         self.addCleanup(daemon.close)
         control = Control(daemon)
         self.addCleanup(control.close)
@@ -254,7 +336,9 @@ class EmbeddedGatewayTokenTest(unittest.TestCase):
 
         code, body = post({})
         self.assertEqual((code, body["error"]["code"]), (401, "token_missing"))
-        code, body = post(bearer(token("carol", ALICE)))
+        code, body = post(bearer(token("carol", ALICE, aud="other.test")))
+        self.assertEqual((code, body["error"]["code"]), (401, "token_invalid"), "http_token_audience")
+        code, body = post(bearer(token("carol", ALICE, aud=["feeds.test"])))
         self.assertEqual(code, 200, body)
         events = control.request({"op": "events", "feed": "cars"})["events"]
         self.assertEqual([event["requester"] for event in events], ["carol"])
@@ -296,6 +380,52 @@ class GatewayTokenSetupTest(unittest.TestCase):
         stderr = process.stderr.decode()
         self.assertEqual(process.returncode, 78, stderr)
         self.assertIn("--http-token-secret-file", stderr)
+
+    def bad_key_files(self, directory):
+        """(flag kind, path, what the refusal must say) for each way a key file is unusable."""
+        short = os.path.join(directory, "short.secret")
+        with open(short, "wb") as file:
+            file.write(b"only 20 bytes, short")
+        not_pem = os.path.join(directory, "not.pem")
+        with open(not_pem, "wb") as file:
+            file.write(b"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+        return [
+            ("secret", os.path.join(directory, "missing.secret"), "no such file"),
+            ("secret", directory, "cannot read"),
+            ("secret", short, "at least 32 bytes"),
+            ("public", not_pem, "not a PEM public key"),
+        ]
+
+    def test_serve_refuses_each_unusable_key_file_naming_it_and_why(self):
+        directory = tempfile.mkdtemp(prefix="rowcast-keys-")
+        self.addCleanup(shutil.rmtree, directory, True)
+        for kind, path, why in self.bad_key_files(directory):
+            status, stderr = self.serve("--token-%s-file" % ("secret" if kind == "secret" else "public-key"), path)
+            self.assertEqual(status, 78, stderr)
+            self.assertIn(path, stderr)
+            self.assertIn(why, stderr)
+
+    def test_rowcastd_check_config_reads_the_token_keys(self):
+        directory = tempfile.mkdtemp(prefix="rowcast-keys-")
+        self.addCleanup(shutil.rmtree, directory, True)
+
+        def check(*args):
+            process = subprocess.run(
+                [os.path.join(BUILD_DIR, "rowcastd"), "--check-config", "--http", "tcp://127.0.0.1:0",
+                 "--state-dir", directory, "--plugins", directory, *args],
+                stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+            return process.returncode, process.stderr.decode()
+
+        for kind, path, why in self.bad_key_files(directory):
+            status, stderr = check("--http-token-%s-file" % ("secret" if kind == "secret" else "public-key"), path)
+            self.assertEqual(status, 78, stderr)
+            self.assertIn(path, stderr)
+            self.assertIn(why, stderr)
+        good = os.path.join(directory, "good.secret")
+        with open(good, "wb") as file:
+            file.write(SECRET)
+        status, stderr = check("--http-token-secret-file", good, "--http-token-audience", "feeds.test")
+        self.assertEqual(status, 0, stderr)
 
     def test_a_short_secret_is_refused_naming_the_file(self):
         with tempfile.NamedTemporaryFile() as secret:

@@ -9,7 +9,7 @@ extension FeedGateway {
     /// as the user scrolls (``GatewayWindowScript``).
     static let wholeFeedPageRows = 2_000
 
-    /// `GET /`, `GET /feeds/NAME` and the two assets.
+    /// `GET /`, `GET /feeds/NAME`, the pages' assets and `/client.js`.
     func installPageRoutes(on router: Router<BasicWebSocketRequestContext>) {
         router.get("/") { request, _ async -> Response in
             let credentials: ConnectionCredentials?
@@ -20,7 +20,11 @@ extension FeedGateway {
             }
             do throws(RowCastClientError) {
                 let status = Self.readableStatus(try await self.queries.status(), for: credentials)
-                return self.html(GatewayPages.index(status: status, control: self.options.controlEndpoint), status: .ok)
+                return self.html(
+                    GatewayPages.index(
+                        status: status, control: self.options.controlEndpoint,
+                        token: Self.addressToken(request, credentials: credentials)),
+                    status: .ok)
             } catch {
                 let problem = DaemonErrorStatus.gatewayError(for: error)
                 return self.html(GatewayPages.problem(problem), status: problem.status)
@@ -29,7 +33,7 @@ extension FeedGateway {
         router.get("feeds/:feed") { request, context async -> Response in
             do throws(GatewayError) {
                 let feed = try Self.feedParameter(context)
-                _ = try await self.authorize(request, feed: feed, permission: .read)
+                let credentials = try await self.authorize(request, feed: feed, permission: .read)
                 try await self.requireFeed(feed)
                 // The first rows are in the page itself, readable before its script runs; a
                 // failure to get them costs only that.
@@ -37,7 +41,8 @@ extension FeedGateway {
                 return self.html(
                     GatewayPages.feed(
                         feed, firstSections: first?.sections ?? [],
-                        windowed: (first?.total ?? 0) > Self.wholeFeedPageRows, total: first?.total ?? 0),
+                        windowed: (first?.total ?? 0) > Self.wholeFeedPageRows, total: first?.total ?? 0,
+                        token: Self.addressToken(request, credentials: credentials)),
                     status: .ok)
             } catch {
                 return self.html(GatewayPages.problem(error), status: error.status)
@@ -52,9 +57,19 @@ extension FeedGateway {
         router.get("assets/gateway-window.js") { _, _ -> Response in
             Self.asset(GatewayWindowScript.text, type: "text/javascript; charset=utf-8")
         }
+        router.get("assets/rows.js") { _, _ -> Response in
+            Self.asset(GatewayRowsScript.text, type: "text/javascript; charset=utf-8")
+        }
         router.get("client.js") { _, _ -> Response in
             Self.asset(GatewayClientScript.text, type: "text/javascript; charset=utf-8")
         }
+    }
+
+    /// The `access_token` of `request`'s address when it is the token the page was let in
+    /// with (tokens on, no `Authorization` header): the page's links carry it on.
+    static func addressToken(_ request: Request, credentials: ConnectionCredentials?) -> String? {
+        guard credentials != nil, request.headers[.authorization] == nil else { return nil }
+        return request.uri.queryParameters.get("access_token")
     }
 
     /// An HTML response; the page may load only the gateway's own style and script and
@@ -75,7 +90,7 @@ extension FeedGateway {
     static func pagePolicy(imageOrigins: [String]) -> String {
         let images = (["'self'", "data:"] + imageOrigins).joined(separator: " ")
         return
-            "default-src 'self'; img-src \(images); connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+            "default-src 'self'; script-src 'self'; img-src \(images); connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
     }
 
     /// A static asset of the page.

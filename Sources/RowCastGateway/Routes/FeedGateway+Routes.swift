@@ -13,8 +13,9 @@ extension FeedGateway {
     ///   (`?limit=N` with `offset`, `after` or `around` follows a window of it instead);
     /// - `GET /socket`: a WebSocket of JSON messages, subscribing to feeds and windows;
     /// - `POST /feeds/NAME/rows/ID/select`: the row's action, as `rowcast select`;
-    /// - `GET /assets/gateway.css`, `GET /assets/gateway.js`, `GET /assets/gateway-window.js`: the
-    ///   page's own style and scripts; `GET /client.js`: the JavaScript client library.
+    /// - `GET /assets/gateway.css`, `GET /assets/gateway.js`, `GET /assets/gateway-window.js`,
+    ///   `GET /assets/rows.js`: the pages' own style and modules; `GET /client.js`: the
+    ///   JavaScript client library, which both pages import.
     public func installRoutes(on router: Router<BasicWebSocketRequestContext>) {
         installPageRoutes(on: router)
         installStreamRoute(on: router)

@@ -9,15 +9,19 @@ import RowCastJSON
 ///
 /// `sub` (1 to 256 bytes) and `exp` (seconds since 1970) are required; `nbf`, when present,
 /// is honoured; `feeds` maps shell globs of feed names to permissions (`read`, `select`) and
-/// may be empty. Other claims (`iss`, `aud`, `iat`, `jti`) are not checked: keep the gateway's
-/// key for the gateway alone. An unknown permission refuses the whole token, so a mistyped
-/// grant never silently grants less or more.
+/// may be empty. `aud` (a string or a list of them) must name the gateway's audience and `iss`
+/// must be its issuer when the gateway is given them (`--token-audience`, `--token-issuer`);
+/// otherwise they, `iat` and `jti` are not checked. An unknown permission refuses the whole
+/// token, so a mistyped grant never silently grants less or more.
 enum TokenClaimsReader {
     /// The longest user name, in bytes.
     static let maximumUserLength = 256
 
     /// The grant `claims` give at `now`.
-    static func grant(_ claims: JSONObject, now: Date) throws(TokenRefusal) -> TokenGrant {
+    /// `audience` and `issuer`, when given, are what `aud` and `iss` must name.
+    static func grant(
+        _ claims: JSONObject, now: Date, audience: String? = nil, issuer: String? = nil
+    ) throws(TokenRefusal) -> TokenGrant {
         guard let user = claims["sub"]?.stringValue, !user.isEmpty, user.utf8.count <= maximumUserLength else {
             throw .invalid("\"sub\" must be the user's name, a string of 1 to \(maximumUserLength) bytes")
         }
@@ -30,6 +34,26 @@ enum TokenClaimsReader {
             }
             guard now.timeIntervalSince1970 >= seconds else {
                 throw .invalid("it is not valid before \"nbf\" \(seconds)")
+            }
+        }
+        if let issuer, claims["iss"]?.stringValue != issuer {
+            throw .invalid(
+                claims["iss"] == nil
+                    ? "it has no \"iss\"; this gateway takes tokens of issuer \"\(issuer)\""
+                    : "its \"iss\" is not \"\(issuer)\", the issuer this gateway takes tokens of")
+        }
+        if let audience {
+            let named: [String]
+            switch claims["aud"] {
+            case .string(let one)?: named = [one]
+            case .array(let list)?: named = list.compactMap(\.stringValue)
+            default: named = []
+            }
+            guard named.contains(audience) else {
+                throw .invalid(
+                    claims["aud"] == nil
+                        ? "it has no \"aud\"; this gateway takes tokens for audience \"\(audience)\""
+                        : "its \"aud\" does not name \"\(audience)\", the audience of this gateway")
             }
         }
         guard let feedsValue = claims["feeds"], let feeds = feedsValue.objectValue else {

@@ -50,6 +50,8 @@ public enum TokenMode: String, Sendable, CaseIterable {
 public struct TokenFlags: Sendable {
     /// The secret file's flag (`--token-secret-file`).
     public var secret = "--token-secret-file"
+    /// The public key file's flag (`--token-public-key-file`).
+    public var publicKey = "--token-public-key-file"
     /// The mode's flag (`--tokens`).
     public var mode = "--tokens"
     /// The flag that accepts plain HTTP beyond loopback (`--allow-plain-http-tokens`).
@@ -57,10 +59,11 @@ public struct TokenFlags: Sendable {
 
     /// `rowcast serve`'s names, or others.
     public init(
-        secret: String = "--token-secret-file", mode: String = "--tokens",
-        plainHTTP: String = "--allow-plain-http-tokens"
+        secret: String = "--token-secret-file", publicKey: String = "--token-public-key-file",
+        mode: String = "--tokens", plainHTTP: String = "--allow-plain-http-tokens"
     ) {
         self.secret = secret
+        self.publicKey = publicKey
         self.mode = mode
         self.plainHTTP = plainHTTP
     }

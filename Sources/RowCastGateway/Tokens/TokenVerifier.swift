@@ -22,11 +22,27 @@ public struct TokenVerifier: Sendable {
 
     /// The keys, in the order given.
     let keys: [Key]
+    /// What a token's `aud` must name (one of its entries), when set.
+    public private(set) var audience: String?
+    /// What a token's `iss` must be, when set.
+    public private(set) var issuer: String?
 
     /// A verifier with no keys (it refuses every token); add keys with the `adding` methods.
     public init() { keys = [] }
 
-    private init(keys: [Key]) { self.keys = keys }
+    private init(keys: [Key], audience: String?, issuer: String?) {
+        self.keys = keys
+        self.audience = audience
+        self.issuer = issuer
+    }
+
+    /// This verifier, taking only tokens whose `aud` names `audience` and whose `iss` is
+    /// `issuer` (nil or empty: that claim is not checked).
+    public func requiring(audience: String?, issuer: String?) -> TokenVerifier {
+        TokenVerifier(
+            keys: keys, audience: audience.flatMap { $0.isEmpty ? nil : $0 },
+            issuer: issuer.flatMap { $0.isEmpty ? nil : $0 })
+    }
 
     /// The algorithms of its keys, for messages (`HS256, ES256`).
     public var algorithms: [String] { keys.map(\.algorithm) }
@@ -43,7 +59,9 @@ public struct TokenVerifier: Sendable {
         }
         let collection = JWTKeyCollection()
         await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-        return TokenVerifier(keys: keys + [Key(algorithm: "HS256", source: source, collection: collection)])
+        return TokenVerifier(
+            keys: keys + [Key(algorithm: "HS256", source: source, collection: collection)], audience: audience,
+            issuer: issuer)
     }
 
     /// This verifier and the public key in `pem` (`BEGIN PUBLIC KEY`): a P-256 key verifies
@@ -66,24 +84,30 @@ public struct TokenVerifier: Sendable {
                 "\(source): not a PEM public key of P-256 (ES256) or RSA of 2048 bits or more (RS256); a private key or a certificate is not taken either"
             )
         }
-        return TokenVerifier(keys: keys + [Key(algorithm: algorithm, source: source, collection: collection)])
+        return TokenVerifier(
+            keys: keys + [Key(algorithm: algorithm, source: source, collection: collection)], audience: audience,
+            issuer: issuer)
     }
 
     /// A verifier of the keys in these files: each secret file holds an HS256 secret (its
-    /// bytes, without a trailing newline), each public key file one PEM public key.
+    /// bytes, without a trailing newline), each public key file one PEM public key; tokens
+    /// must name `audience` and `issuer` when they are given. Messages name a file with its
+    /// setting in `flags`. Serving and `--check-config` both load keys with it, so a key
+    /// refused here is refused there.
     public static func load(
-        secretFiles: [String], publicKeyFiles: [String]
+        secretFiles: [String], publicKeyFiles: [String], audience: String? = nil, issuer: String? = nil,
+        flags: TokenFlags = TokenFlags()
     ) async throws(TokenKeyError)
         -> TokenVerifier
     {
-        var verifier = TokenVerifier()
+        var verifier = TokenVerifier().requiring(audience: audience, issuer: issuer)
         for path in secretFiles {
-            var bytes = try read(path, flag: "--token-secret-file")
+            var bytes = try read(path, flag: flags.secret)
             while let last = bytes.last, last == 0x0A || last == 0x0D { bytes.removeLast() }
             verifier = try await verifier.adding(secret: bytes, source: path)
         }
         for path in publicKeyFiles {
-            let bytes = try read(path, flag: "--token-public-key-file")
+            let bytes = try read(path, flag: flags.publicKey)
             verifier = try await verifier.adding(publicKeyPEM: String(decoding: bytes, as: UTF8.self), source: path)
         }
         return verifier
@@ -91,8 +115,12 @@ public struct TokenVerifier: Sendable {
 
     /// The bytes of the file at `path` (at most 64 KiB).
     private static func read(_ path: String, flag: String) throws(TokenKeyError) -> [UInt8] {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw TokenKeyError("\(flag) \(path): no such file")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw TokenKeyError("\(flag) \(path): cannot read the file")
+            throw TokenKeyError(
+                "\(flag) \(path): cannot read the file (is it a directory, or not readable by this user?)")
         }
         guard data.count <= 65536 else { throw TokenKeyError("\(flag) \(path): larger than 64 KiB, not a key") }
         return Array(data)
@@ -119,7 +147,7 @@ public struct TokenVerifier: Sendable {
             }
         }
         guard verified else { throw .invalid("its signature matches no key of this gateway") }
-        return try TokenClaimsReader.grant(text.claims, now: now)
+        return try TokenClaimsReader.grant(text.claims, now: now, audience: audience, issuer: issuer)
     }
 }
 

@@ -37,7 +37,7 @@ enum GatewayClientScript {
             sections.splice(x.at, 1);
             if (x.moved) movedSections[x.id] = section;
           });
-          secs.inserted.map(function (x) { return { at: x.at, section: Object.assign({}, x.section, { rows: (x.rows || []).slice() }) }; })
+          secs.inserted.map(function (x) { return { at: x.at, section: Object.assign({ id: x.id }, x.section, { rows: (x.rows || []).slice() }) }; })
             .concat(secs.moved.map(function (x) { return { at: x.to, section: movedSections[x.id] }; }))
             .sort(function (a, b) { return a.at - b.at; })
             .forEach(function (x) {
@@ -60,7 +60,7 @@ enum GatewayClientScript {
           secs.updated.forEach(function (x) {
             var section = sections[x.at];
             if (!section || section.id !== x.id) fail('section ' + x.id + ' is not at ' + x.at + ' to update');
-            sections[x.at] = Object.assign({}, x.section, { rows: section.rows });
+            sections[x.at] = Object.assign({}, x.section || section, { rows: section.rows });
           });
           return sections;
         }
@@ -209,7 +209,10 @@ enum GatewayClientScript {
           connect() {
             var self = this;
             this.onStatus('connecting');
-            var ws = this.ws = new WebSocket(this.url);
+            // With tokens on, the upgrade itself needs one: a browser cannot set headers on it.
+            var url = this.url;
+            if (this.token) url += (url.indexOf('?') < 0 ? '?' : '&') + 'access_token=' + encodeURIComponent(this.token);
+            var ws = this.ws = new WebSocket(url);
             ws.onopen = function () {
               self.retryMs = 250;
               self.onStatus('open');

@@ -2,7 +2,7 @@
 /// a virtual list over the feed's rows. It follows a window of the feed through `/client.js`
 /// (docs/PROTOCOL.md, "Windows"), draws the window's rows at their places in a list as tall
 /// as the whole feed, and moves the window as the user scrolls (one `move` at a time). Rows
-/// are drawn with the same roles as the whole-feed page (``RowPresentation``).
+/// are drawn, and their actions run, by the code the whole-feed page uses (``GatewayRowsScript``).
 enum GatewayWindowScript {
     /// How tall each row of the virtual list is, in CSS pixels.
     static let rowHeight = 96
@@ -10,6 +10,7 @@ enum GatewayWindowScript {
     /// The script text.
     static let text = #"""
         import { RowCastSocket } from '/client.js';
+        import { fillRow, runActions, pageToken } from '/assets/rows.js';
 
         var ROW = \#(rowHeight);        // each row's height in the virtual list
         var LIMIT = 150;                // rows in the window: the screen and some above and below
@@ -24,90 +25,7 @@ enum GatewayWindowScript {
         var moving = false;
         var counts = { window: 0, 'window-update': 0, 'window-position': 0 };
 
-        \#(RowPresentation.script)
-
-        function text(value) { return typeof value === 'string' ? value : JSON.stringify(value); }
-
-        function field(tag, className, name, value) {
-          var element = document.createElement(tag);
-          element.className = className;
-          element.dataset.field = name;
-          element.dataset.value = text(value);
-          element.textContent = text(value);
-          return element;
-        }
-
-        // A row drawn as a cell: the first key of each role takes it; hints are kept hidden.
-        function fillRow(item, entry) {
-          var row = entry.row, content = row.content || {}, taken = [], keys = {};
-          item.rcRow = row;
-          item.className = 'rc-row';
-          item.dataset.rowId = row.id;
-          item.dataset.cell = row.cell || '';
-          item.dataset.type = row.type || '';
-          item.dataset.sectionId = entry.section;
-          item.replaceChildren();
-          Object.keys(roles).forEach(function (role) {
-            keys[role] = roles[role].filter(function (k) { return k in content && taken.indexOf(k) < 0; })[0];
-            if (keys[role]) taken.push(keys[role]);
-          });
-          if (keys.image) {
-            var thumb = document.createElement('div');
-            thumb.className = 'rc-thumb';
-            thumb.textContent = text(keys.title ? content[keys.title] : row.id).slice(0, 1).toUpperCase();
-            item.appendChild(thumb);
-          }
-          var body = document.createElement('div');
-          body.className = 'rc-body';
-          if (keys.title) body.appendChild(field('div', 'rc-title', keys.title, content[keys.title]));
-          if (keys.subtitle) body.appendChild(field('div', 'rc-subtitle', keys.subtitle, content[keys.subtitle]));
-          hints.forEach(function (key) {
-            if (!(key in content)) return;
-            var hint = field('span', 'rc-hint', key, content[key]);
-            hint.hidden = true;
-            body.appendChild(hint);
-          });
-          item.appendChild(body);
-          if (keys.badge) item.appendChild(field('div', keys.badge === 'price' ? 'rc-price' : 'rc-badge', keys.badge, content[keys.badge]));
-          var actions = document.createElement('div');
-          actions.className = 'rc-actions';
-          (row.actions || []).forEach(function (action) {
-            if (action.role === 'edit' || action.role === 'custom') return;  // forms: the whole-feed page's
-            var button = document.createElement('button');
-            button.type = 'button';
-            button.className = 'rc-action';
-            button.dataset.action = action.name;
-            button.textContent = action.kind ? action.kind.replace(/_/g, ' ') : action.name;
-            actions.appendChild(button);
-          });
-          item.appendChild(actions);
-        }
-
-        // A click on a row's button runs its action through the gateway; the reply is listed.
-        function select(id, action) {
-          var url = '/feeds/' + encodeURIComponent(feed) + '/rows/' + encodeURIComponent(id) + '/select';
-          fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ action: action }) })
-            .then(function (response) { return response.json(); })
-            .then(function (reply) { showReply(id, action, reply.ok ? reply.event : reply.error); })
-            .catch(function (error) { showReply(id, action, String(error)); });
-        }
-
-        function showReply(id, action, result) {
-          var events = document.getElementById('events');
-          var item = document.createElement('li');
-          item.className = 'rc-event';
-          item.dataset.source = 'reply';
-          item.dataset.rowId = id;
-          item.textContent = 'reply ' + id + ' ' + action + ' \u2192 ' + text(result);
-          events.insertBefore(item, events.firstChild);
-          while (events.children.length > 50) events.lastChild.remove();
-        }
-
-        sectionsEl.addEventListener('click', function (event) {
-          var button = event.target.closest('button.rc-action');
-          var item = button && button.closest('li.rc-row');
-          if (item) select(item.dataset.rowId, button.dataset.action);
-        });
+        runActions(sectionsEl, feed, false);
 
         function render() {
           if (!list) {
@@ -124,7 +42,8 @@ enum GatewayWindowScript {
               items.set(entry.row.id, item);
               list.appendChild(item);
             }
-            if (item.rcRow !== entry.row) fillRow(item, entry);
+            if (item.rcRow !== entry.row) fillRow(item, entry.row);
+            item.dataset.sectionId = entry.section;
             item.dataset.index = String(state.offset + index);
             item.style.top = ((state.offset + index) * ROW) + 'px';
             kept.add(entry.row.id);
@@ -157,6 +76,7 @@ enum GatewayWindowScript {
         }
 
         var socket = new RowCastSocket(null, {
+          token: pageToken,
           onStatus: function (status) {
             if (status !== 'open') { statusEl.dataset.state = status; statusEl.textContent = status + '\u2026'; }
           },
