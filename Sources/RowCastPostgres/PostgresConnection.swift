@@ -31,6 +31,10 @@ final class PostgresConnection {
             PQfinish(connection)
             throw PostgresFailure(message, connectionLost: true)
         }
+        // The server's notices ("schema rowcast already exists, skipping" for every migration's
+        // CREATE … IF NOT EXISTS) would go to standard error, rowcastd's log; they say nothing an
+        // operator needs.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         handle = connection
     }
 
