@@ -55,6 +55,8 @@ extension Daemon {
     /// error events of loaded feeds to publish.
     @discardableResult
     func applyClusterChanges(durable: DurableEngine) throws -> [Publication] {
+        // Checked before the changes are taken, so none is lost (the loop flushes first).
+        guard !durable.hasHeldOutputs else { throw ClusterStateError.pipelineBusy }
         guard let cluster, let changes = cluster.exchange.take() else { return [] }
         clusterView = changes.view
         let served = durable.engine.servedPartitions ?? []
@@ -63,9 +65,6 @@ extension Daemon {
         guard !leaving.isEmpty || !adopting.isEmpty else {
             cluster.exchange.handBack(changes.unwanted)
             return []
-        }
-        if durable.hasHeldOutputs {
-            throw ClusterStateError.pipelineBusy
         }
         if !leaving.isEmpty {
             durable.release(leaving)
@@ -156,7 +155,10 @@ extension Daemon {
 
     /// Leaves the cluster at a stop, after the last commits: hands every lease back so the other
     /// nodes take the partitions over at their next round.
-    func leaveCluster() {
+    func leaveCluster(control: Socket, engine: Engine) {
+        for answer in forwarder?.abandon() ?? [] {
+            sendReply(answer.route.replyFrames(answer.body), on: control, engine: engine)
+        }
         forwarder?.close()
         forwarder = nil
         if let cluster { poller.unregister(fileDescriptor: cluster.exchange.wakeDescriptor) }

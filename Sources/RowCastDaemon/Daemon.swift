@@ -322,7 +322,7 @@ public final class Daemon {
         try send(try durable.flush(), control: control, publish: publish, engine: engine)
         snapshotWriter.waitUntilWritten()
         sendWrittenSnapshots(control: control, engine: engine)
-        leaveCluster()
+        leaveCluster(control: control, engine: engine)
         announceStopping(engine: engine)
         // A stop that could not be recorded (a full disk) is not a clean one: the exit status
         // says so. Everything acknowledged is still in the write-ahead log.

@@ -16,15 +16,19 @@ extension PostgreSQLFeedStore {
     }
 
     /// The lease check that goes first in a fenced commit of `batches`: one
-    /// `rowcast.check_leases` over every partition they touch (none when they name no feed).
+    /// `rowcast.check_leases` over every partition they touch (every partition the node holds
+    /// when they carry remembered answers and name no feed; none when they carry neither).
     /// Throws `fenced`, before anything is sent, when `fence` holds no token for one of them.
     func fenceStatements(_ batches: [StoreCommit], fence: LeaseTokens) throws(StoreError) -> [PostgresStatement] {
         var partitions = Set<Partition>()
         for batch in batches {
             for name in Self.feedNames(of: batch) { partitions.insert(Partition(feed: name)) }
         }
-        guard !partitions.isEmpty else { return [] }
         let held = fence.held
+        // Answers alone (refusals the ledger remembers) name no feed, but were decided on this
+        // node's state of its partitions: they are written only while it holds every one.
+        if partitions.isEmpty, batches.contains(where: { !$0.ledger.isEmpty }) { partitions = Set(held.keys) }
+        guard !partitions.isEmpty else { return [] }
         var indexes: [Int64] = []
         var tokens: [Int64] = []
         for partition in partitions.sorted() {

@@ -97,8 +97,16 @@ final class ClusterCoordinator: @unchecked Sendable {
         condition.broadcast()
         let deadline = Date(timeIntervalSinceNow: max(interval.seconds, 1) + 5)
         while !finished, condition.wait(until: deadline) {}
+        let stopped = finished
         condition.unlock()
         guard leaving else { return }
+        guard stopped else {
+            // Its thread still waits on the store: its connection is not this thread's to use.
+            logger.warning(
+                "could not leave the cluster cleanly (the store does not answer); other nodes take its partitions when its leases run out"
+            )
+            return
+        }
         do {
             let table = try connectedTable()
             try table.leave(node: node)

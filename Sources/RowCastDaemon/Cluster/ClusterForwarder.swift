@@ -180,7 +180,21 @@ final class ClusterForwarder {
                 moved.node = owner.node
                 let retag = nextTag
                 nextTag += 1
-                if send(moved, tag: retag, endpoints: owner.endpoints) { waiting[retag] = moved }
+                if send(moved, tag: retag, endpoints: owner.endpoints) {
+                    waiting[retag] = moved
+                } else {
+                    answers.append(
+                        (
+                            entry.route,
+                            entry.routing.refusal(
+                                entry.node == nil ? .partitionUnavailable : .forwardTimeout,
+                                "\(entry.partition) moved to node \(owner.node), which takes no more requests for now"
+                                    + (entry.node == nil
+                                        ? "; nothing was applied, send it again shortly"
+                                        : "; the request may or may not have been applied: send it again with the same client and req")
+                            )
+                        ))
+                }
             }
         }
         let live = Set(view.nodes.map(\.name)).union([view.node])
@@ -200,7 +214,34 @@ final class ClusterForwarder {
     /// The earliest deadline of a waiting request, for the loop's poll.
     var nextDeadline: ContinuousClock.Instant? { waiting.values.lazy.map(\.deadline).min() }
 
-    /// Closes every peer socket; waiting requests get no answer (the node stops).
+    /// The answers for every request still waiting, as the node stops: what the peers already
+    /// sent, then `forward_timeout` for those sent and unanswered (they may have been applied),
+    /// `partition_unavailable` for those never sent. None waits afterwards.
+    func abandon() -> [(route: ReplyRoute, body: [UInt8])] {
+        var answers = takeAnswers()
+        for entry in waiting.values {
+            answers.append(
+                entry.node == nil
+                    ? (
+                        entry.route,
+                        entry.routing.refusal(
+                            .partitionUnavailable,
+                            "this node is stopping and no node served \(entry.partition) meanwhile; nothing was applied, send it again"
+                        )
+                    )
+                    : (
+                        entry.route,
+                        entry.routing.refusal(
+                            .forwardTimeout,
+                            "this node is stopping before node \(entry.node ?? "?") answered; the request may or may not have been applied: send it again with the same client and req"
+                        )
+                    ))
+        }
+        waiting = [:]
+        return answers
+    }
+
+    /// Closes every peer socket; waiting requests get no answer (`abandon` them first).
     func close() {
         for peer in peers.values {
             poller.unregister(peer.control)

@@ -64,13 +64,18 @@ public struct RequestLedger: Sendable {
 
     /// Adds the answers of `entries` this ledger does not know (another cluster node recorded
     /// them in the shared store), oldest first; they are in the store already, so nothing of
-    /// them is handed back as a change. Answers over the limits go as usual.
+    /// them is handed back as a change. Answers over the limits leave memory as usual, but are
+    /// not deleted from the store.
     public mutating func merge(_ entries: [LedgerEntry]) {
+        // What the limits push out while merging leaves memory only: other nodes still answer
+        // from those rows of the shared store.
+        let forgottenBefore = pendingForgotten
         for entry in entries.sorted(by: { $0.order < $1.order }) where answers[entry.key] == nil {
             insert(entry.key, order: entry.order, reply: entry.reply)
             pendingRecorded.removeValue(forKey: entry.key)
             nextOrder = max(nextOrder, entry.order + 1)
         }
+        pendingForgotten = forgottenBefore
     }
 
     /// How many answers are remembered.

@@ -74,4 +74,20 @@ struct RequestLedgerTests {
         #expect(changes.recorded.map(\.key.req) == ["2"])
         #expect(changes.forgotten == [LedgerKey(client: "a", req: "1")])
     }
+
+    @Test("merged answers of other nodes are known; what the limits push out of memory is not deleted from the store")
+    func mergeLeavesTheStoreAlone() {
+        var ledger = RequestLedger(limits: RequestLedger.Limits(perClient: 2))
+        let own = LedgerKey(client: "c", req: "own")
+        ledger.record(own, reply: [1])
+        _ = ledger.takeChanges()
+        let others = (1...3).map {
+            LedgerEntry(key: LedgerKey(client: "c", req: "\($0)"), order: UInt64($0), reply: [9])
+        }
+        ledger.merge(others)
+        #expect(ledger.count == 2)
+        #expect(ledger.answer(LedgerKey(client: "c", req: "3")) == [9])
+        let changes = ledger.takeChanges()
+        #expect(changes.forgotten.isEmpty && changes.recorded.isEmpty, "\(changes)")
+    }
 }
