@@ -140,6 +140,7 @@ public final class Daemon {
         } else {
             store = try configuration.openStore(logger: logger)
         }
+        if let postgres = store as? PostgreSQLFeedStore { metrics?.storeRoundTrips = { postgres.roundTrips } }
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }

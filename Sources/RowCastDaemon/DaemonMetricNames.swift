@@ -40,6 +40,8 @@ public enum DaemonMetricNames {
     /// Feeds without series of their own.
     public static let feedSeriesOmitted = "rowcast_feed_series_omitted"
 
+    /// Round trips to a PostgreSQL store's server.
+    public static let storeRoundTrips = "rowcast_store_round_trips_total"
     /// Partitions whose leases this cluster node holds.
     public static let clusterPartitions = "rowcast_cluster_partitions_held"
     /// Live cluster nodes, this one included.
@@ -108,6 +110,11 @@ public enum DaemonMetricNames {
             feedDeltas,
             help: "Deltas published for one feed since it got its series, for the 50 feeds with the most rows."),
         MetricDescription(feedSeriesOmitted, help: "Feeds without per-feed series (beyond the 50 largest)."),
+        MetricDescription(
+            storeRoundTrips,
+            help:
+                "Round trips to the PostgreSQL store's server (a query, or a whole commit), from the loop and commit threads."
+        ),
         MetricDescription(clusterPartitions, help: "Partitions whose leases this cluster node holds."),
         MetricDescription(
             clusterNodes, help: "Live cluster nodes (heartbeat younger than a lease), this one included."),

@@ -38,6 +38,11 @@ final class DaemonMetrics {
     private var nextGaugeRefresh = ContinuousClock.now
     /// A cluster node's own metrics, made at its first refresh.
     private var cluster: ClusterMetrics?
+    /// The PostgreSQL store's round trips so far, when the store is PostgreSQL; read at each
+    /// gauge refresh.
+    var storeRoundTrips: (() -> Int)?
+    private var storeRoundTripCounter: Counter?
+    private var seenRoundTrips = 0
 
     /// Metrics created through `factory`.
     init(factory: any MetricsFactory) {
@@ -156,6 +161,14 @@ final class DaemonMetrics {
             feeds.record(engine.feeds.count)
             rows.record(engine.feeds.values.reduce(0) { $0 + $1.rowCount })
             feedSeries.refresh(feeds: engine.feeds)
+            if let storeRoundTrips {
+                let total = storeRoundTrips()
+                let counter =
+                    storeRoundTripCounter ?? Counter(label: DaemonMetricNames.storeRoundTrips, factory: factory)
+                storeRoundTripCounter = counter
+                counter.increment(by: Int64(max(0, total - seenRoundTrips)))
+                seenRoundTrips = total
+            }
         }
     }
 

@@ -294,6 +294,26 @@ struct ClusterEndToEndTests {
         ])
         #expect(since["covered"] == true, "\(since)")
         #expect((since["deltas"]?.arrayValue ?? []).count == 5, "\(since)")
+
+        // n1 forwarded every write; the metrics say so, with its leases and the store's round trips.
+        let deadline2 = Date().addingTimeInterval(Self.patience)
+        var metrics = ""
+        while Date() < deadline2 {
+            metrics = try HTTPGet.get(cluster.node("n1").http, "/metrics").body
+            if metrics.contains("rowcast_store_round_trips_total "),
+                metrics.contains("rowcast_cluster_forwarded_total{")
+            {
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        for name in [
+            "rowcast_cluster_partitions_held ", "rowcast_cluster_nodes 2.0\n", "rowcast_store_round_trips_total ",
+            "rowcast_cluster_forwarded_total{socket=\"control\"} ",
+            "rowcast_cluster_lease_events_total{event=\"acquired\"} ",
+        ] {
+            #expect(metrics.contains(name), "\(name) missing from /metrics:\n\(metrics)")
+        }
     }
 
     @Test(
