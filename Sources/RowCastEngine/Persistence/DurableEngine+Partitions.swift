@@ -30,12 +30,7 @@ extension DurableEngine {
         engine.servedPartitions = (engine.servedPartitions ?? []).union(partitions)
         var unreadable: [DamagedItem] = []
         let reports = engine.restore(feeds, unreadable: &unreadable, staleTypes: staleTypes(in: feeds))
-        for item in unreadable where !renewed.contains(item.feed) {
-            guard let feed = engine.feeds[item.feed] else { continue }
-            renew(&feed.epoch, feed: item.feed, seq: feed.seq, reason: "a stored item record is damaged", into: &commit)
-            engine.forgetHistory(of: feed)
-            renewed.insert(item.feed)
-        }
+        renewEpochs(ofFeedsWith: unreadable, renewed: &renewed, into: &commit)
         commit.damagedItems = feeds.flatMap { $0.damaged.filter { !$0.known } } + unreadable
         commit.feeds = engine.takeChanges()
         commit.quarantine = engine.quarantine.takeChanges()

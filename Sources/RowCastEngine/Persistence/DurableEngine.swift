@@ -149,12 +149,7 @@ public final class DurableEngine {
         var unreadable: [DamagedItem] = []
         let staleTypes = self.staleTypes(in: feeds)
         let reports = engine.restore(feeds, unreadable: &unreadable, staleTypes: staleTypes, progress: progress)
-        for item in unreadable where !renewed.contains(item.feed) {
-            guard let feed = engine.feeds[item.feed] else { continue }
-            renew(&feed.epoch, feed: item.feed, seq: feed.seq, reason: "a stored item record is damaged", into: &commit)
-            engine.forgetHistory(of: feed)
-            renewed.insert(item.feed)
-        }
+        renewEpochs(ofFeedsWith: unreadable, renewed: &renewed, into: &commit)
         commit.damagedItems = feeds.flatMap { $0.damaged.filter { !$0.known } } + unreadable
         // The rows rendered for records that kept none (written before rows were stored).
         commit.feeds = engine.takeChanges()
@@ -344,6 +339,19 @@ public final class DurableEngine {
                 "\(found.count) stored item record\(found.count == 1 ? " is" : "s are") damaged (item \"\(first.id)\": \(first.reason)); quarantined, not served"
         }
         return changedRenderer(in: feed)
+    }
+
+    /// Gives a new epoch to each feed of `unreadable` items (stored records that do not parse)
+    /// not in `renewed` yet, forgetting its history; adds them to `renewed`.
+    func renewEpochs(
+        ofFeedsWith unreadable: [DamagedItem], renewed: inout Set<String>, into commit: inout StoreCommit
+    ) {
+        for item in unreadable where !renewed.contains(item.feed) {
+            guard let feed = engine.feeds[item.feed] else { continue }
+            renew(&feed.epoch, feed: item.feed, seq: feed.seq, reason: "a stored item record is damaged", into: &commit)
+            engine.forgetHistory(of: feed)
+            renewed.insert(item.feed)
+        }
     }
 
     /// Gives a feed a new epoch (`epoch` is its stored or installed epoch), logs why, and
