@@ -122,20 +122,19 @@ extension Daemon {
         let routing = RequestRouting(body: body)
         guard let partition = routing.partition, !served.contains(partition) else { return true }
         let owner = clusterView?.owner(of: partition)
+        func refuse(_ message: String, on route: ReplyRoute) {
+            sendReply(route.replyFrames(routing.refusal(.partitionUnavailable, message)), on: control, engine: engine)
+        }
         if let route, ClusterForwarder.isForwarded(route) {
             // Sent by a node whose view differs from this one's for a moment: not passed on.
-            let refusal = routing.refusal(
-                .partitionUnavailable,
-                "\(partition) is not served by the node it was forwarded to (its lease is moving); nothing was applied, send it again shortly"
-            )
-            sendReply(route.replyFrames(refusal), on: control, engine: engine)
+            refuse(
+                "\(partition) is not served by the node it was forwarded to (its lease is moving); nothing was applied, send it again shortly",
+                on: route)
         } else if let route, owner == nil, let failure = clusterView?.storeFailure {
             // This node cannot read the leases: nothing says an owner is coming.
-            let refusal = routing.refusal(
-                .partitionUnavailable,
-                "no node serves \(partition) that this node knows of: it cannot reach the store (\(failure)); nothing was applied, send it again later"
-            )
-            sendReply(route.replyFrames(refusal), on: control, engine: engine)
+            refuse(
+                "no node serves \(partition) that this node knows of: it cannot reach the store (\(failure)); nothing was applied, send it again later",
+                on: route)
         } else if let route {
             // Without an owner, the request waits for the partition's next one.
             if let refusal = forwarder.forward(
