@@ -30,6 +30,7 @@ public enum ClusterRules {
     /// Throws an `invalid_value` error when a node name is set with a store other than
     /// PostgreSQL, or with CURVE on.
     public static func check(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
+        try checkEngineThreads(configuration, file: file)
         guard !configuration.nodeName.isEmpty else { return }
         guard case .postgresql = try? StoreLocation(parsing: configuration.store) else {
             throw ConfigurationError(
@@ -43,6 +44,29 @@ public enum ClusterRules {
                 .invalidValue, file: file, key: "cluster.node_name",
                 problem:
                     "a cluster node cannot run with CURVE yet: a node forwards requests for feeds it does not own under its own connection, and the owner could not check the original client's grants. Run the nodes without CURVE on a network only they and their clients reach, or run one rowcastd with CURVE"
+            )
+        }
+    }
+}
+
+extension ClusterRules {
+    /// Throws an `invalid_value` error when `engine.threads` is above 1 with CURVE on or with a
+    /// node name: the front that hands messages to the loops carries neither a client's CURVE
+    /// identity nor a cluster node's forwarding.
+    static func checkEngineThreads(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
+        guard configuration.engineThreads > 1 else { return }
+        if configuration.curveEnabled {
+            throw ConfigurationError(
+                .invalidValue, file: file, key: "engine.threads",
+                problem:
+                    "more than one engine thread cannot run with CURVE yet: the front that hands each message to its loop does not carry the client's CURVE identity, so no loop could check its grants. Set engine.threads to 1 (--engine-threads 1) or turn CURVE off"
+            )
+        }
+        if !configuration.nodeName.isEmpty {
+            throw ConfigurationError(
+                .invalidValue, file: file, key: "engine.threads",
+                problem:
+                    "a cluster node runs one engine thread: set engine.threads to 1 (--engine-threads 1), or leave cluster.node_name empty to run several threads alone"
             )
         }
     }

@@ -49,6 +49,7 @@ public enum ConfigurationSchema {
         integer(
             "commit_interval_us", flag: "--commit-interval-us", range: 0...100_000, reload: true,
             \.commitIntervalMicroseconds),
+        integer("engine.threads", flag: "--engine-threads", range: 1...64, reload: false, \.engineThreads),
         ConfigurationSetting(
             key: "log_level", flag: "--log-level", kind: .choice(Logger.Level.allCases.map(\.rawValue)),
             appliesOnReload: true,

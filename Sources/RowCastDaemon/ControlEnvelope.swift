@@ -32,10 +32,16 @@ struct ControlEnvelope {
     }
 
     /// The connection the request came on: a hash (FNV-1a) of the ROUTER's identity frame,
-    /// for the order of one connection's requests (`IncomingMessage.connection`).
+    /// for the order of one connection's requests (`IncomingMessage.connection`). Behind the
+    /// front of several engine loops (`FrontRouter`), the client's identity frames after the
+    /// front's header name it.
     var connection: UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in routing.first ?? [] { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let behindFront = routing.count > 2 && FrontHeader(bytes: routing[1]) != nil
+        let frames = behindFront ? routing[2...].prefix { !$0.isEmpty } : routing.prefix(1)
+        for frame in frames {
+            for byte in frame { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
         return hash
     }
 

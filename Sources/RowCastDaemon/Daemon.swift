@@ -73,11 +73,20 @@ public final class Daemon {
     var clusterView: ClusterView?
     /// When the loop next moves forwarded requests whose partition changed owner.
     var nextForwardCheck = ContinuousClock.now
+    /// Its place among several engine loops (`engine.threads`), nil when it is the only one.
+    let slot: EngineLoopSlot?
 
     /// A daemon that loads its plugins from the configured directories, into plugin hosts or
     /// into itself as `plugin_isolation` says.
     public convenience init(
         configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment()
+    ) throws {
+        try self.init(configuration: configuration, logger: logger, environment: environment, slot: nil)
+    }
+
+    /// A daemon as above, as one engine loop of several when `slot` is given.
+    convenience init(
+        configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment, slot: EngineLoopSlot?
     ) throws {
         switch configuration.pluginIsolation {
         case .process:
@@ -86,7 +95,7 @@ public final class Daemon {
                 memoryMegabytes: configuration.pluginMemoryMegabytes, user: configuration.pluginUser,
                 unconfinedPlugins: configuration.pluginUnconfined
             )
-            try self.init(configuration: configuration, logger: logger, environment: environment) {
+            try self.init(configuration: configuration, logger: logger, environment: environment, slot: slot) {
                 directories, previous in
                 HostedRenderer.load(
                     directories: directories, settings: settings, logger: logger, previous: previous as? HostedRenderer)
@@ -95,7 +104,7 @@ public final class Daemon {
             logger.warning(
                 "plugin_isolation is in_process: plugins run inside rowcastd, unconfined (no seccomp, no Landlock, no limits, a crash stops rowcastd); use it for trusted plugins only"
             )
-            try self.init(configuration: configuration, logger: logger, environment: environment) {
+            try self.init(configuration: configuration, logger: logger, environment: environment, slot: slot) {
                 directories, previous in
                 PluginRenderer.load(directories: directories, logger: logger, previous: previous as? PluginRenderer)
             }
@@ -103,10 +112,22 @@ public final class Daemon {
     }
 
     /// A daemon that loads its renderer with `loadRenderer` (directories, previous renderer).
-    public init(
+    public convenience init(
         configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment(),
         loadRenderer: @escaping ([String], (any RowRendering)?) -> any RowRendering
     ) throws {
+        try self.init(
+            configuration: configuration, logger: logger, environment: environment, slot: nil,
+            loadRenderer: loadRenderer)
+    }
+
+    /// A daemon that loads its renderer with `loadRenderer`, as one engine loop of several
+    /// when `slot` is given.
+    init(
+        configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment, slot: EngineLoopSlot?,
+        loadRenderer: @escaping ([String], (any RowRendering)?) -> any RowRendering
+    ) throws {
+        self.slot = slot
         self.configuration = configuration
         self.logger = logger
         self.environment = environment
@@ -114,7 +135,7 @@ public final class Daemon {
         watchdog = environment.watchdog
         metrics = environment.metrics.map(DaemonMetrics.init(factory:))
         loop = LoopStateMachine(settings: LoopStateMachine.Settings(configuration), now: .now)
-        context = try Context()
+        context = try slot?.context ?? Context()
     }
 
     /// Loads the plugins, opens the durable store and loads every feed from it, then binds
@@ -133,7 +154,12 @@ public final class Daemon {
         let clusterStore = try clusterStoreURL()
         let tokens = clusterStore.map { _ in LeaseTokens(node: configuration.nodeName) }
         let store: any FeedStore
-        if let clusterStore, let tokens {
+        if let slot {
+            // One loop of several: the feeds of its partitions, in the store the loops share.
+            engine.servedPartitions = slot.partitions
+            store = slot.store
+            metrics?.loopTotals = (slot.totals, slot.index)
+        } else if let clusterStore, let tokens {
             // A node loads the partitions its leases give it once its sockets are bound.
             engine.servedPartitions = []
             store = try openClusterStore(url: clusterStore, tokens: tokens)
@@ -152,14 +178,20 @@ public final class Daemon {
 
         let permissions = try SocketPermissions(configuration, file: environment.configurationFile)
         try startCurve(context: context)
+        let endpoints =
+            slot?.endpoints
+            ?? (
+                ingest: configuration.ingestEndpoint, control: configuration.controlEndpoint,
+                publish: configuration.publishEndpoint
+            )
         let zmqLimit = Int64(configuration.hardMessageBytes)
         let ingest = try Socket(context: context, type: .pull)
         try ingest.setOption(.linger, 0)
         try ingest.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
         try ingest.setOption(.maxMessageSize, zmqLimit)
-        try secure(ingest, endpoint: configuration.ingestEndpoint)
-        try lockSocketPath(of: configuration.ingestEndpoint)
-        try permissions.bind(ingest, to: configuration.ingestEndpoint)
+        try secure(ingest, endpoint: endpoints.ingest)
+        try lockSocketPath(of: endpoints.ingest)
+        try permissions.bind(ingest, to: endpoints.ingest)
         self.ingest = ingest
 
         let control = try Socket(context: context, type: .router)
@@ -167,12 +199,13 @@ public final class Daemon {
         try control.setOption(.receiveHighWaterMark, configuration.receiveHighWaterMark)
         // Replies queued per client are bounded; with ROUTER_MANDATORY a full queue (or a
         // client gone) makes the send fail instead of dropping silently, so drops are counted.
-        try control.setOption(.sendHighWaterMark, configuration.clientReplyQueue)
+        // Behind the front of several loops, the one peer carries every client's replies.
+        try control.setOption(.sendHighWaterMark, slot == nil ? configuration.clientReplyQueue : 0)
         try control.setOption(.routerMandatory, true)
         try control.setOption(.maxMessageSize, zmqLimit)
-        try secure(control, endpoint: configuration.controlEndpoint)
-        try lockSocketPath(of: configuration.controlEndpoint)
-        try permissions.bind(control, to: configuration.controlEndpoint)
+        try secure(control, endpoint: endpoints.control)
+        try lockSocketPath(of: endpoints.control)
+        try permissions.bind(control, to: endpoints.control)
         self.control = control
 
         // An XPUB, so that rowcastd sees every subscription (verbose: repeated ones too) and
@@ -182,10 +215,13 @@ public final class Daemon {
         try publish.setOption(zap == nil ? .xpubVerbose : .xpubManual, true)
         try publish.setOption(.linger, configuration.lingerMilliseconds)
         try publish.setOption(.sendHighWaterMark, configuration.publishHighWaterMark)
-        if metrics != nil { publishMonitor = try SocketMonitor(watching: publish, events: [.accepted, .disconnected]) }
-        try secure(publish, endpoint: configuration.publishEndpoint)
-        try lockSocketPath(of: configuration.publishEndpoint)
-        try permissions.bind(publish, to: configuration.publishEndpoint)
+        // The front's public socket has the subscribers when loops share it (`EngineThreadGroup`).
+        if metrics != nil, slot == nil {
+            publishMonitor = try SocketMonitor(watching: publish, events: [.accepted, .disconnected])
+        }
+        try secure(publish, endpoint: endpoints.publish)
+        try lockSocketPath(of: endpoints.publish)
+        try permissions.bind(publish, to: endpoints.publish)
         self.publish = publish
 
         poller.register(ingest, for: .readable)
@@ -242,7 +278,8 @@ public final class Daemon {
             preconditionFailure("Daemon.run called before start")
         }
         let engine = durable.engine
-        announceReady(engine: engine)
+        // Several loops are announced once, by their group, when all of them are ready.
+        if slot == nil { announceReady(engine: engine) }
         positions.reset(to: engine.allPositions)
         loop.published(at: .now)
         try publishAll(restoreReports, on: publish)
@@ -324,7 +361,7 @@ public final class Daemon {
         snapshotWriter.waitUntilWritten()
         sendWrittenSnapshots(control: control, engine: engine)
         leaveCluster(control: control, engine: engine)
-        announceStopping(engine: engine)
+        if slot == nil { announceStopping(engine: engine) }
         // A stop that could not be recorded (a full disk) is not a clean one: the exit status
         // says so. Everything acknowledged is still in the write-ahead log.
         if let failure = close() { throw failure }
@@ -481,7 +518,8 @@ public final class Daemon {
     }
 
     private func heartbeatIfIdle(engine: Engine, publish: Socket) throws {
-        guard loop.heartbeatDue(at: .now) else { return }
+        // Of several loops, the first sends the daemon's heartbeats.
+        guard slot.map({ $0.index == 0 }) ?? true, loop.heartbeatDue(at: .now) else { return }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000

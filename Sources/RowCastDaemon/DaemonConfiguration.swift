@@ -104,6 +104,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The shortest time between the starts of two commits of ingest-only batches, in
     /// microseconds (see `DurableEngine.commitDue`); 0 commits every batch at once.
     public var commitIntervalMicroseconds = 500
+    /// How many engine loops serve the feeds, each those of its partitions on a thread of its
+    /// own (`EngineThreadGroup`); 1 runs the one loop that owns the sockets itself.
+    public var engineThreads = 1
 
     /// Where plugins run: each in a host process of its own, or inside rowcastd.
     public var pluginIsolation: PluginIsolation = .process

@@ -36,6 +36,8 @@ final class DaemonMetrics {
     /// Connections accepted minus disconnected on the publish socket.
     private var connections = 0
     private var nextGaugeRefresh = ContinuousClock.now
+    /// Where the engine loops' counts add up, and this loop's place, when rowcastd runs several.
+    var loopTotals: (totals: LoopTotals, index: Int)?
     /// A cluster node's own metrics, made at its first refresh.
     private var cluster: ClusterMetrics?
     /// The PostgreSQL store's round trips so far, when the store is PostgreSQL; read at each
@@ -158,8 +160,15 @@ final class DaemonMetrics {
         }
         if now >= nextGaugeRefresh {
             nextGaugeRefresh = now + .seconds(1)
-            feeds.record(engine.feeds.count)
-            rows.record(engine.feeds.values.reduce(0) { $0 + $1.rowCount })
+            let rowCount = engine.feeds.values.reduce(0) { $0 + $1.rowCount }
+            if let (totals, index) = loopTotals {
+                let sums = totals.record(loop: index, feeds: engine.feeds.count, rows: rowCount)
+                feeds.record(sums.feeds)
+                rows.record(sums.rows)
+            } else {
+                feeds.record(engine.feeds.count)
+                rows.record(rowCount)
+            }
             feedSeries.refresh(feeds: engine.feeds)
             if let storeRoundTrips {
                 let total = storeRoundTrips()

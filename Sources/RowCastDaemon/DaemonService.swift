@@ -122,6 +122,16 @@ public struct DaemonService: Service {
         let configuration = self.configuration
         let signal = self.signal
         let logger = self.logger
+        if configuration.engineThreads > 1 {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                NamedThread.start("rowcastd-front") {
+                    let group = EngineThreadGroup(
+                        configuration: configuration, logger: logger, environment: environment)
+                    continuation.resume(with: Result { try group.run(until: signal) })
+                }
+            }
+            return
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             NamedThread.start("rowcastd-loop") {
                 // The daemon is released before the continuation resumes: its sockets, then

@@ -291,6 +291,13 @@ struct RowcastdCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        help: ArgumentHelp(
+            "Run this many engine loops, each serving the feeds of its partitions on a thread of its own behind the same endpoints (docs/OPERATIONS.md, \"Engine threads\"); more than 1 needs CURVE off and no --node-name. [default: 1]",
+            valueName: "n"))
+    var engineThreads: Int?
+
+    @Option(
+        name: .long,
         help: ArgumentHelp("The largest request accepted, in bytes. [default: 1048576]", valueName: "bytes"))
     var maxMessageBytes: Int?
 
@@ -439,6 +446,7 @@ struct RowcastdCommand: AsyncParsableCommand {
         overrides.set("cluster.lease_ms", leaseMs.map(ConfigurationValue.integer))
         overrides.set("cluster.advertise_host", advertiseHost.map(ConfigurationValue.text))
         overrides.set("commit_interval_us", commitIntervalUs.map(ConfigurationValue.integer))
+        overrides.set("engine.threads", engineThreads.map(ConfigurationValue.integer))
         overrides.set("limits.max_message_bytes", maxMessageBytes.map(ConfigurationValue.integer))
         overrides.set("heartbeat_ms", heartbeatMs.map(ConfigurationValue.integer))
         overrides.set("drain_timeout_ms", drainTimeoutMs.map(ConfigurationValue.integer))

@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+import RowCastEngine
+import RowCastJSON
+import RowCastSupport
+import ZeroMQ
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// rowcastd with several engine loops (`engine.threads` above 1; docs/OPERATIONS.md, "Engine
+/// threads"): each loop is a `Daemon` on a thread of its own (`rowcastd-loop-0`, …) serving
+/// the feeds of its partitions, with its own plugin hosts and commit thread, over one shared
+/// store; a front thread (`FrontRouter`, on the thread that calls `run`) owns the public
+/// ingest and control sockets and hands each message to its feed's loop; a proxy thread
+/// (`rowcastd-pub`) joins the loops' deltas onto the public publish socket and carries the
+/// subscriptions back to every loop, which answers those of its own feeds.
+///
+/// Readiness (the ready line, READY=1) comes once every loop has loaded its feeds and the
+/// public sockets are bound; a stop stops reading the public sockets, lets every loop answer
+/// what it read, forwards the last replies, and only then closes.
+final class EngineThreadGroup {
+    private let configuration: DaemonConfiguration
+    private let logger: Logger
+    private let environment: DaemonEnvironment
+    private let count: Int
+    private let loopSignals: [StopSignal]
+    private let outcomes: LockedValue<[Int: Result<Void, any Error>]>
+    private let started = DispatchSemaphore(value: 0)
+    private var socketLocks: [PIDLockFile] = []
+
+    /// A group of `configuration.engineThreads` loops.
+    init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment) {
+        self.configuration = configuration
+        self.logger = logger
+        self.environment = environment
+        count = configuration.engineThreads
+        loopSignals = (0..<count).map { _ in StopSignal() }
+        outcomes = LockedValue([:])
+    }
+
+    /// Starts the loops and the front, announces readiness, and serves until `signal` asks for
+    /// a stop (or a loop fails); then drains and closes. Throws `DaemonStartError` when it could
+    /// not start, and what stopped a loop otherwise.
+    func run(until signal: StopSignal) throws {
+        let context = try Context()
+        let store: SharedFeedStore
+        do {
+            store = SharedFeedStore(try configuration.openStore(logger: logger), users: count)
+        } catch {
+            throw DaemonStartError(underlying: error)
+        }
+        let totals = LoopTotals(loops: count)
+        for index in 0..<count {
+            startLoop(EngineLoopSlot(index: index, count: count, context: context, store: store, totals: totals))
+        }
+        for _ in 0..<count { started.wait() }
+        let public_: PublicSockets
+        do {
+            if let failure = outcomes.withLock({ $0.values.compactMap { $0.failure }.first }) { throw failure }
+            public_ = try PublicSockets(
+                configuration: configuration, context: context, loops: count, file: environment.configurationFile,
+                metrics: environment.metrics, locks: &socketLocks)
+        } catch {
+            stopLoops()
+            throw DaemonStartError(underlying: error)
+        }
+        let front = try FrontRouter(
+            configuration: configuration, context: context, loops: count, ingest: public_.ingest,
+            control: public_.control, endpoints: public_.endpointsJSON, metrics: environment.metrics,
+            logger: logger)
+        let proxyEnded = public_.startProxy(logger: logger)
+        announceReady(public_)
+        var stopping = false
+        while true {
+            if !stopping, signal.isStopRequested || failedLoop() != nil {
+                stopping = true
+                environment.health?.enter(.draining)
+                for loopSignal in loopSignals { loopSignal.requestStop() }
+            }
+            if signal.takeReloadRequest() { for loopSignal in loopSignals { loopSignal.requestReload() } }
+            let ended = outcomes.withLock { $0.count } == count + count
+            if stopping, ended {
+                try front.drainReplies()
+                break
+            }
+            try front.pass(timeoutMilliseconds: 100, reading: !stopping)
+            public_.countSubscribers()
+            environment.health?.tick()
+        }
+        _ = environment.notifier.send(
+            NotifyMessage.stopping.adding(.status("stopping: sending the last deltas and replies")))
+        logger.info("rowcastd stopping: every engine loop answered what it read, the sockets close")
+        front.close()
+        public_.close(proxyEnded: proxyEnded)
+        for lock in socketLocks { lock.release() }
+        socketLocks = []
+        if let failure = failedLoop() { throw failure }
+        if let failure = store.closeFailure { throw failure }
+    }
+
+    /// Starts loop `slot.index` on its thread; its start's outcome is recorded under the key
+    /// `index`, its run's under `count + index`.
+    private func startLoop(_ slot: EngineLoopSlot) {
+        var environment = self.environment
+        if slot.index > 0 {
+            // The first loop speaks to systemd (watchdog, STATUS=, RELOADING=1) for all of them.
+            environment.notifier = .disabled
+            environment.watchdog = nil
+        }
+        environment.announceReady = { _ in }
+        let loopEnvironment = environment
+        let configuration = self.configuration
+        let logger = self.logger
+        let signal = loopSignals[slot.index]
+        let outcomes = self.outcomes
+        let started = self.started
+        let count = self.count
+        NamedThread.start(EngineLoopSlot.threadName(of: slot.index)) {
+            let daemon: Daemon
+            do {
+                daemon = try Daemon(
+                    configuration: configuration, logger: logger, environment: loopEnvironment, slot: slot)
+            } catch {
+                outcomes.withLock { $0[slot.index] = .failure(error) }
+                outcomes.withLock { $0[count + slot.index] = .success(()) }
+                started.signal()
+                return
+            }
+            do {
+                try daemon.start()
+            } catch {
+                daemon.close()
+                outcomes.withLock { $0[slot.index] = .failure(error) }
+                outcomes.withLock { $0[count + slot.index] = .success(()) }
+                started.signal()
+                return
+            }
+            outcomes.withLock { $0[slot.index] = .success(()) }
+            started.signal()
+            let result = Result { try daemon.run(until: signal) }
+            outcomes.withLock { $0[count + slot.index] = result }
+        }
+    }
+
+    /// Asks every loop to stop and waits until each has ended (a start that failed).
+    private func stopLoops() {
+        for loopSignal in loopSignals { loopSignal.requestStop() }
+        while outcomes.withLock({ $0.count }) < count + count { usleep(10_000) }
+    }
+
+    /// The error a loop's run ended with, if one did.
+    private func failedLoop() -> (any Error)? {
+        let count = self.count
+        return outcomes.withLock { outcomes in
+            (count..<(count + count)).compactMap { outcomes[$0]?.failure }.first
+        }
+    }
+
+    private func announceReady(_ sockets: PublicSockets) {
+        environment.health?.enter(.running)
+        environment.announceReady(sockets.readyLine + (environment.httpAddress.map { " http=\($0)" } ?? ""))
+        _ = environment.notifier.send(NotifyMessage.ready.adding(.mainPID(getpid())))
+        logger.info(
+            "rowcastd ready",
+            metadata: [
+                "ingest": "\(sockets.bound.ingest)", "control": "\(sockets.bound.control)",
+                "publish": "\(sockets.bound.publish)", "engineThreads": "\(count)",
+                "config": "\(environment.configurationFile ?? "-")", "http": "\(environment.httpAddress ?? "-")",
+            ])
+    }
+}
+
+extension Result {
+    /// The error, when it is a failure.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

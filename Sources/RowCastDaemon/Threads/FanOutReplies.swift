@@ -1,0 +1,78 @@
+import RowCastJSON
+
+/// The one reply a client gets to a request every engine loop answered (`status`, `reload`,
+/// `quarantine` without a feed): the loops' replies, in loop order, made into the reply one
+/// loop holding every feed would have sent (docs/OPERATIONS.md, "Engine threads").
+enum FanOutReplies {
+    /// The ops whose request goes to every loop.
+    static func goesToEveryLoop(op: String?, namesFeed: Bool) -> Bool {
+        switch op {
+        case "status", "reload": true
+        case "quarantine": !namesFeed
+        default: false
+        }
+    }
+
+    /// The merged reply to `op` from `replies` (one per loop, in loop order); `endpoints` are
+    /// the daemon's public endpoints, which `status` shows in place of the loops' own. A reply
+    /// that failed, or one that does not parse, is sent as it is (the first of them).
+    static func merge(op: String, _ replies: [[UInt8]], endpoints: JSONValue) -> [UInt8] {
+        var objects: [JSONObject] = []
+        for reply in replies {
+            guard let object = (try? JSONParser.parse(reply))?.objectValue, object["ok"] == .bool(true) else {
+                return reply
+            }
+            objects.append(object)
+        }
+        guard var merged = objects.first else { return [] }
+        switch op {
+        case "status": mergeStatus(&merged, objects, endpoints: endpoints)
+        case "quarantine": mergeSums(&merged, objects, keys: ["items", "retried"])
+        default: break  // reload: every loop reloaded; the first one's reply says so
+        }
+        return JSONValue.object(merged).serialized()
+    }
+
+    /// `status`: counts added up, the feed lists merged in name order (a page ends where the
+    /// first loop's page ended), each loop's plugin hosts listed.
+    private static func mergeStatus(_ merged: inout JSONObject, _ objects: [JSONObject], endpoints: JSONValue) {
+        merged["endpoints"] = endpoints
+        mergeSums(
+            &merged, objects, keys: ["storedBytes", "feedCount", "quarantined", "staleRows", "pluginHosts", "counters"])
+        var feeds = objects.flatMap { $0["feeds"]?.arrayValue ?? [] }
+        feeds.sort { ($0["feed"]?.stringValue ?? "") < ($1["feed"]?.stringValue ?? "") }
+        // A loop whose page was full says where it stopped: the merged page stops at the
+        // earliest such place, so the next request (after it) misses none of that loop's feeds.
+        let stops = objects.compactMap { $0["more"] == .bool(true) ? $0["next"]?.stringValue : nil }
+        merged["more"] = nil
+        merged["next"] = nil
+        if let stop = stops.min() {
+            feeds.removeAll { ($0["feed"]?.stringValue ?? "") > stop }
+            merged["more"] = true
+            merged["next"] = .string(stop)
+        }
+        merged["feeds"] = .array(feeds)
+    }
+
+    /// Adds up `keys` over `objects`: numbers are summed, arrays joined, objects summed member
+    /// by member.
+    private static func mergeSums(_ merged: inout JSONObject, _ objects: [JSONObject], keys: [String]) {
+        for key in keys {
+            guard merged[key] != nil else { continue }
+            merged[key] = objects.dropFirst().reduce(merged[key]!) { sum($0, $1[key]) }
+        }
+    }
+
+    private static func sum(_ left: JSONValue, _ right: JSONValue?) -> JSONValue {
+        guard let right else { return left }
+        switch (left, right) {
+        case (.number(let a), .number(let b)): return .number(JSONNumber(a.double + b.double))
+        case (.array(let a), .array(let b)): return .array(a + b)
+        case (.object(let a), .object(let b)):
+            var object = a
+            for key in a.keys { object[key] = sum(a[key]!, b[key]) }
+            return .object(object)
+        default: return left
+        }
+    }
+}

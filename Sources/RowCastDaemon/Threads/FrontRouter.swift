@@ -1,0 +1,212 @@
+import CoreMetrics
+import Logging
+import RowCastEngine
+import RowCastJSON
+import RowCastSupport
+import ZeroMQ
+
+/// The front of several engine loops (`engine.threads`; docs/OPERATIONS.md, "Engine threads"):
+/// it owns the public ingest (PULL) and control (ROUTER) sockets and hands each message to the
+/// loop that serves its feed's partition, over `inproc://`, reading no more of it than the
+/// feed name (`RequestRouting`). Requests that name no feed go to the first loop, except those
+/// every loop answers (`FanOutReplies`). Replies come back the same way.
+///
+/// A loop's control requests travel as `[header, client routing frames..., "", body...]` on a
+/// DEALER: the header (`FrontHeader`) says whether the client's envelope had its empty
+/// delimiter, and which fan-out the request belongs to, so the reply goes back exactly as the
+/// loop alone would have sent it.
+///
+/// Not `Sendable`: its sockets belong to the thread that runs it.
+final class FrontRouter {
+    private let logger: Logger
+    private let configuration: DaemonConfiguration
+    private let ingest: Socket
+    private let control: Socket
+    private let pushes: [Socket]
+    private let dealers: [Socket]
+    private let poller = Poller()
+    private var fanOuts: [UInt64: FanOut] = [:]
+    private var nextFanOut: UInt64 = 1
+    /// A message a loop's full queue did not take yet; reading waits until it has gone.
+    private var held: (socket: Socket, frames: [[UInt8]])?
+    private let droppedReplies: Counter?
+    private var dropped = 0
+    /// The public endpoints, for the merged `status`.
+    let endpoints: JSONValue
+
+    /// A request every loop answers, waiting for their replies.
+    private struct FanOut {
+        var op: String
+        var replies: [[UInt8]?]
+    }
+
+    /// A front for `loops` loops over `context`, its public sockets already bound.
+    init(
+        configuration: DaemonConfiguration, context: Context, loops: Int, ingest: Socket, control: Socket,
+        endpoints: JSONValue, metrics: (any MetricsFactory)?, logger: Logger
+    ) throws {
+        self.configuration = configuration
+        self.ingest = ingest
+        self.control = control
+        self.endpoints = endpoints
+        self.logger = logger
+        droppedReplies = metrics.map { Counter(label: DaemonMetricNames.droppedReplies, factory: $0) }
+        var pushes: [Socket] = []
+        var dealers: [Socket] = []
+        for index in 0..<loops {
+            let loop = EngineLoopSlot.endpoints(of: index)
+            let push = try Socket(context: context, type: .push)
+            try push.setOption(.linger, 0)
+            try push.setOption(.sendHighWaterMark, configuration.receiveHighWaterMark)
+            try push.connect(loop.ingest)
+            pushes.append(push)
+            let dealer = try Socket(context: context, type: .dealer)
+            try dealer.setOption(.linger, 0)
+            try dealer.setOption(.sendHighWaterMark, configuration.receiveHighWaterMark)
+            try dealer.setOption(.receiveHighWaterMark, 0)
+            try dealer.connect(loop.control)
+            dealers.append(dealer)
+        }
+        self.pushes = pushes
+        self.dealers = dealers
+        poller.register(ingest, for: .readable)
+        poller.register(control, for: .readable)
+        for dealer in dealers { poller.register(dealer, for: .readable) }
+    }
+
+    /// One pass: waits at most `timeoutMilliseconds` for a message, then moves what arrived.
+    /// With `reading` false (a stop began), only the loops' replies move.
+    func pass(timeoutMilliseconds: Int, reading: Bool) throws {
+        let canRead = reading && held == nil
+        poller.register(ingest, for: canRead ? .readable : [])
+        poller.register(control, for: canRead ? .readable : [])
+        _ = try poller.poll(timeoutMilliseconds: held == nil ? timeoutMilliseconds : 1)
+        for (index, dealer) in dealers.enumerated() where poller.isReadable(dealer) {
+            try forwardReplies(from: dealer, loop: index)
+        }
+        guard reading else { return }
+        if let (socket, frames) = held {
+            guard try socket.send(frames, dontWait: true) else { return }
+            held = nil
+        }
+        if poller.isReadable(ingest) { try forwardIngest() }
+        if held == nil, poller.isReadable(control) { try forwardRequests() }
+    }
+
+    /// Moves the replies the loops sent already (at the end of a stop).
+    func drainReplies() throws {
+        for (index, dealer) in dealers.enumerated() { try forwardReplies(from: dealer, loop: index) }
+    }
+
+    /// Closes the loops' side (the public sockets belong to the group).
+    func close() {
+        for socket in pushes + dealers { socket.close() }
+    }
+
+    private func forwardIngest() throws {
+        var moved = 0
+        while moved < 1000, let frames = try ingest.receiveMultipart(dontWait: true) {
+            moved += 1
+            let partition = frames.first.flatMap { RequestRouting(body: $0).partition }
+            let loop = partition.map { EngineLoopSlot.loop(serving: $0, count: pushes.count) } ?? 0
+            guard try pushes[loop].send(frames, dontWait: true) else {
+                held = (pushes[loop], frames)
+                return
+            }
+        }
+    }
+
+    private func forwardRequests() throws {
+        var moved = 0
+        while moved < 1000, let frames = try control.receiveMultipart(dontWait: true) {
+            moved += 1
+            let envelope = ControlEnvelope(frames: frames)
+            let delimited = envelope.routing.count > 1 && envelope.routing.last?.isEmpty == true
+            let identities = delimited ? Array(envelope.routing.dropLast()) : envelope.routing
+            let bodyFrames = Array(frames.dropFirst(envelope.routing.count))
+            let routing = RequestRouting(body: envelope.body)
+            let everyLoop = FanOutReplies.goesToEveryLoop(op: routing.op, namesFeed: routing.feed != nil)
+            let fanOut = everyLoop ? nextFanOut : 0
+            let message = [FrontHeader(delimited: delimited, fanOut: fanOut).bytes] + identities + [[]] + bodyFrames
+            if everyLoop {
+                nextFanOut &+= 1
+                fanOuts[fanOut] = FanOut(op: routing.op ?? "", replies: Array(repeating: nil, count: dealers.count))
+                // Every loop takes it, or none: a full queue drops it like a full ROUTER would.
+                for dealer in dealers where !(try dealer.send(message, dontWait: true)) {
+                    fanOuts[fanOut] = nil
+                    logger.warning("a request for every engine loop was dropped: a loop's queue is full")
+                    break
+                }
+                continue
+            }
+            let loop = routing.partition.map { EngineLoopSlot.loop(serving: $0, count: dealers.count) } ?? 0
+            guard try dealers[loop].send(message, dontWait: true) else {
+                held = (dealers[loop], message)
+                return
+            }
+        }
+    }
+
+    private func forwardReplies(from dealer: Socket, loop: Int) throws {
+        var moved = 0
+        while moved < 1000, let frames = try dealer.receiveMultipart(dontWait: true) {
+            moved += 1
+            guard let header = frames.first.flatMap(FrontHeader.init(bytes:)),
+                let delimiter = frames.dropFirst().firstIndex(where: \.isEmpty)
+            else { continue }
+            let identities = Array(frames[1..<delimiter])
+            var body = Array(frames[(delimiter + 1)...])
+            if header.fanOut != 0 {
+                guard var fanOut = fanOuts[header.fanOut], let reply = body.first else { continue }
+                fanOut.replies[loop] = reply
+                guard fanOut.replies.allSatisfy({ $0 != nil }) else {
+                    fanOuts[header.fanOut] = fanOut
+                    continue
+                }
+                fanOuts[header.fanOut] = nil
+                body = [FanOutReplies.merge(op: fanOut.op, fanOut.replies.map { $0! }, endpoints: endpoints)]
+            }
+            sendReply(identities + (header.delimited ? [[]] : []) + body)
+        }
+    }
+
+    /// Sends a reply to its client; a client gone or not reading loses it, counted as the loops
+    /// count theirs (`rowcast_replies_dropped_total`).
+    private func sendReply(_ frames: [[UInt8]]) {
+        if (try? control.send(frames, dontWait: true)) == true { return }
+        dropped += 1
+        droppedReplies?.increment()
+        if dropped == 1 || dropped.isMultiple(of: 10_000) {
+            logger.warning(
+                "reply dropped: a client is gone or not reading its replies (limits.client_reply_queue reached)",
+                metadata: ["dropped": "\(dropped)"])
+        }
+    }
+}
+
+/// The first frame of a request the front hands a loop, echoed in its reply: whether the
+/// client's envelope had its empty delimiter, and the fan-out it belongs to (0: none).
+struct FrontHeader: Equatable {
+    /// Whether the client's envelope ended with an empty frame (REQ, or DEALER with one).
+    let delimited: Bool
+    /// The request every loop answers that this is a copy of, or 0.
+    let fanOut: UInt64
+
+    /// A header from its parts.
+    init(delimited: Bool, fanOut: UInt64) {
+        self.delimited = delimited
+        self.fanOut = fanOut
+    }
+
+    /// The header `bytes` hold, or nil when they hold none.
+    init?(bytes: [UInt8]) {
+        guard bytes.count == 9, bytes[0] == 0x64 || bytes[0] == 0x6E else { return nil }
+        delimited = bytes[0] == 0x64
+        fanOut = bytes[1...].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// The 9 bytes: "d" or "n", then the fan-out number, little-endian.
+    var bytes: [UInt8] {
+        [delimited ? 0x64 : 0x6E] + (0..<8).map { UInt8(truncatingIfNeeded: fanOut >> (8 * $0)) }
+    }
+}
