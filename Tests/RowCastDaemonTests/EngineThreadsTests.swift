@@ -1,0 +1,140 @@
+import Foundation
+import RowCastJSON
+import RowCastWire
+import Testing
+
+@testable import RowCastDaemon
+
+/// The pieces of several engine loops that need no process: who serves which partition, the
+/// front's header, the merged replies, the connection a request behind the front came on.
+struct EngineThreadsTests {
+    @Test("the loops' partitions cover every partition exactly once", arguments: [1, 2, 3, 8, 64])
+    func partitionsCoverAll(loops: Int) {
+        let sets = (0..<loops).map { EngineLoopSlot.partitions(of: $0, count: loops) }
+        #expect(sets.reduce(0) { $0 + $1.count } == Partition.count)
+        #expect(sets.reduce(Set<Partition>()) { $0.union($1) }.count == Partition.count)
+        for (index, partitions) in sets.enumerated() {
+            #expect(partitions.allSatisfy { EngineLoopSlot.loop(serving: $0, count: loops) == index })
+        }
+    }
+
+    @Test("the front's header reads back what it wrote, and nothing else reads as one")
+    func headerRoundTrip() {
+        for header in [
+            FrontHeader(delimited: true, fanOut: 0), FrontHeader(delimited: false, fanOut: 1),
+            FrontHeader(delimited: true, fanOut: .max), FrontHeader(delimited: false, fanOut: 0x0102_0304_0506_0708),
+        ] {
+            #expect(FrontHeader(bytes: header.bytes) == header)
+        }
+        #expect(FrontHeader(bytes: []) == nil)
+        #expect(FrontHeader(bytes: Array("identity!".utf8)) == nil)
+        #expect(FrontHeader(bytes: [0x64] + Array(repeating: 0, count: 7)) == nil)
+    }
+
+    @Test("a request behind the front comes on its client's connection, whatever loop and fan-out carry it")
+    func connectionBehindFront() {
+        let direct = ControlEnvelope(frames: [Array("client-1".utf8), [], Array("{}".utf8)])
+        let undelimited = ControlEnvelope(frames: [Array("client-1".utf8), Array("{}".utf8)])
+        let behind = ControlEnvelope(frames: [
+            Array("dealer-a".utf8), FrontHeader(delimited: true, fanOut: 0).bytes, Array("client-1".utf8), [],
+            Array("{}".utf8),
+        ])
+        let fanOut = ControlEnvelope(frames: [
+            Array("dealer-b".utf8), FrontHeader(delimited: false, fanOut: 9).bytes, Array("client-1".utf8), [],
+            Array("{}".utf8),
+        ])
+        let other = ControlEnvelope(frames: [
+            Array("dealer-a".utf8), FrontHeader(delimited: true, fanOut: 0).bytes, Array("client-2".utf8), [],
+            Array("{}".utf8),
+        ])
+        #expect(direct.connection == undelimited.connection)
+        #expect(behind.connection == direct.connection)
+        #expect(fanOut.connection == direct.connection)
+        #expect(other.connection != direct.connection)
+        #expect(behind.body == Array("{}".utf8))
+    }
+
+    static func status(_ feeds: [String], more next: String? = nil, stored: Int, hosts: Int) -> [UInt8] {
+        var object: JSONObject = [
+            "ok": true, "op": "status", "endpoints": ["control": "inproc://rowcastd-loop-0-control"],
+            "protocol": 1, "storedBytes": .number(Double(stored)), "feedCount": .number(Double(feeds.count)),
+        ]
+        if let next {
+            object["more"] = true
+            object["next"] = .string(next)
+        }
+        object["feeds"] = .array(feeds.map { ["feed": .string($0), "seq": 1] })
+        object["plugins"] = 2
+        object["quarantined"] = 1
+        object["pluginHosts"] = .array((0..<hosts).map { _ in ["plugin": "product"] })
+        object["counters"] = ["received": 10, "applied": 5]
+        object["req"] = 7
+        return JSONValue.object(object).serialized()
+    }
+
+    @Test("status from every loop: counts added, feeds in name order, a page ending where the first full page ended")
+    func mergedStatus() throws {
+        let endpoints: JSONValue = ["control": "tcp://127.0.0.1:7702"]
+        let merged = try JSONParser.parse(
+            FanOutReplies.merge(
+                op: "status",
+                [
+                    Self.status(["b", "d", "f"], more: "f", stored: 100, hosts: 2),
+                    Self.status(["a", "c", "e", "g"], stored: 50, hosts: 2),
+                    Self.status(["bb", "h"], more: "h", stored: 1, hosts: 1),
+                ], endpoints: endpoints))
+        #expect(merged["ok"] == true)
+        #expect(merged["req"] == 7)
+        #expect(merged["endpoints"] == endpoints)
+        #expect(merged["feedCount"] == 9)
+        #expect(merged["storedBytes"] == 151)
+        #expect(merged["plugins"] == 2)
+        #expect(merged["quarantined"] == 3)
+        #expect(merged["pluginHosts"]?.arrayValue?.count == 5)
+        #expect(merged["counters"] == ["received": 30, "applied": 15])
+        // Loop 0 stopped at "f": nothing after it is listed yet, and the next page starts there.
+        #expect(
+            merged["feeds"]?.arrayValue?.compactMap { $0["feed"]?.stringValue } == ["a", "b", "bb", "c", "d", "e", "f"])
+        #expect(merged["more"] == true)
+        #expect(merged["next"] == "f")
+
+        let last = try JSONParser.parse(
+            FanOutReplies.merge(
+                op: "status", [Self.status(["x"], stored: 1, hosts: 1), Self.status([], stored: 1, hosts: 1)],
+                endpoints: endpoints))
+        #expect(last["more"] == .none)
+        #expect(last["next"] == .none)
+    }
+
+    @Test("a loop's failure is the reply; quarantine lists join")
+    func failuresAndQuarantine() throws {
+        let failure = Array(#"{"ok":false,"op":"reload","error":{"code":"plugin_error","message":"x"}}"#.utf8)
+        let success = Array(#"{"ok":true,"op":"reload","plugins":1}"#.utf8)
+        #expect(FanOutReplies.merge(op: "reload", [success, failure], endpoints: .null) == failure)
+        #expect(FanOutReplies.merge(op: "reload", [success, success], endpoints: .null) == success)
+        let first = Array(#"{"ok":true,"op":"quarantine","retried":1,"items":[{"feed":"a"}]}"#.utf8)
+        let second = Array(#"{"ok":true,"op":"quarantine","retried":2,"items":[{"feed":"b"},{"feed":"c"}]}"#.utf8)
+        let merged = try JSONParser.parse(FanOutReplies.merge(op: "quarantine", [first, second], endpoints: .null))
+        #expect(merged["retried"] == 3)
+        #expect(merged["items"]?.arrayValue?.count == 3)
+        #expect(FanOutReplies.goesToEveryLoop(op: "quarantine", namesFeed: false))
+        #expect(!FanOutReplies.goesToEveryLoop(op: "quarantine", namesFeed: true))
+        #expect(FanOutReplies.goesToEveryLoop(op: "status", namesFeed: false))
+        #expect(!FanOutReplies.goesToEveryLoop(op: "plugins", namesFeed: false))
+    }
+
+    @Test("more than one engine thread is refused with CURVE or a node name")
+    func refusedCombinations() {
+        var configuration = DaemonConfiguration()
+        configuration.engineThreads = 2
+        #expect(throws: Never.self) { try ClusterRules.check(configuration, file: nil) }
+        configuration.curve = true
+        #expect(throws: ConfigurationError.self) { try ClusterRules.check(configuration, file: nil) }
+        configuration.curve = false
+        configuration.nodeName = "a"
+        configuration.store = "postgresql://u@127.0.0.1:5432/d"
+        #expect(throws: ConfigurationError.self) { try ClusterRules.check(configuration, file: nil) }
+        configuration.engineThreads = 1
+        #expect(throws: Never.self) { try ClusterRules.check(configuration, file: nil) }
+    }
+}
