@@ -25,3 +25,4 @@ extension CellsBenchmark: BenchWorkload {}
 extension InstructionsBenchmark: BenchWorkload {}
 extension GatewayBenchmark: BenchWorkload {}
 extension ClusterBenchmark: BenchWorkload {}
+extension CoresBenchmark: BenchWorkload {}

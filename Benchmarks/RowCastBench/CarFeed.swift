@@ -4,10 +4,11 @@ enum CarFeed {
     static let feeds = 4
     static let sections = 3
 
-    /// The upsert request for item number `index` (ids unique per run through `run`); a
-    /// `priceChange` other than 0 makes an update of the same item with another price.
-    static func upsert(_ index: Int, run: String, priceChange: Int = 0) -> [UInt8] {
-        let feed = "cars\(index % feeds)"
+    /// The upsert request for item number `index` (ids unique per run through `run`) into one
+    /// of `feedCount` feeds; a `priceChange` other than 0 makes an update of the same item with
+    /// another price.
+    static func upsert(_ index: Int, run: String, priceChange: Int = 0, feedCount: Int = feeds) -> [UInt8] {
+        let feed = "cars\(index % feedCount)"
         let section = "s\(index / feeds % sections)"
         if index % 10 == 9 {
             return Array(

@@ -17,7 +17,7 @@ let workloadTypes: [(name: String, type: any BenchWorkload.Type)] = [
     ("scale", ScaleBenchmark.self),
     ("curve", CurveBenchmark.self), ("replies", RepliesBenchmark.self), ("watch", WatchBenchmark.self),
     ("cells", CellsBenchmark.self), ("instructions", InstructionsBenchmark.self), ("gateway", GatewayBenchmark.self),
-    ("cluster", ClusterBenchmark.self),
+    ("cluster", ClusterBenchmark.self), ("cores", CoresBenchmark.self),
 ]
 let workloads = workloadTypes.map(\.name)
 let arguments = Array(CommandLine.arguments.dropFirst())

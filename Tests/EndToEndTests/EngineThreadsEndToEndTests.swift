@@ -203,6 +203,73 @@ struct EngineThreadsEndToEndTests {
         #expect(badName.contains("\"ok\":false") && badName.contains("\"feed\""), "\(badName)")
     }
 
+    @Test(
+        "a reset in parts on two loops at once: each feed's parts go to its loop, and each reset replaces only its feed",
+        .timeLimit(.minutes(2)))
+    func resetsInPartsOnTwoLoops() throws {
+        let daemon = try DaemonProcess(plugins: ["librowcast-product.so"], extraArguments: ["--engine-threads", "2"])
+        defer { daemon.stop() }
+        let peer = try RawPeer(daemon)
+        let feeds = Self.feeds(2, loops: 2, prefix: "reset")
+        for feed in feeds { #expect(try peer.request(Self.upsert(feed, id: "old", price: 1))["ok"] == true) }
+        var tokens: [String: JSONValue] = [:]
+        for feed in feeds {
+            tokens[feed] = try #require(try peer.request(["op": "reset_begin", "feed": .string(feed)])["reset"])
+        }
+        // The parts of the two resets interleave.
+        for part in 0..<3 {
+            for feed in feeds {
+                let reply = try peer.request([
+                    "op": "reset_append", "feed": .string(feed), "reset": tokens[feed]!, "part": .number(Double(part)),
+                    "items": [DaemonEndToEndTests.product("\(feed)-\(part)")],
+                ])
+                // The items staged so far, by this feed's reset alone.
+                #expect(reply["items"] == .number(Double(part + 1)), "\(reply)")
+            }
+        }
+        for feed in feeds {
+            let committed = try peer.request(["op": "reset_commit", "feed": .string(feed), "reset": tokens[feed]!])
+            #expect(committed["ok"] == true, "\(committed)")
+            let snapshot = try peer.request(["op": "snapshot", "feed": .string(feed)])
+            #expect(PostgreSQLStoreEndToEndTests.rowIDs(snapshot).sorted() == (0..<3).map { "\(feed)-\($0)" })
+        }
+    }
+
+    @Test(
+        "a plugin that crashes on one loop costs that item and that loop's host only: the other loop's host renders on, unrestarted",
+        .enabled(if: FaultPlugin.compiler != nil, "no C compiler"), .timeLimit(.minutes(2)))
+    func pluginCrashStaysInItsLoop() throws {
+        let plugins = try FaultPlugin.directory()
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins,
+            extraArguments: ["--engine-threads", "2"] + PluginFaultEndToEndTests.isolation(timeoutMilliseconds: 3000))
+        defer { daemon.stop() }
+        let peer = try RawPeer(daemon)
+        let feeds = Self.feeds(2, loops: 2, prefix: "crash")
+        func upsert(_ feed: String, _ id: String) throws -> JSONValue {
+            try peer.request(["op": "upsert", "feed": .string(feed), "item": PluginFaultEndToEndTests.item(id)])
+        }
+        for feed in feeds { #expect(try upsert(feed, "good-1")["ok"] == true) }
+        let before = try peer.request(["op": "status"])["pluginHosts"]?.arrayValue ?? []
+        #expect(before.count == 2)
+
+        // The fixture crashes on the id "segv": on the first loop's feed.
+        let crashed = try upsert(feeds[0], "segv")
+        #expect(crashed["error"]?["code"] == "plugin_crashed", "\(crashed)")
+        for feed in feeds { #expect(try upsert(feed, "good-2")["ok"] == true) }
+
+        let after = try peer.request(["op": "status"])["pluginHosts"]?.arrayValue ?? []
+        #expect(after.count == 2)
+        // Hosts are listed loop by loop: the first loop's host was replaced, the second's was not.
+        #expect(after.first?["restarts"] == 1, "\(after)")
+        #expect(after.last?["restarts"] == 0, "\(after)")
+        #expect(after.last?["pid"] == before.last?["pid"])
+        let quarantine = try peer.request(["op": "quarantine"])["items"]?.arrayValue ?? []
+        #expect(quarantine.map { $0["id"]?.stringValue } == ["segv"])
+        #expect(quarantine.first?["feed"]?.stringValue == feeds[0])
+        #expect(daemon.process.isRunning)
+    }
+
     @Test("more than one engine thread is refused with CURVE or as a cluster node, naming the setting")
     func refusedCombinations() throws {
         let cluster = try runRowcastdToExit([

@@ -103,15 +103,19 @@ public enum DaemonReport {
             ])
         }
         var lines = table.render()
+        // Several engine loops run one host of each plugin apiece: each line is said once.
+        var said = Set<String>()
         for host in hosts {
+            var confinement: [String] = []
             if let measures = host["confinement"]?["measures"]?.arrayValue {
                 let names = measures.compactMap(\.stringValue)
-                lines.append(
+                confinement.append(
                     "confinement of \(text(host["plugin"])): \(names.isEmpty ? "none" : names.joined(separator: ", "))")
             }
             for gap in host["confinement"]?["gaps"]?.arrayValue ?? [] {
-                lines.append("\(text(host["plugin"])) not confined by \(text(gap))")
+                confinement.append("\(text(host["plugin"])) not confined by \(text(gap))")
             }
+            lines += confinement.filter { said.insert($0).inserted }
         }
         for host in hosts {
             guard let fault = host["lastFault"], fault.objectValue != nil else { continue }
