@@ -29,12 +29,16 @@ struct CoresBenchmark {
         let cRate = Double(items) / cForward
         var best: [Int: Double] = [:]
         var cpu: [Int: [Double]] = [:]
+        var byThread: [Int: [String]] = [:]
         for round in 0..<rounds {
             let order = round.isMultiple(of: 2) ? threadCounts : threadCounts.reversed()
             for threads in order {
                 let run = try Self.endToEnd(items: items, threads: threads, run: "c\(round)t\(threads)")
                 best[threads] = max(best[threads] ?? 0, Double(items) / run.seconds)
                 cpu[threads, default: []].append((run.daemonCPUSeconds + run.hostCPUSeconds) / Double(items) * 1e6)
+                byThread[threads] = run.threads.filter { $0.seconds / Double(items) >= 0.05e-6 }.map {
+                    "\($0.name) \(format3($0.seconds / Double(items) * 1e6)) µs"
+                }
             }
         }
         var figures: [JSONValue] = []
@@ -52,6 +56,11 @@ struct CoresBenchmark {
             ])
         }
         table.footnotes.append("C PUSH→PULL→PUB→SUB chain: \(Int(cRate).formatted) items/s (best of 2)")
+        for threads in threadCounts {
+            table.footnotes.append(
+                "CPU per item by thread, \(threads) engine threads (last round): "
+                    + (byThread[threads] ?? []).joined(separator: ", "))
+        }
         results["cForwardItemsPerSecond"] = .number(cRate)
         results["runs"] = .array(figures)
         return table.render()
@@ -90,6 +99,7 @@ struct CoresBenchmark {
         return EndToEndRun(
             seconds: elapsed.seconds, peakResident: daemon.peakResidentBytes, note: "\(threads) engine threads",
             daemonCPUSeconds: cpu.process, busiestThreadCPUSeconds: cpu.busiestThread, hostCPUSeconds: hostCPU,
-            threads: cpuAfter.byThreadName(since: cpuBefore))
+            threads: cpuAfter.byThreadName(since: cpuBefore)
+                + ProcessCPU.byThreadName(of: hostsAfter, since: hostsBefore, prefix: "host "))
     }
 }

@@ -287,7 +287,7 @@ public final class Daemon {
         var messages: [IncomingMessage] = []
         var envelopes: [ControlEnvelope] = []
         messages.reserveCapacity(configuration.batchLimit)
-        while !signal.isStopRequested {
+        while !signal.isStopRequested || hasUnreadInput(ingest: ingest, control: control) {
             messages.removeAll(keepingCapacity: true)
             envelopes = []
             if loop.waitsForSnapshots(inFlight: snapshotWriter.inFlight) {
@@ -365,6 +365,14 @@ public final class Daemon {
         // A stop that could not be recorded (a full disk) is not a clean one: the exit status
         // says so. Everything acknowledged is still in the write-ahead log.
         if let failure = close() { throw failure }
+    }
+
+    /// Whether a loop of several still has messages its front handed over: at a stop it takes
+    /// them all (the front stopped reading first), so what every loop applied together is what
+    /// the front read, a prefix of each connection's requests. A lone loop stops at once.
+    private func hasUnreadInput(ingest: Socket, control: Socket) -> Bool {
+        guard slot != nil else { return false }
+        return (try? ingest.events)?.contains(.readable) == true || (try? control.events)?.contains(.readable) == true
     }
 
     /// Closes every socket (queued replies and deltas get up to the linger time to leave),

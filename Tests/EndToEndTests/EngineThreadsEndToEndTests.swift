@@ -163,6 +163,47 @@ struct EngineThreadsEndToEndTests {
     }
 
     @Test(
+        "rowcastd killed with SIGKILL under acked load on three loops: every acked item is there after a restart on two",
+        .timeLimit(.minutes(2)))
+    func killedUnderLoadLosesNothingAcked() throws {
+        let state = try TemporaryDirectory("rowcast-state")
+        let plugins = try DaemonProcess.pluginDirectory(["librowcast-product.so", "librowcast-advertising.so"])
+        let feeds = Self.feeds(6, loops: 3, prefix: "killed")
+        var acked: [String: Set<String>] = [:]
+        do {
+            let daemon = try DaemonProcess(
+                pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--engine-threads", "3"])
+            let publisher = try PostgreSQLStoreEndToEndTests.publisher(daemon.control)
+            func takeAcks() {
+                for result in publisher.takeResults() {
+                    guard case .success(let reply) = result.result, reply["ok"] == true,
+                        let feed = result.request["feed"]?.stringValue,
+                        let id = result.request["item"]?["id"]?.stringValue
+                    else { continue }
+                    acked[feed, default: []].insert(id)
+                }
+            }
+            // Killed with up to a window of requests in flight.
+            for index in 0..<450 {
+                _ = try publisher.submit(Self.upsert(feeds[index % feeds.count], id: "i\(index)", price: index))
+                takeAcks()
+            }
+            daemon.crash()
+            takeAcks()
+        }
+        #expect(acked.values.reduce(0) { $0 + $1.count } > 100)
+        let daemon = try DaemonProcess(
+            pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--engine-threads", "2"])
+        defer { daemon.stop() }
+        let peer = try RawPeer(daemon)
+        for feed in feeds {
+            let ids = Set(
+                PostgreSQLStoreEndToEndTests.rowIDs(try peer.request(["op": "snapshot", "feed": .string(feed)])))
+            #expect(acked[feed, default: []].isSubset(of: ids), "\(feed): \(acked[feed, default: []].subtracting(ids))")
+        }
+    }
+
+    @Test(
         "reload reaches every loop, requests without a feed are answered once, and a malformed request gets the error one loop gives",
         .timeLimit(.minutes(2)))
     func requestsForEveryLoop() throws {

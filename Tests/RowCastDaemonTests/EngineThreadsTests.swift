@@ -87,6 +87,7 @@ struct EngineThreadsTests {
         #expect(merged["req"] == 7)
         #expect(merged["endpoints"] == endpoints)
         #expect(merged["feedCount"] == 9)
+        #expect(merged["engineThreads"] == 3)
         #expect(merged["storedBytes"] == 151)
         #expect(merged["plugins"] == 2)
         #expect(merged["quarantined"] == 3)
@@ -97,6 +98,12 @@ struct EngineThreadsTests {
             merged["feeds"]?.arrayValue?.compactMap { $0["feed"]?.stringValue } == ["a", "b", "bb", "c", "d", "e", "f"])
         #expect(merged["more"] == true)
         #expect(merged["next"] == "f")
+        #expect(merged.objectValue?.keys.last == "req")
+        // `req` and `client` come back byte for byte, last, as the request wrote them.
+        let exact = Array(#"{"ok":true,"op":"status","feeds":[],"req":"c\u00e9-7","client":"p\"x"}"#.utf8)
+        let reply = FanOutReplies.merge(op: "status", [exact, exact], endpoints: endpoints)
+        #expect(String(decoding: reply, as: UTF8.self).hasSuffix(#","req":"c\u00e9-7","client":"p\"x"}"#))
+        #expect(try JSONParser.parse(reply)["engineThreads"] == 2)
 
         let last = try JSONParser.parse(
             FanOutReplies.merge(

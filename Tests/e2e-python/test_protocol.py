@@ -611,6 +611,35 @@ class ClusterProtocolTest(ProtocolTest):
         return ClusterDaemon(self.server)
 
 
+class EngineThreadsProtocolTest(ProtocolTest):
+    """Every protocol test above, against one rowcastd running three engine loops
+    (docs/OPERATIONS.md, "Engine threads"): the front hands each request to its feed's loop,
+    and a client sees no difference."""
+
+    def make_daemon(self):
+        return Daemon(extra_args=("--engine-threads", "3"))
+
+    def test_errors_are_published_and_good_items_keep_flowing(self):
+        # A message that names no feed is answered by the first loop, the feed's by its own:
+        # errors of different topics may come in another order than the messages (each
+        # topic's own order holds). docs/OPERATIONS.md, "Engine threads".
+        self.subscribe_live([topic("rows.cars"), b"errors"])
+        self.push.send(b"{broken")
+        self.push.send(json.dumps({"op": "upsert", "feed": "cars", "item": {"id": "x"}}).encode())
+        self.push.send(json.dumps({"op": "upsert", "feed": "cars", "item": product("ok")}).encode())
+        errors, deltas = {}, []
+        while len(errors) < 2 or not deltas:
+            name, body = self.sub.recv_multipart()
+            if name.startswith(b"errors"):
+                errors[name] = json.loads(body)
+            elif name == topic("rows.cars"):
+                deltas.append(json.loads(body))
+        self.assertEqual(errors[topic("errors")]["code"], "invalid_json")
+        self.assertEqual(errors[topic("errors.cars")]["code"], "missing_field")
+        self.assertEqual(errors[topic("errors.cars")]["field"], "item.type")
+        self.assertEqual(deltas[0]["seq"], 1)
+
+
 class InteractionTest(unittest.TestCase):
     """select with a value, as docs/PROTOCOL.md ("Interactions") describes it."""
 

@@ -9,7 +9,8 @@ public enum DaemonReport {
         let version = reply["version"]?.stringValue ?? "?"
         let proto = reply["protocol"].map(text) ?? "?"
         let uptime = reply["uptime"]?.numberValue.map(duration) ?? "?"
-        lines.append("rowcastd \(version) (protocol \(proto)), up \(uptime)")
+        let threads = reply["engineThreads"]?.numberValue.map { ", \(Int($0)) engine threads" } ?? ""
+        lines.append("rowcastd \(version) (protocol \(proto)), up \(uptime)\(threads)")
         if let endpoints = reply["endpoints"]?.objectValue {
             lines.append("endpoints  " + endpoints.keys.map { "\($0)=\(text(endpoints[$0]))" }.joined(separator: "  "))
         }

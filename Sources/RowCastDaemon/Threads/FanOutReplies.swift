@@ -24,19 +24,42 @@ enum FanOutReplies {
             }
             objects.append(object)
         }
-        guard var merged = objects.first else { return [] }
+        guard var merged = objects.first, let first = replies.first else { return [] }
+        merged["req"] = nil
+        merged["client"] = nil
         switch op {
         case "status": mergeStatus(&merged, objects, endpoints: endpoints)
         case "quarantine": mergeSums(&merged, objects, keys: ["items", "retried"])
         default: break  // reload: every loop reloaded; the first one's reply says so
         }
-        return JSONValue.object(merged).serialized()
+        var bytes = JSONValue.object(merged).serialized()
+        guard let tail = correlationTail(of: first) else { return bytes }
+        bytes.removeLast()
+        return bytes + tail
+    }
+
+    /// The end of a reply from its `,"req":` (or `,"client":` without one) on, byte for byte:
+    /// `req` comes back exactly as the request wrote it (docs/PROTOCOL.md), so it is copied,
+    /// never parsed and written again. rowcastd appends these two last, and the bytes `,"req":`
+    /// can appear nowhere else after them (a quote inside a string is escaped).
+    static func correlationTail(of reply: [UInt8]) -> ArraySlice<UInt8>? {
+        for key in [#","req":"#, #","client":"#] {
+            let pattern = Array(key.utf8)
+            guard reply.count > pattern.count else { continue }
+            var start = reply.count - pattern.count
+            while start >= 0 {
+                if reply[start..<(start + pattern.count)].elementsEqual(pattern) { return reply[start...] }
+                start -= 1
+            }
+        }
+        return nil
     }
 
     /// `status`: counts added up, the feed lists merged in name order (a page ends where the
     /// first loop's page ended), each loop's plugin hosts listed.
     private static func mergeStatus(_ merged: inout JSONObject, _ objects: [JSONObject], endpoints: JSONValue) {
         merged["endpoints"] = endpoints
+        merged["engineThreads"] = .number(Double(objects.count))
         mergeSums(
             &merged, objects, keys: ["storedBytes", "feedCount", "quarantined", "staleRows", "pluginHosts", "counters"])
         var feeds = objects.flatMap { $0["feeds"]?.arrayValue ?? [] }
