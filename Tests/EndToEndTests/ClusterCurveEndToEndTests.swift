@@ -22,7 +22,8 @@ struct ClusterCurveEndToEndTests {
         let plugins: TemporaryDirectory
         private(set) var nodes: [String: DaemonProcess] = [:]
 
-        init(url: String, clients: TemporaryDirectory) throws {
+        /// With `ownKeys`, those nodes generate a server key pair of their own instead.
+        init(url: String, clients: TemporaryDirectory, ownKeys: Set<String> = []) throws {
             self.clients = clients
             keys = try TemporaryDirectory("rowcast-server-key")
             plugins = try DaemonProcess.pluginDirectory()
@@ -36,20 +37,23 @@ struct ClusterCurveEndToEndTests {
                     pluginDirectory: plugins,
                     extraArguments: [
                         "--store", url, "--node-name", name, "--lease-ms", "\(ClusterEndToEndTests.leaseMilliseconds)",
-                        "--curve", "--curve-clients", clients.path, "--curve-server-key", file,
-                    ],
+                        "--curve", "--curve-clients", clients.path,
+                    ] + (ownKeys.contains(name) ? [] : ["--curve-server-key", file]),
                     timeout: 60)
             }
         }
 
         func node(_ name: String) -> DaemonProcess { nodes[name]! }
 
-        /// A peer of `name`'s sockets with the client key pair `pair`.
-        func peer(_ name: String, _ pair: (publicKey: String, secretKey: String)) throws -> RawPeer {
+        /// A peer of `name`'s sockets with the client key pair `pair` (and the shared server key,
+        /// unless another is given).
+        func peer(
+            _ name: String, _ pair: (publicKey: String, secretKey: String), serverKey other: String? = nil
+        ) throws -> RawPeer {
             try RawPeer(
                 node(name),
                 curve: TestCurveKeys(
-                    serverKey: serverKey.publicKey, publicKey: pair.publicKey, secretKey: pair.secretKey))
+                    serverKey: other ?? serverKey.publicKey, publicKey: pair.publicKey, secretKey: pair.secretKey))
         }
 
         func stopAll() {
@@ -222,6 +226,41 @@ struct ClusterCurveEndToEndTests {
             }
         }
         #expect(delivered, "no delta of \(allowed) came through the CURVE relay")
+    }
+
+    @Test(
+        "a node with a server key of its own is shown as differing, and what would be forwarded between it and the others is refused naming both keys",
+        .timeLimit(.minutes(3)))
+    func differentServerKeys() throws {
+        let url = try PostgreSQLTestServer.shared().makeDatabase()
+        let names = ["n1", "n2"]
+        let clients = try TemporaryDirectory("rowcast-clients")
+        let admin = try Curve.client("admin", in: clients, allow: ["all *"])
+        let cluster = try CurveCluster(url: url, clients: clients, ownKeys: ["n2"])
+        defer { cluster.stopAll() }
+        let otherKey = try Curve.serverKey(cluster.node("n2"))
+        #expect(otherKey != cluster.serverKey.publicKey)
+        let peers = [
+            "n1": try cluster.peer("n1", admin), "n2": try cluster.peer("n2", admin, serverKey: otherKey),
+        ]
+        try cluster.settle(admin: peers)
+
+        let status = try peers["n1"]!.request(["op": "status"])
+        let n2 = status["cluster"]?["nodes"]?.arrayValue?.first { $0["name"] == "n2" }
+        #expect(n2?["serverKey"] == .string(otherKey), "\(status["cluster"] ?? .null)")
+        #expect(n2?["serverKeyDiffers"] == true, "\(status["cluster"] ?? .null)")
+
+        for (from, to) in [("n1", "n2"), ("n2", "n1")] {
+            let feed = ClusterEndToEndTests.feed(ownedBy: to, among: names, prefix: "keys")
+            let reply = try peers[from]!.request([
+                "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("1"),
+            ])
+            #expect(reply["error"]?["code"] == "partition_unavailable", "\(reply)")
+            let message = reply["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("needs the same curve setting and the same server key pair"), "\(message)")
+            #expect(message.contains(otherKey) && message.contains(cluster.serverKey.publicKey), "\(message)")
+            #expect(cluster.node(from).log.contains("cannot forward to a cluster node"))
+        }
     }
 
     /// Waits (at most the cluster tests' patience) until `condition` holds.
