@@ -76,6 +76,7 @@ extension Daemon {
             "refused": .number(Double(zap.refused)),
             "refusedSubscriptions": .number(Double(refusedSubscriptions)),
             "admittedNodes": .number(Double(zap.admittedNodes)),
+            "refusedClientFrames": .number(Double(refusedClientFrames)),
         ]
     }
 

@@ -14,6 +14,7 @@ extension Daemon {
         switch resolution {
         case .client(let principal, let frameCount): return (principal, frameCount)
         case .refused(let message):
+            noteRefusedClientFrame(message, userID: frame.property)
             if let publish {
                 try publishAll([RequestRouting(body: frame.bytes).refusalEvent(.forbidden, message)], on: publish)
             }
@@ -30,12 +31,27 @@ extension Daemon {
         switch resolution {
         case .client(let principal, let frameCount): return (principal, frameCount)
         case .refused(let message):
+            noteRefusedClientFrame(message, userID: userID)
             if let control, let engine {
                 let reply = RequestRouting(body: envelope.body).refusal(.forbidden, message)
                 sendReply(envelope.route.replyFrames(reply), on: control, engine: engine)
             }
             return nil
         }
+    }
+
+    /// Counts a message refused for its client frame and logs it (sparsely under a flood): a
+    /// client that names another is trying to pose as it.
+    private func noteRefusedClientFrame(_ message: String, userID: String?) {
+        refusedClientFrames += 1
+        if let engine { updateCurveStatus(engine: engine) }
+        guard refusedClientFrames <= 100 || refusedClientFrames.isMultiple(of: 1000) else { return }
+        logger.warning(
+            "refused a message for its client frame",
+            metadata: [
+                "connection": "\(userID.flatMap { $0.isEmpty ? nil : $0 } ?? "unchecked")", "why": "\(message)",
+                "refusedSoFar": "\(refusedClientFrames)",
+            ])
     }
 
     /// The ``ForwardedClient`` frame naming `principal` to the owner, with CURVE (nil without:

@@ -54,6 +54,8 @@ public final class Daemon {
     var zap: ZAPHandler?
     /// Subscriptions refused because the client may not read them.
     var refusedSubscriptions = 0
+    /// Messages refused for their client frame (``ForwardedClient``): a client posing as another.
+    var refusedClientFrames = 0
     var reloadFailure: String?
     /// The locks on the `ipc://` socket paths bound, held until `close`.
     private var socketLocks: [PIDLockFile] = []

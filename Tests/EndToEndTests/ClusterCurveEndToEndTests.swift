@@ -192,6 +192,9 @@ struct ClusterCurveEndToEndTests {
         #expect(!(try owner.request(["op": "status"])["feeds"]?.description.contains(other) ?? true))
         let n2Status = try owner.request(["op": "status"])
         #expect((n2Status["curve"]?["admittedNodes"]?.numberValue ?? 0) >= 1, "\(n2Status["curve"] ?? .null)")
+        // One forged request and one forged ingest message reached n2 (the other forged request, n1).
+        #expect(n2Status["curve"]?["refusedClientFrames"] == 2, "\(n2Status["curve"] ?? .null)")
+        #expect(cluster.node("n2").log.contains("refused a message for its client frame"))
 
         // A relay of both nodes with one server key and its own client key: a subscriber of it
         // gets the owner's deltas of a request sent through the other node.
