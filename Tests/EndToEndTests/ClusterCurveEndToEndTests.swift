@@ -1,4 +1,5 @@
 import Foundation
+import RowCastClient
 import RowCastDaemon
 import RowCastJSON
 import RowCastTesting
@@ -15,7 +16,7 @@ struct ClusterCurveEndToEndTests {
 
     /// Two CURVE nodes sharing `serverKeyFile`, each with its own state directory.
     final class CurveCluster {
-        let names = ["n1", "n2"]
+        let names: [String]
         let clients: TemporaryDirectory
         let keys: TemporaryDirectory
         let serverKey: (publicKey: String, secretKey: String)
@@ -23,8 +24,11 @@ struct ClusterCurveEndToEndTests {
         private(set) var nodes: [String: DaemonProcess] = [:]
 
         /// With `ownKeys`, those nodes generate a server key pair of their own instead.
-        init(url: String, clients: TemporaryDirectory, ownKeys: Set<String> = []) throws {
+        init(
+            url: String, clients: TemporaryDirectory, names: [String] = ["n1", "n2"], ownKeys: Set<String> = []
+        ) throws {
             self.clients = clients
+            self.names = names
             keys = try TemporaryDirectory("rowcast-server-key")
             plugins = try DaemonProcess.pluginDirectory()
             serverKey = try ZeroMQ.Curve.keyPair()
@@ -56,6 +60,12 @@ struct ClusterCurveEndToEndTests {
                     serverKey: other ?? serverKey.publicKey, publicKey: pair.publicKey, secretKey: pair.secretKey))
         }
 
+        /// Kills `name` with SIGKILL.
+        func kill(_ name: String) {
+            nodes[name]?.crash()
+            nodes[name] = nil
+        }
+
         func stopAll() {
             for node in nodes.values { node.stop() }
             nodes = [:]
@@ -64,6 +74,7 @@ struct ClusterCurveEndToEndTests {
         /// Waits until every partition is with the node `PartitionAssignment` gives it, as
         /// `admin`'s status of each node shows.
         func settle(admin: [String: RawPeer]) throws {
+            let names = Array(admin.keys)
             let assignment = PartitionAssignment(nodes: names)
             let deadline = Date().addingTimeInterval(ClusterEndToEndTests.patience)
             var last = ""
@@ -264,6 +275,76 @@ struct ClusterCurveEndToEndTests {
             #expect(message.contains(otherKey) && message.contains(cluster.serverKey.publicKey), "\(message)")
             #expect(cluster.node(from).log.contains("cannot forward to a cluster node"))
         }
+    }
+
+    @Test(
+        "acked publishing with CURVE through a node while the feed's owner is killed: the requests that move to the new owner keep their client, and every acked item is stored once",
+        .timeLimit(.minutes(4)))
+    func ownerKilledUnderCurve() throws {
+        let url = try PostgreSQLTestServer.shared().makeDatabase()
+        let names = ["n1", "n2", "n3"]
+        let feed = ClusterEndToEndTests.feed(ownedBy: "n2", among: names, prefix: "failover")
+        let clients = try TemporaryDirectory("rowcast-clients")
+        let admin = try Curve.client("admin", in: clients, allow: ["all *"])
+        let producer = try Curve.client("producer", in: clients, allow: ["publish,read failover-*"])
+        let cluster = try CurveCluster(url: url, clients: clients, names: names)
+        defer { cluster.stopAll() }
+        try cluster.settle(admin: Dictionary(uniqueKeysWithValues: try names.map { ($0, try cluster.peer($0, admin)) }))
+
+        let publisher = try AckedPublisher(
+            endpoint: cluster.node("n1").control,
+            options: AckedPublisherOptions(
+                window: 32, retryTimeout: .milliseconds(500), timeout: .seconds(Int(ClusterEndToEndTests.patience)),
+                connectTimeout: .milliseconds(200)),
+            curve: try CurveCredentials(serverKey: cluster.serverKey.publicKey, secretKey: producer.secretKey))
+        var results: [AckedResult] = []
+        var sent = 0
+        var killedAt: Int?
+        let started = Date()
+        while sent < 2000, Date().timeIntervalSince(started) < ClusterEndToEndTests.patience {
+            try publisher.submit([
+                "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("i\(sent)"),
+            ])
+            sent += 1
+            results += publisher.takeResults()
+            if sent == 150 {
+                cluster.kill("n2")
+                killedAt = sent
+            }
+            if let killedAt {
+                let after = PostgreSQLStoreEndToEndTests.ackedIDs(results).filter {
+                    (Int($0.dropFirst()) ?? 0) >= killedAt
+                }
+                if after.count >= 100 { break }
+            }
+        }
+        try publisher.flush()
+        results += publisher.takeResults()
+
+        let acked = PostgreSQLStoreEndToEndTests.ackedIDs(results)
+        #expect(acked.count > 150, "\(acked.count) acked")
+        for result in results {
+            // Nothing is refused for its client: the moved requests kept it.
+            guard case .failure(let error) = result.result else { continue }
+            #expect(["partition_unavailable", "forward_timeout", "storage_error"].contains(error.code), "\(error)")
+        }
+        let live = ["n1", "n3"]
+        let successor = PartitionAssignment(nodes: live).owner(of: Partition(feed: feed))!
+        let snapshot = try cluster.peer(successor, admin).request(["op": "snapshot", "feed": .string(feed)])
+        let ids = PostgreSQLStoreEndToEndTests.rowIDs(snapshot)
+        #expect(ids.count == Set(ids).count, "an item is in the snapshot twice")
+        #expect(Set(acked).isSubset(of: Set(ids)), "\(Set(acked).subtracting(ids).count) acked items missing")
+
+        // On the new owner, the client's grants still decide.
+        try cluster.settle(admin: Dictionary(uniqueKeysWithValues: try live.map { ($0, try cluster.peer($0, admin)) }))
+        let elsewhere = ClusterEndToEndTests.feed(ownedBy: "n3", among: live, prefix: "elsewhere")
+        let refused = try cluster.peer("n1", producer).request([
+            "op": "upsert", "feed": .string(elsewhere), "item": DaemonEndToEndTests.product("x"),
+        ])
+        #expect(refused["error"]?["code"] == "forbidden", "\(refused)")
+        #expect(
+            refused["error"]?["message"]?.stringValue?.contains("client \"producer\" lacks the publish permission")
+                == true, "\(refused)")
     }
 
     /// Waits (at most the cluster tests' patience) until `condition` holds.
