@@ -1,7 +1,9 @@
 /// What a cluster node's configuration must hold (docs/OPERATIONS.md, "Cluster"): a node name
-/// that is a plain word, a PostgreSQL store (the nodes share it; SQLite belongs to one
-/// process), and CURVE off, because a node forwards requests to the feed's owner under its
-/// own connection and the owner could not check the original client's grants.
+/// that is a plain word, and a PostgreSQL store (the nodes share it; SQLite belongs to one
+/// process). CURVE is allowed: the nodes share one server key pair, and a node forwards each
+/// request with the original client's key, whose grants the owner applies (docs/SECURITY.md,
+/// "Cluster nodes"); a node whose server key differs is found at forwarding time, since only
+/// the store knows the others' keys.
 public enum ClusterRules {
     /// A node name in words, for errors and help.
     public static let allowedNodeName = "1 to 64 letters, digits, '.', '_' or '-', or \"\" to run alone"
@@ -28,7 +30,7 @@ public enum ClusterRules {
     }
 
     /// Throws an `invalid_value` error when a node name is set with a store other than
-    /// PostgreSQL, or with CURVE on.
+    /// PostgreSQL.
     public static func check(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
         try checkEngineThreads(configuration, file: file)
         guard !configuration.nodeName.isEmpty else { return }
@@ -37,13 +39,6 @@ public enum ClusterRules {
                 .invalidValue, file: file, key: "cluster.node_name",
                 problem:
                     "a cluster node needs a PostgreSQL store that every node shares: set store: postgresql://USER@HOST:PORT/DATABASE (--store), or leave node_name empty to run alone"
-            )
-        }
-        if configuration.curveEnabled {
-            throw ConfigurationError(
-                .invalidValue, file: file, key: "cluster.node_name",
-                problem:
-                    "a cluster node cannot run with CURVE yet: a node forwards requests for feeds it does not own under its own connection, and the owner could not check the original client's grants. Run the nodes without CURVE on a network only they and their clients reach, or run one rowcastd with CURVE"
             )
         }
     }

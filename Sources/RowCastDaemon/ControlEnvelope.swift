@@ -16,6 +16,9 @@ struct ControlEnvelope {
     let bodyFrameCount: Int
     /// The request body's full size in bytes (`body` may hold only its first bytes).
     let bodySize: Int
+    /// The frame after the body, when the request part had two: a cluster node's
+    /// ``ForwardedClient`` frame, or a mistake that is refused.
+    let secondBodyFrame: [UInt8]?
 
     init(frames: [[UInt8]]) {
         self.init(ReceivedMessage(frames: frames, sizes: frames.map(\.count)))
@@ -29,6 +32,7 @@ struct ControlEnvelope {
         body = frames.count > bodyStart ? frames[bodyStart] : []
         bodySize = frames.count > bodyStart ? message.sizes[bodyStart] : 0
         bodyFrameCount = max(frames.count - bodyStart, 0)
+        secondBodyFrame = frames.count == bodyStart + 2 ? frames[bodyStart + 1] : nil
     }
 
     /// The connection the request came on: a hash (FNV-1a) of the ROUTER's identity frame,

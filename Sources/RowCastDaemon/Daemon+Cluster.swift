@@ -28,14 +28,15 @@ extension Daemon {
     /// forward to): the first round of leases runs here, and the partitions it takes are
     /// loaded before `start` returns, so READY=1 means this node serves them.
     func joinCluster(url: String, tokens: LeaseTokens, durable: DurableEngine, context: Context) throws {
-        let endpoints = NodeEndpoints(bound: boundEndpoints, advertising: configuration.advertiseHost)
+        var endpoints = NodeEndpoints(bound: boundEndpoints, advertising: configuration.advertiseHost)
+        endpoints.serverKey = serverKeyPair?.publicKey
         let coordinator = ClusterCoordinator(
             node: configuration.nodeName, url: url, lease: .milliseconds(configuration.leaseMilliseconds),
             endpoints: endpoints, plugins: pluginSummary(), tokens: tokens, logger: logger)
         cluster = coordinator
         forwarder = ClusterForwarder(
             node: configuration.nodeName, context: context, poller: poller,
-            timeout: .milliseconds(configuration.leaseMilliseconds) + .seconds(2),
+            timeout: .milliseconds(configuration.leaseMilliseconds) + .seconds(2), curve: serverKeyPair,
             logger: logger)
         poller.register(fileDescriptor: coordinator.exchange.wakeDescriptor, for: .readable)
         coordinator.start()
@@ -113,19 +114,39 @@ extension Daemon {
         metrics?.recordCluster(view, forwarder: forwarder)
     }
 
-    /// Where a message received on `origin` goes: applied here (true), or forwarded to the
-    /// node that owns its feed, or refused because none does (false: handled).
-    func isServedHere(_ body: [UInt8], size: Int, route: ReplyRoute?) throws -> Bool {
+    /// Where a message received on `route` (nil: ingest) from `principal` goes: applied here
+    /// (true), or forwarded to the node that owns its feed for that client, or refused because
+    /// none does (false: handled).
+    func isServedHere(_ body: [UInt8], size: Int, route: ReplyRoute?, principal: String? = nil) throws -> Bool {
         guard let forwarder, let engine, let control, let publish, let served = engine.servedPartitions,
             body.count == size
         else { return true }
         let routing = RequestRouting(body: body)
         guard let partition = routing.partition, !served.contains(partition) else { return true }
         let owner = clusterView?.owner(of: partition)
-        func refuse(_ message: String, on route: ReplyRoute) {
-            sendReply(route.replyFrames(routing.refusal(.partitionUnavailable, message)), on: control, engine: engine)
+        func refuse(_ message: String, on route: ReplyRoute, code: ErrorCode = .partitionUnavailable) {
+            sendReply(route.replyFrames(routing.refusal(code, message)), on: control, engine: engine)
         }
-        if let route, ClusterForwarder.isForwarded(route) {
+        let client: [UInt8]?
+        switch clientFrame(for: principal) {
+        case .success(let frame): client = frame
+        case .failure(let refusal):
+            if let route {
+                refuse(refusal.message, on: route, code: .forbidden)
+            } else {
+                try publishAll([routing.refusalEvent(.forbidden, refusal.message)], on: publish)
+            }
+            return false
+        }
+        if let owner, let mismatch = forwarder.keyMismatch(owner) {
+            // Its CURVE handshake would fail: the request would wait for nothing.
+            let message = "\(mismatch); nothing was applied"
+            if let route {
+                refuse(message, on: route)
+            } else {
+                try publishAll([routing.refusalEvent(.partitionUnavailable, message)], on: publish)
+            }
+        } else if let route, ClusterForwarder.isForwarded(route) {
             // Sent by a node whose view differs from this one's for a moment: not passed on.
             refuse(
                 "\(partition) is not served by the node it was forwarded to (its lease is moving); nothing was applied, send it again shortly",
@@ -138,11 +159,11 @@ extension Daemon {
         } else if let route {
             // Without an owner, the request waits for the partition's next one.
             if let refusal = forwarder.forward(
-                control: body, route: route, routing: routing, partition: partition, owner: owner)
+                control: body, client: client, route: route, routing: routing, partition: partition, owner: owner)
             {
                 sendReply(route.replyFrames(refusal), on: control, engine: engine)
             }
-        } else if owner.map({ forwarder.forward(ingest: body, owner: $0) }) != true {
+        } else if owner.map({ forwarder.forward(ingest: body, client: client, owner: $0) }) != true {
             let message =
                 owner.map {
                     "node \($0.node), which owns \(partition), takes no more ingest for now; nothing was applied"
@@ -196,6 +217,9 @@ extension Daemon {
                 "heartbeatAgeMs": .number(Double(node.heartbeatAge.milliseconds)),
                 "partitions": .array(owned[node.name] ?? []),
                 "pluginsDiffer": .bool(view.pluginMismatches.contains(node.name)),
+                "serverKey": endpoints?.serverKey.map(JSONValue.string) ?? .null,
+                // A node with another CURVE setting or server key cannot be forwarded to.
+                "serverKeyDiffers": .bool(endpoints.map { $0.serverKey != serverKeyPair?.publicKey } ?? false),
             ]
         }
         let tokens: [JSONValue] = view.held.sorted { $0.key < $1.key }.map {

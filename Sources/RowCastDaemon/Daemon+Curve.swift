@@ -20,7 +20,11 @@ extension Daemon {
         let keyPair = try ServerKeyPair.loadOrCreate(ServerKeyPair.path(for: configuration))
         serverKeyPair = keyPair
         let keyring = loadKeyring(configuration.curveClientsDirectory)
-        zap = try ZAPHandler(context: context, keyring: keyring, logger: logger)
+        // A cluster node admits the others by the server key they share (docs/SECURITY.md,
+        // "Cluster nodes").
+        zap = try ZAPHandler(
+            context: context, keyring: keyring, nodeKey: configuration.nodeName.isEmpty ? nil : keyPair.publicKey,
+            logger: logger)
         logger.info(
             "CURVE on: TCP endpoints admit only the clients in the keys directory",
             metadata: [
@@ -56,9 +60,9 @@ extension Daemon {
     /// Answers waiting ZAP requests; keeps `status` up to date.
     func serveZAP(engine: Engine) throws {
         guard let zap else { return }
-        let before = (zap.admitted, zap.refused)
+        let before = (zap.admitted, zap.refused, zap.admittedNodes)
         try zap.serve()
-        if before != (zap.admitted, zap.refused) { updateCurveStatus(engine: engine) }
+        if before != (zap.admitted, zap.refused, zap.admittedNodes) { updateCurveStatus(engine: engine) }
     }
 
     /// The `curve` member of `status`.
@@ -71,6 +75,8 @@ extension Daemon {
             "admitted": .number(Double(zap.admitted)),
             "refused": .number(Double(zap.refused)),
             "refusedSubscriptions": .number(Double(refusedSubscriptions)),
+            "admittedNodes": .number(Double(zap.admittedNodes)),
+            "refusedClientFrames": .number(Double(refusedClientFrames)),
         ]
     }
 

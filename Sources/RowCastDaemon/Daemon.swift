@@ -54,6 +54,8 @@ public final class Daemon {
     var zap: ZAPHandler?
     /// Subscriptions refused because the client may not read them.
     var refusedSubscriptions = 0
+    /// Messages refused for their client frame (``ForwardedClient``): a client posing as another.
+    var refusedClientFrames = 0
     var reloadFailure: String?
     /// The locks on the `ipc://` socket paths bound, held until `close`.
     private var socketLocks: [PIDLockFile] = []
@@ -432,15 +434,18 @@ public final class Daemon {
         while budget > 0 && !(ingestDrained && controlBudget == 0) {
             if !ingestDrained, let ingest {
                 if let frame = try ingest.receiveFirstFrame(
-                    dontWait: true, keepingAtMost: keep, property: principalProperty)
+                    dontWait: true, keepingAtMost: keep, property: principalProperty,
+                    keepingSecondAtMost: ForwardedClient.maximumFrameBytes)
                 {
                     // A cluster node sends what another node owns to that node.
-                    let servedHere = try forwarder == nil || isServedHere(frame.bytes, size: frame.size, route: nil)
-                    if servedHere {
+                    if let sender = try sender(ofIngest: frame),
+                        try forwarder == nil
+                            || isServedHere(frame.bytes, size: frame.size, route: nil, principal: sender.principal)
+                    {
                         messages.append(
                             IncomingMessage(
-                                origin: .ingest, body: frame.bytes, frameCount: frame.frameCount, size: frame.size,
-                                principal: Self.principal(frame.property)))
+                                origin: .ingest, body: frame.bytes, frameCount: sender.frameCount, size: frame.size,
+                                principal: sender.principal))
                     }
                     budget -= 1
                 } else {
@@ -451,15 +456,17 @@ public final class Daemon {
                 if let received = try receive(control, keepingAtMost: keep) {
                     controlBudget -= 1
                     let envelope = ControlEnvelope(received.message)
-                    let servedHere =
-                        try forwarder == nil || envelope.bodyFrameCount != 1
-                        || isServedHere(envelope.body, size: envelope.bodySize, route: envelope.route)
-                    if servedHere {
+                    if let sender = sender(of: envelope, userID: received.principal),
+                        try forwarder == nil || sender.frameCount != 1
+                            || isServedHere(
+                                envelope.body, size: envelope.bodySize, route: envelope.route,
+                                principal: sender.principal)
+                    {
                         messages.append(
                             IncomingMessage(
                                 origin: .control(replyTo: tokenBase + envelopes.count), body: envelope.body,
-                                frameCount: envelope.bodyFrameCount, size: envelope.bodySize,
-                                principal: received.principal, connection: envelope.connection)
+                                frameCount: sender.frameCount, size: envelope.bodySize,
+                                principal: sender.principal, connection: envelope.connection)
                         )
                         envelopes.append(envelope)
                     }

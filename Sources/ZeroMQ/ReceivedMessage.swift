@@ -30,6 +30,9 @@ public struct FirstFrame: Sendable {
     public var size: Int
     /// How many frames the message had.
     public var frameCount: Int
+    /// The first bytes of the second frame, when asked for (`keepingSecondAtMost`); empty
+    /// otherwise.
+    public var second: [UInt8] = []
     /// The metadata property asked for, when the connection has it (e.g. "User-Id").
     public var property: String?
 }

@@ -78,9 +78,11 @@ extension Socket {
     /// arrived (with `dontWait`).
     ///
     /// It makes one array per message, where `receiveMultipart` makes three (the frames, the
-    /// frame, the sizes).
+    /// frame, the sizes). With `secondLimit` above 0, at most that many bytes of the second
+    /// frame are kept too (`FirstFrame.second`), for a reader that takes a small trailer.
     public func receiveFirstFrame(
-        dontWait: Bool = false, keepingAtMost limit: Int, property: String? = nil
+        dontWait: Bool = false, keepingAtMost limit: Int, property: String? = nil,
+        keepingSecondAtMost secondLimit: Int = 0
     ) throws(ZeroMQError) -> FirstFrame? {
         let handle = try openHandle("receive")
         guard let first = try receiveFrame(handle: handle, dontWait: dontWait, keepingAtMost: limit, property: property)
@@ -90,11 +92,12 @@ extension Socket {
         while more {
             guard
                 let next = try receiveFrame(
-                    handle: handle, dontWait: dontWait, keepingAtMost: 0,
+                    handle: handle, dontWait: dontWait, keepingAtMost: frame.frameCount == 1 ? secondLimit : 0,
                     property: frame.property == nil ? property : nil)
             else {
                 throw ZeroMQError(errno: EAGAIN, operation: "receive frame \(frame.frameCount + 1)")
             }
+            if frame.frameCount == 1 { frame.second = next.bytes }
             frame.frameCount += 1
             frame.property = frame.property ?? next.property
             more = next.more

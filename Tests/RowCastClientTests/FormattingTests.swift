@@ -92,6 +92,32 @@ import Testing
             ])
     }
 
+    @Test("a cluster node's status shows each node's partitions, plugins and CURVE server key")
+    func clusterReport() {
+        let node: (String, JSONValue, Bool) -> JSONValue = { name, key, differs in
+            [
+                "name": .string(name), "control": .string("tcp://\(name):7702"), "heartbeatAgeMs": 120,
+                "partitions": [0, 1, 2, 5], "pluginsDiffer": false, "serverKey": key,
+                "serverKeyDiffers": .bool(differs),
+            ]
+        }
+        let status: JSONValue = [
+            "ok": true, "version": "0.1.0", "protocol": 1, "uptime": 5,
+            "curve": [
+                "serverKey": "K", "clients": ["alice"], "refused": 0, "refusedSubscriptions": 0, "admittedNodes": 2,
+            ],
+            "cluster": [
+                "node": "a", "leaseMs": 3000, "held": [], "unowned": 0, "forwarding": 0,
+                "nodes": [node("a", "K", false), node("b", "L", true), node("c", .null, true)],
+            ],
+        ]
+        let lines = DaemonReport.status(status)
+        #expect(lines.contains { $0.hasPrefix("curve") && $0.hasSuffix("admittedNodes=2") }, "\(lines)")
+        let rows = lines.filter { $0.hasPrefix("a ") || $0.hasPrefix("b ") || $0.hasPrefix("c ") }
+        #expect(lines.contains { $0.hasPrefix("NODE") && $0.hasSuffix("CURVE") }, "\(lines)")
+        #expect(rows.map { $0.split(separator: " ").last.map(String.init) } == ["same", "DIFFER", "DIFFER"], "\(rows)")
+    }
+
     @Test func reloadReport() {
         let reply: JSONValue = [
             "ok": true, "op": "reload", "config": "/etc/rowcast/rowcastd.yaml", "plugins": 2,

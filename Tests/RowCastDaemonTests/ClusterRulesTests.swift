@@ -16,14 +16,14 @@ struct ClusterRulesTests {
         #expect(ClusterRules.problem(withNodeName: name) != nil)
     }
 
-    @Test("a node name needs a PostgreSQL store and no CURVE; the file names the key")
-    func nodeNeedsPostgreSQLWithoutCurve() throws {
+    @Test("a node name needs a PostgreSQL store, with or without CURVE; the file names the key")
+    func nodeNeedsPostgreSQL() throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/rowcastd.yaml"
         let cases: [(String, String)] = [
             ("cluster:\n  node_name: \"a\"\n", "needs a PostgreSQL store"),
             ("store: \"sqlite:///tmp/x\"\ncluster:\n  node_name: \"a\"\n", "needs a PostgreSQL store"),
-            ("store: \"postgresql://rowcast@db/rowcast\"\ncurve: true\ncluster:\n  node_name: \"a\"\n", "CURVE"),
+            ("store: \"sqlite:///tmp/x\"\ncurve: true\ncluster:\n  node_name: \"a\"\n", "needs a PostgreSQL store"),
         ]
         for (yaml, problem) in cases {
             try yaml.write(toFile: file, atomically: true, encoding: .utf8)
@@ -42,6 +42,12 @@ struct ClusterRulesTests {
             defaults: DaemonConfiguration(), file: file, overrides: ConfigurationOverrides()
         ).load()
         #expect(loaded.nodeName == "a" && loaded.leaseMilliseconds == 1500)
+        try "store: \"postgresql://rowcast@db/rowcast\"\ncurve: true\ncluster:\n  node_name: \"a\"\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let curve = try ConfigurationSource(
+            defaults: DaemonConfiguration(), file: file, overrides: ConfigurationOverrides()
+        ).load()
+        #expect(curve.nodeName == "a" && curve.curveEnabled)
     }
 
     @Test("a wildcard or loopback TCP endpoint is advertised under the configured host; others as bound")
@@ -56,6 +62,11 @@ struct ClusterRulesTests {
                 == NodeEndpoints(
                     ingest: bound.ingest, control: bound.control, publish: bound.publish))
         #expect(NodeEndpoints(json: endpoints.json) == endpoints)
+        #expect(!endpoints.json.contains("serverKey"))
+        var curve = endpoints
+        curve.serverKey = "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"
+        #expect(NodeEndpoints(json: curve.json) == curve)
+        #expect(NodeEndpoints(json: curve.json) != endpoints)
         #expect(NodeEndpoints(json: "{}") == nil)
     }
 }

@@ -91,11 +91,22 @@ struct MaxMessageSizeTests {
         #expect(first.bytes == [UInt8](repeating: 7, count: 10))
         #expect(first.size == 100_000)
         #expect(first.frameCount == 3)
+        #expect(first.second.isEmpty, "the second frame is kept only when asked for")
         // The further frames were taken with the message: the next message is the next one.
         let alone = try #require(try pull.receiveFirstFrame(keepingAtMost: 10))
         #expect(alone.bytes == bytes("alone"))
         #expect(alone.size == 5)
         #expect(alone.frameCount == 1)
         #expect(try pull.receiveFirstFrame(dontWait: true, keepingAtMost: 10) == nil)
+
+        // Asked for, the first bytes of the second frame come too (and only of the second).
+        #expect(try push.send([bytes("body"), bytes("second frame"), bytes("third")]))
+        #expect(try push.send(bytes("one")))
+        let two = try #require(try pull.receiveFirstFrame(keepingAtMost: 10, keepingSecondAtMost: 6))
+        #expect(two.bytes == bytes("body"))
+        #expect(two.second == bytes("second"))
+        #expect(two.frameCount == 3)
+        let one = try #require(try pull.receiveFirstFrame(keepingAtMost: 10, keepingSecondAtMost: 6))
+        #expect(one.second.isEmpty && one.frameCount == 1)
     }
 }

@@ -860,6 +860,105 @@ class CurveTest(unittest.TestCase):
             dealer.recv_multipart()
 
 
+
+def partition(feed):
+    """A feed's partition (docs/PROTOCOL.md, "Partitions"): FNV-1a of its name, modulo 256."""
+    value = 2166136261
+    for byte in feed.encode():
+        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
+    return value % 256
+
+
+@unittest.skipUnless(postgresql_binaries(), "PostgreSQL is not installed (make deps installs it)")
+class ClusterCurveTest(unittest.TestCase):
+    """Two cluster nodes with CURVE and one server key pair (docs/PROTOCOL.md, "Framing",
+    forwarded messages): a request sent to the node that does not own its feed is checked on
+    the owner against the sending client's grants, and a client frame from a client is refused."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = PostgreSQLServer()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="rowcast-py-cluster-curve-")
+        self.addCleanup(shutil.rmtree, self.directory, True)
+        self.server_key, server_secret = zmq.curve_keypair()
+        key_file = os.path.join(self.directory, "server.key")
+        with open(key_file, "w") as out:
+            out.write('public-key = "%s"\nsecret-key = "%s"\n' % (self.server_key.decode(), server_secret.decode()))
+        os.chmod(key_file, 0o600)
+        clients = os.path.join(self.directory, "clients")
+        os.mkdir(clients)
+        self.admin = zmq.curve_keypair()
+        self.producer = zmq.curve_keypair()
+        for name, pair, allow in (("admin", self.admin, "all *"), ("producer", self.producer, "publish,read allowed-*")):
+            with open(os.path.join(clients, name + ".key"), "w") as out:
+                out.write('public-key = "%s"\nallow = "%s"\n' % (pair[0].decode(), allow))
+        url = self.server.make_database()
+        self.nodes = []
+        for name in ("n1", "n2"):
+            node = Daemon(extra_args=("--store", url, "--node-name", name, "--lease-ms", "1500", "--curve",
+                                      "--curve-clients", clients, "--curve-server-key", key_file))
+            self.addCleanup(node.stop)
+            self.nodes.append(node)
+        self.context = zmq.Context()
+        self.addCleanup(self.context.term)
+
+    def request(self, node, pair, body, extra=()):
+        """The reply to `body` sent to `node` as the client `pair`, with `extra` frames after it."""
+        dealer = self.context.socket(zmq.DEALER)
+        try:
+            dealer.setsockopt(zmq.LINGER, 0)
+            dealer.setsockopt(zmq.RCVTIMEO, TIMEOUT_MS)
+            dealer.curve_serverkey = self.server_key
+            dealer.curve_publickey, dealer.curve_secretkey = pair
+            dealer.connect(node.endpoints["control"])
+            dealer.send_multipart([b"", json.dumps(body).encode()] + list(extra))
+            return json.loads(dealer.recv_multipart()[-1])
+        finally:
+            dealer.close(0)
+
+    def owned_by_n2(self, prefix):
+        """A feed named PREFIX-N whose partition n2 serves, as n1's status says, once both serve."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            cluster = self.request(self.nodes[0], self.admin, {"op": "status", "req": 1}).get("cluster", {})
+            shares = {node["name"]: set(node["partitions"]) for node in cluster.get("nodes", [])}
+            if cluster.get("unowned") == 0 and len(shares) == 2 and all(shares.values()):
+                return next(prefix + "-%d" % n for n in range(10000) if partition(prefix + "-%d" % n) in shares["n2"])
+            time.sleep(0.2)
+        raise RuntimeError("the cluster did not settle within 60 s")
+
+    def test_grants_of_the_sending_client_are_checked_on_the_owner(self):
+        allowed, other = self.owned_by_n2("allowed"), self.owned_by_n2("other")
+        n1, n2 = self.nodes
+        reply = self.request(n1, self.producer, {"op": "upsert", "feed": allowed, "item": product("1"), "req": 1})
+        self.assertEqual(reply["ok"], True, reply)
+        snapshot = self.request(n2, self.admin, {"op": "snapshot", "feed": allowed, "req": 2})
+        self.assertEqual([row["id"] for row in snapshot["sections"][0]["rows"]], ["1"])
+
+        body = {"op": "upsert", "feed": other, "item": product("2"), "req": "r"}
+        forwarded, direct = self.request(n1, self.producer, body), self.request(n2, self.producer, body)
+        self.assertEqual(forwarded["error"]["code"], "forbidden", forwarded)
+        self.assertEqual(forwarded, direct)
+        self.assertIn('client "producer" lacks the publish permission on feed "%s"' % other,
+                      forwarded["error"]["message"])
+
+        # A client naming another client (the admin) in a client frame is refused, on either node.
+        for node in (n1, n2):
+            forged = self.request(node, self.producer, body, extra=[b"rowcast-client:" + self.admin[0]])
+            self.assertEqual(forged["error"]["code"], "forbidden", forged)
+            self.assertIn("only a cluster node may send", forged["error"]["message"])
+        status = self.request(n2, self.admin, {"op": "status", "req": 3})
+        self.assertNotIn(other, [feed["feed"] for feed in status["feeds"]])
+        self.assertEqual(status["curve"]["refusedClientFrames"], 1)
+        self.assertGreaterEqual(status["curve"]["admittedNodes"], 1)
+
+
 if __name__ == "__main__":
     result = unittest.main(exit=False, verbosity=2).result
     failed = len(result.failures) + len(result.errors)

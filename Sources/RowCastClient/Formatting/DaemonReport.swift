@@ -21,7 +21,8 @@ public enum DaemonReport {
         if let curve = reply["curve"], curve.objectValue != nil {
             lines.append(
                 "curve      server key \(text(curve["serverKey"]))  clients=\(list(curve["clients"]))  refused=\(text(curve["refused"]))"
-                    + "  refusedSubscriptions=\(text(curve["refusedSubscriptions"]))")
+                    + "  refusedSubscriptions=\(text(curve["refusedSubscriptions"]))"
+                    + (reply["cluster"]?.objectValue == nil ? "" : "  admittedNodes=\(text(curve["admittedNodes"]))"))
             for problem in curve["keyProblems"]?.arrayValue ?? [] { lines.append("refused key file: \(text(problem))") }
         }
         if let quarantined = reply["quarantined"] {
@@ -194,7 +195,8 @@ public enum DaemonReport {
     }
 
     /// A cluster node's view (`cluster` in `status`): one line about this node, then one table
-    /// row per live node with its partitions as ranges (`0-3,7`).
+    /// row per live node with its partitions as ranges (`0-3,7`), whether its plugins differ
+    /// from this node's, and its CURVE (`same` server key, `DIFFER`, or `off`).
     static func cluster(_ value: JSONValue?, width: Int?) -> [String] {
         guard let cluster = value, cluster.objectValue != nil else { return [] }
         var lines = [
@@ -202,12 +204,14 @@ public enum DaemonReport {
                 + "  unowned=\(text(cluster["unowned"]))  forwarding=\(text(cluster["forwarding"]))"
         ]
         if let failure = cluster["storeFailure"], !failure.isNull { lines.append("cluster store: \(text(failure))") }
-        var table = TextTable(headers: ["NODE", "CONTROL", "HEARTBEAT", "PARTITIONS", "PLUGINS"], width: width)
+        var table = TextTable(
+            headers: ["NODE", "CONTROL", "HEARTBEAT", "PARTITIONS", "PLUGINS", "CURVE"], width: width)
         for node in cluster["nodes"]?.arrayValue ?? [] {
             let partitions = (node["partitions"]?.arrayValue ?? []).compactMap { $0.numberValue.map(Int.init) }
             table.append([
                 text(node["name"]), text(node["control"]), "\(number(node["heartbeatAgeMs"])) ms ago",
                 "\(partitions.count): \(ranges(partitions))", node["pluginsDiffer"] == true ? "DIFFER" : "same",
+                node["serverKeyDiffers"] == true ? "DIFFER" : (node["serverKey"]?.stringValue == nil ? "off" : "same"),
             ])
         }
         return lines + table.render()

@@ -14,11 +14,19 @@ import ZeroMQ
 /// sent to the new owner (the shared ledger answers it if the old owner applied it); any other
 /// is answered `forward_timeout`, as is one still unanswered after `timeout`, and one never
 /// sent gets `partition_unavailable`.
+///
+/// With CURVE, both sockets connect as a CURVE client with the server key pair every node
+/// shares (the owner's ZAP handler admits that key as a node's), and every message carries
+/// the original client in a last frame (``ForwardedClient``); the owner applies that client's
+/// grants. A peer that advertises another server key (or none) gets nothing: its requests are
+/// refused with `partition_unavailable` naming the mismatch.
 final class ClusterForwarder {
     /// A request waiting for its answer from a peer.
     private struct Waiting {
         var route: ReplyRoute
         var body: [UInt8]
+        /// The ``ForwardedClient`` frame sent after the body, with CURVE.
+        var client: [UInt8]?
         var routing: RequestRouting
         var partition: Partition
         /// The node it was sent to; nil while it waits for its partition to get an owner.
@@ -32,14 +40,22 @@ final class ClusterForwarder {
         let control: Socket
         let ingest: Socket
 
-        init(endpoints: NodeEndpoints, context: Context, identity: [UInt8]) throws(ZeroMQError) {
+        init(
+            endpoints: NodeEndpoints, context: Context, identity: [UInt8], curve: ServerKeyPair?
+        ) throws(ZeroMQError) {
             self.endpoints = endpoints
             control = try Socket(context: context, type: .dealer)
             ingest = try Socket(context: context, type: .push)
             try control.setOption(.routingID, identity)
-            for socket in [control, ingest] {
+            for (socket, endpoint) in [(control, endpoints.control), (ingest, endpoints.ingest)] {
                 try socket.setOption(.linger, 0)
                 try socket.setOption(.sendHighWaterMark, 100_000)
+                if let curve, Daemon.usesCurve(endpoint) {
+                    // A node is a CURVE client of the others with the key pair they share.
+                    try socket.setOption(.curveServerKey, Array(curve.publicKey.utf8))
+                    try socket.setOption(.curvePublicKey, Array(curve.publicKey.utf8))
+                    try socket.setOption(.curveSecretKey, Array(curve.secretKey.utf8))
+                }
             }
             try control.setOption(.receiveHighWaterMark, 100_000)
             try control.connect(endpoints.control)
@@ -81,11 +97,19 @@ final class ClusterForwarder {
 
     /// This node's name, in its forwarding sockets' identities.
     private let node: String
+    /// The server key pair the nodes share, with CURVE.
+    private let curve: ServerKeyPair?
+    /// The nodes whose server key mismatch was logged (once each).
+    private var reportedMismatches: Set<String> = []
 
     /// A forwarder for `node` whose sockets live in `context` and are watched by the loop's
-    /// `poller`.
-    init(node: String, context: Context, poller: Poller, timeout: Duration, logger: Logger) {
+    /// `poller`; with `curve`, a CURVE client of the other nodes with that key pair.
+    init(
+        node: String, context: Context, poller: Poller, timeout: Duration, curve: ServerKeyPair? = nil,
+        logger: Logger
+    ) {
         self.node = node
+        self.curve = curve
         self.context = context
         self.poller = poller
         self.timeout = timeout
@@ -95,11 +119,25 @@ final class ClusterForwarder {
     /// How many forwarded requests wait for their answers.
     var waitingCount: Int { waiting.count }
 
+    /// Why this node cannot forward to `owner`: their CURVE server keys differ (or one runs
+    /// without CURVE). Nil when they match. Logged once per node.
+    func keyMismatch(_ owner: (node: String, endpoints: NodeEndpoints)) -> String? {
+        let mine = curve?.publicKey
+        guard owner.endpoints.serverKey != mine else { return nil }
+        let problem =
+            "node \(owner.node) runs \(owner.endpoints.serverKey.map { "with CURVE server key \($0)" } ?? "without CURVE"), this node \(mine.map { "with CURVE server key \($0)" } ?? "without CURVE"): every node of a cluster needs the same curve setting and the same server key pair (copy one server.key to every node, curve_server_key)"
+        if reportedMismatches.insert(owner.node).inserted {
+            logger.error("cannot forward to a cluster node: \(problem)", metadata: ["node": "\(owner.node)"])
+        }
+        return problem
+    }
+
     /// Forwards a control request to `owner`, or keeps it for the partition's next owner when
     /// it has none; returns the reply to send at once instead (a refusal) when it cannot.
+    /// `client` is the ``ForwardedClient`` frame to send after the body (with CURVE).
     func forward(
-        control body: [UInt8], route: ReplyRoute, routing: RequestRouting, partition: Partition,
-        owner: (node: String, endpoints: NodeEndpoints)?
+        control body: [UInt8], client: [UInt8]? = nil, route: ReplyRoute, routing: RequestRouting,
+        partition: Partition, owner: (node: String, endpoints: NodeEndpoints)?
     ) -> [UInt8]? {
         guard waiting.count < Self.maximumWaiting else {
             return routing.refusal(
@@ -110,7 +148,7 @@ final class ClusterForwarder {
         let tag = nextTag
         nextTag += 1
         let entry = Waiting(
-            route: route, body: body, routing: routing, partition: partition, node: owner?.node,
+            route: route, body: body, client: client, routing: routing, partition: partition, node: owner?.node,
             deadline: .now + timeout)
         guard let owner else {
             waiting[tag] = entry
@@ -127,10 +165,13 @@ final class ClusterForwarder {
         return nil
     }
 
-    /// Forwards an ingest message to `owner`; returns false when its queue is full.
-    func forward(ingest body: [UInt8], owner: (node: String, endpoints: NodeEndpoints)) -> Bool {
+    /// Forwards an ingest message to `owner`, with the ``ForwardedClient`` frame `client`
+    /// after it (with CURVE); returns false when its queue is full.
+    func forward(
+        ingest body: [UInt8], client: [UInt8]? = nil, owner: (node: String, endpoints: NodeEndpoints)
+    ) -> Bool {
         guard let peer = peer(owner.node, owner.endpoints),
-            (try? peer.ingest.send([body], dontWait: true)) == true
+            (try? peer.ingest.send(client.map { [body, $0] } ?? [body], dontWait: true)) == true
         else { return false }
         forwardedIngest += 1
         return true
@@ -252,9 +293,12 @@ final class ClusterForwarder {
     }
 
     private func send(_ entry: Waiting, tag: UInt64, endpoints: NodeEndpoints) -> Bool {
-        guard let node = entry.node, let peer = peer(node, endpoints) else { return false }
+        guard let node = entry.node, keyMismatch((node, endpoints)) == nil, let peer = peer(node, endpoints) else {
+            return false
+        }
         let tagBytes = withUnsafeBytes(of: tag) { Array($0) }
-        return (try? peer.control.send([tagBytes, [], entry.body], dontWait: true)) == true
+        let frames = [tagBytes, [], entry.body] + (entry.client.map { [$0] } ?? [])
+        return (try? peer.control.send(frames, dontWait: true)) == true
     }
 
     private func peer(_ node: String, _ endpoints: NodeEndpoints) -> Peer? {
@@ -265,7 +309,7 @@ final class ClusterForwarder {
         }
         do {
             let identity = Self.identityPrefix + Array("\(self.node):\(UInt32.random(in: 0...UInt32.max))".utf8)
-            let peer = try Peer(endpoints: endpoints, context: context, identity: identity)
+            let peer = try Peer(endpoints: endpoints, context: context, identity: identity, curve: curve)
             peers[node] = peer
             poller.register(peer.control, for: .readable)
             return peer

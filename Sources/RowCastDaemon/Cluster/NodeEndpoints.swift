@@ -10,12 +10,16 @@ public struct NodeEndpoints: Sendable, Equatable {
     public var control: String
     /// The PUB endpoint for deltas and events.
     public var publish: String
+    /// The node's CURVE server public key (Z85), or nil when it runs without CURVE: every node
+    /// of a cluster needs the same (docs/SECURITY.md, "Cluster nodes").
+    public var serverKey: String?
 
     /// Endpoints from their parts.
-    public init(ingest: String, control: String, publish: String) {
+    public init(ingest: String, control: String, publish: String, serverKey: String? = nil) {
         self.ingest = ingest
         self.control = control
         self.publish = publish
+        self.serverKey = serverKey
     }
 
     /// The endpoints as bound, with `host` in place of a wildcard or loopback address when
@@ -26,10 +30,11 @@ public struct NodeEndpoints: Sendable, Equatable {
             publish: Self.advertised(bound.publish, host: host))
     }
 
-    /// `{"ingest","control","publish"}`.
+    /// `{"ingest","control","publish"}`, and `serverKey` with CURVE.
     public var json: String {
-        let value: JSONValue = ["ingest": .string(ingest), "control": .string(control), "publish": .string(publish)]
-        return String(decoding: value.serialized(), as: UTF8.self)
+        var object: JSONObject = ["ingest": .string(ingest), "control": .string(control), "publish": .string(publish)]
+        if let serverKey { object["serverKey"] = .string(serverKey) }
+        return String(decoding: JSONValue.object(object).serialized(), as: UTF8.self)
     }
 
     /// The endpoints `text` (written by `json`) names; nil when it names none.
@@ -38,7 +43,7 @@ public struct NodeEndpoints: Sendable, Equatable {
             let ingest = value["ingest"]?.stringValue, let control = value["control"]?.stringValue,
             let publish = value["publish"]?.stringValue
         else { return nil }
-        self.init(ingest: ingest, control: control, publish: publish)
+        self.init(ingest: ingest, control: control, publish: publish, serverKey: value["serverKey"]?.stringValue)
     }
 
     /// `endpoint` with its host replaced by `host` when it is TCP and bound to a wildcard or a

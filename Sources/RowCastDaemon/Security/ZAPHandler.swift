@@ -5,7 +5,9 @@ import ZeroMQ
 /// rowcastd's sockets: a REP socket on `inproc://zeromq.zap.01` in the daemon's context,
 /// served by the loop thread. A client whose public key is in the keyring is admitted with
 /// its name as User-Id (each message it sends then carries that name); any other is refused
-/// with 400, counted, and logged once per peer address per minute.
+/// with 400, counted, and logged once per peer address per minute. On a cluster node, a
+/// connection made with the server key every node shares is another node's, admitted with the
+/// User-Id `@node` (``ForwardedClient``).
 ///
 /// Not `Sendable`: it owns a socket of the loop thread.
 final class ZAPHandler {
@@ -18,6 +20,11 @@ final class ZAPHandler {
     let socket: Socket
     /// The clients admitted; replaced on reload.
     var keyring: ClientKeyring
+    /// The public key of the cluster's nodes (the server key they share), or nil when this
+    /// daemon is no cluster node.
+    let nodeKey: String?
+    /// Connections of other cluster nodes admitted so far.
+    private(set) var admittedNodes = 0
     /// Connections admitted so far.
     private(set) var admitted = 0
     /// Connections refused so far.
@@ -27,11 +34,12 @@ final class ZAPHandler {
     private var lastLogged: [String: ContinuousClock.Instant] = [:]
 
     /// Binds the handler in `context`; before any CURVE socket binds.
-    init(context: Context, keyring: ClientKeyring, logger: Logger) throws {
+    init(context: Context, keyring: ClientKeyring, nodeKey: String? = nil, logger: Logger) throws {
         socket = try Socket(context: context, type: .rep)
         try socket.setOption(.linger, 0)
         try socket.bind(Self.endpoint)
         self.keyring = keyring
+        self.nodeKey = nodeKey
         self.logger = logger
     }
 
@@ -59,6 +67,11 @@ final class ZAPHandler {
         guard mechanism == "CURVE", frames.count >= 7, let key = Curve.encode(frames[6]) else {
             noteRefusal(address: address, key: nil, mechanism: mechanism)
             return answer("400", "CURVE required")
+        }
+        if let nodeKey, key == nodeKey {
+            admittedNodes += 1
+            logger.debug("admitted a cluster node", metadata: ["address": "\(address)"])
+            return answer("200", "OK", user: ForwardedClient.nodeUserID)
         }
         guard let client = keyring.clientsByKey[key] else {
             noteRefusal(address: address, key: key, mechanism: mechanism)
