@@ -205,7 +205,9 @@ struct ClusterCurveEndToEndTests {
         #expect((n2Status["curve"]?["admittedNodes"]?.numberValue ?? 0) >= 1, "\(n2Status["curve"] ?? .null)")
         // One forged request and one forged ingest message reached n2 (the other forged request, n1).
         #expect(n2Status["curve"]?["refusedClientFrames"] == 2, "\(n2Status["curve"] ?? .null)")
-        #expect(cluster.node("n2").log.contains("refused a message for its client frame"))
+        try waitUntil("n2 logged the refused client frame") {
+            cluster.node("n2").log.contains("refused a message for its client frame")
+        }
 
         // A relay of both nodes with one server key and its own client key: a subscriber of it
         // gets the owner's deltas of a request sent through the other node.
@@ -273,6 +275,11 @@ struct ClusterCurveEndToEndTests {
             let message = reply["error"]?["message"]?.stringValue ?? ""
             #expect(message.contains("needs the same curve setting and the same server key pair"), "\(message)")
             #expect(message.contains(otherKey) && message.contains(cluster.serverKey.publicKey), "\(message)")
+            // The log reaches the test through a pipe, after the reply: wait for it (bounded).
+            let deadline = Date().addingTimeInterval(10)
+            while !cluster.node(from).log.contains("cannot forward to a cluster node"), Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
             #expect(cluster.node(from).log.contains("cannot forward to a cluster node"))
         }
     }
