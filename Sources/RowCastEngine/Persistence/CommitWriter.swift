@@ -8,7 +8,8 @@ import Glibc
 #endif
 
 /// Writes commits to the store on a thread of its own, one job at a time, so the loop thread
-/// applies the next batches while the previous ones are written (see `DurableEngine.submit`).
+/// applies the next batches while the previous ones are written (see `DurableEngine.submit`);
+/// or, when the owner would only wait for it, on the owner's own thread (`writeHere`).
 ///
 /// The store is used by this thread only while a job runs; the owner touches it (to read it
 /// back, reload or close) only while no job runs, after `wait()` returned.
@@ -53,6 +54,23 @@ final class CommitWriter: @unchecked Sendable {
         // Woken after the unlock, the commit thread finds the lock free (woken under it, it
         // would run only to block on the lock and be woken a second time).
         condition.broadcast()
+    }
+
+    /// Writes `commits` in one transaction on the calling thread and returns how it went, as
+    /// `start` then `wait()` would, without the two hand-offs between the threads. Only when not
+    /// busy (the store is the caller's while no job runs).
+    func writeHere(_ commits: [StoreCommit]) -> Result<Void, StoreError> {
+        precondition(!isBusy, "CommitWriter.writeHere while a commit is being written")
+        let started = ContinuousClock.now
+        let result: Result<Void, StoreError>
+        do {
+            try store.commit(commits)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        lastDuration = ContinuousClock.now - started
+        return result
     }
 
     /// Waits for the job started last and returns how it went.
