@@ -29,7 +29,7 @@ final class CommitWriter: @unchecked Sendable {
     /// `takeIfSucceeded()`), so the loop can watch for it beside other descriptors.
     let finishedDescriptor: Int32
 
-    /// A writer for `store`; its thread starts with the first job.
+    /// A writer for `store`; its thread starts with `startThread` or the first job.
     init(store: any FeedStore) {
         self.store = store
         finishedDescriptor = rowcast_eventfd()
@@ -45,15 +45,26 @@ final class CommitWriter: @unchecked Sendable {
         precondition(!isBusy, "CommitWriter.start while a commit is being written")
         isBusy = true
         condition.lock()
-        if !running {
-            running = true
-            NamedThread.start("rowcast-commit") { [self] in run() }
-        }
+        startThreadLocked()
         job = commits
         condition.unlock()
         // Woken after the unlock, the commit thread finds the lock free (woken under it, it
         // would run only to block on the lock and be woken a second time).
         condition.broadcast()
+    }
+
+    /// Starts the thread if it is not running yet (`start` does too); it waits for a job.
+    func startThread() {
+        condition.lock()
+        startThreadLocked()
+        condition.unlock()
+    }
+
+    /// Starts the thread if it is not running yet, with `condition` held.
+    private func startThreadLocked() {
+        guard !running else { return }
+        running = true
+        NamedThread.start("rowcast-commit") { [self] in run() }
     }
 
     /// Writes `commits` in one transaction on the calling thread and returns how it went, as
