@@ -13,15 +13,21 @@ import ZeroMQ
 /// sockets and the benchmark's own threads cost at that load without rowcastd.
 ///
 /// Beside rowcastd's percentiles, its CPU per item at that rate (all its threads and its
-/// plugin hosts, and its loop thread): at 10,000 items/s a batch holds one or two items, so
-/// this is the cost of a trickle (wake-ups, system calls, a commit per few items), which the
-/// `throughput` figure, of full batches, does not show.
+/// plugin hosts, its loop threads, and by thread name): at 1,000 and 10,000 items/s a batch holds
+/// one or a few items, so this is the cost of a trickle (wake-ups, system calls, a commit per few
+/// items), which the `throughput` figure, of full batches, does not show.
+///
+/// By default it runs at 1,000, 10,000 and 50,000 items/s, each with a fresh rowcastd and then
+/// its floor, 5 s each (about 35 s in all).
 struct LatencyBenchmark {
-    /// Items per second offered: 10,000, or `ROWCAST_BENCH_LATENCY_RATE` for a lone run.
-    var rate =
-        ProcessInfo.processInfo.environment["ROWCAST_BENCH_LATENCY_RATE"].flatMap { Int($0) }.map { max(1, $0) }
-        ?? 10_000
+    /// Items per second offered, one run each: 1,000, 10,000 and 50,000, or
+    /// `ROWCAST_BENCH_LATENCY_RATE` (one rate, or several separated by commas).
+    var rates =
+        (ProcessInfo.processInfo.environment["ROWCAST_BENCH_LATENCY_RATE"] ?? "").split(separator: ",").compactMap {
+            Int($0.trimmingCharacters(in: .whitespaces)).map { max(1, $0) }
+        }.nonEmpty ?? [1_000, 10_000, 50_000]
     var seconds = 5
+    /// The figures of each rate, in `rates` order (`rates` in bench-results.json).
     var results = JSONObject()
     /// Whether to measure the floor through the C relay too (the isolation workload does not).
     var measuresFloor = true
@@ -33,33 +39,51 @@ struct LatencyBenchmark {
     /// The topic the rows (and the relay's copies) are published on.
     static let topic = Array("rows.lat".utf8) + [0]
 
+    /// The figures of the first rate (the isolation workload runs one).
+    var first: JSONObject { results["rates"]?.arrayValue?.first?.objectValue ?? [:] }
+
     mutating func run() throws -> String {
-        let (daemonHistogram, cpu) = try measureDaemon()
         var table = BenchTable(
-            title:
-                "Latency: publish to row at a subscriber, \(rate.formatted) items/s offered for \(seconds) s (\((rate * seconds).formatted) items)",
-            header: ["path", "p50", "p99", "p99.9", "max", "CPU per item (loop)"])
-        let items = Double(rate * seconds)
-        table.add(
-            ["rowcastd"] + Self.columns(daemonHistogram) + [
-                format3(cpu.all / items * 1e6) + " µs (" + format3(cpu.loop / items * 1e6) + ")"
-            ])
-        results = Self.figures(daemonHistogram)
-        results["rate"] = .number(Double(rate))
-        results["items"] = .number(items)
-        results["cpuMicrosecondsPerItem"] = .number(cpu.all / items * 1e6)
-        results["loopMicrosecondsPerItem"] = .number(cpu.loop / items * 1e6)
-        if measuresFloor {
-            let floor = try measureRelay()
-            table.add(["C relay (floor)"] + Self.columns(floor) + [""])
-            results["floor"] = .object(Self.figures(floor))
+            title: "Latency: publish to row at a subscriber, each rate offered for \(seconds) s",
+            header: ["rate", "path", "p50", "p99", "p99.9", "max", "CPU per item (loop)"])
+        var figures: [JSONValue] = []
+        for rate in rates {
+            let (daemonHistogram, cpu) = try measureDaemon(rate: rate)
+            let items = Double(rate * seconds)
+            let perItem = { (seconds: Double) in format3(seconds / items * 1e6) + " µs" }
+            table.add(
+                ["\(rate.formatted)/s", "rowcastd"] + Self.columns(daemonHistogram) + [
+                    perItem(cpu.all) + " (" + format3(cpu.loop / items * 1e6) + ")"
+                ])
+            var result = Self.figures(daemonHistogram)
+            result["rate"] = .number(Double(rate))
+            result["items"] = .number(items)
+            result["cpuMicrosecondsPerItem"] = .number(cpu.all / items * 1e6)
+            result["loopMicrosecondsPerItem"] = .number(cpu.loop / items * 1e6)
+            var threads = JSONObject()
+            for thread in cpu.threads { threads[thread.name] = .number(thread.seconds / items * 1e6) }
+            result["threadMicrosecondsPerItem"] = .object(threads)
+            table.footnotes.append(
+                "\(rate.formatted)/s, rowcastd CPU per item by thread (its hosts' threads summed by name): "
+                    + cpu.threads.filter { $0.seconds / items >= 0.5e-6 }.map {
+                        "\($0.name) \(perItem($0.seconds)) (\(perItem($0.systemSeconds)) in the kernel)"
+                    }.joined(separator: ", "))
+            if measuresFloor {
+                let floor = try measureRelay(rate: rate)
+                table.add(["", "C relay (floor)"] + Self.columns(floor) + [""])
+                result["floor"] = .object(Self.figures(floor))
+            }
+            figures.append(.object(result))
         }
+        results["rates"] = .array(figures)
         return table.render()
     }
 
-    /// The latency through a real rowcastd (its rows' inserted ids), and the CPU seconds
-    /// rowcastd and its hosts used meanwhile (`all`), and its loop thread.
-    private func measureDaemon() throws -> (Histogram<UInt64>, cpu: (all: Double, loop: Double)) {
+    /// The latency through a real rowcastd at `rate` (its rows' inserted ids), and the CPU
+    /// seconds rowcastd and its hosts used meanwhile (`all`), its loop threads, and by thread name.
+    private func measureDaemon(
+        rate: Int
+    ) throws -> (Histogram<UInt64>, cpu: (all: Double, loop: Double, threads: [ThreadCPU])) {
         let daemon = try BenchDaemon(extraArguments: ["--heartbeat-ms", "50"] + daemonArguments)
         defer { daemon.stop() }
         let context = try Context()
@@ -67,17 +91,21 @@ struct LatencyBenchmark {
             context: context, publish: daemon.publish, topics: [Self.topic], timeoutMilliseconds: 10_000)
         let pid = daemon.process.processIdentifier
         let before = ProcessCPU.sample(pid: pid)
-        let hostsBefore = ProcessCPU.childrenSeconds(pid: pid)
+        let hostsBefore = ProcessCPU.childrenSamples(pid: pid)
         let histogram = try measure(
-            context: context, ingest: daemon.ingest, subscriber: subscriber, ids: Self.insertedIDs)
+            rate: rate, context: context, ingest: daemon.ingest, subscriber: subscriber, ids: Self.insertedIDs)
         let after = ProcessCPU.sample(pid: pid)
-        let hosts = ProcessCPU.childrenSeconds(pid: pid).reduce(0.0) { $0 + $1.value - (hostsBefore[$1.key] ?? 0) }
-        let loop = after.byThreadName(since: before).first { $0.name == "rowcastd-loop" }?.seconds ?? 0
-        return (histogram, (after.since(before).process + hosts, loop))
+        let hostsAfter = ProcessCPU.childrenSamples(pid: pid)
+        let hosts = hostsAfter.reduce(0.0) { $0 + $1.value.processSeconds - (hostsBefore[$1.key]?.processSeconds ?? 0) }
+        let threads = after.byThreadName(since: before)
+        // `rowcastd-loop`, or `rowcastd-loop-N` with several engine threads.
+        let loop = threads.filter { $0.name.hasPrefix("rowcastd-loop") }.reduce(0.0) { $0 + $1.seconds }
+        let all = threads + ProcessCPU.byThreadName(of: hostsAfter, since: hostsBefore, prefix: "host ")
+        return (histogram, (after.since(before).process + hosts, loop, all.sorted { $0.seconds > $1.seconds }))
     }
 
-    /// The latency through the C relay (the forwarded upserts' item ids).
-    private func measureRelay() throws -> Histogram<UInt64> {
+    /// The latency through the C relay at `rate` (the forwarded upserts' item ids).
+    private func measureRelay(rate: Int) throws -> Histogram<UInt64> {
         let relay = Process()
         relay.executableURL = URL(fileURLWithPath: BenchDaemon.productsDirectory + "/rowcast-zmq-baseline")
         relay.arguments = ["relay", "rows.lat"]
@@ -114,13 +142,15 @@ struct LatencyBenchmark {
         while try subscriber.receiveMultipart() != nil {}
         warm.close()
         try subscriber.setOption(.receiveTimeout, 10_000)
-        return try measure(context: context, ingest: endpoints[0], subscriber: subscriber, ids: Self.forwardedIDs)
+        return try measure(
+            rate: rate, context: context, ingest: endpoints[0], subscriber: subscriber, ids: Self.forwardedIDs)
     }
 
     /// Sends `rate * seconds` upserts to `ingest`, each at its due time, and records for each
     /// id `ids` finds in what `subscriber` receives the time since that item was due.
     private func measure(
-        context: Context, ingest endpoint: String, subscriber: Socket, ids: @escaping ([UInt8]) throws -> [String]
+        rate: Int, context: Context, ingest endpoint: String, subscriber: Socket,
+        ids: @escaping ([UInt8]) throws -> [String]
     ) throws -> Histogram<UInt64> {
         let total = rate * seconds
         let interval = 1.0 / Double(rate)
@@ -207,4 +237,9 @@ struct LatencyBenchmark {
     static func forwardedIDs(_ body: [UInt8]) throws -> [String] {
         try JSONParser.parse(body)["item"]?["id"]?.stringValue.map { [$0] } ?? []
     }
+}
+
+extension Array {
+    /// Nil when empty.
+    fileprivate var nonEmpty: Self? { isEmpty ? nil : self }
 }

@@ -341,7 +341,7 @@ public final class Daemon {
                 let outputs =
                     switch loop.collect(backlog: durable.ingestBacklog) {
                     case .finished: try durable.collectFinished()
-                    case .committed: try durable.collectCommitted()
+                    case .committed: try durable.collectCommitted(writingHere: true)
                     }
                 try send(outputs, control: control, publish: publish, engine: engine)
             }

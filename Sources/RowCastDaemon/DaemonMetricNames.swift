@@ -83,7 +83,7 @@ public enum DaemonMetricNames {
             help:
                 "Replies dropped because the client let limits.client_reply_queue replies pile up unread, or was gone."),
         MetricDescription(
-            commitDuration, help: "Time the commit thread took to write one SQLite transaction (a group of batches).",
+            commitDuration, help: "Time one commit took to write its transaction (a group of batches).",
             durationBuckets: latencyBuckets),
         MetricDescription(
             commitBatch, help: "Messages carried by one committed transaction.",

@@ -87,7 +87,9 @@ struct LoopStateMachine {
     enum Collect: Equatable {
         /// Take a finished commit, but do not wait for one in flight (under a backlog).
         case finished
-        /// Wait for the commit in flight, then start the next.
+        /// Wait for the commit in flight, then start the next; when commits are sparse, the loop
+        /// writes that one itself and sends its outputs at once (it would only wait for it:
+        /// `DurableEngine.collectCommitted(writingHere:)`).
         case committed
     }
 

@@ -75,7 +75,8 @@ struct DaemonEndToEndTests {
     func threadNames() throws {
         let daemon = try DaemonProcess()
         let peer = try RawPeer(daemon)
-        // The commit thread starts with the first commit after the start.
+        // Every thread is there once a first request is answered (the commit thread from the
+        // start, though at a trickle the loop writes the commits itself).
         #expect(try peer.request(["op": "upsert", "feed": "cars", "item": Self.product("1")])["ok"] == true)
         let tasks = "/proc/\(daemon.process.processIdentifier)/task"
         let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in

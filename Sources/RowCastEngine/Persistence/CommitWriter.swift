@@ -8,7 +8,8 @@ import Glibc
 #endif
 
 /// Writes commits to the store on a thread of its own, one job at a time, so the loop thread
-/// applies the next batches while the previous ones are written (see `DurableEngine.submit`).
+/// applies the next batches while the previous ones are written (see `DurableEngine.submit`);
+/// or, when the owner would only wait for it, on the owner's own thread (`writeHere`).
 ///
 /// The store is used by this thread only while a job runs; the owner touches it (to read it
 /// back, reload or close) only while no job runs, after `wait()` returned.
@@ -28,7 +29,7 @@ final class CommitWriter: @unchecked Sendable {
     /// `takeIfSucceeded()`), so the loop can watch for it beside other descriptors.
     let finishedDescriptor: Int32
 
-    /// A writer for `store`; its thread starts with the first job.
+    /// A writer for `store`; its thread starts with `startThread` or the first job.
     init(store: any FeedStore) {
         self.store = store
         finishedDescriptor = rowcast_eventfd()
@@ -44,15 +45,43 @@ final class CommitWriter: @unchecked Sendable {
         precondition(!isBusy, "CommitWriter.start while a commit is being written")
         isBusy = true
         condition.lock()
-        if !running {
-            running = true
-            NamedThread.start("rowcast-commit") { [self] in run() }
-        }
+        startThreadLocked()
         job = commits
         condition.unlock()
         // Woken after the unlock, the commit thread finds the lock free (woken under it, it
         // would run only to block on the lock and be woken a second time).
         condition.broadcast()
+    }
+
+    /// Starts the thread if it is not running yet (`start` does too); it waits for a job.
+    func startThread() {
+        condition.lock()
+        startThreadLocked()
+        condition.unlock()
+    }
+
+    /// Starts the thread if it is not running yet, with `condition` held.
+    private func startThreadLocked() {
+        guard !running else { return }
+        running = true
+        NamedThread.start("rowcast-commit") { [self] in run() }
+    }
+
+    /// Writes `commits` in one transaction on the calling thread and returns how it went, as
+    /// `start` then `wait()` would, without the two hand-offs between the threads. Only when not
+    /// busy (the store is the caller's while no job runs).
+    func writeHere(_ commits: [StoreCommit]) -> Result<Void, StoreError> {
+        precondition(!isBusy, "CommitWriter.writeHere while a commit is being written")
+        let started = ContinuousClock.now
+        let result: Result<Void, StoreError>
+        do {
+            try store.commit(commits)
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        lastDuration = ContinuousClock.now - started
+        return result
     }
 
     /// Waits for the job started last and returns how it went.

@@ -228,64 +228,92 @@ extension DurableEngine {
     /// anyway). Batches that changed nothing durable are released
     /// without a commit when nothing before them is held.
     public func startCommit(force: Bool = false) {
-        guard !writer.isBusy, !submitted.isEmpty else { return }
-        if !force, holdsForBacklog { return }
+        guard let commits = takeDueCommits(force: force) else { return }
+        writer.start(commits)
+    }
+
+    /// What `startCommit` would hand to the commit thread, with `committing` and the schedule
+    /// set as for a commit that starts now; nil when nothing is to be committed now.
+    private func takeDueCommits(force: Bool) -> [StoreCommit]? {
+        guard !writer.isBusy, !submitted.isEmpty else { return nil }
+        if !force, holdsForBacklog { return nil }
         if !force, let due = commitDue {
             pacingTimer.arm(at: due)
-            return
+            return nil
         }
         let commits = submitted.map(\.commit).filter { !$0.isEmpty }
         if commits.isEmpty {
             released += submitted.map(\.output)
             submitted = []
-            return
+            return nil
         }
         committing = submitted
         submitted = []
         schedule.commitStarted(at: .now, carrying: committing.pending)
-        writer.start(commits)
+        return commits
     }
 
     /// Waits for the commit being written, if any, and returns the outputs released since the
     /// last call, in order (refusals when the commit failed); then starts committing what was
     /// submitted meanwhile. Throws only when the engine cannot be brought back in line with
     /// the store (the daemon must stop).
-    public func collectCommitted(force: Bool = false) throws(StoreError) -> [EngineOutput] {
+    ///
+    /// `writingHere`: the caller would only wait for the commit this starts (the loop without
+    /// a backlog). Then, when commits are sparse (`CommitSchedule.writesHere`), it is written
+    /// on the calling thread at once and its outputs are returned too: at a trickle that saves
+    /// the hand-off to the commit thread and back, and the loop's pass between them.
+    public func collectCommitted(force: Bool = false, writingHere: Bool = false) throws(StoreError) -> [EngineOutput] {
         if let failure = rollBackFailure { throw failure }
         if writer.isBusy {
             let batches = committing
             committing = []
-            switch writer.wait() {
-            case .success:
-                commitObserver?(writer.lastDuration, batches.messageCount)
-                released += batches.map(\.output)
-            case .failure(let error):
-                let refused = batches + submitted
-                submitted = []
-                logger.error(
-                    "commit failed; its batches and those applied after them are refused with storage_error",
-                    metadata: [
-                        "error": "\(error.message)", "batches": "\(refused.count)",
-                        "replies": "\(refused.reduce(0) { $0 + $1.output.replies.count })",
-                    ])
-                if error.kind == .full { diskFull = error }
-                let feeds = Set(refused.flatMap { $0.commit.feeds.map(\.feed) + $0.commit.droppedFeeds })
-                let renderers = refused.flatMap(\.commit.renderers)
-                do throws(StoreError) {
-                    try rollBack(feeds: feeds.sorted(), renderers: renderers)
-                } catch  where error.kind == .unavailable {
-                    deferRollBack(feeds: feeds, renderers: renderers, error: error)
-                    // Until the store's answers can be read back, none of the refused batches'
-                    // is given: a retry is refused (or applied once the store is back).
-                    for entry in refused.flatMap(\.commit.ledger.recorded) { engine.ledger.discard(entry.key) }
-                }
-                engine.actionEvents.rollBack(refused.flatMap(\.commit.events))
-                released += refused.map { Self.refusal(of: $0.output, error: error) }
-            }
+            try settle(batches, writer.wait())
         }
-        startCommit(force: force)
+        if writingHere, schedule.writesHere(at: .now) {
+            if let commits = takeDueCommits(force: force) {
+                let batches = committing
+                committing = []
+                try settle(batches, writer.writeHere(commits))
+            }
+        } else {
+            startCommit(force: force)
+        }
         defer { released = [] }
         return released
+    }
+
+    /// Takes the outcome of the commit of `batches`: their outputs are released, or, when it
+    /// failed, they and every batch submitted after them are refused and the engine is rolled
+    /// back to the store.
+    private func settle(_ batches: [UncommittedBatch], _ outcome: Result<Void, StoreError>) throws(StoreError) {
+        schedule.commitEnded(taking: writer.lastDuration)
+        switch outcome {
+        case .success:
+            commitObserver?(writer.lastDuration, batches.messageCount)
+            released += batches.map(\.output)
+        case .failure(let error):
+            let refused = batches + submitted
+            submitted = []
+            logger.error(
+                "commit failed; its batches and those applied after them are refused with storage_error",
+                metadata: [
+                    "error": "\(error.message)", "batches": "\(refused.count)",
+                    "replies": "\(refused.reduce(0) { $0 + $1.output.replies.count })",
+                ])
+            if error.kind == .full { diskFull = error }
+            let feeds = Set(refused.flatMap { $0.commit.feeds.map(\.feed) + $0.commit.droppedFeeds })
+            let renderers = refused.flatMap(\.commit.renderers)
+            do throws(StoreError) {
+                try rollBack(feeds: feeds.sorted(), renderers: renderers)
+            } catch  where error.kind == .unavailable {
+                deferRollBack(feeds: feeds, renderers: renderers, error: error)
+                // Until the store's answers can be read back, none of the refused batches'
+                // is given: a retry is refused (or applied once the store is back).
+                for entry in refused.flatMap(\.commit.ledger.recorded) { engine.ledger.discard(entry.key) }
+            }
+            engine.actionEvents.rollBack(refused.flatMap(\.commit.events))
+            released += refused.map { Self.refusal(of: $0.output, error: error) }
+        }
     }
 
     /// As `collectCommitted`, but without waiting for a commit that is still being written
@@ -329,6 +357,7 @@ extension DurableEngine {
         pacingTimer.clear()
         if writer.isBusy {
             guard writer.takeIfSucceeded() else { return [] }
+            schedule.commitEnded(taking: writer.lastDuration)
             commitObserver?(writer.lastDuration, committing.messageCount)
             released += committing.map(\.output)
             committing = []

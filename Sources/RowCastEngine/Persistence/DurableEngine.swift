@@ -179,6 +179,9 @@ public final class DurableEngine {
                 "answers": "\(engine.ledger.count)", "quarantined": "\(engine.quarantine.count)",
                 "stale": "\(engine.staleRenders.count)",
             ])
+        // Started now rather than with the first commit it is handed: at a trickle the loop
+        // writes every commit itself (`collectCommitted(writingHere:)`) and may never hand one over.
+        writer.startThread()
         return reports
     }
 

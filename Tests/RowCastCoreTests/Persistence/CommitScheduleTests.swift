@@ -85,4 +85,20 @@ struct CommitScheduleTests {
         #expect(!CommitSchedule.holdsForBacklog(request(1), backlog: true))
         #expect(!CommitSchedule.holdsForBacklog(ingest(1_024), backlog: false))
     }
+
+    @Test(
+        "a commit is written on the loop's thread only when commits are sparse: idle at least as long as the last took")
+    func sparseCommitsAreWrittenHere() {
+        var schedule = CommitSchedule()
+        #expect(schedule.writesHere(at: at(0)), "no commit yet")
+        schedule.commitStarted(at: at(0), carrying: ingest(1))
+        schedule.commitEnded(taking: .milliseconds(2))
+        #expect(schedule.lastCommitDuration == .milliseconds(2))
+        #expect(!schedule.writesHere(at: at(2)), "the last commit just ended: back to back")
+        #expect(!schedule.writesHere(at: at(3)), "idle for half as long as it took")
+        #expect(schedule.writesHere(at: at(4)), "idle for as long as it took")
+        schedule.commitStarted(at: at(10), carrying: request(1))
+        schedule.commitEnded(taking: .milliseconds(1))
+        #expect(!schedule.writesHere(at: at(11)) && schedule.writesHere(at: at(12)), "the latest commit decides")
+    }
 }

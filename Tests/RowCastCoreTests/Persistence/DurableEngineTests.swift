@@ -16,6 +16,8 @@ final class FlakyStore: FeedStore {
     var gate: DispatchSemaphore?
     /// What `spaceShortage` says.
     var shortage: StoreError?
+    /// The thread of each successful transaction, in order.
+    private(set) var committingThreads: [pthread_t] = []
 
     init(_ base: SQLiteFeedStore) { self.base = base }
 
@@ -30,6 +32,7 @@ final class FlakyStore: FeedStore {
         }
         try base.commit(commits)
         transactions.append(commits.count)
+        committingThreads.append(pthread_self())
     }
     func feeds(named names: [String]) throws(StoreError) -> [RestoredFeed] { try base.feeds(named: names) }
     func feeds(inPartitions partitions: Set<Partition>) throws(StoreError) -> [RestoredFeed] {

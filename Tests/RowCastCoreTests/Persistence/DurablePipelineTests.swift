@@ -98,6 +98,41 @@ struct DurablePipelineTests {
         durable.close()
     }
 
+    @Test(
+        "a sparse commit the loop would only wait for is written on the calling thread and released at once; a failed one is refused at once"
+    )
+    func sparseCommitWrittenHere() throws {
+        let directory = try ScratchDirectory()
+        let (harness, store, durable) = try pipeline(in: directory)
+        _ = durable.submit([message(upsert("f", item("1")), req: 1)])
+        let released = try durable.collectCommitted(writingHere: true)
+        #expect(released.count == 1, "committed and released in the same call")
+        #expect(try reply(released[0])["seq"] == 1)
+        #expect(!durable.isCommitting && !durable.hasHeldOutputs)
+        #expect(store.committingThreads.last == pthread_self(), "written on the calling thread")
+        #expect(store.transactions.last == 1)
+        #expect(harness.engine.feeds["f"]?.seq == 1)
+
+        // Without `writingHere` the commit thread writes it, as before.
+        _ = durable.submit([message(upsert("f", item("2")), req: 2)])
+        #expect(try durable.collectCommitted().isEmpty)
+        #expect(durable.isCommitting)
+        #expect(try durable.flush().count == 1)
+        #expect(store.committingThreads.last != pthread_self(), "written on the commit thread")
+
+        // A failure written here is taken as the commit thread's: refused, rolled back.
+        durable.close()
+        let (again, flaky, reopened) = try pipeline(in: directory)
+        flaky.failingCommits = 1
+        _ = reopened.submit([message(upsert("f", item("3")), req: 3)])
+        let refused = try reopened.collectCommitted(writingHere: true)
+        #expect(refused.count == 1 && refused[0].publications.isEmpty)
+        #expect(try reply(refused[0])["error"]?["code"] == "storage_error")
+        #expect(!reopened.isCommitting)
+        #expect(again.engine.feeds["f"]?.seq == 2, "rolled back to the committed state")
+        reopened.close()
+    }
+
     /// Whether `descriptor` becomes readable within `milliseconds`.
     static func readable(_ descriptor: Int32, within milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
