@@ -163,7 +163,7 @@ extension Daemon {
         environment.logLevel?.level = next.logLevel
         environment.health?.setStall(.milliseconds(next.healthStallMilliseconds))
         configuration = next
-        loop.settings = LoopStateMachine.Settings(next)
+        loop.settings = LoopStateMachine.Settings(next, slot: slot)
     }
 
     private static func monotonicMicroseconds() -> UInt64 {

@@ -136,7 +136,7 @@ public final class Daemon {
         self.loadRenderer = loadRenderer
         watchdog = environment.watchdog
         metrics = environment.metrics.map(DaemonMetrics.init(factory:))
-        loop = LoopStateMachine(settings: LoopStateMachine.Settings(configuration), now: .now)
+        loop = LoopStateMachine(settings: LoopStateMachine.Settings(configuration, slot: slot), now: .now)
         context = try slot?.context ?? Context()
     }
 
@@ -533,8 +533,7 @@ public final class Daemon {
     }
 
     private func heartbeatIfIdle(engine: Engine, publish: Socket) throws {
-        // Of several loops, the first sends the daemon's heartbeats.
-        guard slot.map({ $0.index == 0 }) ?? true, loop.heartbeatDue(at: .now) else { return }
+        guard loop.heartbeatDue(at: .now) else { return }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let milliseconds = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
@@ -570,9 +569,11 @@ public final class Daemon {
 
 extension LoopStateMachine.Settings {
     /// The loop settings of `configuration`.
-    init(_ configuration: DaemonConfiguration) {
+    init(_ configuration: DaemonConfiguration, slot: EngineLoopSlot? = nil) {
         self.init(
             batchLimit: configuration.batchLimit, heartbeat: .milliseconds(configuration.heartbeatMilliseconds),
             controlRequestsPerPass: Daemon.controlRequestsPerPass)
+        // Of several loops, the first sends the daemon's heartbeats.
+        sendsHeartbeats = slot.map { $0.index == 0 } ?? true
     }
 }

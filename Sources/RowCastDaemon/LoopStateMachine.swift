@@ -31,6 +31,9 @@ struct LoopStateMachine {
         var batchLimit: Int
         /// How long the publish socket may stay silent before a heartbeat.
         var heartbeat: Duration
+        /// Whether this loop sends the heartbeats: of several engine loops only the first does,
+        /// and the others neither send one nor wake for one.
+        var sendsHeartbeats = true
         /// The most control requests read in one pass, and the most snapshot replies in writing
         /// before the loop stops reading control requests.
         var controlRequestsPerPass: Int
@@ -165,7 +168,7 @@ struct LoopStateMachine {
 
     /// Whether a heartbeat is due at `now`: nothing was published for a heartbeat interval.
     func heartbeatDue(at now: ContinuousClock.Instant) -> Bool {
-        now - lastPublication >= settings.heartbeat
+        settings.sendsHeartbeats && now - lastPublication >= settings.heartbeat
     }
 
     /// How long a pass that begins at `now` may wait, in whole milliseconds rounded up (waking
@@ -178,7 +181,7 @@ struct LoopStateMachine {
         at now: ContinuousClock.Instant, due: ContinuousClock.Instant?, deadlines: () -> Deadlines
     ) -> Int {
         let deadlines = deadlines()
-        var wait = settings.heartbeat - (now - lastPublication)
+        var wait = settings.sendsHeartbeats ? settings.heartbeat - (now - lastPublication) : .milliseconds(100)
         if let watchdog = deadlines.watchdog { wait = min(wait, watchdog) }
         if let due { wait = min(wait, due - now) }
         if deadlines.snapshotsBusy { wait = min(wait, .milliseconds(1)) }

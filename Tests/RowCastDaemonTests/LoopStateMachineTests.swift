@@ -177,6 +177,26 @@ struct LoopStateMachineTests {
         #expect(loop.heartbeatDue(at: at(2_000)))
     }
 
+    @Test(
+        "a loop that sends no heartbeats (engine loops after the first) never finds one due, and still waits when idle")
+    func loopWithoutHeartbeats() {
+        var loop = machine(heartbeat: 200)
+        loop.settings.sendsHeartbeats = false
+        // Long past the interval, nothing published: a loop that had to send a heartbeat would
+        // stop waiting; this one waits its longest, pass after pass.
+        for pass in 1...3 {
+            let now = at(pass * 10_000)
+            #expect(!loop.heartbeatDue(at: now))
+            let wait = loop.passBegan(at: now, pipeline: idle, deadlines: quiet)
+            #expect(wait == .poll(milliseconds: 100, watchesIngest: true, holdUntil: nil))
+            _ = loop.waitEnded(at: now, ingestReadable: false, controlReadable: false)
+        }
+        var first = LoopStateMachine.Settings(DaemonConfiguration())
+        #expect(first.sendsHeartbeats)
+        first = LoopStateMachine.Settings(DaemonConfiguration(), slot: nil)
+        #expect(first.sendsHeartbeats)
+    }
+
     @Test("control requests wait while a pass's worth of snapshot replies is being written")
     func snapshotBackpressure() {
         let loop = machine()
