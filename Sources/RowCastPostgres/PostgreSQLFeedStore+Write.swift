@@ -13,7 +13,7 @@ extension PostgreSQLFeedStore {
     func writeStatements(
         for commit: StoreCommit, extras: inout [String: (nextArrival: UInt64, owner: String?)]
     ) -> [PostgresStatement] {
-        var statements: [PostgresStatement] = []
+        var statements: [PostgresStatement?] = []
         if !commit.droppedFeeds.isEmpty {
             let names = PostgresValue.textArray(commit.droppedFeeds)
             for table in ["items", "sections", "deltas", "quarantine"] {
@@ -22,159 +22,194 @@ extension PostgreSQLFeedStore {
             statements.append(PostgresStatement("DELETE FROM rowcast.feeds WHERE name = ANY($1)", [names]))
             for feed in commit.droppedFeeds { extras[feed] = nil }
         }
-        for change in commit.feeds { statements += feedStatements(change, extras: &extras) }
-        for counters in commit.counters {
-            // A feed the store does not have is left alone, as the SQLite store does.
-            let extra = extras[counters.feed]
-            let checksum = extra.map {
+        statements += feedsStatements(commit.feeds, extras: &extras)
+        // A feed the store does not have is left alone, as the SQLite store does (the join
+        // finds no row); the last counters of a feed are its own.
+        let counters: [[PostgresValue]] = lastPerKey(commit.counters, key: \.feed).map { counters in
+            let checksum = extras[counters.feed].map {
                 RecordChecksum.feed(
                     name: counters.feed, seq: counters.seq, epoch: counters.epoch, nextArrival: $0.nextArrival,
                     owner: $0.owner
                 ).stored
             }
-            statements.append(
-                PostgresStatement(
-                    "UPDATE rowcast.feeds SET seq = $1, epoch = $2, crc = $3 WHERE name = $4",
-                    [
-                        .count(counters.seq), .text(counters.epoch), checksum.map { .int($0) } ?? .null(.bigint),
-                        .text(counters.feed),
-                    ]))
+            return [.text(counters.feed), .count(counters.seq), .text(counters.epoch), .int(checksum)]
         }
-        if !commit.ledger.forgotten.isEmpty {
-            statements += PostgresStatement.multiRow(
-                "DELETE FROM rowcast.requests WHERE (client, req) IN (VALUES", columns: 2,
-                rows: commit.ledger.forgotten.map { [.text($0.client), .text($0.req)] }
-            ).map { closing($0) }
-        }
-        if !commit.ledger.recorded.isEmpty {
-            let rows: [[PostgresValue]] = lastPerKey(commit.ledger.recorded) { "\($0.key.client)\u{0}\($0.key.req)" }
-                .map { entry in
-                    let checksum = RecordChecksum.request(
-                        client: entry.key.client, req: entry.key.req, order: entry.order, reply: entry.reply)
-                    return [
-                        .text(entry.key.client), .text(entry.key.req), .count(entry.order), .bytes(entry.reply),
-                        .int(checksum.stored),
-                    ]
-                }
-            statements += PostgresStatement.multiRow(
-                "INSERT INTO rowcast.requests(client, req, ord, reply, crc) VALUES", columns: 5, rows: rows,
-                suffix:
-                    "ON CONFLICT (client, req) DO UPDATE SET ord = excluded.ord, reply = excluded.reply, crc = excluded.crc"
-            )
-        }
+        statements.append(
+            rows(
+                """
+                UPDATE rowcast.feeds SET seq = c.seq, epoch = c.epoch, crc = c.crc
+                    FROM {rows} AS c(name, seq, epoch, crc) WHERE feeds.name = c.name
+                """, types: [.text, .bigint, .text, .bigint], rows: counters))
+        statements.append(
+            rows(
+                """
+                DELETE FROM rowcast.requests USING {rows} AS f(client, req)
+                    WHERE requests.client = f.client AND requests.req = f.req
+                """, types: [.text, .text], rows: commit.ledger.forgotten.map { [.text($0.client), .text($0.req)] }))
+        let recorded: [[PostgresValue]] = lastPerKey(commit.ledger.recorded) { "\($0.key.client)\u{0}\($0.key.req)" }
+            .map { entry in
+                let checksum = RecordChecksum.request(
+                    client: entry.key.client, req: entry.key.req, order: entry.order, reply: entry.reply)
+                return [
+                    .text(entry.key.client), .text(entry.key.req), .count(entry.order), .bytes(entry.reply),
+                    .int(checksum.stored),
+                ]
+            }
+        statements.append(
+            rows(
+                """
+                INSERT INTO rowcast.requests(client, req, ord, reply, crc) SELECT * FROM {rows}
+                    ON CONFLICT (client, req) DO UPDATE SET ord = excluded.ord, reply = excluded.reply, crc = excluded.crc
+                """, types: [.text, .text, .bigint, .bytea, .bigint], rows: recorded))
         if !commit.events.isEmpty { statements += eventStatements(commit) }
         if !commit.history.isEmpty || commit.historyMaximumAge != nil { statements += historyStatements(commit) }
-        for item in commit.damagedItems {
-            statements.append(
-                PostgresStatement(
-                    "UPDATE rowcast.items SET damage = $1 WHERE feed = $2 AND id = $3",
-                    [.text(item.reason), .text(item.feed), .text(item.id)]))
-        }
+        statements.append(
+            rows(
+                """
+                UPDATE rowcast.items SET damage = d.reason FROM {rows} AS d(feed, id, reason)
+                    WHERE items.feed = d.feed AND items.id = d.id
+                """, types: [.text, .text, .text],
+                rows: lastPerKey(commit.damagedItems) { "\($0.feed)\u{0}\($0.id)" }.map {
+                    [.text($0.feed), .text($0.id), .text($0.reason)]
+                }))
         if !commit.quarantine.isEmpty { statements += quarantineStatements(commit.quarantine) }
-        if !commit.renderers.isEmpty {
-            let rows: [[PostgresValue]] = lastPerKey(commit.renderers) { "\($0.kind.rawValue)\u{0}\($0.type)" }.map {
-                [.text($0.kind.rawValue), .text($0.type), .text($0.identity)]
-            }
-            statements += PostgresStatement.multiRow(
-                "INSERT INTO rowcast.renderers(kind, type, identity) VALUES", columns: 3, rows: rows,
-                suffix: "ON CONFLICT (kind, type) DO UPDATE SET identity = excluded.identity")
+        let renderers: [[PostgresValue]] = lastPerKey(commit.renderers) { "\($0.kind.rawValue)\u{0}\($0.type)" }.map {
+            [.text($0.kind.rawValue), .text($0.type), .text($0.identity)]
         }
+        statements.append(
+            rows(
+                """
+                INSERT INTO rowcast.renderers(kind, type, identity) SELECT * FROM {rows}
+                    ON CONFLICT (kind, type) DO UPDATE SET identity = excluded.identity
+                """, types: [.text, .text, .text], rows: renderers))
+        return statements.compactMap { $0 }
+    }
+
+    /// The feeds' rows, then (after resets' deletes) their items and sections: a few
+    /// statements for all of them. A feed named twice starts another group of statements, so
+    /// that no statement touches a row twice.
+    private func feedsStatements(
+        _ changes: [FeedChanges], extras: inout [String: (nextArrival: UInt64, owner: String?)]
+    ) -> [PostgresStatement?] {
+        var statements: [PostgresStatement?] = []
+        var group: [FeedChanges] = []
+        var names = Set<String>()
+        for change in changes {
+            if !names.insert(change.feed).inserted {
+                statements += feedGroupStatements(group, extras: &extras)
+                group = []
+                names = [change.feed]
+            }
+            group.append(change)
+        }
+        statements += feedGroupStatements(group, extras: &extras)
         return statements
     }
 
-    /// A feed's row, then (after a reset's deletes) its items and sections.
-    private func feedStatements(
-        _ change: FeedChanges, extras: inout [String: (nextArrival: UInt64, owner: String?)]
-    ) -> [PostgresStatement] {
-        let checksum = RecordChecksum.feed(
-            name: change.feed, seq: change.seq, epoch: change.epoch, nextArrival: change.nextArrival,
-            owner: change.owner)
-        var statements = [
-            PostgresStatement(
-                """
-                INSERT INTO rowcast.feeds(name, partition, seq, epoch, next_arrival, owner, crc)
-                VALUES ($1, $2, $3, $4, $5, $6, $7)
-                ON CONFLICT (name) DO UPDATE SET seq = excluded.seq, epoch = excluded.epoch,
-                    next_arrival = excluded.next_arrival, owner = excluded.owner, crc = excluded.crc
-                """,
-                [
-                    .text(change.feed), .int(Int64(Partition(feed: change.feed).index)), .count(change.seq),
-                    .text(change.epoch), .count(change.nextArrival), .text(change.owner), .int(checksum.stored),
-                ])
-        ]
-        extras[change.feed] = (change.nextArrival, change.owner)
-        let feed = PostgresValue.text(change.feed)
-        if change.replacedAll {
-            statements.append(PostgresStatement("DELETE FROM rowcast.items WHERE feed = $1", [feed]))
-            statements.append(PostgresStatement("DELETE FROM rowcast.sections WHERE feed = $1", [feed]))
-        }
-        let start = RecordChecksum.itemStart(feed: change.feed)
-        var deleted: [String] = []
-        var written: [[PostgresValue]] = []
-        for (id, item) in lastPerKey(change.items, key: { $0.id }) {
-            guard let item else {
-                if !change.replacedAll { deleted.append(id) }
-                continue
-            }
-            let checksum = RecordChecksum.item(
-                start: start, id: id, type: item.type, section: item.section, sort: item.sort, arrival: item.arrival,
-                json: item.json)
-            let rowChecksum = RecordChecksum.itemRow(
-                start: start, id: id, cell: item.row?.cell, row: item.row.map { Array($0.bytes) })
-            written.append([
-                feed, .text(id), .text(item.type), .text(item.section), .double(item.sort), .count(item.arrival),
-                .bytes(item.json), .int(checksum.stored), .text(item.row?.cell),
-                .bytes(item.row.map { Array($0.bytes) }),
-                .int(rowChecksum.stored),
-            ])
-        }
-        if !deleted.isEmpty {
-            statements.append(
-                PostgresStatement(
-                    "DELETE FROM rowcast.items WHERE feed = $1 AND id = ANY($2)", [feed, .textArray(deleted)]))
-        }
-        statements += PostgresStatement.multiRow(
-            "INSERT INTO rowcast.items(feed, id, type, section, sort, arrival, json, crc, row_cell, row_json, row_crc) VALUES",
-            columns: 11, rows: written,
-            suffix: """
-                ON CONFLICT (feed, id) DO UPDATE SET type = excluded.type, section = excluded.section,
-                    sort = excluded.sort, arrival = excluded.arrival, json = excluded.json, crc = excluded.crc,
-                    damage = NULL, row_cell = excluded.row_cell, row_json = excluded.row_json, row_crc = excluded.row_crc
-                """)
-        var deletedSections: [String] = []
+    /// The statements of `changes`, each of another feed.
+    private func feedGroupStatements(
+        _ changes: [FeedChanges], extras: inout [String: (nextArrival: UInt64, owner: String?)]
+    ) -> [PostgresStatement?] {
+        guard !changes.isEmpty else { return [] }
+        var feeds: [[PostgresValue]] = []
+        var replaced: [String] = []
+        var deletedItems: [[PostgresValue]] = []
+        var items: [[PostgresValue]] = []
+        var deletedSections: [[PostgresValue]] = []
         var sections: [[PostgresValue]] = []
-        for (id, section) in lastPerKey(change.sections, key: { $0.id }) {
-            guard let section else {
-                if !change.replacedAll { deletedSections.append(id) }
-                continue
-            }
-            let header = section.header.map { String(decoding: JSONValue.object($0).serialized(), as: UTF8.self) }
-            let checksum = RecordChecksum.section(
-                feed: change.feed, id: id, order: section.order, type: section.type, header: header,
-                declared: section.declared, arrival: section.arrival)
-            sections.append([
-                feed, .text(id), .double(section.order), .text(section.type), .text(header), .bool(section.declared),
-                .count(section.arrival), .int(checksum.stored),
+        for change in changes {
+            let checksum = RecordChecksum.feed(
+                name: change.feed, seq: change.seq, epoch: change.epoch, nextArrival: change.nextArrival,
+                owner: change.owner)
+            feeds.append([
+                .text(change.feed), .int(Int64(Partition(feed: change.feed).index)), .count(change.seq),
+                .text(change.epoch), .count(change.nextArrival), .text(change.owner), .int(checksum.stored),
             ])
+            extras[change.feed] = (change.nextArrival, change.owner)
+            let feed = PostgresValue.text(change.feed)
+            if change.replacedAll { replaced.append(change.feed) }
+            let start = RecordChecksum.itemStart(feed: change.feed)
+            for (id, item) in lastPerKey(change.items, key: { $0.id }) {
+                guard let item else {
+                    if !change.replacedAll { deletedItems.append([feed, .text(id)]) }
+                    continue
+                }
+                let checksum = RecordChecksum.item(
+                    start: start, id: id, type: item.type, section: item.section, sort: item.sort,
+                    arrival: item.arrival, json: item.json)
+                let row = item.row.map { Array($0.bytes) }
+                let rowChecksum = RecordChecksum.itemRow(start: start, id: id, cell: item.row?.cell, row: row)
+                items.append([
+                    feed, .text(id), .text(item.type), .text(item.section), .double(item.sort), .count(item.arrival),
+                    .bytes(item.json), .int(checksum.stored), .text(item.row?.cell), .bytes(row),
+                    .int(rowChecksum.stored),
+                ])
+            }
+            for (id, section) in lastPerKey(change.sections, key: { $0.id }) {
+                guard let section else {
+                    if !change.replacedAll { deletedSections.append([feed, .text(id)]) }
+                    continue
+                }
+                let header = section.header.map { String(decoding: JSONValue.object($0).serialized(), as: UTF8.self) }
+                let checksum = RecordChecksum.section(
+                    feed: change.feed, id: id, order: section.order, type: section.type, header: header,
+                    declared: section.declared, arrival: section.arrival)
+                sections.append([
+                    feed, .text(id), .double(section.order), .text(section.type), .text(header),
+                    .bool(section.declared), .count(section.arrival), .int(checksum.stored),
+                ])
+            }
         }
-        if !deletedSections.isEmpty {
-            statements.append(
-                PostgresStatement(
-                    "DELETE FROM rowcast.sections WHERE feed = $1 AND id = ANY($2)",
-                    [feed, .textArray(deletedSections)]))
+        var statements: [PostgresStatement?] = [
+            rows(
+                """
+                INSERT INTO rowcast.feeds(name, partition, seq, epoch, next_arrival, owner, crc) SELECT * FROM {rows}
+                    ON CONFLICT (name) DO UPDATE SET seq = excluded.seq, epoch = excluded.epoch,
+                        next_arrival = excluded.next_arrival, owner = excluded.owner, crc = excluded.crc
+                """, types: [.text, .bigint, .bigint, .text, .bigint, .text, .bigint], rows: feeds)
+        ]
+        if !replaced.isEmpty {
+            let names = PostgresValue.textArray(replaced)
+            statements.append(PostgresStatement("DELETE FROM rowcast.items WHERE feed = ANY($1)", [names]))
+            statements.append(PostgresStatement("DELETE FROM rowcast.sections WHERE feed = ANY($1)", [names]))
         }
-        statements += PostgresStatement.multiRow(
-            "INSERT INTO rowcast.sections(feed, id, sort_order, type, header, declared, arrival, crc) VALUES",
-            columns: 8, rows: sections,
-            suffix: """
-                ON CONFLICT (feed, id) DO UPDATE SET sort_order = excluded.sort_order, type = excluded.type,
-                    header = excluded.header, declared = excluded.declared, arrival = excluded.arrival, crc = excluded.crc
-                """)
+        statements.append(
+            rows(
+                """
+                DELETE FROM rowcast.items USING {rows} AS d(feed, id) WHERE items.feed = d.feed AND items.id = d.id
+                """, types: [.text, .text], rows: deletedItems))
+        statements.append(
+            rows(
+                """
+                INSERT INTO rowcast.items(feed, id, type, section, sort, arrival, json, crc, row_cell, row_json, row_crc)
+                    SELECT * FROM {rows}
+                    ON CONFLICT (feed, id) DO UPDATE SET type = excluded.type, section = excluded.section,
+                        sort = excluded.sort, arrival = excluded.arrival, json = excluded.json, crc = excluded.crc,
+                        damage = NULL, row_cell = excluded.row_cell, row_json = excluded.row_json,
+                        row_crc = excluded.row_crc
+                """,
+                types: [.text, .text, .text, .text, .double, .bigint, .bytea, .bigint, .text, .bytea, .bigint],
+                rows: items))
+        statements.append(
+            rows(
+                """
+                DELETE FROM rowcast.sections USING {rows} AS d(feed, id)
+                    WHERE sections.feed = d.feed AND sections.id = d.id
+                """, types: [.text, .text], rows: deletedSections))
+        statements.append(
+            rows(
+                """
+                INSERT INTO rowcast.sections(feed, id, sort_order, type, header, declared, arrival, crc)
+                    SELECT * FROM {rows}
+                    ON CONFLICT (feed, id) DO UPDATE SET sort_order = excluded.sort_order, type = excluded.type,
+                        header = excluded.header, declared = excluded.declared, arrival = excluded.arrival,
+                        crc = excluded.crc
+                """, types: [.text, .text, .double, .text, .text, .bool, .bigint, .bigint], rows: sections))
         return statements
     }
 
     /// The commit's action events, and the trim of each feed's to the newest `eventRetention`.
-    private func eventStatements(_ commit: StoreCommit) -> [PostgresStatement] {
+    private func eventStatements(_ commit: StoreCommit) -> [PostgresStatement?] {
         var newest: [String: UInt64] = [:]
         let rows: [[PostgresValue]] = lastPerKey(commit.events) { "\($0.feed)\u{0}\($0.seq)" }.map { event in
             newest[event.feed] = max(newest[event.feed] ?? 0, event.seq)
@@ -184,22 +219,26 @@ extension PostgreSQLFeedStore {
                 .bytes(event.body), .int(checksum.stored),
             ]
         }
-        var statements = PostgresStatement.multiRow(
-            "INSERT INTO rowcast.events(feed, partition, seq, body, crc) VALUES", columns: 5, rows: rows,
-            suffix: "ON CONFLICT (feed, seq) DO UPDATE SET body = excluded.body, crc = excluded.crc")
         let retention = UInt64(commit.eventRetention)
-        for (feed, seq) in newest.sorted(by: { $0.key < $1.key }) where seq > retention {
-            statements.append(
-                PostgresStatement(
-                    "DELETE FROM rowcast.events WHERE feed = $1 AND seq <= $2", [.text(feed), .count(seq - retention)]))
-        }
-        return statements
+        return [
+            self.rows(
+                """
+                INSERT INTO rowcast.events(feed, partition, seq, body, crc) SELECT * FROM {rows}
+                    ON CONFLICT (feed, seq) DO UPDATE SET body = excluded.body, crc = excluded.crc
+                """, types: [.text, .bigint, .bigint, .bytea, .bigint], rows: rows),
+            self.rows(
+                "DELETE FROM rowcast.events USING {rows} AS t(feed, seq) WHERE events.feed = t.feed AND events.seq <= t.seq",
+                types: [.text, .bigint],
+                rows: newest.sorted(by: { $0.key < $1.key }).filter { $0.value > retention }.map {
+                    [.text($0.key), .count($0.value - retention)]
+                }),
+        ]
     }
 
     /// Logs the commit's deltas and trims the log, as the SQLite store does.
-    private func historyStatements(_ commit: StoreCommit) -> [PostgresStatement] {
+    private func historyStatements(_ commit: StoreCommit) -> [PostgresStatement?] {
         let at = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        var statements: [PostgresStatement] = []
+        var statements: [PostgresStatement?] = []
         if let age = commit.historyMaximumAge {
             let milliseconds = age.components.seconds * 1000 + age.components.attoseconds / 1_000_000_000_000_000
             if let fence {
@@ -230,27 +269,27 @@ extension PostgreSQLFeedStore {
                 .int(checksum.stored),
             ]
         }
-        statements += PostgresStatement.multiRow(
-            "INSERT INTO rowcast.deltas(feed, seq, epoch, at, body, crc) VALUES", columns: 6, rows: rows,
-            suffix:
-                "ON CONFLICT (feed, seq) DO UPDATE SET epoch = excluded.epoch, at = excluded.at, body = excluded.body, crc = excluded.crc"
-        )
+        statements.append(
+            self.rows(
+                """
+                INSERT INTO rowcast.deltas(feed, seq, epoch, at, body, crc) SELECT * FROM {rows}
+                    ON CONFLICT (feed, seq) DO UPDATE SET epoch = excluded.epoch, at = excluded.at,
+                        body = excluded.body, crc = excluded.crc
+                """, types: [.text, .bigint, .text, .bigint, .bytea, .bigint], rows: rows))
         let kept = UInt64(max(commit.historyRetention, 0))
-        for (feed, seq) in newest.sorted(by: { $0.key < $1.key }) where seq > kept {
-            statements.append(
-                PostgresStatement(
-                    "DELETE FROM rowcast.deltas WHERE feed = $1 AND seq <= $2", [.text(feed), .count(seq - kept)]))
-        }
+        statements.append(
+            self.rows(
+                "DELETE FROM rowcast.deltas USING {rows} AS t(feed, seq) WHERE deltas.feed = t.feed AND deltas.seq <= t.seq",
+                types: [.text, .bigint],
+                rows: newest.sorted(by: { $0.key < $1.key }).filter { $0.value > kept }.map {
+                    [.text($0.key), .count($0.value - kept)]
+                }))
         return statements
     }
 
     /// The quarantine's entries written, and those of released items deleted.
-    private func quarantineStatements(_ changes: QuarantineChanges) -> [PostgresStatement] {
-        var statements = PostgresStatement.multiRow(
-            "DELETE FROM rowcast.quarantine WHERE (feed, id) IN (VALUES", columns: 2,
-            rows: changes.left.map { [.text($0.feed), .text($0.id)] }
-        ).map { closing($0) }
-        let rows: [[PostgresValue]] = lastPerKey(changes.entered) { "\($0.feed)\u{0}\($0.id)" }.map { entry in
+    private func quarantineStatements(_ changes: QuarantineChanges) -> [PostgresStatement?] {
+        let entered: [[PostgresValue]] = lastPerKey(changes.entered) { "\($0.feed)\u{0}\($0.id)" }.map { entry in
             let checksum = RecordChecksum.quarantined(
                 feed: entry.feed, id: entry.id, type: entry.type, code: entry.code.rawValue, reason: entry.reason,
                 plugin: entry.plugin, file: entry.file, at: entry.at)
@@ -260,21 +299,27 @@ extension PostgreSQLFeedStore {
                 .int(Int64(Partition(feed: entry.feed).index)),
             ]
         }
-        statements += PostgresStatement.multiRow(
-            "INSERT INTO rowcast.quarantine(feed, id, type, code, reason, plugin, file, at, crc, partition) VALUES",
-            columns: 10,
-            rows: rows,
-            suffix: """
-                ON CONFLICT (feed, id) DO UPDATE SET type = excluded.type, code = excluded.code,
-                    reason = excluded.reason, plugin = excluded.plugin, file = excluded.file, at = excluded.at,
-                    crc = excluded.crc
-                """)
-        return statements
+        return [
+            rows(
+                """
+                DELETE FROM rowcast.quarantine USING {rows} AS d(feed, id)
+                    WHERE quarantine.feed = d.feed AND quarantine.id = d.id
+                """, types: [.text, .text], rows: changes.left.map { [.text($0.feed), .text($0.id)] }),
+            rows(
+                """
+                INSERT INTO rowcast.quarantine(feed, id, type, code, reason, plugin, file, at, crc, partition)
+                    SELECT * FROM {rows}
+                    ON CONFLICT (feed, id) DO UPDATE SET type = excluded.type, code = excluded.code,
+                        reason = excluded.reason, plugin = excluded.plugin, file = excluded.file, at = excluded.at,
+                        crc = excluded.crc
+                """, types: [.text, .text, .text, .text, .text, .text, .text, .bigint, .bigint, .bigint], rows: entered),
+        ]
     }
 
-    /// Closes the `IN (VALUES …` that `multiRow` opened.
-    private func closing(_ statement: PostgresStatement) -> PostgresStatement {
-        PostgresStatement(statement.sql + ")", statement.parameters)
+    /// A prepared statement that reads `rows` through `{rows}` (`PostgresStatement.rows`), or
+    /// nil when there are none.
+    private func rows(_ sql: String, types: [PostgresType], rows: [[PostgresValue]]) -> PostgresStatement? {
+        PostgresStatement.rows(sql, types: types, rows: rows)
     }
 
     /// `elements` with only the last of each key, in the order of those last ones: one

@@ -5,9 +5,10 @@ import RowCastWire
 
 /// The durable store in PostgreSQL (`rowcastd --store postgresql://…`): every table in the
 /// schema `rowcast` of one database, created and migrated by rowcastd. Every `commit` is one
-/// transaction sent in one round trip (libpq's pipeline mode, multi-row statements); when it
-/// returns, the server has committed it as its `synchronous_commit` says (docs/OPERATIONS.md,
-/// "PostgreSQL store").
+/// transaction sent in one round trip (libpq's pipeline mode); each table's rows of a batch go
+/// in one prepared statement that reads them from binary arrays with `unnest`, so the server
+/// neither parses nor plans per commit. When it returns, the server has committed it as its
+/// `synchronous_commit` says (docs/OPERATIONS.md, "PostgreSQL store").
 ///
 /// A store holds a session advisory lock on its database while connected, so a second
 /// rowcastd on the same database is refused (`locked`). A cluster node's store

@@ -7,11 +7,18 @@ import CPostgreSQL
 ///
 /// `transaction` sends a whole transaction in pipeline mode (PostgreSQL 14+): BEGIN, every
 /// statement, COMMIT and one Sync go out together, and the results are read after, so a
-/// commit costs one round trip however many statements it has.
+/// commit costs one round trip however many statements it has. Its `prepared` statements are
+/// parsed and planned once per connection (named statements), in the pipeline of their first
+/// use.
 final class PostgresConnection {
     private var handle: OpaquePointer?
     /// Called once per round trip to the server (a query, or a whole pipelined transaction).
     var onRoundTrip: (() -> Void)?
+    /// The statements prepared on this connection: each one's SQL and its name.
+    private var preparedNames: [String: String] = [:]
+    /// The number in the next prepared statement's name (`rowcast_N`): never reused, so a
+    /// name whose prepare's fate is unknown is not prepared twice.
+    private var nextPreparedName = 0
 
     /// Connects with libpq's keyword/value parameters; a `dbname` that is a URL
     /// (`postgresql://…`) is expanded, and parameters after it override what it gives.
@@ -78,27 +85,53 @@ final class PostgresConnection {
     }
 
     /// Runs `statements` in one transaction, pipelined: one round trip. When it returns, the
-    /// COMMIT succeeded; when it throws, nothing of them is committed.
+    /// COMMIT succeeded; when it throws, nothing of them is committed. A `prepared` statement
+    /// this connection has not prepared yet is prepared in the same pipeline, just before its
+    /// first run.
     func transaction(_ statements: [PostgresStatement]) throws(PostgresFailure) {
         let handle = try open()
         onRoundTrip?()
         guard PQenterPipelineMode(handle) == 1 else { throw failure(of: handle) }
         var firstError: PostgresFailure?
         let all = [PostgresStatement("BEGIN")] + statements + [PostgresStatement("COMMIT")]
-        var sent = 0
+        // What each command sent was: nil for a query, the SQL and name for a prepare.
+        var commands: [(sql: String, name: String)?] = []
+        var preparing: [String: String] = [:]
         for statement in all {
-            let queued = Self.withParameters(statement.parameters) { count, types, values, lengths, formats in
-                PQsendQueryParams(handle, statement.sql, count, types, values, lengths, formats, 0)
+            var queued: Int32
+            if statement.prepared {
+                var name = preparedNames[statement.sql] ?? preparing[statement.sql]
+                if name == nil {
+                    let fresh = "rowcast_\(nextPreparedName)"
+                    nextPreparedName += 1
+                    let sent = Self.withParameters(statement.parameters) { count, types, _, _, _ in
+                        PQsendPrepare(handle, fresh, statement.sql, count, types)
+                    }
+                    guard sent == 1 else {
+                        firstError = failure(of: handle)
+                        break
+                    }
+                    commands.append((statement.sql, fresh))
+                    preparing[statement.sql] = fresh
+                    name = fresh
+                }
+                queued = Self.withParameters(statement.parameters) { count, _, values, lengths, formats in
+                    PQsendQueryPrepared(handle, name!, count, values, lengths, formats, 0)
+                }
+            } else {
+                queued = Self.withParameters(statement.parameters) { count, types, values, lengths, formats in
+                    PQsendQueryParams(handle, statement.sql, count, types, values, lengths, formats, 0)
+                }
             }
             guard queued == 1 else {
                 firstError = failure(of: handle)
                 break
             }
-            sent += 1
+            commands.append(nil)
         }
         if firstError == nil, PQpipelineSync(handle) != 1 { firstError = failure(of: handle) }
         if firstError == nil {
-            firstError = readPipeline(handle, queries: sent)
+            firstError = readPipeline(handle, commands: commands)
         }
         _ = PQexitPipelineMode(handle)
         if let firstError {
@@ -113,24 +146,29 @@ final class PostgresConnection {
         }
     }
 
-    /// Reads the results of `queries` pipelined queries and their Sync; the first error, or nil.
-    private func readPipeline(_ handle: OpaquePointer, queries: Int) -> PostgresFailure? {
+    /// Reads the results of the pipelined `commands` and their Sync; the first error, or nil.
+    /// A prepare that succeeded is remembered (a prepared statement outlives the transaction,
+    /// even one rolled back); one the pipeline skipped after an error is not.
+    private func readPipeline(_ handle: OpaquePointer, commands: [(sql: String, name: String)?]) -> PostgresFailure? {
         var firstError: PostgresFailure?
         var finished = 0
         while true {
             guard let result = PQgetResult(handle) else {
-                // Each query's results end with a NULL; so does a broken connection.
+                // Each command's results end with a NULL; so does a broken connection.
                 if PQstatus(handle) != CONNECTION_OK {
                     return firstError ?? failure(of: handle)
                 }
                 finished += 1
-                if finished > queries + 1 { return firstError ?? failure(of: handle) }
+                if finished > commands.count + 1 { return firstError ?? failure(of: handle) }
                 continue
             }
             let status = PQresultStatus(result)
             if status == PGRES_PIPELINE_SYNC {
                 PQclear(result)
                 return firstError
+            }
+            if status == PGRES_COMMAND_OK, finished < commands.count, let prepare = commands[finished] {
+                preparedNames[prepare.sql] = prepare.name
             }
             if status == PGRES_FATAL_ERROR || status == PGRES_NONFATAL_ERROR, firstError == nil {
                 firstError = resultFailure(result, handle: handle)

@@ -1,47 +1,41 @@
+import Foundation
+
 /// One SQL statement with its parameters (`$1`, `$2`, …), sent with the extended protocol.
 struct PostgresStatement {
     /// The SQL text, with placeholders.
     var sql: String
     /// The parameters, in placeholder order.
     var parameters: [PostgresValue]
+    /// Whether a connection prepares it once (a named statement) and runs it from then on
+    /// without parsing or planning it again: for statements whose text never changes.
+    var prepared: Bool
 
     /// A statement from its parts.
-    init(_ sql: String, _ parameters: [PostgresValue] = []) {
+    init(_ sql: String, _ parameters: [PostgresValue] = [], prepared: Bool = false) {
         self.sql = sql
         self.parameters = parameters
+        self.prepared = prepared
     }
 
-    /// The most parameters one statement may carry (the protocol's limit is 65,535).
-    static let parameterLimit = 60_000
-
-    /// Statements that write `rows` (each `columns` values) with `prefix` (`INSERT INTO t(a,
-    /// b) VALUES`) and `suffix` (`ON CONFLICT …`), as many rows per statement as the parameter
-    /// limit allows: `($1, $2), ($3, $4), …`.
-    static func multiRow(
-        _ prefix: String, columns: Int, rows: [[PostgresValue]], suffix: String = ""
-    ) -> [PostgresStatement] {
-        guard !rows.isEmpty else { return [] }
-        let perStatement = max(1, parameterLimit / columns)
-        var statements: [PostgresStatement] = []
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(start + perStatement, rows.count)]
-            var sql = prefix + " "
-            var parameters: [PostgresValue] = []
-            parameters.reserveCapacity(chunk.count * columns)
-            for (rowIndex, row) in chunk.enumerated() {
-                sql += rowIndex == 0 ? "(" : ", ("
-                for column in 0..<columns {
-                    if column > 0 { sql += ", " }
-                    sql += "$\(parameters.count + 1)"
-                    parameters.append(row[column])
-                }
-                sql += ")"
-            }
-            if !suffix.isEmpty { sql += " " + suffix }
-            statements.append(PostgresStatement(sql, parameters))
-            start += chunk.count
+    /// A prepared statement over `rows` (each of `types.count` values, NULL or of the column's
+    /// type), or nil when there are none. `sql` reads them through `{rows}`, which becomes
+    /// `unnest($1::T1[], $2::T2[], …)`: one array parameter per column, whatever the number of
+    /// rows, so the text is the same for every call; `extra` parameters follow as
+    /// `$(types.count + 1)`, ….
+    static func rows(
+        _ sql: String, types: [PostgresType], rows: [[PostgresValue]], extra: [PostgresValue] = []
+    ) -> PostgresStatement? {
+        guard !rows.isEmpty else { return nil }
+        var columns = types.map { PostgresColumn($0) }
+        for row in rows {
+            for index in columns.indices { columns[index].append(row[index]) }
         }
-        return statements
+        let unnest =
+            "unnest("
+            + types.enumerated().map { "$\($0.offset + 1)::\($0.element.arrayType.sqlName)" }.joined(separator: ", ")
+            + ")"
+        return PostgresStatement(
+            sql.replacingOccurrences(of: "{rows}", with: unnest), columns.map { .column($0) } + extra,
+            prepared: true)
     }
 }

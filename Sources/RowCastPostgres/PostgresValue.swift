@@ -16,6 +16,8 @@ enum PostgresValue {
     case textArray([String])
     /// `bigint[]`, sent as an array literal (`{1,2,3}`).
     case bigintArray([Int64])
+    /// An array of one column's values, sent in binary (`PostgresColumn`).
+    case column(PostgresColumn)
     /// SQL NULL of the given type.
     case null(PostgresType)
 
@@ -23,6 +25,8 @@ enum PostgresValue {
     static func text(_ value: String?) -> PostgresValue { value.map { .text($0) } ?? .null(.text) }
     /// A number, or NULL of type double precision.
     static func double(_ value: Double?) -> PostgresValue { value.map { .double($0) } ?? .null(.double) }
+    /// A number, or NULL of type bigint.
+    static func int(_ value: Int64?) -> PostgresValue { value.map { .int($0) } ?? .null(.bigint) }
     /// A count as a bigint (counts here stay below 2^63).
     static func count(_ value: UInt64) -> PostgresValue { .int(Int64(bitPattern: value)) }
     /// Bytes, or NULL of type bytea.
@@ -38,6 +42,7 @@ enum PostgresValue {
         case .bytes: return .bytea
         case .textArray: return .textArray
         case .bigintArray: return .bigintArray
+        case .column(let column): return column.arrayType
         case .null(let type): return type
         }
     }
@@ -54,6 +59,7 @@ enum PostgresValue {
         case .textArray(let values): return (Array(Self.arrayLiteral(values).utf8), false)
         case .bigintArray(let values):
             return (Array(("{" + values.map { String($0) }.joined(separator: ",") + "}").utf8), false)
+        case .column(let column): return (column.wire, true)
         case .null: return (nil, false)
         }
     }
@@ -90,4 +96,37 @@ enum PostgresType: UInt32 {
     case textArray = 1009
     /// `bigint[]`.
     case bigintArray = 1016
+    /// `boolean[]`.
+    case boolArray = 1000
+    /// `bytea[]`.
+    case byteaArray = 1001
+    /// `double precision[]`.
+    case doubleArray = 1022
+
+    /// The type of an array of this type's values (an array type's own for an array type).
+    var arrayType: PostgresType {
+        switch self {
+        case .bool, .boolArray: return .boolArray
+        case .bytea, .byteaArray: return .byteaArray
+        case .bigint, .bigintArray: return .bigintArray
+        case .text, .textArray: return .textArray
+        case .double, .doubleArray: return .doubleArray
+        }
+    }
+
+    /// The type's name in SQL.
+    var sqlName: String {
+        switch self {
+        case .bool: return "boolean"
+        case .bytea: return "bytea"
+        case .bigint: return "bigint"
+        case .text: return "text"
+        case .double: return "double precision"
+        case .textArray: return "text[]"
+        case .bigintArray: return "bigint[]"
+        case .boolArray: return "boolean[]"
+        case .byteaArray: return "bytea[]"
+        case .doubleArray: return "double precision[]"
+        }
+    }
 }
