@@ -159,6 +159,7 @@ public final class Daemon {
         if let slot {
             // One loop of several: the feeds of its partitions, in the store the loops share.
             engine.servedPartitions = slot.partitions
+            engine.ledger.sharedOrder = slot.ledgerOrder
             store = slot.store
             metrics?.loopTotals = (slot.totals, slot.index)
         } else if let clusterStore, let tokens {

@@ -126,6 +126,7 @@ struct EngineThreadsEndToEndTests {
         do {
             let daemon = try DaemonProcess(
                 pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--engine-threads", "4"])
+            defer { daemon.stop() }
             let peer = try RawPeer(daemon)
             for (index, feed) in feeds.enumerated() {
                 for id in 0...index {
@@ -173,6 +174,7 @@ struct EngineThreadsEndToEndTests {
         do {
             let daemon = try DaemonProcess(
                 pluginDirectory: plugins, stateDirectory: state, extraArguments: ["--engine-threads", "3"])
+            defer { daemon.stop() }
             let publisher = try PostgreSQLStoreEndToEndTests.publisher(daemon.control)
             func takeAcks() {
                 for result in publisher.takeResults() {
@@ -311,7 +313,7 @@ struct EngineThreadsEndToEndTests {
         #expect(daemon.process.isRunning)
     }
 
-    @Test("more than one engine thread is refused with CURVE or as a cluster node, naming the setting")
+    @Test("more than one engine thread is refused as a cluster node, and out of range, naming the setting")
     func refusedCombinations() throws {
         let cluster = try runRowcastdToExit([
             "--engine-threads", "2", "--node-name", "a", "--store", "postgresql://nobody@127.0.0.1:1/none",

@@ -1,4 +1,5 @@
 import Foundation
+import RowCastEngine
 import RowCastJSON
 import RowCastWire
 import Testing
@@ -111,6 +112,43 @@ struct EngineThreadsTests {
                 endpoints: endpoints))
         #expect(last["more"] == .none)
         #expect(last["next"] == .none)
+    }
+
+    @Test("a merged status page stays within half of max_message_bytes, and its next continues it")
+    func mergedPageBudget() throws {
+        func reply(_ names: [String]) -> [UInt8] {
+            var object: JSONObject = ["ok": true, "op": "status", "limits": ["max_message_bytes": 2_000]]
+            object["feeds"] = .array(names.map { ["feed": .string($0), "epoch": "e"] })
+            object["counters"] = ["dropped": 1]
+            return JSONValue.object(object).serialized()
+        }
+        // A feed takes 123 bytes of the 1,000 budget: each loop's page of 5 fits, the 10 together
+        // do not, and the merged page stops after 8.
+        let merged = try JSONParser.parse(
+            FanOutReplies.merge(
+                op: "status", [reply(["a", "c", "e", "g", "i"]), reply(["b", "d", "f", "h", "j"])], endpoints: .null,
+                frontDropped: 3))
+        let listed = merged["feeds"]?.arrayValue?.compactMap { $0["feed"]?.stringValue } ?? []
+        #expect(listed == ["a", "b", "c", "d", "e", "f", "g", "h"])
+        #expect(merged["more"] == true)
+        #expect(merged["next"] == "h")
+        #expect(merged["counters"]?["dropped"] == 5)
+    }
+
+    @Test("answers recorded by several loops take ranks from one counter, above what each loaded")
+    func sharedLedgerOrder() {
+        let order = LedgerOrder()
+        var first = RequestLedger()
+        var second = RequestLedger(entries: [
+            LedgerEntry(key: LedgerKey(client: "c", req: "old"), order: 41, reply: Array("{}".utf8))
+        ])
+        first.sharedOrder = order
+        second.sharedOrder = order
+        first.record(LedgerKey(client: "c", req: "1"), reply: Array("{}".utf8))
+        second.record(LedgerKey(client: "c", req: "2"), reply: Array("{}".utf8))
+        first.record(LedgerKey(client: "c", req: "3"), reply: Array("{}".utf8))
+        let ranks = (first.takeChanges().recorded + second.takeChanges().recorded).map(\.order).sorted()
+        #expect(ranks == [1, 42, 43])
     }
 
     @Test("a loop's failure is the reply; quarantine lists join")

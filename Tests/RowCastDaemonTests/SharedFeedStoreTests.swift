@@ -22,6 +22,7 @@ struct SharedFeedStoreTests {
         /// Whether a commit waits at the gate.
         var isHeld: Bool { lock.withLock { held } }
         func failFromNow() { lock.withLock { failing = true } }
+        func recover() { lock.withLock { failing = false } }
 
         func commit(_ commits: [StoreCommit]) throws(StoreError) {
             let first = lock.withLock {
@@ -128,8 +129,15 @@ struct SharedFeedStoreTests {
         try Self.waitForWaiting(1, in: shared)
         store.gate.signal()
         #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(outcomes.all.count == 2)
         #expect(outcomes.all.values.allSatisfy { $0.hasPrefix("failure") }, "\(outcomes.all)")
         #expect(store.transactions.isEmpty)
+        // "a" failed alone, then "b" in a transaction of its own, or both in one: two loops at most.
+        #expect(shared.grouping.commits == 2 && shared.grouping.transactions <= 2)
+        // Once the store writes again, so does the next commit.
+        store.recover()
+        try shared.commit([Self.commit("c")])
+        #expect(store.transactions == [["c"]])
     }
 }
 

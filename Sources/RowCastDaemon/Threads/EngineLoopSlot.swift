@@ -1,3 +1,4 @@
+import RowCastEngine
 import RowCastWire
 import ZeroMQ
 
@@ -17,6 +18,8 @@ struct EngineLoopSlot: @unchecked Sendable {
     let store: SharedFeedStore
     /// Where the loops' feed and row counts add up for the metrics.
     let totals: LoopTotals
+    /// The ranks every loop's remembered answers take.
+    let ledgerOrder: LedgerOrder
 
     /// The partitions this loop serves: those whose index leaves `index` divided by `count`.
     var partitions: Set<Partition> { Self.partitions(of: index, count: count) }

@@ -52,8 +52,12 @@ final class EngineThreadGroup {
             throw DaemonStartError(underlying: error)
         }
         let totals = LoopTotals(loops: count)
+        let ledgerOrder = LedgerOrder()
         for index in 0..<count {
-            startLoop(EngineLoopSlot(index: index, count: count, context: context, store: store, totals: totals))
+            startLoop(
+                EngineLoopSlot(
+                    index: index, count: count, context: context, store: store, totals: totals,
+                    ledgerOrder: ledgerOrder))
         }
         for _ in 0..<count { started.wait() }
         let public_: PublicSockets
@@ -64,30 +68,45 @@ final class EngineThreadGroup {
                 metrics: environment.metrics, locks: &socketLocks)
         } catch {
             stopLoops()
+            for lock in socketLocks { lock.release() }
             throw DaemonStartError(underlying: error)
         }
-        let front = try FrontRouter(
-            configuration: configuration, context: context, loops: count, ingest: public_.ingest,
-            control: public_.control, endpoints: public_.endpointsJSON, metrics: environment.metrics,
-            logger: logger)
+        let front: FrontRouter
+        do {
+            front = try FrontRouter(
+                configuration: configuration, context: context, loops: count, ingest: public_.ingest,
+                control: public_.control, endpoints: public_.endpointsJSON, metrics: environment.metrics,
+                logger: logger)
+        } catch {
+            stopLoops()
+            public_.close(proxyEnded: nil)
+            for lock in socketLocks { lock.release() }
+            throw DaemonStartError(underlying: error)
+        }
         let proxyEnded = public_.startProxy(logger: logger)
         announceReady(public_)
         var stopping = false
+        var loopsStopping = false
         while true {
             if !stopping, signal.isStopRequested || failedLoop() != nil {
                 stopping = true
                 environment.health?.enter(.draining)
+            }
+            // The loops stop once the front has handed over everything it read (a message held
+            // for a full queue first goes on), so together they take a prefix of each connection.
+            if stopping, !loopsStopping, !front.isHolding || failedLoop() != nil {
+                loopsStopping = true
                 for loopSignal in loopSignals { loopSignal.requestStop() }
             }
             if signal.takeReloadRequest() { for loopSignal in loopSignals { loopSignal.requestReload() } }
             let ended = outcomes.withLock { $0.count } == count + count
-            if stopping, ended {
+            if loopsStopping, ended {
                 try front.drainReplies()
                 break
             }
+            // The loops tick `/healthz` (the front does not: its passes say nothing of theirs).
             try front.pass(timeoutMilliseconds: 100, reading: !stopping)
             public_.countSubscribers()
-            environment.health?.tick()
         }
         _ = environment.notifier.send(
             NotifyMessage.stopping.adding(.status("stopping: sending the last deltas and replies")))

@@ -14,9 +14,11 @@ enum FanOutReplies {
     }
 
     /// The merged reply to `op` from `replies` (one per loop, in loop order); `endpoints` are
-    /// the daemon's public endpoints, which `status` shows in place of the loops' own. A reply
-    /// that failed, or one that does not parse, is sent as it is (the first of them).
-    static func merge(op: String, _ replies: [[UInt8]], endpoints: JSONValue) -> [UInt8] {
+    /// the daemon's public endpoints, which `status` shows in place of the loops' own, and
+    /// `frontDropped` the replies the front could not hand over, which `status` counts with the
+    /// loops' own. A reply that failed, or one that does not parse, is sent as it is (the first
+    /// of them).
+    static func merge(op: String, _ replies: [[UInt8]], endpoints: JSONValue, frontDropped: Int = 0) -> [UInt8] {
         var objects: [JSONObject] = []
         for reply in replies {
             guard let object = (try? JSONParser.parse(reply))?.objectValue, object["ok"] == .bool(true) else {
@@ -28,7 +30,13 @@ enum FanOutReplies {
         merged["req"] = nil
         merged["client"] = nil
         switch op {
-        case "status": mergeStatus(&merged, objects, endpoints: endpoints)
+        case "status":
+            mergeStatus(&merged, objects, endpoints: endpoints)
+            if frontDropped > 0, var counters = merged["counters"]?.objectValue {
+                counters["dropped"] = .number(
+                    JSONNumber((counters["dropped"]?.numberValue ?? 0) + Double(frontDropped)))
+                merged["counters"] = .object(counters)
+            }
         case "quarantine": mergeSums(&merged, objects, keys: ["items", "retried"])
         default: break  // reload: every loop reloaded; the first one's reply says so
         }
@@ -69,8 +77,22 @@ enum FanOutReplies {
         let stops = objects.compactMap { $0["more"] == .bool(true) ? $0["next"]?.stringValue : nil }
         merged["more"] = nil
         merged["next"] = nil
-        if let stop = stops.min() {
-            feeds.removeAll { ($0["feed"]?.stringValue ?? "") > stop }
+        var stop = stops.min()
+        if let stop { feeds.removeAll { ($0["feed"]?.stringValue ?? "") > stop } }
+        // The merged page keeps the one-loop bound: half of max_message_bytes, as
+        // `Engine.statusMembersNow` counts it.
+        if let limit = merged["limits"]?["max_message_bytes"]?.numberValue {
+            var budget = Int(limit) / 2
+            for (index, feed) in feeds.enumerated() {
+                let name = feed["feed"]?.stringValue ?? ""
+                budget -= 120 + 2 * name.utf8.count + (feed["epoch"]?.stringValue?.utf8.count ?? 0)
+                guard budget < 0 else { continue }
+                stop = feeds[..<index].last?["feed"]?.stringValue ?? stop
+                feeds.removeSubrange(index...)
+                break
+            }
+        }
+        if let stop {
             merged["more"] = true
             merged["next"] = .string(stop)
         }

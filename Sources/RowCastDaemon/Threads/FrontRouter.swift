@@ -28,11 +28,19 @@ final class FrontRouter {
     private var fanOuts: [UInt64: FanOut] = [:]
     private var nextFanOut: UInt64 = 1
     /// A message a loop's full queue did not take yet; reading waits until it has gone.
-    private var held: (socket: Socket, frames: [[UInt8]])?
+    private var held: Held?
     private let droppedReplies: Counter?
     private var dropped = 0
     /// The public endpoints, for the merged `status`.
     let endpoints: JSONValue
+
+    /// What waits for room in a loop's queue.
+    private enum Held {
+        /// A message for one loop.
+        case one(Socket, [[UInt8]])
+        /// A request for every loop: it goes once every loop's queue has room.
+        case everyLoop([[UInt8]], fanOut: UInt64, op: String)
+    }
 
     /// A request every loop answers, waiting for their replies.
     private struct FanOut {
@@ -74,28 +82,53 @@ final class FrontRouter {
         for dealer in dealers { poller.register(dealer, for: .readable) }
     }
 
+    /// Whether a message read from the public sockets still waits for room in a loop's queue.
+    var isHolding: Bool { held != nil }
+
     /// One pass: waits at most `timeoutMilliseconds` for a message, then moves what arrived.
-    /// With `reading` false (a stop began), only the loops' replies move.
+    /// With `reading` false (a stop began), the loops' replies move, and a message already read
+    /// goes on to its loop, but nothing more is read.
     func pass(timeoutMilliseconds: Int, reading: Bool) throws {
         let canRead = reading && held == nil
         poller.register(ingest, for: canRead ? .readable : [])
         poller.register(control, for: canRead ? .readable : [])
         _ = try poller.poll(timeoutMilliseconds: held == nil ? timeoutMilliseconds : 1)
         for (index, dealer) in dealers.enumerated() where poller.isReadable(dealer) {
-            try forwardReplies(from: dealer, loop: index)
+            _ = try forwardReplies(from: dealer, loop: index)
         }
-        guard reading else { return }
-        if let (socket, frames) = held {
-            guard try socket.send(frames, dontWait: true) else { return }
+        if let waiting = held {
+            guard try send(waiting) else { return }
             held = nil
         }
+        guard reading else { return }
         if poller.isReadable(ingest) { try forwardIngest() }
         if held == nil, poller.isReadable(control) { try forwardRequests() }
     }
 
-    /// Moves the replies the loops sent already (at the end of a stop).
+    /// Moves every reply the loops sent already (at the end of a stop).
     func drainReplies() throws {
-        for (index, dealer) in dealers.enumerated() { try forwardReplies(from: dealer, loop: index) }
+        var moved = 1
+        while moved > 0 {
+            moved = 0
+            for (index, dealer) in dealers.enumerated() { moved += try forwardReplies(from: dealer, loop: index) }
+        }
+    }
+
+    /// Sends what was held; false when a queue still has no room.
+    private func send(_ waiting: Held) throws -> Bool {
+        switch waiting {
+        case .one(let socket, let frames):
+            return try socket.send(frames, dontWait: true)
+        case .everyLoop(let frames, let fanOut, let op):
+            // Every loop takes it, or none yet: a copy that reached some loops only would be
+            // applied there and never answered.
+            guard dealers.allSatisfy({ (try? $0.events)?.contains(.writable) == true }) else { return false }
+            fanOuts[fanOut] = FanOut(op: op, replies: Array(repeating: nil, count: dealers.count))
+            for dealer in dealers where !(try dealer.send(frames, dontWait: true)) {
+                preconditionFailure("FrontRouter: a DEALER with room refused a message")
+            }
+            return true
+        }
     }
 
     /// Closes the loops' side (the public sockets belong to the group).
@@ -110,7 +143,7 @@ final class FrontRouter {
             let partition = frames.first.flatMap { RequestRouting(body: $0).partition }
             let loop = partition.map { EngineLoopSlot.loop(serving: $0, count: pushes.count) } ?? 0
             guard try pushes[loop].send(frames, dontWait: true) else {
-                held = (pushes[loop], frames)
+                held = .one(pushes[loop], frames)
                 return
             }
         }
@@ -128,26 +161,23 @@ final class FrontRouter {
             let everyLoop = FanOutReplies.goesToEveryLoop(op: routing.op, namesFeed: routing.feed != nil)
             let fanOut = everyLoop ? nextFanOut : 0
             let message = [FrontHeader(delimited: delimited, fanOut: fanOut).bytes] + identities + [[]] + bodyFrames
+            let waiting: Held
             if everyLoop {
                 nextFanOut &+= 1
-                fanOuts[fanOut] = FanOut(op: routing.op ?? "", replies: Array(repeating: nil, count: dealers.count))
-                // Every loop takes it, or none: a full queue drops it like a full ROUTER would.
-                for dealer in dealers where !(try dealer.send(message, dontWait: true)) {
-                    fanOuts[fanOut] = nil
-                    logger.warning("a request for every engine loop was dropped: a loop's queue is full")
-                    break
-                }
-                continue
+                waiting = .everyLoop(message, fanOut: fanOut, op: routing.op ?? "")
+            } else {
+                let loop = routing.partition.map { EngineLoopSlot.loop(serving: $0, count: dealers.count) } ?? 0
+                waiting = .one(dealers[loop], message)
             }
-            let loop = routing.partition.map { EngineLoopSlot.loop(serving: $0, count: dealers.count) } ?? 0
-            guard try dealers[loop].send(message, dontWait: true) else {
-                held = (dealers[loop], message)
+            guard try send(waiting) else {
+                held = waiting
                 return
             }
         }
     }
 
-    private func forwardReplies(from dealer: Socket, loop: Int) throws {
+    /// Moves up to 1,000 replies of `loop` to their clients; returns how many.
+    private func forwardReplies(from dealer: Socket, loop: Int) throws -> Int {
         var moved = 0
         while moved < 1000, let frames = try dealer.receiveMultipart(dontWait: true) {
             moved += 1
@@ -164,10 +194,14 @@ final class FrontRouter {
                     continue
                 }
                 fanOuts[header.fanOut] = nil
-                body = [FanOutReplies.merge(op: fanOut.op, fanOut.replies.map { $0! }, endpoints: endpoints)]
+                body = [
+                    FanOutReplies.merge(
+                        op: fanOut.op, fanOut.replies.map { $0! }, endpoints: endpoints, frontDropped: dropped)
+                ]
             }
             sendReply(identities + (header.delimited ? [[]] : []) + body)
         }
+        return moved
     }
 
     /// Sends a reply to its client; a client gone or not reading loses it, counted as the loops

@@ -94,7 +94,7 @@ final class PublicSockets {
         let sockets = ProxySockets(upstream: upstream, publish: publish, steer: steer)
         NamedThread.start("rowcastd-pub") {
             do {
-                try Proxy.run(frontend: sockets.upstream, backend: sockets.publish, control: sockets.steer)
+                try sockets.run()
             } catch {
                 if (error as? ZeroMQError)?.isTerminated != true {
                     logger.error("the publish proxy stopped", metadata: ["error": "\(error)"])
@@ -118,11 +118,11 @@ final class PublicSockets {
 
     /// Closes ingest and control, ends the proxy and waits for it, then closes its sockets
     /// (queued deltas get up to the linger time to leave).
-    func close(proxyEnded: DispatchSemaphore) {
+    func close(proxyEnded: DispatchSemaphore?) {
         ingest.close()
         control.close()
         monitor?.close()
-        if let terminate = try? Socket(context: context, type: .pair) {
+        if let proxyEnded, let terminate = try? Socket(context: context, type: .pair) {
             try? terminate.setOption(.linger, 1000)
             try? terminate.connect(steerEndpoint)
             _ = try? terminate.send(Proxy.terminate)
@@ -140,4 +140,35 @@ private struct ProxySockets: @unchecked Sendable {
     let upstream: Socket
     let publish: Socket
     let steer: Socket
+
+    /// Moves the loops' deltas down and the subscriptions up until TERMINATE arrives on
+    /// `steer`; then moves the deltas already queued, so the last ones the loops sent before
+    /// they ended go out too (libzmq's own proxy would stop at once and drop them).
+    func run() throws {
+        let poller = Poller()
+        poller.register(upstream, for: .readable)
+        poller.register(publish, for: .readable)
+        poller.register(steer, for: .readable)
+        while true {
+            _ = try poller.poll(timeoutMilliseconds: -1)
+            if poller.isReadable(upstream) { try move(from: upstream, to: publish) }
+            if poller.isReadable(publish) { try move(from: publish, to: upstream) }
+            if poller.isReadable(steer), try steer.receive(dontWait: true) == Proxy.terminate {
+                while try move(from: upstream, to: publish) > 0 {}
+                return
+            }
+        }
+    }
+
+    /// Moves up to 1,000 waiting messages from `source` to `target`; returns how many.
+    @discardableResult
+    private func move(from source: Socket, to target: Socket) throws -> Int {
+        var moved = 0
+        while moved < 1000, let frames = try source.receiveMultipart(dontWait: true) {
+            // XPUB and XSUB never block a send: past the high-water mark libzmq drops.
+            _ = try target.send(frames, dontWait: true)
+            moved += 1
+        }
+        return moved
+    }
 }

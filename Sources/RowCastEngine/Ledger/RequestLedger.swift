@@ -41,6 +41,9 @@ public struct RequestLedger: Sendable {
     /// Every recorded key in recording order; may hold keys already forgotten (skipped).
     private var recordingOrder: Deque<(order: UInt64, key: LedgerKey)> = []
     private var nextOrder: UInt64 = 1
+    /// The counter the ranks come from when several engine loops share the store; nil: this
+    /// ledger's own.
+    public var sharedOrder: LedgerOrder?
     private var claimedInBatch: Set<LedgerKey> = []
     private var pendingRecorded: [LedgerKey: LedgerEntry] = [:]
     private var pendingForgotten: Set<LedgerKey> = []
@@ -93,8 +96,8 @@ public struct RequestLedger: Sendable {
 
     /// Remembers the reply sent for `key`, forgetting the oldest answers beyond the limits.
     public mutating func record(_ key: LedgerKey, reply: [UInt8]) {
-        let order = nextOrder
-        nextOrder += 1
+        let order = sharedOrder?.take(above: nextOrder - 1) ?? nextOrder
+        nextOrder = order + 1
         if answers[key] != nil { forget(key) }
         insert(key, order: order, reply: reply)
     }

@@ -143,7 +143,9 @@ public final class DurableEngine {
             feeds[index].history = []
             renewed.insert(feeds[index].name)
         }
+        let sharedOrder = engine.ledger.sharedOrder
         engine.ledger = RequestLedger(limits: ledgerLimits, entries: state.ledger)
+        engine.ledger.sharedOrder = sharedOrder
         engine.actionEvents.restore(events)
         engine.quarantine.restore(quarantined)
         var unreadable: [DamagedItem] = []
@@ -417,7 +419,11 @@ public final class DurableEngine {
             let staleTypes = engine.staleRenders.types.union(renderers.filter { $0.kind == .item }.map(\.type))
             _ = engine.restore(committed, unreadable: &unreadable, staleTypes: staleTypes)
             _ = engine.takeChanges()
-            engine.quarantine.restore(try store.quarantinedItems())
+            // Of the quarantine, what belongs to the partitions this engine serves (engine
+            // loops and cluster nodes share the store).
+            let served = engine.servedPartitions
+            engine.quarantine.restore(
+                try store.quarantinedItems().filter { served?.contains(Partition(feed: $0.feed)) ?? true })
             if let damaged = unreadable.first {
                 throw StoreError(
                     .corrupt, path: "feed \(damaged.feed)",
@@ -425,7 +431,9 @@ public final class DurableEngine {
                         "item \"\(damaged.id)\" of feed \"\(damaged.feed)\" does not parse after rolling back a failed commit (\(damaged.reason)); rowcastd stops so that its next start gives the feed a new epoch and quarantines the item"
                 )
             }
+            let sharedOrder = engine.ledger.sharedOrder
             engine.ledger = RequestLedger(limits: ledgerLimits, entries: try store.ledgerEntries())
+            engine.ledger.sharedOrder = sharedOrder
         } catch {
             // A store that cannot be reached is retried (`retryRollBack`); anything else stops.
             if error.kind != .unavailable {
