@@ -60,10 +60,10 @@ final class EngineThreadGroup {
                     ledgerOrder: ledgerOrder))
         }
         for _ in 0..<count { started.wait() }
-        let public_: PublicSockets
+        let sockets: PublicSockets
         do {
             if let failure = outcomes.withLock({ $0.values.compactMap { $0.failure }.first }) { throw failure }
-            public_ = try PublicSockets(
+            sockets = try PublicSockets(
                 configuration: configuration, context: context, loops: count, file: environment.configurationFile,
                 metrics: environment.metrics, locks: &socketLocks)
         } catch {
@@ -74,17 +74,17 @@ final class EngineThreadGroup {
         let front: FrontRouter
         do {
             front = try FrontRouter(
-                configuration: configuration, context: context, loops: count, ingest: public_.ingest,
-                control: public_.control, endpoints: public_.endpointsJSON, metrics: environment.metrics,
+                configuration: configuration, context: context, loops: count, ingest: sockets.ingest,
+                control: sockets.control, endpoints: sockets.endpointsJSON, metrics: environment.metrics,
                 logger: logger)
         } catch {
             stopLoops()
-            public_.close(proxyEnded: nil)
+            sockets.close(proxyEnded: nil)
             for lock in socketLocks { lock.release() }
             throw DaemonStartError(underlying: error)
         }
-        let proxyEnded = public_.startProxy(logger: logger)
-        announceReady(public_)
+        let proxyEnded = sockets.startProxy(logger: logger)
+        announceReady(sockets)
         var stopping = false
         var loopsStopping = false
         while true {
@@ -106,13 +106,13 @@ final class EngineThreadGroup {
             }
             // The loops tick `/healthz` (the front does not: its passes say nothing of theirs).
             try front.pass(timeoutMilliseconds: 100, reading: !stopping)
-            public_.countSubscribers()
+            sockets.countSubscribers()
         }
         _ = environment.notifier.send(
             NotifyMessage.stopping.adding(.status("stopping: sending the last deltas and replies")))
         logger.info("rowcastd stopping: every engine loop answered what it read, the sockets close")
         front.close()
-        public_.close(proxyEnded: proxyEnded)
+        sockets.close(proxyEnded: proxyEnded)
         for lock in socketLocks { lock.release() }
         socketLocks = []
         if let failure = failedLoop() { throw failure }
