@@ -16,9 +16,12 @@ public struct LedgerKey: Hashable, Sendable {
     }
 
     /// The key of a request that carries both `client` and `req`; nil otherwise (such a
-    /// request is not deduplicated).
+    /// request is not deduplicated), and nil for a `client` with U+0000, which no client name
+    /// holds (docs/PROTOCOL.md, "Names and limits"): that request is refused for its `client`,
+    /// the same way each time, and nothing keyed by it is stored (PostgreSQL's text takes no
+    /// U+0000).
     public init?(client: String?, req: RequestID?) {
-        guard let client, let req else { return nil }
+        guard let client, let req, !client.utf8.contains(0) else { return nil }
         self.init(client: client, req: req.json)
     }
 }

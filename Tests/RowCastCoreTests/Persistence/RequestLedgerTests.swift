@@ -7,6 +7,13 @@ import Testing
 struct RequestLedgerTests {
     let key = LedgerKey(client: "c", req: "1")
 
+    @Test("a client name with U+0000 makes no key: its refusal is not remembered, nor stored")
+    func clientWithNULMakesNoKey() {
+        #expect(LedgerKey(client: "c\u{0}d", req: RequestID(json: "4")) == nil)
+        #expect(LedgerKey(client: "c\u{1}d", req: RequestID(json: "4")) != nil)
+        #expect(LedgerKey(client: nil, req: RequestID(json: "4")) == nil)
+    }
+
     @Test("a claimed key is fresh once, then in batch; a recorded one is answered")
     func claimAndRecord() {
         var ledger = RequestLedger()
