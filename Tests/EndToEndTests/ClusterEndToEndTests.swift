@@ -298,20 +298,18 @@ struct ClusterEndToEndTests {
         // n1 forwarded every write; the metrics say so, with its leases and the store's round trips.
         let deadline2 = Date().addingTimeInterval(Self.patience)
         var metrics = ""
-        while Date() < deadline2 {
-            metrics = try HTTPGet.get(cluster.node("n1").http, "/metrics").body
-            if metrics.contains("rowcast_store_round_trips_total "),
-                metrics.contains("rowcast_cluster_forwarded_total{")
-            {
-                break
-            }
-            Thread.sleep(forTimeInterval: 0.3)
-        }
-        for name in [
+        let names = [
             "rowcast_cluster_partitions_held ", "rowcast_cluster_nodes 2.0\n", "rowcast_store_round_trips_total ",
             "rowcast_cluster_forwarded_total{socket=\"control\"} ",
             "rowcast_cluster_lease_events_total{event=\"acquired\"} ",
-        ] {
+        ]
+        // The gauges refresh on the node's own rounds: wait (bounded) until every one is there.
+        while Date() < deadline2 {
+            metrics = try HTTPGet.get(cluster.node("n1").http, "/metrics").body
+            if names.allSatisfy(metrics.contains) { break }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        for name in names {
             #expect(metrics.contains(name), "\(name) missing from /metrics:\n\(metrics)")
         }
     }
