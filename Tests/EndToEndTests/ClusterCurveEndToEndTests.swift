@@ -276,11 +276,9 @@ struct ClusterCurveEndToEndTests {
             #expect(message.contains("needs the same curve setting and the same server key pair"), "\(message)")
             #expect(message.contains(otherKey) && message.contains(cluster.serverKey.publicKey), "\(message)")
             // The log reaches the test through a pipe, after the reply: wait for it (bounded).
-            let deadline = Date().addingTimeInterval(10)
-            while !cluster.node(from).log.contains("cannot forward to a cluster node"), Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.02)
+            try waitUntil("\(from) logged that it cannot forward") {
+                cluster.node(from).log.contains("cannot forward to a cluster node")
             }
-            #expect(cluster.node(from).log.contains("cannot forward to a cluster node"))
         }
     }
 
@@ -356,11 +354,6 @@ struct ClusterCurveEndToEndTests {
 
     /// Waits (at most the cluster tests' patience) until `condition` holds.
     func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(ClusterEndToEndTests.patience)
-        while Date() < deadline {
-            if try condition() { return }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        throw TestFailure("\(what): not within \(ClusterEndToEndTests.patience) s")
+        try EndToEndTests.waitUntil(what, seconds: ClusterEndToEndTests.patience, interval: 0.1, condition)
     }
 }

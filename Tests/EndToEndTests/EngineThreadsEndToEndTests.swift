@@ -333,10 +333,6 @@ struct EngineThreadsEndToEndTests {
     }
 
     private func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(Self.patience)
-        while try !condition() {
-            guard Date() < deadline else { throw TestFailure("\(what): not within \(Self.patience) s") }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
+        try EndToEndTests.waitUntil(what, seconds: Self.patience, condition)
     }
 }

@@ -78,13 +78,18 @@ struct SharedFeedStoreTests {
         var all: [String: String] { lock.withLock { values } }
     }
 
-    /// Waits (at most 10 s) until `count` commits wait behind the one being written.
-    static func waitForWaiting(_ count: Int, in shared: SharedFeedStore) throws {
+    /// Waits (at most 10 s) until `condition` holds.
+    static func waitFor(_ what: String, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(10)
-        while shared.grouping.waiting < count {
-            guard Date() < deadline else { throw GroupingFailure("\(count) commits never waited") }
+        while !condition() {
+            guard Date() < deadline else { throw GroupingFailure("never: \(what)") }
             Thread.sleep(forTimeInterval: 0.005)
         }
+    }
+
+    /// Waits (at most 10 s) until `count` commits wait behind the one being written.
+    static func waitForWaiting(_ count: Int, in shared: SharedFeedStore) throws {
+        try waitFor("\(count) commits waiting") { shared.grouping.waiting >= count }
     }
 
     @Test("commits that arrive while another loop writes go together in the next transaction")
@@ -95,11 +100,7 @@ struct SharedFeedStoreTests {
         let done = DispatchGroup()
         Self.commitInBackground("a", shared, outcomes, done)
         // "a" is being written (held at the gate); "b" and "c" wait behind it.
-        let deadline = Date().addingTimeInterval(10)
-        while !store.isHeld {
-            guard Date() < deadline else { throw GroupingFailure("the first commit never started") }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        try Self.waitFor("the first commit to start") { store.isHeld }
         Self.commitInBackground("b", shared, outcomes, done)
         Self.commitInBackground("c", shared, outcomes, done)
         try Self.waitForWaiting(2, in: shared)
@@ -120,11 +121,7 @@ struct SharedFeedStoreTests {
         let done = DispatchGroup()
         store.failFromNow()
         Self.commitInBackground("a", shared, outcomes, done)
-        let deadline = Date().addingTimeInterval(10)
-        while !store.isHeld {
-            guard Date() < deadline else { throw GroupingFailure("the first commit never started") }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        try Self.waitFor("the first commit to start") { store.isHeld }
         Self.commitInBackground("b", shared, outcomes, done)
         try Self.waitForWaiting(1, in: shared)
         store.gate.signal()

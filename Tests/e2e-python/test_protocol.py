@@ -287,6 +287,11 @@ def advertising(item_id, section="ads"):
 
 
 class ProtocolTest(unittest.TestCase):
+    # Whether errors of different topics come in the order of the messages: one engine loop
+    # answers them in order; several take different feeds side by side (docs/OPERATIONS.md,
+    # "Engine threads"), and each topic's own order holds.
+    errors_keep_their_order_across_topics = True
+
     def make_daemon(self):
         return Daemon()
 
@@ -501,9 +506,12 @@ class ProtocolTest(unittest.TestCase):
                 errors.append((name, json.loads(body)))
             elif name == topic("rows.cars"):
                 deltas.append(json.loads(body))
-        self.assertEqual([(n, b["code"]) for n, b in errors],
-                         [(topic("errors"), "invalid_json"), (topic("errors.cars"), "missing_field")])
-        self.assertEqual(errors[1][1]["field"], "item.type")
+        expected = [(topic("errors"), "invalid_json"), (topic("errors.cars"), "missing_field")]
+        if self.errors_keep_their_order_across_topics:
+            self.assertEqual([(n, b["code"]) for n, b in errors], expected)
+        else:
+            self.assertCountEqual([(n, b["code"]) for n, b in errors], expected)
+        self.assertEqual(dict(errors)[topic("errors.cars")]["field"], "item.type")
         self.assertEqual(deltas[0]["seq"], 1)
 
     def test_rejected_request_reply_names_the_field(self):
@@ -614,30 +622,12 @@ class ClusterProtocolTest(ProtocolTest):
 class EngineThreadsProtocolTest(ProtocolTest):
     """Every protocol test above, against one rowcastd running three engine loops
     (docs/OPERATIONS.md, "Engine threads"): the front hands each request to its feed's loop,
-    and a client sees no difference."""
+    and a client sees no difference but the order of errors of different topics."""
+
+    errors_keep_their_order_across_topics = False
 
     def make_daemon(self):
         return Daemon(extra_args=("--engine-threads", "3"))
-
-    def test_errors_are_published_and_good_items_keep_flowing(self):
-        # A message that names no feed is answered by the first loop, the feed's by its own:
-        # errors of different topics may come in another order than the messages (each
-        # topic's own order holds). docs/OPERATIONS.md, "Engine threads".
-        self.subscribe_live([topic("rows.cars"), b"errors"])
-        self.push.send(b"{broken")
-        self.push.send(json.dumps({"op": "upsert", "feed": "cars", "item": {"id": "x"}}).encode())
-        self.push.send(json.dumps({"op": "upsert", "feed": "cars", "item": product("ok")}).encode())
-        errors, deltas = {}, []
-        while len(errors) < 2 or not deltas:
-            name, body = self.sub.recv_multipart()
-            if name.startswith(b"errors"):
-                errors[name] = json.loads(body)
-            elif name == topic("rows.cars"):
-                deltas.append(json.loads(body))
-        self.assertEqual(errors[topic("errors")]["code"], "invalid_json")
-        self.assertEqual(errors[topic("errors.cars")]["code"], "missing_field")
-        self.assertEqual(errors[topic("errors.cars")]["field"], "item.type")
-        self.assertEqual(deltas[0]["seq"], 1)
 
 
 class InteractionTest(unittest.TestCase):
