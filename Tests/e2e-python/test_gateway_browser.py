@@ -152,21 +152,31 @@ class Browser:
         self.call("Page.navigate", url=url)
 
     def click(self, selector):
-        """A real mouse click at the middle of the element `selector` finds, once nothing moves."""
-        self.settle()
-        rect = self.evaluate(
-            "(() => { const e = document.querySelector(%s); if (!e) return null; e.scrollIntoView({block: 'center'});"
-            " const r = e.getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"
-            % json.dumps(selector))
-        if rect is None:
-            raise AssertionError("nothing on the page matches %s" % selector)
+        """A real mouse click at the middle of the element `selector` finds, once the page has
+        loaded, nothing moves and the element is what a click at that point would hit."""
+        deadline = time.monotonic() + WAIT_SECONDS
+        while True:
+            self.settle()
+            rect = self.evaluate(
+                "(() => { const e = document.querySelector(%s); if (!e) return null;"
+                " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+                " const x = r.x + r.width / 2, y = r.y + r.height / 2; const hit = document.elementFromPoint(x, y);"
+                " return {x: x, y: y, hits: hit !== null && (hit === e || e.contains(hit))}; })()"
+                % json.dumps(selector))
+            if rect is not None and rect["hits"]:
+                break
+            if time.monotonic() >= deadline:
+                raise AssertionError("nothing on the page a click can reach matches %s" % selector)
+            time.sleep(0.1)
         for kind in ("mousePressed", "mouseReleased"):
             self.call("Input.dispatchMouseEvent", type=kind, x=rect["x"], y=rect["y"], button="left", clickCount=1)
 
     def settle(self):
-        """Waits (bounded) until no animation or transition runs on the page."""
+        """Waits (bounded) until the page has loaded (its style sheets too, which move what is
+        drawn) and no animation or transition runs on it."""
         deadline = time.monotonic() + WAIT_SECONDS
-        while time.monotonic() < deadline and self.evaluate("document.getAnimations().length") != 0:
+        while time.monotonic() < deadline and not self.evaluate(
+                "document.readyState === 'complete' && document.getAnimations().length === 0"):
             time.sleep(0.1)
 
     def screenshot(self, path):
