@@ -39,13 +39,16 @@ struct InstructionsBenchmark {
             header: [
                 "path", "at \(smallItems.formatted) items", "at \(largeItems.formatted) items", "instructions per item",
             ])
-        func counts(_ key: String, _ count: (Int) throws -> Double) throws -> (small: Double, large: Double)? {
+        func counts(
+            _ key: String, sizes: (small: Int, large: Int)? = nil, _ count: (Int) throws -> Double
+        ) throws -> Counts? {
             guard paths.contains(key) else { return nil }
-            return try (small: count(smallItems), large: count(largeItems))
+            let (small, large) = sizes ?? (smallItems, largeItems)
+            return try Counts(small: small, large: large, smallCount: count(small), largeCount: count(large))
         }
         // Only inside the commit: the items' making is left out.
         let commitsOnly = launcher + ["--collect-atstart=no", "--toggle-collect=*StoreCommitOnly*commitForCount*"]
-        let measured: [(String, String, (small: Double, large: Double)?)] = [
+        let measured: [(String, String, Counts?)] = [
             (
                 "Engine.process, plugins in process", "engine",
                 try counts("engine") { try Self.engine(items: $0, launcher: launcher, binaries: binaries) }
@@ -69,6 +72,13 @@ struct InstructionsBenchmark {
                 }
             ),
             (
+                "rowcastd, a trickle: each item alone (sent once the row before it arrived), plugins in their hosts (not counted)",
+                "trickle",
+                try counts("trickle", sizes: Self.trickleItems) {
+                    try Self.daemon(items: $0, launcher: launcher, binaries: binaries, hosted: true, oneAtATime: true)
+                }
+            ),
+            (
                 "the plugin hosts of that run (both plugins)", "hosts",
                 try counts("hosts") { try Self.hosts(items: $0, launcher: launcher, binaries: binaries) }
             ),
@@ -86,22 +96,39 @@ struct InstructionsBenchmark {
             ),
         ]
         for case (let name, let key, let counts?) in measured {
-            let perItem = (counts.large - counts.small) / Double(largeItems - smallItems)
-            table.add([name, Int(counts.small).formatted, Int(counts.large).formatted, Int(perItem).formatted])
+            let perItem = (counts.largeCount - counts.smallCount) / Double(counts.large - counts.small)
+            let sized = counts.small == smallItems ? name : "\(name) (\(counts.small) and \(counts.large) items)"
+            table.add([
+                sized, Int(counts.smallCount).formatted, Int(counts.largeCount).formatted, Int(perItem).formatted,
+            ])
             results[key] = [
-                "smallItems": .number(Double(smallItems)), "largeItems": .number(Double(largeItems)),
-                "smallInstructions": .number(counts.small), "largeInstructions": .number(counts.large),
+                "smallItems": .number(Double(counts.small)), "largeItems": .number(Double(counts.large)),
+                "smallInstructions": .number(counts.smallCount), "largeInstructions": .number(counts.largeCount),
                 "instructionsPerItem": .number(perItem),
             ]
         }
         table.footnotes.append(
-            "the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth runs the hosts of the same workload under callgrind of their own (rows three and four together are the whole cost with isolation); the fifth calls the product plugin's exported render_item in this process, as a host does, without the channel; the last counts only SQLiteFeedStore.commit (--toggle-collect), with items in commits of 64"
+            "the daemon's figures count all its threads (loop, commit, snapshot writer); callgrind does not follow it into plugin hosts, so the second row has the plugins in process, the third counts only rowcastd's side of its hosts, and the fourth sends the items one at a time, each once the row of the one before arrived (every item a batch, a host round trip and a commit of its own: the fixed cost a trickle pays per item), the fifth runs the hosts of the flood under callgrind of their own (rows three and five together are the whole cost with isolation); the sixth calls the product plugin's exported render_item in this process, as a host does, without the channel; the last counts only SQLiteFeedStore.commit (--toggle-collect), with items in commits of 64"
         )
         return table.render()
     }
 
     /// Every path the workload can count, by its key in bench-results.json.
-    static let allPaths = ["engine", "engineUpdates", "daemon", "daemonHosted", "hosts", "sdkRender", "storeCommit"]
+    static let allPaths = [
+        "engine", "engineUpdates", "daemon", "daemonHosted", "trickle", "hosts", "sdkRender", "storeCommit",
+    ]
+
+    /// The two runs of the `trickle` path: items sent one at a time take callgrind's whole
+    /// start-to-row time each, so fewer than the flood's.
+    static let trickleItems = (small: 30, large: 90)
+
+    /// One path's two runs: their item counts and instruction totals.
+    struct Counts {
+        var small: Int
+        var large: Int
+        var smallCount: Double
+        var largeCount: Double
+    }
 
     /// The paths `ROWCAST_BENCH_INSTRUCTION_PATHS` names (comma-separated keys), or every path.
     /// The CI guard (`make bench-guard`) counts only the paths whose counts repeat exactly.
@@ -127,10 +154,10 @@ struct InstructionsBenchmark {
     /// JWT and crypto libraries it links.
     static func files(for paths: Set<String>) -> [String] {
         var names = ["rowcast-bench"]
-        if !paths.isDisjoint(with: ["engine", "engineUpdates", "daemon", "daemonHosted", "hosts"]) {
+        if !paths.isDisjoint(with: ["engine", "engineUpdates", "daemon", "daemonHosted", "trickle", "hosts"]) {
             names += ["librowcast-product.so", "librowcast-advertising.so"]
         }
-        if !paths.isDisjoint(with: ["daemonHosted", "hosts"]) { names.append("rowcast-plugin-host") }
+        if !paths.isDisjoint(with: ["daemonHosted", "trickle", "hosts"]) { names.append("rowcast-plugin-host") }
         return names
     }
 
@@ -180,10 +207,12 @@ struct InstructionsBenchmark {
 
     /// Instructions of rowcastd's daemon (`rowcast-bench --daemon-only` under callgrind) that
     /// takes `items` upserts and publishes their rows, from its start to its clean stop; with
-    /// its plugins in their hosts (`hosted`, which callgrind does not follow) or in process.
+    /// its plugins in their hosts (`hosted`, which callgrind does not follow) or in process;
+    /// sent all at once, or `oneAtATime` (each once the row of the one before arrived, after a
+    /// pause of `tricklePause` that leaves the daemon idle).
     static func daemon(
         items: Int, launcher: [String], binaries: String, hosted: Bool, hostLauncher: String? = nil,
-        beforeStop: (Int32) throws -> Void = { _ in }
+        oneAtATime: Bool = false, beforeStop: (Int32) throws -> Void = { _ in }
     ) throws -> Double {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent(
             "rowcast-bench-ir-state-\(UUID().uuidString)"
@@ -222,14 +251,28 @@ struct InstructionsBenchmark {
         let subscriber = try BenchSubscriber.live(
             context: context, publish: ready!.publish, topics: [Array("rows.".utf8)], timeoutMilliseconds: 120_000)
         Thread.sleep(forTimeInterval: 1)  // the subscription reaches the daemon
-        ThroughputBenchmark.startProducer(
-            context: context, endpoint: ready!.ingest, messages: (0..<items).map { CarFeed.upsert($0, run: "ir") })
         var rows = 0
-        while rows < items {
-            guard let frames = try subscriber.receiveMultipart() else {
-                throw BenchFailure("instructions: the daemon stalled at \(rows) of \(items) rows")
+        func receiveRows(until count: Int) throws {
+            while rows < count {
+                guard let frames = try subscriber.receiveMultipart() else {
+                    throw BenchFailure("instructions: the daemon stalled at \(rows) of \(items) rows")
+                }
+                if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
             }
-            if frames[0].starts(with: Array("rows.".utf8)) { rows += CarFeed.rowCount(in: frames[1]) }
+        }
+        if oneAtATime {
+            let producer = try Socket(context: context, type: .push)
+            defer { producer.close() }
+            try producer.connect(ready!.ingest)
+            for index in 0..<items {
+                _ = try producer.send(CarFeed.upsert(index, run: "ir"))
+                try receiveRows(until: index + 1)
+                Thread.sleep(forTimeInterval: tricklePause)
+            }
+        } else {
+            ThroughputBenchmark.startProducer(
+                context: context, endpoint: ready!.ingest, messages: (0..<items).map { CarFeed.upsert($0, run: "ir") })
+            try receiveRows(until: items)
         }
         subscriber.close()
         try beforeStop(process.processIdentifier)
@@ -241,6 +284,9 @@ struct InstructionsBenchmark {
         }
         return count
     }
+
+    /// The pause between two items of the `trickle` path, after the row of the first arrived.
+    static let tricklePause = 0.02
 
     /// Instructions of the plugin hosts alone, over the hosted daemon workload: each host is
     /// started through a script that runs it under callgrind, and its total is read from its
