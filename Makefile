@@ -200,16 +200,16 @@ run: build
 	$(BUILD_DIR)/rowcastd $(foreach cells,$(EXAMPLE_CELLS),--cells $(cells))
 
 ## bench-guard: instructions per item of the paths whose counts repeat exactly (the engine
-## path for new items and for updates, the SDK's render, the store's commit), counted by callgrind on a release build and
+## path for new items and for updates, the SDK's render, the store's commit, a trickle), counted by callgrind on a release build and
 ## checked against Benchmarks/Thresholds/instructions.json; fails on a path that grew by more
 ## than the tolerance there (Benchmarks/README.md, "Guarded figures"). It builds only what those
 ## paths run (InstructionsBenchmark.files(for:)): rowcast-bench and the plugins, the plugin host
 ## only for the paths with plugins in their hosts. No path runs rowcastd, whose web gateway links
 ## jwt-kit and swift-crypto's BoringSSL: leaving it out saves their release build.
-GUARDED_PATHS := engine,engineUpdates,sdkRender,storeCommit
+GUARDED_PATHS := engine,engineUpdates,sdkRender,storeCommit,trickle
 comma := ,
 GUARD_PRODUCTS := rowcast-bench rowcast-product rowcast-advertising \
-	$(if $(filter daemonHosted hosts,$(subst $(comma), ,$(GUARDED_PATHS))),rowcast-plugin-host)
+	$(if $(filter daemonHosted trickle hosts,$(subst $(comma), ,$(GUARDED_PATHS))),rowcast-plugin-host)
 bench-guard: deps
 	@command -v valgrind >/dev/null || { echo "installing valgrind"; \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null 2>&1 || { \

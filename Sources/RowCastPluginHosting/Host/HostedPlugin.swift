@@ -24,6 +24,8 @@ public final class HostedPlugin: RegisteredPlugin {
     public let headerTypes: [String]
     /// The file's identity when it was copied.
     public let fileIdentity: PluginFileIdentity
+    /// Name, version, file and the file's identity, as ``RegisteredPlugin`` asks.
+    public let rendererIdentity: String
     /// Whether it handles select actions.
     public let handlesSelect: Bool
     /// The ABI revision the plugin was built for (2: its action handler may return changes).
@@ -62,6 +64,7 @@ public final class HostedPlugin: RegisteredPlugin {
         abiRevision = hello.abiRevision
         confinement = Self.confinement(reported: hello.confinement, process: process)
         fileIdentity = image.identity
+        rendererIdentity = image.identity.rendererIdentity(name: hello.name, version: hello.version, file: image.file)
         self.image = image
         self.process = process
         self.settings = settings

@@ -22,6 +22,8 @@ public final class LoadedPlugin {
     /// The identity of the file when it was loaded; a reload reuses this plugin only when
     /// the file's identity is still the same.
     public let fileIdentity: PluginFileIdentity
+    /// Name, version, file and the file's identity, as ``RegisteredPlugin`` asks.
+    public let rendererIdentity: String
     /// The path `dlopen` was given: the private copy of the file (see ``PluginImage``).
     public let loadedFrom: String
 
@@ -52,6 +54,7 @@ public final class LoadedPlugin {
         self.selectFunction = plugin.select
         self.actionFunction = plugin.handle_action
         self.abiRevision = info.revision
+        self.rendererIdentity = identity.rendererIdentity(name: info.name, version: info.version, file: file)
     }
 
     /// Whether the plugin handles select requests (with `select` or `handle_action`).

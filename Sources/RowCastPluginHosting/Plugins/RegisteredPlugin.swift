@@ -15,15 +15,17 @@ public protocol RegisteredPlugin: AnyObject {
     var fileIdentity: PluginFileIdentity { get }
     /// The ABI revision its descriptor covers: 1, or 2 when it has `handle_action`.
     var abiRevision: Int { get }
+    /// Name, version, file and the file's identity (``PluginFileIdentity/rendererIdentity(name:version:file:)``):
+    /// any change means the plugin's rows must be rendered again. Fixed when the plugin is
+    /// loaded, and asked for in every commit.
+    var rendererIdentity: String { get }
 }
 
-extension RegisteredPlugin {
-    /// Name, version, file and the file's identity: any change means the plugin's rows must be
-    /// rendered again.
-    public var rendererIdentity: String {
-        let file = fileIdentity
-        return
-            "\(name)@\(version)@\(self.file)@\(file.device):\(file.inode):\(file.size):\(file.modifiedSeconds).\(file.modifiedNanoseconds)"
+extension PluginFileIdentity {
+    /// The renderer identity of the plugin `name` at `version` loaded from `file` with this
+    /// file identity: `name@version@file@device:inode:size:seconds.nanoseconds`.
+    public func rendererIdentity(name: String, version: String, file: String) -> String {
+        "\(name)@\(version)@\(file)@\(device):\(inode):\(size):\(modifiedSeconds).\(modifiedNanoseconds)"
     }
 }
 

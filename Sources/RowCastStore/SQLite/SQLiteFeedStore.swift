@@ -147,13 +147,15 @@ public final class SQLiteFeedStore: FeedStore {
         let queue = try openQueue()
         let next = commits + 1
         do {
-            try queue.write { db in
-                for batch in batches { try Self.write(batch, to: db) }
-                try db.cachedStatement(
-                    sql:
-                        "INSERT INTO meta(key, value) VALUES ('commits', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
-                )
-                .execute(arguments: [String(next)])
+            try queue.writeWithoutTransaction { db in
+                try WriteTransaction.run(db) {
+                    for batch in batches { try Self.write(batch, to: db) }
+                    try db.cachedStatement(
+                        sql:
+                            "INSERT INTO meta(key, value) VALUES ('commits', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+                    )
+                    .execute(arguments: [String(next)])
+                }
             }
         } catch {
             throw Self.storeError(error, path: databasePath, during: "committing to")
