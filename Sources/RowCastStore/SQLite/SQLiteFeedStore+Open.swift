@@ -96,15 +96,15 @@ extension SQLiteFeedStore {
 
     /// Reads the meta table and judges whether the stored history continues.
     static func readMeta(_ queue: DatabaseQueue, path: String, marker: CommitMarker) throws -> OpenedMeta {
-        let meta = try queue.read { db in
-            Dictionary(
+        let (meta, commits) = try queue.read { db in
+            let meta = Dictionary(
                 try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) },
                 uniquingKeysWith: { $1 })
+            return (meta, try StoredCommitCount.read(db, meta: meta))
         }
         guard let storeID = meta["store_id"] else {
             return OpenedMeta(storeID: UUID().uuidString.lowercased(), commits: 0, continuity: .fresh)
         }
-        let commits = meta["commits"].flatMap { UInt64($0) } ?? 0
         var reasons: [String] = []
         let markerPath = marker.path
         if let position = marker.read() {

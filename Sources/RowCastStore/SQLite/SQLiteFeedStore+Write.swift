@@ -4,24 +4,33 @@ import RowCastJSON
 import RowCastEngine
 
 extension SQLiteFeedStore {
-    /// Writes a commit's rows; the caller holds the transaction.
-    static func write(_ commit: StoreCommit, to db: Database) throws {
+    /// Writes a commit's rows, with `commitNumber` in each feed row it writes (`last_commit`);
+    /// the caller holds the transaction. Returns whether it wrote a feed row.
+    static func write(_ commit: StoreCommit, commitNumber: UInt64, to db: Database) throws -> Bool {
+        var wroteFeedRow = false
         for feed in commit.droppedFeeds {
             for table in ["items", "sections", "deltas", "quarantine", "feeds"] {
                 let column = table == "feeds" ? "name" : "feed"
                 try db.execute(sql: "DELETE FROM \(table) WHERE \(column) = ?", arguments: [feed])
             }
         }
-        if !commit.feeds.isEmpty { try writeFeeds(commit.feeds, to: db) }
+        if !commit.feeds.isEmpty {
+            try writeFeeds(commit.feeds, commitNumber: commitNumber, to: db)
+            wroteFeedRow = true
+        }
         if !commit.counters.isEmpty {
             let current = try db.cachedStatement(sql: "SELECT next_arrival, owner FROM feeds WHERE name = ?")
-            let update = try db.cachedStatement(sql: "UPDATE feeds SET seq = ?, epoch = ?, crc = ? WHERE name = ?")
+            let update = try db.cachedStatement(
+                sql: "UPDATE feeds SET seq = ?, epoch = ?, crc = ?, last_commit = ? WHERE name = ?")
             for counters in commit.counters {
                 guard let row = try Row.fetchOne(current, arguments: [counters.feed]) else { continue }
                 let checksum = RecordChecksum.feed(
                     name: counters.feed, seq: counters.seq, epoch: counters.epoch,
                     nextArrival: UInt64(row[0] as Int64), owner: row[1])
-                try update.execute(arguments: [Int64(counters.seq), counters.epoch, checksum.stored, counters.feed])
+                try update.execute(arguments: [
+                    Int64(counters.seq), counters.epoch, checksum.stored, Int64(commitNumber), counters.feed,
+                ])
+                wroteFeedRow = true
             }
         }
         if !commit.ledger.forgotten.isEmpty {
@@ -69,6 +78,7 @@ extension SQLiteFeedStore {
                 try record.execute(arguments: [renderer.kind.rawValue, renderer.type, renderer.identity])
             }
         }
+        return wroteFeedRow
     }
 
     /// Writes the quarantine's entries and deletes those of released items.
@@ -125,12 +135,13 @@ extension SQLiteFeedStore {
         }
     }
 
-    private static func writeFeeds(_ changes: [FeedChanges], to db: Database) throws {
+    private static func writeFeeds(_ changes: [FeedChanges], commitNumber: UInt64, to db: Database) throws {
         let upsertFeed = try db.cachedStatement(
             sql: """
-                INSERT INTO feeds(name, seq, epoch, next_arrival, owner, crc) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO feeds(name, seq, epoch, next_arrival, owner, crc, last_commit) VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(name) DO UPDATE SET seq = excluded.seq, epoch = excluded.epoch,
-                    next_arrival = excluded.next_arrival, owner = excluded.owner, crc = excluded.crc
+                    next_arrival = excluded.next_arrival, owner = excluded.owner, crc = excluded.crc,
+                    last_commit = excluded.last_commit
                 """)
         for change in changes {
             let checksum = RecordChecksum.feed(
@@ -138,7 +149,7 @@ extension SQLiteFeedStore {
                 owner: change.owner)
             try upsertFeed.execute(arguments: [
                 change.feed, Int64(change.seq), change.epoch, Int64(change.nextArrival), change.owner,
-                checksum.stored,
+                checksum.stored, Int64(commitNumber),
             ])
             if change.replacedAll {
                 try db.execute(sql: "DELETE FROM items WHERE feed = ?", arguments: [change.feed])

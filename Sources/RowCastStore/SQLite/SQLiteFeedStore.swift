@@ -149,12 +149,19 @@ public final class SQLiteFeedStore: FeedStore {
         do {
             try queue.writeWithoutTransaction { db in
                 try WriteTransaction.run(db) {
-                    for batch in batches { try Self.write(batch, to: db) }
-                    try db.cachedStatement(
-                        sql:
-                            "INSERT INTO meta(key, value) VALUES ('commits', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
-                    )
-                    .execute(arguments: [String(next)])
+                    var wroteFeedRow = false
+                    for batch in batches {
+                        wroteFeedRow = try Self.write(batch, commitNumber: next, to: db) || wroteFeedRow
+                    }
+                    // The feed rows carry the count (`StoredCommitCount`), unless none was
+                    // written or a dropped feed's row held the highest number.
+                    if !wroteFeedRow || batches.contains(where: { !$0.droppedFeeds.isEmpty }) {
+                        try db.cachedStatement(
+                            sql:
+                                "INSERT INTO meta(key, value) VALUES ('commits', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+                        )
+                        .execute(arguments: [String(next)])
+                    }
                 }
             }
         } catch {

@@ -34,7 +34,7 @@ struct StateLossCheck {
             return "the database \(databasePath) is empty (0 bytes), but \(reached)"
         }
         // A file SQLite cannot read is not judged here: opening it reports the damage.
-        guard let meta = try? Self.readMeta(databasePath) else { return nil }
+        guard let (meta, commits) = try? Self.readMeta(databasePath) else { return nil }
         guard let storeID = meta["store_id"] else {
             return
                 "the database \(databasePath) holds no rowcastd state (no store id; its write-ahead log may be damaged or gone), but \(reached)"
@@ -42,7 +42,6 @@ struct StateLossCheck {
         guard storeID == position.storeID else {
             return "the database \(databasePath) is another store (\(storeID)), but \(reached)"
         }
-        let commits = meta["commits"].flatMap { UInt64($0) } ?? 0
         // Losing the last commits to a power failure is what durability normal allows
         // (docs/OPERATIONS.md, "Group commit and durability"): new epochs, no refusal.
         guard commits >= position.commits || SQLiteFeedStore.rebootAfterUncleanStop(meta: meta) != nil else {
@@ -61,18 +60,20 @@ struct StateLossCheck {
         )
     }
 
-    /// The meta table through a read-only connection: nil values when the table is absent.
-    private static func readMeta(_ path: String) throws -> [String: String] {
+    /// The meta table and the commit count (`StoredCommitCount`) through a read-only
+    /// connection: no values and 0 when the table is absent.
+    private static func readMeta(_ path: String) throws -> (meta: [String: String], commits: UInt64) {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "rowcast.store.check"
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { db in
-            guard try db.tableExists("meta") else { return [:] }
-            return Dictionary(
+            guard try db.tableExists("meta") else { return ([:], 0) }
+            let meta = Dictionary(
                 try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map { ($0[0] as String, $0[1] as String) },
                 uniquingKeysWith: { $1 })
+            return (meta, try StoredCommitCount.read(db, meta: meta))
         }
     }
 }

@@ -134,7 +134,7 @@ struct SQLiteFeedStoreTests {
                 try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'clean'")
             )
         }
-        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+        #expect(migrations == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
         #expect(journal == "wal")
         #expect(tables.isSuperset(of: ["meta", "feeds", "items", "sections", "requests", "renderers", "events"]))
         #expect(durability == "full")

@@ -48,7 +48,7 @@ struct SchemaMigrationTests {
         #expect(
             try queue.read { db in
                 try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
-            } == ["v1", "v2", "v3", "v4", "v5", "v6", "v7"])
+            } == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"])
         try queue.close()
     }
 }
