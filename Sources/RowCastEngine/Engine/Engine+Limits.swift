@@ -10,11 +10,11 @@ extension Engine {
         let counted = currentPrincipal != nil && accessCheck != nil
         guard feeds.count >= limits.feeds || counted, feeds[name] == nil else { return }
         if counted, let principal = currentPrincipal, let quota = accessCheck?.feedQuota(of: principal),
-            ownedFeeds[principal, default: 0] >= quota
+            ownedFeedCount(of: principal) >= quota
         {
             throw RowCastError(
                 .limitExceeded,
-                "\(op): client \"\(principal)\" has created \(ownedFeeds[principal, default: 0]) feeds, the most its key file's max_feeds allows; feed \"\(name)\" was not created. Drop one of its feeds (rowcast drop), or raise max_feeds in its key file",
+                "\(op): client \"\(principal)\" has created \(ownedFeedCount(of: principal)) feeds, the most its key file's max_feeds allows; feed \"\(name)\" was not created. Drop one of its feeds (rowcast drop), or raise max_feeds in its key file",
                 feed: name, limit: "max_feeds of client \(principal)")
         }
         guard feeds.count >= limits.feeds else { return }

@@ -47,6 +47,9 @@ public final class Engine {
     var currentPrincipal: String?
     /// How many feeds each client owns, for its quota.
     var ownedFeeds: [String: Int] = [:]
+    /// The counts every engine loop adds its feeds' owners to, when several share the store
+    /// (`engine.threads`); nil: this engine's own count is the quota's.
+    public var sharedOwners: FeedOwnerCounts?
     /// Bytes of recent deltas held for `since`, over every feed.
     public var historyBytes: Int { history.bytes }
 
@@ -289,14 +292,26 @@ public final class Engine {
             forgetHistory(of: replaced)
             disown(replaced)
         }
-        if let owner = feed.owner { ownedFeeds[owner, default: 0] += 1 }
+        if let owner = feed.owner { own(owner) }
         feeds[feed.name] = feed
+    }
+
+    /// Counts a feed of `owner` against its quota.
+    private func own(_ owner: String) {
+        ownedFeeds[owner, default: 0] += 1
+        sharedOwners?.add(1, to: owner)
+    }
+
+    /// The feeds `owner` owns, on every loop when several share the store.
+    func ownedFeedCount(of owner: String) -> Int {
+        sharedOwners?.count(of: owner) ?? ownedFeeds[owner, default: 0]
     }
 
     /// Stops counting `feed` against its owner's quota.
     private func disown(_ feed: Feed) {
         guard let owner = feed.owner else { return }
         ownedFeeds[owner] = (ownedFeeds[owner] ?? 1) > 1 ? ownedFeeds[owner]! - 1 : nil
+        sharedOwners?.add(-1, to: owner)
     }
 
     /// Removes a feed from the engine: one the durable store never had (after a failed commit
@@ -316,7 +331,7 @@ public final class Engine {
         guard create else { return nil }
         let feed = Feed(name: name, epoch: makeEpoch(), tally: storage)
         feed.owner = currentPrincipal
-        if let owner = feed.owner { ownedFeeds[owner, default: 0] += 1 }
+        if let owner = feed.owner { own(owner) }
         feeds[name] = feed
         logger.info("feed created", metadata: ["feed": "\(name)", "epoch": "\(feed.epoch)"])
         return feed
