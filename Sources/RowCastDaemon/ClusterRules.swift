@@ -45,18 +45,11 @@ public enum ClusterRules {
 }
 
 extension ClusterRules {
-    /// Throws an `invalid_value` error when `engine.threads` is above 1 with CURVE on or with a
-    /// node name: the front that hands messages to the loops carries neither a client's CURVE
-    /// identity nor a cluster node's forwarding.
+    /// Throws an `invalid_value` error when `engine.threads` is above 1 with a node name: the
+    /// front that hands messages to the loops does not carry a cluster node's forwarding. (It
+    /// carries a client's CURVE identity: CURVE runs with several loops.)
     static func checkEngineThreads(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
         guard configuration.engineThreads > 1 else { return }
-        if configuration.curveEnabled {
-            throw ConfigurationError(
-                .invalidValue, file: file, key: "engine.threads",
-                problem:
-                    "more than one engine thread cannot run with CURVE yet: the front that hands each message to its loop does not carry the client's CURVE identity, so no loop could check its grants. Set engine.threads to 1 (--engine-threads 1) or turn CURVE off"
-            )
-        }
         if !configuration.nodeName.isEmpty {
             throw ConfigurationError(
                 .invalidValue, file: file, key: "engine.threads",

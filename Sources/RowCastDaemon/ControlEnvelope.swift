@@ -49,6 +49,15 @@ struct ControlEnvelope {
         return hash
     }
 
+    /// The User-Id the front of several engine loops names the client with (`FrontHeader`),
+    /// or nil when the request came from no front, or from a connection without one.
+    var frontUserID: String? {
+        guard routing.count > 2, let header = FrontHeader(bytes: routing[1]), !header.userID.isEmpty else {
+            return nil
+        }
+        return header.userID
+    }
+
     /// Where the reply goes, to travel with the request's batch (`BatchReceipt`).
     var route: ReplyRoute { ReplyRoute(frames: routing) }
 }

@@ -7,17 +7,17 @@ import ZeroMQ
 /// the ZAP handler with the client keyring, and what `status` says about them.
 extension Daemon {
     /// With `curve: true`: checks that libzmq has CURVE, loads (or generates) the server key
-    /// pair, reads the client keys and binds the ZAP handler, before any socket binds.
+    /// pair, reads the client keys and binds the ZAP handler, before any socket binds. One
+    /// engine loop of several takes the pair and keys its group loaded, and binds no handler:
+    /// the front's admits the connections (`EngineThreadGroup`).
     func startCurve(context: Context) throws {
-        guard configuration.curve else { return }
-        guard Curve.isAvailable else {
-            throw KeyFileError(
-                file: ServerKeyPair.path(for: configuration),
-                problem:
-                    "curve: true, but this libzmq has no CURVE (zmq_has(\"curve\") is false); install a libzmq built with libsodium (Debian's libzmq5 is)"
-            )
+        if let shared = slot?.curve {
+            serverKeyPair = shared.keyPair
+            zap = ZAPHandler(keyring: shared.keyring, logger: logger)
+            return
         }
-        let keyPair = try ServerKeyPair.loadOrCreate(ServerKeyPair.path(for: configuration))
+        guard configuration.curve else { return }
+        let keyPair = try Self.loadServerKeyPair(configuration)
         serverKeyPair = keyPair
         let keyring = loadKeyring(configuration.curveClientsDirectory)
         // A cluster node admits the others by the server key they share (docs/SECURITY.md,
@@ -25,6 +25,26 @@ extension Daemon {
         zap = try ZAPHandler(
             context: context, keyring: keyring, nodeKey: configuration.nodeName.isEmpty ? nil : keyPair.publicKey,
             logger: logger)
+        Self.logCurveOn(keyPair: keyPair, keyring: keyring, configuration: configuration, logger: logger)
+    }
+
+    /// Checks that libzmq has CURVE and loads (or generates) the server key pair of
+    /// `configuration`.
+    static func loadServerKeyPair(_ configuration: DaemonConfiguration) throws -> ServerKeyPair {
+        guard Curve.isAvailable else {
+            throw KeyFileError(
+                file: ServerKeyPair.path(for: configuration),
+                problem:
+                    "curve: true, but this libzmq has no CURVE (zmq_has(\"curve\") is false); install a libzmq built with libsodium (Debian's libzmq5 is)"
+            )
+        }
+        return try ServerKeyPair.loadOrCreate(ServerKeyPair.path(for: configuration))
+    }
+
+    /// Logs that CURVE is on, with the server key and the clients admitted.
+    static func logCurveOn(
+        keyPair: ServerKeyPair, keyring: ClientKeyring, configuration: DaemonConfiguration, logger: Logger
+    ) {
         logger.info(
             "CURVE on: TCP endpoints admit only the clients in the keys directory",
             metadata: [
@@ -37,9 +57,15 @@ extension Daemon {
     /// Makes `socket` a CURVE server checked by the ZAP handler when CURVE is on and
     /// `endpoint` is TCP (or WebSocket); `ipc://` stays protected by its file's permissions.
     func secure(_ socket: Socket, endpoint: String) throws {
-        guard let serverKeyPair, Self.usesCurve(endpoint) else { return }
+        try Self.secure(socket, endpoint: endpoint, keyPair: serverKeyPair)
+    }
+
+    /// Makes `socket` a CURVE server with `keyPair` (nil: CURVE off) when `endpoint` is TCP
+    /// (or WebSocket).
+    static func secure(_ socket: Socket, endpoint: String, keyPair: ServerKeyPair?) throws {
+        guard let keyPair, usesCurve(endpoint) else { return }
         try socket.setOption(.curveServer, true)
-        try socket.setOption(.curveSecretKey, Array(serverKeyPair.secretKey.utf8))
+        try socket.setOption(.curveSecretKey, Array(keyPair.secretKey.utf8))
         try socket.setOption(.zapDomain, Array(ZAPHandler.domain.utf8))
     }
 
@@ -48,11 +74,18 @@ extension Daemon {
         !(endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("inproc://"))
     }
 
-    /// Reads the client keys, logging every refused file with its fix.
+    /// Reads the client keys, logging every refused file with its fix (of several engine
+    /// loops, the first logs them).
     func loadKeyring(_ directory: String) -> ClientKeyring {
+        Self.loadKeyring(directory, logger: (slot?.index ?? 0) == 0 ? logger : nil)
+    }
+
+    /// Reads the client keys in `directory`, logging every refused file with its fix to
+    /// `logger` (nil: not logged).
+    static func loadKeyring(_ directory: String, logger: Logger?) -> ClientKeyring {
         let keyring = ClientKeyring.load(directory: directory)
         for problem in keyring.problems {
-            logger.error("refused client key file: \(problem)", metadata: ["directory": "\(directory)"])
+            logger?.error("refused client key file: \(problem)", metadata: ["directory": "\(directory)"])
         }
         return keyring
     }
@@ -85,6 +118,9 @@ extension Daemon {
     func reloadKeyring(_ next: DaemonConfiguration, engine: Engine) -> JSONValue {
         guard let zap else { return .null }
         zap.keyring = loadKeyring(next.curveClientsDirectory)
+        // Behind the front of several loops, its ZAP handler and the publish proxy check with
+        // the keys the loops read last.
+        slot?.curve?.keyring = zap.keyring
         engine.accessCheck = KeyringAccess(keyring: zap.keyring)
         updateCurveStatus(engine: engine)
         return [

@@ -160,6 +160,7 @@ public final class Daemon {
             // One loop of several: the feeds of its partitions, in the store the loops share.
             engine.servedPartitions = slot.partitions
             engine.ledger.sharedOrder = slot.ledgerOrder
+            engine.sharedOwners = slot.owners
             store = slot.store
             metrics?.loopTotals = (slot.totals, slot.index)
         } else if let clusterStore, let tokens {
@@ -232,7 +233,7 @@ public final class Daemon {
         poller.register(publish, for: .readable)
         poller.register(fileDescriptor: durable.pacingDescriptor, for: .readable)
         if let zap {
-            poller.register(zap.socket, for: .readable)
+            if let socket = zap.socket { poller.register(socket, for: .readable) }
             engine.accessCheck = KeyringAccess(keyring: zap.keyring)
         }
         boundEndpoints = (try ingest.lastEndpoint, try control.lastEndpoint, try publish.lastEndpoint)
@@ -314,7 +315,7 @@ public final class Daemon {
                 reads = loop.waitEnded(
                     at: .now, ingestReadable: ready.includes(ingest), controlReadable: ready.includes(control))
             }
-            if let zap, ready.includes(zap.socket) { try serveZAP(engine: engine) }
+            if let socket = zap?.socket, ready.includes(socket) { try serveZAP(engine: engine) }
             if ready.includes(publish) { try serveSubscriptions(on: publish, engine: engine) }
             if reads.ingest || reads.control {
                 try read(
@@ -391,7 +392,7 @@ public final class Daemon {
         control = nil
         publishMonitor = nil
         publish = nil
-        zap?.socket.close()
+        zap?.socket?.close()
         zap = nil
         for lock in socketLocks { lock.release() }
         socketLocks = []
@@ -434,10 +435,7 @@ public final class Daemon {
         var ingestDrained = ingest == nil
         while budget > 0 && !(ingestDrained && controlBudget == 0) {
             if !ingestDrained, let ingest {
-                if let frame = try ingest.receiveFirstFrame(
-                    dontWait: true, keepingAtMost: keep, property: principalProperty,
-                    keepingSecondAtMost: ForwardedClient.maximumFrameBytes)
-                {
+                if let frame = try receiveIngest(ingest, keepingAtMost: keep) {
                     // A cluster node sends what another node owns to that node.
                     if let sender = try sender(ofIngest: frame),
                         try forwarder == nil
@@ -457,7 +455,9 @@ public final class Daemon {
                 if let received = try receive(control, keepingAtMost: keep) {
                     controlBudget -= 1
                     let envelope = ControlEnvelope(received.message)
-                    if let sender = sender(of: envelope, userID: received.principal),
+                    // Behind the front of several loops, its header names the client.
+                    let userID = slot?.curve == nil ? received.principal : envelope.frontUserID
+                    if let sender = sender(of: envelope, userID: userID),
                         try forwarder == nil || sender.frameCount != 1
                             || isServedHere(
                                 envelope.body, size: envelope.bodySize, route: envelope.route,
@@ -476,6 +476,20 @@ public final class Daemon {
                     controlBudget = 0  // drained: not tried again in this pass
                 }
             }
+        }
+    }
+
+    /// One waiting ingest message's first frame and, with CURVE on, the User-Id of its
+    /// connection; behind the front of several loops, the User-Id the front's first frame
+    /// gives (`FrontIngestFrames`).
+    private func receiveIngest(_ ingest: Socket, keepingAtMost keep: Int) throws -> FirstFrame? {
+        guard slot?.curve != nil else {
+            return try ingest.receiveFirstFrame(
+                dontWait: true, keepingAtMost: keep, property: principalProperty,
+                keepingSecondAtMost: ForwardedClient.maximumFrameBytes)
+        }
+        return try ingest.receiveMultipart(dontWait: true, keepingAtMost: keep).map {
+            FrontIngestFrames.unwrap($0, secondLimit: ForwardedClient.maximumFrameBytes)
         }
     }
 

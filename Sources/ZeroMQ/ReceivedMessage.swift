@@ -35,4 +35,14 @@ public struct FirstFrame: Sendable {
     public var second: [UInt8] = []
     /// The metadata property asked for, when the connection has it (e.g. "User-Id").
     public var property: String?
+
+    /// A first frame from its parts: for a reader that takes a message another thread
+    /// wrapped in frames of its own.
+    public init(bytes: [UInt8], size: Int, frameCount: Int, second: [UInt8] = [], property: String? = nil) {
+        self.bytes = bytes
+        self.size = size
+        self.frameCount = frameCount
+        self.second = second
+        self.property = property
+    }
 }

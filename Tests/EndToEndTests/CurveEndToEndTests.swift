@@ -22,9 +22,10 @@ struct CurveEndToEndTests {
         return pair
     }
 
-    /// rowcastd with CURVE on, admitting the keys in `clients`.
-    static func daemon(clients: TemporaryDirectory) throws -> DaemonProcess {
-        try DaemonProcess(extraArguments: ["--curve", "--curve-clients", clients.path])
+    /// rowcastd with CURVE on, admitting the keys in `clients`, with `threads` engine loops.
+    static func daemon(clients: TemporaryDirectory, threads: Int = 1) throws -> DaemonProcess {
+        try DaemonProcess(
+            extraArguments: ["--curve", "--curve-clients", clients.path, "--engine-threads", "\(threads)"])
     }
 
     /// The daemon's public key, from the server.pub it wrote into its state directory.
@@ -47,12 +48,14 @@ struct CurveEndToEndTests {
         #expect(Curve.encode(try #require(Curve.decode(pair.publicKey))) == pair.publicKey)
     }
 
-    @Test("a known key is served on every socket; an unknown key gets no reply, nothing is applied, and it is counted")
-    func unknownKeyRefused() throws {
+    @Test(
+        "a known key is served on every socket; an unknown key gets no reply, nothing is applied, and it is counted",
+        arguments: [1, 2])
+    func unknownKeyRefused(threads: Int) throws {
         let clients = try TemporaryDirectory("rowcast-clients")
         let alice = try Self.client("alice", in: clients)
         let mallory = try Self.client("mallory", in: nil)
-        let daemon = try Self.daemon(clients: clients)
+        let daemon = try Self.daemon(clients: clients, threads: threads)
 
         let intruder = try RawPeer(daemon, curve: try Self.keys(daemon, mallory))
         try intruder.dealer.setOption(.receiveTimeout, 1500)
@@ -101,13 +104,13 @@ struct CurveEndToEndTests {
     }
 
     @Test(
-        "keys added and removed in the keys directory take effect on reload, without a restart or dropping admitted connections"
-    )
-    func reloadRereadsKeys() throws {
+        "keys added and removed in the keys directory take effect on reload, without a restart or dropping admitted connections",
+        arguments: [1, 2])
+    func reloadRereadsKeys(threads: Int) throws {
         let clients = try TemporaryDirectory("rowcast-clients")
         let alice = try Self.client("alice", in: clients)
         let bob = try Self.client("bob", in: nil)
-        let daemon = try Self.daemon(clients: clients)
+        let daemon = try Self.daemon(clients: clients, threads: threads)
         let admin = try RawPeer(daemon, curve: try Self.keys(daemon, alice))
         try admin.subscribe([Array("rows.cars".utf8) + [0]])
 

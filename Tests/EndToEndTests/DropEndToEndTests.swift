@@ -55,14 +55,16 @@ struct DropEndToEndTests {
         #expect(try adminPeer.request(["op": "drop", "feed": "cars"])["ok"] == true)
     }
 
-    @Test("a key with max_feeds = 1 creates one feed; the next is limit_exceeded until it drops the first")
-    func quotaUnderCurve() throws {
+    @Test(
+        "a key with max_feeds = 1 creates one feed; the next is limit_exceeded until it drops the first, whatever loop serves each",
+        arguments: [1, 2])
+    func quotaUnderCurve(threads: Int) throws {
         let clients = try TemporaryDirectory("rowcast-clients")
         let tenant = try Curve.client("tenant", in: clients, allow: ["all cars*"])
         let path = clients.path + "/tenant.key"
         try (try String(contentsOfFile: path, encoding: .utf8) + "max_feeds = 1\n").write(
             toFile: path, atomically: true, encoding: .utf8)
-        let daemon = try Curve.daemon(clients: clients)
+        let daemon = try Curve.daemon(clients: clients, threads: threads)
         let peer = try RawPeer(daemon, curve: try Curve.keys(daemon, tenant))
         #expect(
             try peer.request(["op": "upsert", "feed": "cars-a", "item": DaemonEndToEndTests.product("1")])["ok"]

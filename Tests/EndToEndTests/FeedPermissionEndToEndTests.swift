@@ -4,17 +4,20 @@ import Testing
 import ZeroMQ
 
 /// Per-feed permissions of CURVE clients: the allow lines of each key file decide what its
-/// client may publish, reset, read (control and publish sockets alike), select and administer.
+/// client may publish, reset, read (control and publish sockets alike), select and administer;
+/// the same with one engine loop and with two (the front names each message's client).
 @Suite(.serialized)
 struct FeedPermissionEndToEndTests {
     typealias Curve = CurveEndToEndTests
 
-    @Test("a known key without reset gets forbidden on a reset, naming the permission and the feed, and the items stay")
-    func resetForbidden() throws {
+    @Test(
+        "a known key without reset gets forbidden on a reset, naming the permission and the feed, and the items stay",
+        arguments: [1, 2])
+    func resetForbidden(threads: Int) throws {
         let clients = try TemporaryDirectory("rowcast-clients")
         let admin = try Curve.client("admin", in: clients, allow: ["all *"])
         let producer = try Curve.client("producer", in: clients, allow: ["publish cars*"])
-        let daemon = try Curve.daemon(clients: clients)
+        let daemon = try Curve.daemon(clients: clients, threads: threads)
         let adminPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, admin))
         let producerPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, producer))
         try adminPeer.subscribe([Array("errors.cars".utf8) + [0]])
@@ -53,13 +56,13 @@ struct FeedPermissionEndToEndTests {
     }
 
     @Test(
-        "a subscriber without read on payroll receives none of its deltas or errors, nor a prefix that would match it, while it receives cars"
-    )
-    func readEnforcedOnPublish() throws {
+        "a subscriber without read on payroll receives none of its deltas or errors, nor a prefix that would match it, while it receives cars",
+        arguments: [1, 2])
+    func readEnforcedOnPublish(threads: Int) throws {
         let clients = try TemporaryDirectory("rowcast-clients")
         let admin = try Curve.client("admin", in: clients, allow: ["all *"])
         let viewer = try Curve.client("viewer", in: clients, allow: ["read cars"])
-        let daemon = try Curve.daemon(clients: clients)
+        let daemon = try Curve.daemon(clients: clients, threads: threads)
         let adminPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, admin))
         let viewerPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, viewer))
         try adminPeer.subscribe([Array("actions.payroll".utf8) + [0], Array("errors.payroll".utf8) + [0]])
@@ -114,12 +117,14 @@ struct FeedPermissionEndToEndTests {
         #expect(daemon.log.contains("refused a subscription"))
     }
 
-    @Test("permissions change on reload: a grant added applies to the open connection, one removed is gone")
-    func permissionsReload() throws {
+    @Test(
+        "permissions change on reload: a grant added applies to the open connection, one removed is gone",
+        arguments: [1, 2])
+    func permissionsReload(threads: Int) throws {
         let clients = try TemporaryDirectory("rowcast-clients")
         let admin = try Curve.client("admin", in: clients, allow: ["all *"])
         let producer = try Curve.client("producer", in: clients, allow: ["publish cars"])
-        let daemon = try Curve.daemon(clients: clients)
+        let daemon = try Curve.daemon(clients: clients, threads: threads)
         let adminPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, admin))
         let producerPeer = try RawPeer(daemon, curve: try Curve.keys(daemon, producer))
         #expect(

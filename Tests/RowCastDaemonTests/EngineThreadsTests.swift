@@ -3,6 +3,7 @@ import RowCastEngine
 import RowCastJSON
 import RowCastWire
 import Testing
+import ZeroMQ
 
 @testable import RowCastDaemon
 
@@ -24,6 +25,8 @@ struct EngineThreadsTests {
         for header in [
             FrontHeader(delimited: true, fanOut: 0), FrontHeader(delimited: false, fanOut: 1),
             FrontHeader(delimited: true, fanOut: .max), FrontHeader(delimited: false, fanOut: 0x0102_0304_0506_0708),
+            FrontHeader(delimited: true, fanOut: 3, userID: "alice"),
+            FrontHeader(delimited: false, fanOut: 0, userID: "é"),
         ] {
             #expect(FrontHeader(bytes: header.bytes) == header)
         }
@@ -53,6 +56,58 @@ struct EngineThreadsTests {
         #expect(fanOut.connection == direct.connection)
         #expect(other.connection != direct.connection)
         #expect(behind.body == Array("{}".utf8))
+        #expect(behind.frontUserID == nil)
+        #expect(direct.frontUserID == nil)
+    }
+
+    @Test("with CURVE the front names the client: in the control header, and in a first frame of an ingest message")
+    func clientNamedBehindFront() {
+        let named = ControlEnvelope(frames: [
+            Array("dealer-a".utf8), FrontHeader(delimited: true, fanOut: 0, userID: "alice").bytes,
+            Array("client-1".utf8), [], Array("{}".utf8),
+        ])
+        #expect(named.frontUserID == "alice")
+        #expect(named.body == Array("{}".utf8))
+        #expect(named.connection == ControlEnvelope(frames: [Array("client-1".utf8), [], Array("{}".utf8)]).connection)
+
+        let body = Array(#"{"op":"upsert"}"#.utf8)
+        let second = ForwardedClient.frame(publicKey: String(repeating: "k", count: 40))
+        for (frames, userID) in [([body], "alice"), ([body, second], "bob"), ([body, [1], [2]], nil)] {
+            let wrapped = FrontIngestFrames.wrap(frames, userID: userID)
+            let frame = FrontIngestFrames.unwrap(
+                ReceivedMessage(frames: wrapped, sizes: wrapped.map(\.count)),
+                secondLimit: ForwardedClient.maximumFrameBytes)
+            #expect(frame.bytes == body)
+            #expect(frame.size == body.count)
+            #expect(frame.frameCount == frames.count)
+            #expect(frame.second == (frames.count > 1 ? frames[1] : []))
+            #expect(Daemon.principal(frame.property) == userID)
+        }
+    }
+
+    @Test(
+        "with CURVE a merged status takes the front's connection and subscription counts, and adds up the loops' refused client frames"
+    )
+    func curveCountsMerged() throws {
+        func reply(_ refusedClientFrames: Int) -> [UInt8] {
+            let object: JSONValue = [
+                "ok": true, "op": "status",
+                "curve": [
+                    "clients": ["alice"], "admitted": 0, "refused": 0, "refusedSubscriptions": 0,
+                    "refusedClientFrames": .number(Double(refusedClientFrames)),
+                ],
+            ]
+            return object.serialized()
+        }
+        let merged = try JSONParser.parse(
+            FanOutReplies.merge(
+                op: "status", [reply(1), reply(2)], endpoints: [:],
+                curveCounts: ["admitted": 4, "refused": 5, "refusedSubscriptions": 6]))
+        #expect(merged["curve"]?["clients"] == ["alice"])
+        #expect(merged["curve"]?["admitted"] == 4)
+        #expect(merged["curve"]?["refused"] == 5)
+        #expect(merged["curve"]?["refusedSubscriptions"] == 6)
+        #expect(merged["curve"]?["refusedClientFrames"] == 3)
     }
 
     static func status(_ feeds: [String], more next: String? = nil, stored: Int, hosts: Int) -> [UInt8] {
@@ -168,14 +223,13 @@ struct EngineThreadsTests {
         #expect(!FanOutReplies.goesToEveryLoop(op: "plugins", namesFeed: false))
     }
 
-    @Test("more than one engine thread is refused with CURVE or a node name")
+    @Test("more than one engine thread runs with CURVE, and is refused with a node name")
     func refusedCombinations() {
         var configuration = DaemonConfiguration()
         configuration.engineThreads = 2
         #expect(throws: Never.self) { try ClusterRules.check(configuration, file: nil) }
         configuration.curve = true
-        #expect(throws: ConfigurationError.self) { try ClusterRules.check(configuration, file: nil) }
-        configuration.curve = false
+        #expect(throws: Never.self) { try ClusterRules.check(configuration, file: nil) }
         configuration.nodeName = "a"
         configuration.store = "postgresql://u@127.0.0.1:5432/d"
         #expect(throws: ConfigurationError.self) { try ClusterRules.check(configuration, file: nil) }

@@ -81,7 +81,7 @@ struct ForwardedClientTests {
         do {
             let zap = try ZAPHandler(
                 context: context, keyring: Self.keyring, nodeKey: server.publicKey, logger: Logger(label: "test"))
-            defer { zap.socket.close() }
+            defer { zap.socket?.close() }
             let reply = zap.reply(to: request(serverKey))
             #expect(String(decoding: reply[2], as: UTF8.self) == "200")
             #expect(String(decoding: reply[4], as: UTF8.self) == ForwardedClient.nodeUserID)
@@ -89,7 +89,7 @@ struct ForwardedClientTests {
         }
         let otherContext = try Context()
         let alone = try ZAPHandler(context: otherContext, keyring: Self.keyring, logger: Logger(label: "test"))
-        defer { alone.socket.close() }
+        defer { alone.socket?.close() }
         #expect(String(decoding: alone.reply(to: request(serverKey))[2], as: UTF8.self) == "400")
     }
 }

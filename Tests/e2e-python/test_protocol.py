@@ -789,12 +789,14 @@ class RelayTest(unittest.TestCase):
 class CurveTest(unittest.TestCase):
     """CURVE, as docs/PROTOCOL.md ("Connecting with CURVE") describes it."""
 
+    extra_args = ()
+
     def setUp(self):
         self.clients = tempfile.mkdtemp(prefix="rowcast-py-clients-")
         self.public, self.secret = zmq.curve_keypair()
         with open(os.path.join(self.clients, "py-client.key"), "w") as key_file:
             key_file.write('public-key = "%s"\nallow = "all *"\n' % self.public.decode())
-        self.daemon = Daemon(["--curve", "--curve-clients", self.clients])
+        self.daemon = Daemon(["--curve", "--curve-clients", self.clients, *self.extra_args])
         with open(os.path.join(self.daemon.state, "curve", "server.pub")) as server_pub:
             line = next(l for l in server_pub if l.startswith("public-key"))
         self.server_key = line.split('"')[1].encode()
@@ -848,6 +850,14 @@ class CurveTest(unittest.TestCase):
         dealer.send_multipart([b"", json.dumps({"op": "reset", "feed": "cars", "items": [], "req": 1}).encode()], zmq.DONTWAIT)
         with self.assertRaises(zmq.Again):
             dealer.recv_multipart()
+
+
+
+class CurveEngineThreadsTest(CurveTest):
+    """The CURVE tests above, against one rowcastd running three engine loops
+    (docs/OPERATIONS.md, "Engine threads"): the front names each message's client to its loop."""
+
+    extra_args = ("--engine-threads", "3")
 
 
 

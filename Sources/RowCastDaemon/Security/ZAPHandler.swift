@@ -9,6 +9,9 @@ import ZeroMQ
 /// connection made with the server key every node shares is another node's, admitted with the
 /// User-Id `@node` (``ForwardedClient``).
 ///
+/// With several engine loops (`engine.threads`), the front thread serves the one handler of
+/// the shared context, and each loop holds one that binds nothing, for its keyring.
+///
 /// Not `Sendable`: it owns a socket of the loop thread.
 final class ZAPHandler {
     /// The endpoint libzmq sends ZAP requests to.
@@ -16,8 +19,8 @@ final class ZAPHandler {
     /// The ZAP domain rowcastd's CURVE sockets set.
     static let domain = "rowcast"
 
-    /// The REP socket.
-    let socket: Socket
+    /// The REP socket; nil for a loop behind the front of several, which binds none.
+    let socket: Socket?
     /// The clients admitted; replaced on reload.
     var keyring: ClientKeyring
     /// The public key of the cluster's nodes (the server key they share), or nil when this
@@ -35,16 +38,27 @@ final class ZAPHandler {
 
     /// Binds the handler in `context`; before any CURVE socket binds.
     init(context: Context, keyring: ClientKeyring, nodeKey: String? = nil, logger: Logger) throws {
-        socket = try Socket(context: context, type: .rep)
+        let socket = try Socket(context: context, type: .rep)
         try socket.setOption(.linger, 0)
         try socket.bind(Self.endpoint)
+        self.socket = socket
         self.keyring = keyring
         self.nodeKey = nodeKey
         self.logger = logger
     }
 
+    /// A handler that binds nothing: one engine loop's keyring, when the front of several
+    /// loops serves the ZAP requests (`EngineThreadGroup`).
+    init(keyring: ClientKeyring, logger: Logger) {
+        socket = nil
+        self.keyring = keyring
+        nodeKey = nil
+        self.logger = logger
+    }
+
     /// Answers every request waiting, without blocking.
     func serve() throws {
+        guard let socket else { return }
         while let frames = try socket.receiveMultipart(dontWait: true) {
             _ = try socket.send(reply(to: frames), dontWait: true)
         }

@@ -20,6 +20,11 @@ struct EngineLoopSlot: @unchecked Sendable {
     let totals: LoopTotals
     /// The ranks every loop's remembered answers take.
     let ledgerOrder: LedgerOrder
+    /// The feeds each client owns on every loop, for its `max_feeds`.
+    let owners: FeedOwnerCounts
+    /// With CURVE on: the key pair and client keys the loops share with the front (the front
+    /// names each message's client; docs/OPERATIONS.md, "Engine threads"); nil with it off.
+    var curve: SharedCurve? = nil
 
     /// The partitions this loop serves: those whose index leaves `index` divided by `count`.
     var partitions: Set<Partition> { Self.partitions(of: index, count: count) }

@@ -17,6 +17,10 @@ import Glibc
 /// (`rowcastd-pub`) joins the loops' deltas onto the public publish socket and carries the
 /// subscriptions back to every loop, which answers those of its own feeds.
 ///
+/// With CURVE, the group loads the server key pair and the client keys before any loop starts
+/// (`SharedCurve`), and the front serves the ZAP handler of the shared context and names each
+/// message's client to its loop, which checks the grants as one rowcastd does.
+///
 /// Readiness (the ready line, READY=1) comes once every loop has loaded its feeds and the
 /// public sockets are bound; a stop stops reading the public sockets, lets every loop answer
 /// what it read, forwards the last replies, and only then closes.
@@ -51,13 +55,22 @@ final class EngineThreadGroup {
         } catch {
             throw DaemonStartError(underlying: error)
         }
+        let curve: (shared: SharedCurve, zap: ZAPHandler)?
+        do {
+            curve = try startCurve(context: context)
+        } catch {
+            throw DaemonStartError(underlying: error)
+        }
+        // The ZAP handler's socket closes last: the public sockets' handshakes need it.
+        defer { curve?.zap.socket?.close() }
         let totals = LoopTotals(loops: count)
         let ledgerOrder = LedgerOrder()
+        let owners = FeedOwnerCounts()
         for index in 0..<count {
             startLoop(
                 EngineLoopSlot(
                     index: index, count: count, context: context, store: store, totals: totals,
-                    ledgerOrder: ledgerOrder))
+                    ledgerOrder: ledgerOrder, owners: owners, curve: curve?.shared))
         }
         for _ in 0..<count { started.wait() }
         let sockets: PublicSockets
@@ -65,7 +78,7 @@ final class EngineThreadGroup {
             if let failure = outcomes.withLock({ $0.values.compactMap { $0.failure }.first }) { throw failure }
             sockets = try PublicSockets(
                 configuration: configuration, context: context, loops: count, file: environment.configurationFile,
-                metrics: environment.metrics, locks: &socketLocks)
+                metrics: environment.metrics, curve: curve?.shared, locks: &socketLocks)
         } catch {
             stopLoops()
             for lock in socketLocks { lock.release() }
@@ -76,7 +89,7 @@ final class EngineThreadGroup {
             front = try FrontRouter(
                 configuration: configuration, context: context, loops: count, ingest: sockets.ingest,
                 control: sockets.control, endpoints: sockets.endpointsJSON, metrics: environment.metrics,
-                logger: logger)
+                logger: logger, curve: curve?.shared, zap: curve?.zap)
         } catch {
             stopLoops()
             sockets.close(proxyEnded: nil)
@@ -161,6 +174,18 @@ final class EngineThreadGroup {
             let result = Result { try daemon.run(until: signal) }
             outcomes.withLock { $0[count + slot.index] = result }
         }
+    }
+
+    /// With `curve: true`: checks that libzmq has CURVE, loads (or generates) the server key pair
+    /// and reads the client keys, once for every loop, and binds the ZAP handler the front
+    /// serves, before any socket binds; nil with CURVE off.
+    private func startCurve(context: Context) throws -> (shared: SharedCurve, zap: ZAPHandler)? {
+        guard configuration.curve else { return nil }
+        let keyPair = try Daemon.loadServerKeyPair(configuration)
+        let keyring = Daemon.loadKeyring(configuration.curveClientsDirectory, logger: logger)
+        let zap = try ZAPHandler(context: context, keyring: keyring, logger: logger)
+        Daemon.logCurveOn(keyPair: keyPair, keyring: keyring, configuration: configuration, logger: logger)
+        return (SharedCurve(keyPair: keyPair, keyring: keyring), zap)
     }
 
     /// Asks every loop to stop and waits until each has ended (a start that failed).

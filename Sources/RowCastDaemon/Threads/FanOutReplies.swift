@@ -16,9 +16,13 @@ enum FanOutReplies {
     /// The merged reply to `op` from `replies` (one per loop, in loop order); `endpoints` are
     /// the daemon's public endpoints, which `status` shows in place of the loops' own, and
     /// `frontDropped` the replies the front could not hand over, which `status` counts with the
-    /// loops' own. A reply that failed, or one that does not parse, is sent as it is (the first
-    /// of them).
-    static func merge(op: String, _ replies: [[UInt8]], endpoints: JSONValue, frontDropped: Int = 0) -> [UInt8] {
+    /// loops' own. With CURVE, `curveCounts` are the counts of `status`'s `curve` member that the
+    /// front and the publish proxy keep (the loops admit no connection and see no subscriber);
+    /// the loops' `refusedClientFrames` are added up. A reply that failed, or one that does not
+    /// parse, is sent as it is (the first of them).
+    static func merge(
+        op: String, _ replies: [[UInt8]], endpoints: JSONValue, frontDropped: Int = 0, curveCounts: JSONObject? = nil
+    ) -> [UInt8] {
         var objects: [JSONObject] = []
         for reply in replies {
             guard let object = (try? JSONParser.parse(reply))?.objectValue, object["ok"] == .bool(true) else {
@@ -36,6 +40,12 @@ enum FanOutReplies {
                 counters["dropped"] = .number(
                     JSONNumber((counters["dropped"]?.numberValue ?? 0) + Double(frontDropped)))
                 merged["counters"] = .object(counters)
+            }
+            if let curveCounts, var curve = merged["curve"]?.objectValue {
+                for (key, value) in curveCounts.entries { curve[key] = value }
+                let frames = objects.map { $0["curve"]?["refusedClientFrames"]?.numberValue ?? 0 }.reduce(0, +)
+                curve["refusedClientFrames"] = .number(JSONNumber(frames))
+                merged["curve"] = .object(curve)
             }
         case "quarantine": mergeSums(&merged, objects, keys: ["items", "retried"])
         default: break  // reload: every loop reloaded; the first one's reply says so

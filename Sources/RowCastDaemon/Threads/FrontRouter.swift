@@ -16,6 +16,10 @@ import ZeroMQ
 /// delimiter, and which fan-out the request belongs to, so the reply goes back exactly as the
 /// loop alone would have sent it.
 ///
+/// With CURVE the front serves the ZAP requests of the public sockets and names each
+/// message's client to its loop: in the header of a control request, in a first frame of an
+/// ingest message (`FrontIngestFrames`); each loop then checks the grants as one rowcastd does.
+///
 /// Not `Sendable`: its sockets belong to the thread that runs it.
 final class FrontRouter {
     private let logger: Logger
@@ -25,6 +29,8 @@ final class FrontRouter {
     private let pushes: [Socket]
     private let dealers: [Socket]
     private let poller = Poller()
+    private let curve: SharedCurve?
+    private let zap: ZAPHandler?
     private var fanOuts: [UInt64: FanOut] = [:]
     private var nextFanOut: UInt64 = 1
     /// A message a loop's full queue did not take yet; reading waits until it has gone.
@@ -51,9 +57,12 @@ final class FrontRouter {
     /// A front for `loops` loops over `context`, its public sockets already bound.
     init(
         configuration: DaemonConfiguration, context: Context, loops: Int, ingest: Socket, control: Socket,
-        endpoints: JSONValue, metrics: (any MetricsFactory)?, logger: Logger
+        endpoints: JSONValue, metrics: (any MetricsFactory)?, logger: Logger, curve: SharedCurve? = nil,
+        zap: ZAPHandler? = nil
     ) throws {
         self.configuration = configuration
+        self.curve = curve
+        self.zap = zap
         self.ingest = ingest
         self.control = control
         self.endpoints = endpoints
@@ -80,6 +89,7 @@ final class FrontRouter {
         poller.register(ingest, for: .readable)
         poller.register(control, for: .readable)
         for dealer in dealers { poller.register(dealer, for: .readable) }
+        if let socket = zap?.socket { poller.register(socket, for: .readable) }
     }
 
     /// Whether a message read from the public sockets still waits for room in a loop's queue.
@@ -93,6 +103,11 @@ final class FrontRouter {
         poller.register(ingest, for: canRead ? .readable : [])
         poller.register(control, for: canRead ? .readable : [])
         _ = try poller.poll(timeoutMilliseconds: held == nil ? timeoutMilliseconds : 1)
+        if let zap, let curve, let socket = zap.socket, poller.isReadable(socket) {
+            // The keys in force: those the loops read at the start or their last reload.
+            zap.keyring = curve.keyring
+            try zap.serve()
+        }
         for (index, dealer) in dealers.enumerated() where poller.isReadable(dealer) {
             _ = try forwardReplies(from: dealer, loop: index)
         }
@@ -138,10 +153,11 @@ final class FrontRouter {
 
     private func forwardIngest() throws {
         var moved = 0
-        while moved < 1000, let frames = try ingest.receiveMultipart(dontWait: true) {
+        while moved < 1000, let (frames, userID) = try receive(ingest) {
             moved += 1
             let partition = frames.first.flatMap { RequestRouting(body: $0).partition }
             let loop = partition.map { EngineLoopSlot.loop(serving: $0, count: pushes.count) } ?? 0
+            let frames = curve == nil ? frames : FrontIngestFrames.wrap(frames, userID: userID)
             guard try pushes[loop].send(frames, dontWait: true) else {
                 held = .one(pushes[loop], frames)
                 return
@@ -151,7 +167,7 @@ final class FrontRouter {
 
     private func forwardRequests() throws {
         var moved = 0
-        while moved < 1000, let frames = try control.receiveMultipart(dontWait: true) {
+        while moved < 1000, let (frames, userID) = try receive(control) {
             moved += 1
             let envelope = ControlEnvelope(frames: frames)
             let delimited = envelope.routing.count > 1 && envelope.routing.last?.isEmpty == true
@@ -160,7 +176,8 @@ final class FrontRouter {
             let routing = RequestRouting(body: envelope.body)
             let everyLoop = FanOutReplies.goesToEveryLoop(op: routing.op, namesFeed: routing.feed != nil)
             let fanOut = everyLoop ? nextFanOut : 0
-            let message = [FrontHeader(delimited: delimited, fanOut: fanOut).bytes] + identities + [[]] + bodyFrames
+            let header = FrontHeader(delimited: delimited, fanOut: fanOut, userID: userID ?? "")
+            let message = [header.bytes] + identities + [[]] + bodyFrames
             let waiting: Held
             if everyLoop {
                 nextFanOut &+= 1
@@ -174,6 +191,24 @@ final class FrontRouter {
                 return
             }
         }
+    }
+
+    /// One waiting message of `socket` and, with CURVE, its connection's User-Id.
+    private func receive(_ socket: Socket) throws -> (frames: [[UInt8]], userID: String?)? {
+        guard curve != nil else { return try socket.receiveMultipart(dontWait: true).map { ($0, nil) } }
+        return try socket.receiveMultipart(property: Daemon.userIDProperty, dontWait: true).map {
+            ($0.frames, $0.property)
+        }
+    }
+
+    /// The `curve` counts of `status` that the front and the proxy keep: connections admitted
+    /// and refused, subscriptions refused.
+    private var curveCounts: JSONObject? {
+        guard let zap, let curve else { return nil }
+        return [
+            "admitted": .number(Double(zap.admitted)), "refused": .number(Double(zap.refused)),
+            "refusedSubscriptions": .number(Double(curve.refusedSubscriptions)),
+        ]
     }
 
     /// Moves up to 1,000 replies of `loop` to their clients; returns how many.
@@ -196,7 +231,8 @@ final class FrontRouter {
                 fanOuts[header.fanOut] = nil
                 body = [
                     FanOutReplies.merge(
-                        op: fanOut.op, fanOut.replies.map { $0! }, endpoints: endpoints, frontDropped: dropped)
+                        op: fanOut.op, fanOut.replies.map { $0! }, endpoints: endpoints, frontDropped: dropped,
+                        curveCounts: curveCounts)
                 ]
             }
             sendReply(identities + (header.delimited ? [[]] : []) + body)
@@ -219,28 +255,36 @@ final class FrontRouter {
 }
 
 /// The first frame of a request the front hands a loop, echoed in its reply: whether the
-/// client's envelope had its empty delimiter, and the fan-out it belongs to (0: none).
+/// client's envelope had its empty delimiter, the fan-out it belongs to (0: none), and with
+/// CURVE the client the connection's User-Id names. Only the front reaches a loop's
+/// `inproc://` sockets, so no client can write this frame.
 struct FrontHeader: Equatable {
     /// Whether the client's envelope ended with an empty frame (REQ, or DEALER with one).
     let delimited: Bool
     /// The request every loop answers that this is a copy of, or 0.
     let fanOut: UInt64
+    /// The User-Id of the client's connection: its CURVE client's name, or "" (CURVE off, or
+    /// an `ipc://` connection, which is not checked).
+    let userID: String
 
     /// A header from its parts.
-    init(delimited: Bool, fanOut: UInt64) {
+    init(delimited: Bool, fanOut: UInt64, userID: String = "") {
         self.delimited = delimited
         self.fanOut = fanOut
+        self.userID = userID
     }
 
     /// The header `bytes` hold, or nil when they hold none.
     init?(bytes: [UInt8]) {
-        guard bytes.count == 9, bytes[0] == 0x64 || bytes[0] == 0x6E else { return nil }
+        guard bytes.count >= 9, bytes[0] == 0x64 || bytes[0] == 0x6E else { return nil }
         delimited = bytes[0] == 0x64
-        fanOut = bytes[1...].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        fanOut = bytes[1..<9].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        userID = String(decoding: bytes[9...], as: UTF8.self)
     }
 
-    /// The 9 bytes: "d" or "n", then the fan-out number, little-endian.
+    /// "d" or "n", then the fan-out number in 8 bytes, little-endian, then the User-Id.
     var bytes: [UInt8] {
         [delimited ? 0x64 : 0x6E] + (0..<8).map { UInt8(truncatingIfNeeded: fanOut >> (8 * $0)) }
+            + Array(userID.utf8)
     }
 }

@@ -8,7 +8,8 @@ import ZeroMQ
 /// The sockets clients reach when several engine loops run (`EngineThreadGroup`), bound as
 /// one rowcastd binds them (permissions, `ipc://` path locks, the same options): ingest and
 /// control for the front, and the publish socket with the proxy that joins the loops' deltas
-/// onto it.
+/// onto it. With CURVE their TCP endpoints are CURVE servers, and the proxy applies each
+/// subscription only when its client may read what it names, as one rowcastd does.
 final class PublicSockets {
     /// The ingest socket (PULL), read by the front.
     let ingest: Socket
@@ -24,20 +25,24 @@ final class PublicSockets {
     private let subscribers: Gauge?
     private var connections = 0
     private let context: Context
+    private let curve: SharedCurve?
 
-    /// Binds the public sockets of `configuration` in `context`, and connects the proxy's
-    /// upstream to each of the `loops` loops' publish endpoints; adds the path locks to `locks`.
+    /// Binds the public sockets of `configuration` in `context` (CURVE servers with `curve`'s
+    /// key pair, when given), and connects the proxy's upstream to each of the `loops` loops'
+    /// publish endpoints; adds the path locks to `locks`.
     init(
         configuration: DaemonConfiguration, context: Context, loops: Int, file: String?, metrics: (any MetricsFactory)?,
-        locks: inout [PIDLockFile]
+        curve: SharedCurve? = nil, locks: inout [PIDLockFile]
     ) throws {
         self.context = context
+        self.curve = curve
         let permissions = try SocketPermissions(configuration, file: file)
         let zmqLimit = Int64(configuration.hardMessageBytes)
         func bind(_ socket: Socket, _ endpoint: String) throws {
             if let path = SocketPermissions.socketPath(of: endpoint), path != "*" {
                 locks.append(try SocketInUseError.lock(path))
             }
+            try Daemon.secure(socket, endpoint: endpoint, keyPair: curve?.keyPair)
             try permissions.bind(socket, to: endpoint)
         }
         ingest = try Socket(context: context, type: .pull)
@@ -55,9 +60,10 @@ final class PublicSockets {
         try bind(control, configuration.controlEndpoint)
 
         // Verbose, so every subscription (a repeated one too) reaches the loops, which answer
-        // their own feeds' with a position, as one rowcastd does.
+        // their own feeds' with a position, as one rowcastd does; with CURVE, manual: the
+        // proxy applies a subscription only once it checked the client may read it.
         let publish = try Socket(context: context, type: .xpub)
-        try publish.setOption(.xpubVerbose, true)
+        try publish.setOption(curve == nil ? .xpubVerbose : .xpubManual, true)
         try publish.setOption(.linger, configuration.lingerMilliseconds)
         try publish.setOption(.sendHighWaterMark, configuration.publishHighWaterMark)
         monitor = try metrics.map { _ in try SocketMonitor(watching: publish, events: [.accepted, .disconnected]) }
@@ -91,7 +97,7 @@ final class PublicSockets {
     /// when it has ended.
     func startProxy(logger: Logger) -> DispatchSemaphore {
         let ended = DispatchSemaphore(value: 0)
-        let sockets = ProxySockets(upstream: upstream, publish: publish, steer: steer)
+        let sockets = ProxySockets(upstream: upstream, publish: publish, steer: steer, curve: curve, logger: logger)
         NamedThread.start("rowcastd-pub") {
             do {
                 try sockets.run()
@@ -140,6 +146,9 @@ private struct ProxySockets: @unchecked Sendable {
     let upstream: Socket
     let publish: Socket
     let steer: Socket
+    /// With CURVE: the keys that decide which subscriptions apply.
+    let curve: SharedCurve?
+    let logger: Logger
 
     /// Moves the loops' deltas down and the subscriptions up until TERMINATE arrives on
     /// `steer`; then moves the deltas already queued, so the last ones the loops sent before
@@ -152,11 +161,49 @@ private struct ProxySockets: @unchecked Sendable {
         while true {
             _ = try poller.poll(timeoutMilliseconds: -1)
             if poller.isReadable(upstream) { try move(from: upstream, to: publish) }
-            if poller.isReadable(publish) { try move(from: publish, to: upstream) }
+            if poller.isReadable(publish) {
+                if let curve { try checkSubscriptions(curve) } else { try move(from: publish, to: upstream) }
+            }
             if poller.isReadable(steer), try steer.receive(dontWait: true) == Proxy.terminate {
                 while try move(from: upstream, to: publish) > 0 {}
                 return
             }
+        }
+    }
+
+    /// With CURVE (a manual XPUB): applies up to 1,000 waiting subscriptions whose client may
+    /// read what they name (``SubscriptionFilter``), and passes each on to the loops (the one
+    /// serving its feed answers with the position); a refused one is dropped (the client
+    /// receives nothing of it), counted and logged, as one rowcastd does. An unsubscription is
+    /// applied on the public socket only: the loops keep sending what any client subscribed to
+    /// once, and the public socket sends each client only what it is subscribed to.
+    private func checkSubscriptions(_ curve: SharedCurve) throws {
+        var moved = 0
+        while moved < 1000,
+            let (frames, userID) = try publish.receiveMultipart(property: Daemon.userIDProperty, dontWait: true)
+        {
+            moved += 1
+            guard let frame = frames.first, let kind = frame.first, kind == 0 || kind == 1 else { continue }
+            let prefix = Array(frame.dropFirst())
+            if kind == 0 {
+                try publish.unsubscribe(prefix)
+                continue
+            }
+            if let client = Daemon.principal(userID),
+                !SubscriptionFilter.allows(prefix, principal: client, access: KeyringAccess(keyring: curve.keyring))
+            {
+                let refused = curve.countRefusedSubscription()
+                // A flood logs sparsely.
+                guard refused <= 100 || refused.isMultiple(of: 1000) else { continue }
+                logger.notice(
+                    "refused a subscription: the client may not read it",
+                    metadata: [
+                        "client": "\(client)", "topic": "\(String(decoding: prefix.filter { $0 != 0 }, as: UTF8.self))",
+                    ])
+                continue
+            }
+            try publish.subscribe(prefix)
+            _ = try upstream.send([frame], dontWait: true)
         }
     }
 

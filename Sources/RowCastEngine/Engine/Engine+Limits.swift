@@ -10,11 +10,11 @@ extension Engine {
         let counted = currentPrincipal != nil && accessCheck != nil
         guard feeds.count >= limits.feeds || counted, feeds[name] == nil else { return }
         if counted, let principal = currentPrincipal, let quota = accessCheck?.feedQuota(of: principal),
-            ownedFeeds[principal, default: 0] >= quota
+            !takesPlace(for: principal, feed: name, quota: quota)
         {
             throw RowCastError(
                 .limitExceeded,
-                "\(op): client \"\(principal)\" has created \(ownedFeeds[principal, default: 0]) feeds, the most its key file's max_feeds allows; feed \"\(name)\" was not created. Drop one of its feeds (rowcast drop), or raise max_feeds in its key file",
+                "\(op): client \"\(principal)\" has created \(ownedFeedCount(of: principal)) feeds, the most its key file's max_feeds allows; feed \"\(name)\" was not created. Drop one of its feeds (rowcast drop), or raise max_feeds in its key file",
                 feed: name, limit: "max_feeds of client \(principal)")
         }
         guard feeds.count >= limits.feeds else { return }
@@ -22,6 +22,18 @@ extension Engine {
             .limitExceeded,
             "\(op): rowcastd holds \(feeds.count) feeds, the most limits.max_feeds allows; feed \"\(name)\" was not created. Raise the limit, or publish into an existing feed",
             feed: name, limit: "limits.max_feeds")
+    }
+
+    /// Whether `principal` may create the feed `name` under `quota`. With several loops the
+    /// place is taken in the shared counts at once (`reservedPlace`), so that no other loop
+    /// takes it before this request creates the feed.
+    private func takesPlace(for principal: String, feed name: String, quota: Int) -> Bool {
+        guard let sharedOwners else { return ownedFeeds[principal, default: 0] < quota }
+        if let reserved = reservedPlace, reserved.owner == principal, reserved.feed == name { return true }
+        releaseReservedPlace()
+        guard sharedOwners.reserve(for: principal, quota: quota) else { return false }
+        reservedPlace = (principal, name)
+        return true
     }
 
     /// Refuses an upsert that would add an item past `limits.max_items_per_feed`, a section

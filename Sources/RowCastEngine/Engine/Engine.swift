@@ -47,6 +47,12 @@ public final class Engine {
     var currentPrincipal: String?
     /// How many feeds each client owns, for its quota.
     var ownedFeeds: [String: Int] = [:]
+    /// The counts every engine loop adds its feeds' owners to, when several share the store
+    /// (`engine.threads`); nil: this engine's own count is the quota's.
+    public var sharedOwners: FeedOwnerCounts?
+    /// The place in `sharedOwners` the request being applied took for the feed it may create:
+    /// the feed's creation keeps it, the end of the request gives it back otherwise.
+    var reservedPlace: (owner: String, feed: String)?
     /// Bytes of recent deltas held for `since`, over every feed.
     public var historyBytes: Int { history.bytes }
 
@@ -181,7 +187,10 @@ public final class Engine {
     ) -> Pending {
         let isIngest = origin == .ingest
         currentPrincipal = principal
-        defer { currentPrincipal = nil }
+        defer {
+            currentPrincipal = nil
+            releaseReservedPlace()
+        }
         switch outcome {
         case .failure(let error, let op, let req, let client):
             return refuse(error, op: op, req: req, client: client, publishing: isIngest, into: &publications)
@@ -289,14 +298,38 @@ public final class Engine {
             forgetHistory(of: replaced)
             disown(replaced)
         }
-        if let owner = feed.owner { ownedFeeds[owner, default: 0] += 1 }
+        if let owner = feed.owner { own(owner, feed: feed.name) }
         feeds[feed.name] = feed
+    }
+
+    /// Counts the feed `name` of `owner` against its quota (in `sharedOwners` too, unless the
+    /// request creating it took its place there already).
+    private func own(_ owner: String, feed name: String) {
+        ownedFeeds[owner, default: 0] += 1
+        if let reserved = reservedPlace, reserved.owner == owner, reserved.feed == name {
+            reservedPlace = nil
+        } else {
+            sharedOwners?.add(1, to: owner)
+        }
+    }
+
+    /// Gives back the place the request took for a feed it did not create.
+    func releaseReservedPlace() {
+        guard let reserved = reservedPlace else { return }
+        reservedPlace = nil
+        sharedOwners?.add(-1, to: reserved.owner)
+    }
+
+    /// The feeds `owner` owns, on every loop when several share the store.
+    func ownedFeedCount(of owner: String) -> Int {
+        sharedOwners?.count(of: owner) ?? ownedFeeds[owner, default: 0]
     }
 
     /// Stops counting `feed` against its owner's quota.
     private func disown(_ feed: Feed) {
         guard let owner = feed.owner else { return }
         ownedFeeds[owner] = (ownedFeeds[owner] ?? 1) > 1 ? ownedFeeds[owner]! - 1 : nil
+        sharedOwners?.add(-1, to: owner)
     }
 
     /// Removes a feed from the engine: one the durable store never had (after a failed commit
@@ -316,7 +349,7 @@ public final class Engine {
         guard create else { return nil }
         let feed = Feed(name: name, epoch: makeEpoch(), tally: storage)
         feed.owner = currentPrincipal
-        if let owner = feed.owner { ownedFeeds[owner, default: 0] += 1 }
+        if let owner = feed.owner { own(owner, feed: name) }
         feeds[name] = feed
         logger.info("feed created", metadata: ["feed": "\(name)", "epoch": "\(feed.epoch)"])
         return feed

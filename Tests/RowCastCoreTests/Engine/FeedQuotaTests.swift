@@ -40,6 +40,37 @@ struct FeedQuotaTests {
         #expect(send(harness.engine, upsert("t3", item("1")), from: "tenant")["ok"] == true)
     }
 
+    @Test(
+        "engines sharing their owners' counts (several loops) apply one quota to a client's feeds on both; a request refused after its check gives its place back"
+    )
+    func quotaOverLoops() {
+        let owners = FeedOwnerCounts()
+        let first = EngineHarness()
+        let second = EngineHarness()
+        for harness in [first, second] {
+            harness.engine.accessCheck = QuotaAccess(quotas: ["tenant": 3])
+            harness.engine.sharedOwners = owners
+        }
+        #expect(send(first.engine, upsert("t1", item("1")), from: "tenant")["ok"] == true)
+        #expect(send(second.engine, upsert("t2", item("1")), from: "tenant")["ok"] == true)
+        #expect(owners.count(of: "tenant") == 2)
+        // The first engine's own limit refuses t3 after the quota's check took a place: the
+        // place comes back, so the second engine may still create a feed.
+        first.engine.limits.feeds = 1
+        let full = send(first.engine, upsert("t3", item("1")), from: "tenant")
+        #expect(full["error"]?["limit"] == "limits.max_feeds", "\(full)")
+        #expect(owners.count(of: "tenant") == 2)
+        #expect(send(second.engine, upsert("t4", item("1")), from: "tenant")["ok"] == true)
+        let refused = send(first.engine, upsert("t5", item("1")), from: "tenant")
+        #expect(refused["error"]?["limit"] == "max_feeds of client tenant", "\(refused)")
+        #expect(refused["error"]?["message"]?.stringValue?.contains("has created 3 feeds") == true)
+        #expect(send(second.engine, ["op": "drop", "feed": "t2"], from: "tenant")["ok"] == true)
+        first.engine.limits.feeds = 10
+        #expect(send(first.engine, upsert("t5", item("1")), from: "tenant")["ok"] == true)
+        #expect(owners.count(of: "tenant") == 3)
+        #expect(first.engine.ownedFeeds["tenant"] == 2 && second.engine.ownedFeeds["tenant"] == 1)
+    }
+
     @Test("owners are stored: after a restart the client's feeds still count")
     func ownersSurviveRestart() throws {
         let directory = try ScratchDirectory()
