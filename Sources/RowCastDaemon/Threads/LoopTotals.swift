@@ -23,7 +23,9 @@ final class LoopTotals: Sendable {
 
     /// Records loop `index`'s feed and row counts and returns the sums over every loop.
     func record(loop index: Int, feeds: Int, rows: Int) -> (feeds: Int, rows: Int) {
-        let sums = record(loop: index) { $0.feeds = feeds; $0.rows = rows }
+        let sums = record(loop: index) {
+            $0.feeds = feeds; $0.rows = rows
+        }
         return (sums.feeds, sums.rows)
     }
 
