@@ -1,3 +1,5 @@
+import RowCastWire
+
 /// What the registry needs to know of a plugin to route types to it, whether it is loaded into
 /// rowcastd (``LoadedPlugin``) or runs in a host process (``HostedPlugin``).
 public protocol RegisteredPlugin: AnyObject {
@@ -19,11 +21,13 @@ public protocol RegisteredPlugin: AnyObject {
 
 extension RegisteredPlugin {
     /// Name, version, file and the file's identity: any change means the plugin's rows must be
-    /// rendered again.
+    /// rendered again. The store keeps it as text, so a U+0000 (a host's hello may say any name
+    /// or version) becomes U+FFFD (`StorableText`).
     public var rendererIdentity: String {
         let file = fileIdentity
-        return
+        return StorableText.replacingNUL(
             "\(name)@\(version)@\(self.file)@\(file.device):\(file.inode):\(file.size):\(file.modifiedSeconds).\(file.modifiedNanoseconds)"
+        )
     }
 }
 
