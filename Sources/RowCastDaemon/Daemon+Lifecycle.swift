@@ -7,7 +7,8 @@ import Glibc
 
 /// What the loop tells the world about itself: the ready line, and systemd's READY=1,
 /// STATUS=, WATCHDOG=1 and STOPPING=1. All of it is sent from the loop thread, so a stuck loop
-/// stops the watchdog pings.
+/// stops the watchdog pings. Of several engine loops the first speaks for all: WATCHDOG=1 only
+/// while every loop passes, STATUS= with the sums of every loop's counts (`LoopTotals`).
 extension Daemon {
     /// Every socket is bound and the state is loaded: `/healthz` says so first, then the ready
     /// line and READY=1, so whoever waited for either finds the service healthy.
@@ -42,19 +43,28 @@ extension Daemon {
     /// Once per pass: WATCHDOG=1 when due, STATUS= when the summary changed.
     func keepAlive(engine: Engine) {
         let now = ContinuousClock.now
-        environment.health?.tick()
+        let passedAt = passClock?.tick()
         if let metrics {
             if let publishMonitor { metrics.drain(publishMonitor) }
             metrics.flush(engine: engine, now: now)
         }
         if watchdog?.isDue(at: now) == true {
-            send(.watchdog, what: "WATCHDOG=1")
+            // Of several loops, the first pings only when every loop passed since its last
+            // check: one hung loop stops the pings, and systemd restarts the daemon.
+            let everyLoopPasses =
+                slot == nil || environment.health?.everyLoopPassed(since: watchdogCheckedAt) != false
+            watchdogCheckedAt = passedAt ?? 0
+            if everyLoopPasses { send(.watchdog, what: "WATCHDOG=1") }
         }
-        guard environment.notifier.isEnabled, statusSummary.isDue(at: now) else { return }
-        let rows = engine.feeds.values.reduce(0) { $0 + $1.rowCount }
+        // Every loop of several counts for the first one's STATUS=.
+        guard environment.notifier.isEnabled || slot != nil, statusSummary.isDue(at: now) else { return }
+        var counts = LoopTotals.Counts(
+            feeds: engine.feeds.count, rows: engine.feeds.values.reduce(0) { $0 + $1.rowCount },
+            applied: engine.counters.applied)
+        if let slot { counts = slot.totals.record(loop: slot.index, counts) }
         if let text = statusSummary.update(
-            at: now, feeds: engine.feeds.count, rows: rows, applied: engine.counters.applied,
-            plugins: renderer?.pluginCount ?? 0)
+            at: now, feeds: counts.feeds, rows: counts.rows, applied: counts.applied,
+            plugins: renderer?.pluginCount ?? 0), environment.notifier.isEnabled
         {
             send(.status(statusLine(text)), what: "STATUS")
         }

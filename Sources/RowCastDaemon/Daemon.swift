@@ -47,6 +47,10 @@ public final class Daemon {
     /// Decides when `position` events go out.
     let positions = PositionAnnouncer()
     var watchdog: WatchdogSchedule?
+    /// When the watchdog last checked that every loop passed (`LoopPassClock` nanoseconds).
+    var watchdogCheckedAt: Int64 = 0
+    /// The clock this loop's passes tick, for `/healthz` and the watchdog.
+    let passClock: LoopPassClock?
     var statusSummary = StatusSummary()
     /// The server's CURVE key pair, when CURVE is on.
     var serverKeyPair: ServerKeyPair?
@@ -135,6 +139,7 @@ public final class Daemon {
         self.environment = environment
         self.loadRenderer = loadRenderer
         watchdog = environment.watchdog
+        passClock = environment.health?.clock(of: slot?.index ?? 0)
         metrics = environment.metrics.map(DaemonMetrics.init(factory:))
         loop = LoopStateMachine(settings: LoopStateMachine.Settings(configuration, slot: slot), now: .now)
         context = try slot?.context ?? Context()

@@ -1,13 +1,12 @@
 import RowCastHTTP
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// How the daemon's loop is doing, for `GET /healthz`: the loop thread records each finished
 /// pass (`tick`, one clock read per pass, as with WATCHDOG=1) and its phase; the HTTP threads
-/// read both. `Sendable`: its state is atomics.
+/// read both. With several engine loops (`track(loops:)`) each loop ticks a `LoopPassClock` of
+/// its own, and one loop that stops passing makes the daemon stuck. `Sendable`: its state is
+/// atomics, and the list of clocks behind a mutex that only `track`, the HTTP threads and the
+/// watchdog check take.
 public final class LoopHealth: Sendable {
     /// Where the loop is in its life.
     public enum Phase: UInt8, Sendable {
@@ -21,13 +20,38 @@ public final class LoopHealth: Sendable {
         case stopped
     }
 
-    private let lastTick = Atomic<Int64>(0)
+    private let first = LoopPassClock()
+    private let clocks: Mutex<[LoopPassClock]>
     private let phaseValue = Atomic<UInt8>(Phase.starting.rawValue)
     private let stallLimit = Atomic<Int64>(5_000_000_000)
 
     /// A loop that has not started, reported stuck after `stall` without a pass.
     public init(stall: Duration = .seconds(5)) {
+        clocks = Mutex([first])
         setStall(stall)
+    }
+
+    /// Judges `loops` engine loops from now on (`engine.threads`), each ticking `clock(of:)`;
+    /// the first is the one `tick` records.
+    public func track(loops: Int) {
+        clocks.withLock { clocks in
+            while clocks.count < loops { clocks.append(LoopPassClock()) }
+        }
+    }
+
+    /// The pass clock of loop `index` (0 with one loop); `track(loops:)` first.
+    public func clock(of index: Int) -> LoopPassClock {
+        clocks.withLock { $0[index] }
+    }
+
+    /// Whether every loop that has passed at all passed again at or after `nanoseconds`
+    /// (`LoopPassClock.monotonicNanoseconds`): the watchdog's check, so one loop that hangs
+    /// stops WATCHDOG=1 even while another sends it. A loop still loading its state (no pass
+    /// yet) is not judged, as `/healthz` does not judge a daemon that is starting.
+    public func everyLoopPassed(since nanoseconds: Int64) -> Bool {
+        clocks.withLock { clocks in
+            clocks.allSatisfy { $0.lastPass == 0 || $0.lastPass >= nanoseconds }
+        }
     }
 
     /// How long a pass may take before the loop counts as stuck (`health_stall_ms`; a reload
@@ -39,12 +63,14 @@ public final class LoopHealth: Sendable {
 
     /// The loop finished a pass (called on the loop thread).
     public func tick() {
-        lastTick.store(Self.monotonicNanoseconds(), ordering: .relaxed)
+        first.tick()
     }
 
     /// The loop entered `phase`.
     public func enter(_ phase: Phase) {
-        if phase == .running { tick() }
+        if phase == .running {
+            for clock in clocks.withLock({ $0 }) { clock.tick() }
+        }
         phaseValue.store(phase.rawValue, ordering: .releasing)
     }
 
@@ -64,22 +90,25 @@ public final class LoopHealth: Sendable {
         case .stopped:
             return HealthReport(isHealthy: false, state: "stopped", detail: "the loop has ended")
         case .running:
-            let since = Self.monotonicNanoseconds() - lastTick.load(ordering: .relaxed)
+            // The loop that passed longest ago speaks for all of them.
+            let clocks = clocks.withLock { $0 }
+            let (index, oldest) = clocks.enumerated().map { ($0.offset, $0.element.lastPass) }.min { $0.1 < $1.1 }!
+            let since = LoopPassClock.monotonicNanoseconds() - oldest
             let milliseconds = since / 1_000_000
+            let loop = clocks.count == 1 ? "the loop" : "the loop \(EngineLoopSlot.threadName(of: index))"
             if since > stallLimit.load(ordering: .relaxed) {
                 return HealthReport(
                     isHealthy: false, state: "stuck",
                     detail:
-                        "the loop has not finished a pass for \(milliseconds) ms (health_stall_ms: \(stallLimit.load(ordering: .relaxed) / 1_000_000)); a plugin call, a commit or a snapshot may be blocking it"
+                        "\(loop) has not finished a pass for \(milliseconds) ms (health_stall_ms: \(stallLimit.load(ordering: .relaxed) / 1_000_000)); a plugin call, a commit or a snapshot may be blocking it"
                 )
+            }
+            if clocks.count > 1 {
+                return HealthReport(
+                    isHealthy: true, state: "ok",
+                    detail: "every one of the \(clocks.count) loops finished a pass within the last \(milliseconds) ms")
             }
             return HealthReport(isHealthy: true, state: "ok", detail: "the loop finished a pass \(milliseconds) ms ago")
         }
-    }
-
-    private static func monotonicNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }

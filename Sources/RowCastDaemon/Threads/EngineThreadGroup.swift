@@ -21,6 +21,9 @@ import Glibc
 /// (`SharedCurve`), and the front serves the ZAP handler of the shared context and names each
 /// message's client to its loop, which checks the grants as one rowcastd does.
 ///
+/// Each loop ticks a pass clock of its own in the shared `LoopHealth`, so `/healthz` names a
+/// loop that stops passing and the first loop's watchdog pings stop with it.
+///
 /// Readiness (the ready line, READY=1) comes once every loop has loaded its feeds and the
 /// public sockets are bound; a stop stops reading the public sockets, lets every loop answer
 /// what it read, forwards the last replies, and only then closes.
@@ -38,8 +41,13 @@ final class EngineThreadGroup {
     init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment) {
         self.configuration = configuration
         self.logger = logger
-        self.environment = environment
         count = configuration.engineThreads
+        // Every loop ticks a pass clock of its own: `/healthz` and the watchdog judge each.
+        var environment = environment
+        let health = environment.health ?? LoopHealth(stall: .milliseconds(configuration.healthStallMilliseconds))
+        health.track(loops: count)
+        environment.health = health
+        self.environment = environment
         loopSignals = (0..<count).map { _ in StopSignal() }
         outcomes = LockedValue([:])
     }
@@ -137,7 +145,8 @@ final class EngineThreadGroup {
     private func startLoop(_ slot: EngineLoopSlot) {
         var environment = self.environment
         if slot.index > 0 {
-            // The first loop speaks to systemd (watchdog, STATUS=, RELOADING=1) for all of them.
+            // The first loop speaks to systemd for all of them: WATCHDOG=1 while every loop
+            // passes, STATUS= with every loop's counts, RELOADING=1.
             environment.notifier = .disabled
             environment.watchdog = nil
         }

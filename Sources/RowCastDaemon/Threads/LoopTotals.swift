@@ -1,20 +1,45 @@
 import RowCastSupport
 
-/// The feed and row counts of each engine loop, so the `rowcast_feeds` and `rowcast_rows`
-/// gauges say the whole daemon's, whichever loop refreshes them last.
+/// The feed, row and applied-operation counts of each engine loop, so the `rowcast_feeds` and
+/// `rowcast_rows` gauges and systemd's `STATUS=` say the whole daemon's, whichever loop
+/// refreshes them last.
 final class LoopTotals: Sendable {
-    private let counts: LockedValue<[(feeds: Int, rows: Int)]>
+    /// One loop's counts, or their sums.
+    struct Counts: Sendable, Equatable {
+        /// Feeds served.
+        var feeds = 0
+        /// Rows in those feeds.
+        var rows = 0
+        /// Operations applied since the start.
+        var applied: UInt64 = 0
+    }
+
+    private let counts: LockedValue<[Counts]>
 
     /// Counts for `loops` loops, all zero.
     init(loops: Int) {
-        counts = LockedValue(Array(repeating: (0, 0), count: loops))
+        counts = LockedValue(Array(repeating: Counts(), count: loops))
+    }
+
+    /// Records loop `index`'s feed and row counts and returns the sums over every loop.
+    func record(loop index: Int, feeds: Int, rows: Int) -> (feeds: Int, rows: Int) {
+        let sums = record(loop: index) {
+            $0.feeds = feeds; $0.rows = rows
+        }
+        return (sums.feeds, sums.rows)
     }
 
     /// Records loop `index`'s counts and returns the sums over every loop.
-    func record(loop index: Int, feeds: Int, rows: Int) -> (feeds: Int, rows: Int) {
+    func record(loop index: Int, _ loopCounts: Counts) -> Counts {
+        record(loop: index) { $0 = loopCounts }
+    }
+
+    private func record(loop index: Int, _ change: (inout Counts) -> Void) -> Counts {
         counts.withLock { counts in
-            counts[index] = (feeds, rows)
-            return counts.reduce((0, 0)) { ($0.0 + $1.feeds, $0.1 + $1.rows) }
+            change(&counts[index])
+            return counts.reduce(Counts()) {
+                Counts(feeds: $0.feeds + $1.feeds, rows: $0.rows + $1.rows, applied: $0.applied &+ $1.applied)
+            }
         }
     }
 }

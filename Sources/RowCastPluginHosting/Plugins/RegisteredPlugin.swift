@@ -1,3 +1,5 @@
+import RowCastWire
+
 /// What the registry needs to know of a plugin to route types to it, whether it is loaded into
 /// rowcastd (``LoadedPlugin``) or runs in a host process (``HostedPlugin``).
 public protocol RegisteredPlugin: AnyObject {
@@ -23,9 +25,12 @@ public protocol RegisteredPlugin: AnyObject {
 
 extension PluginFileIdentity {
     /// The renderer identity of the plugin `name` at `version` loaded from `file` with this
-    /// file identity: `name@version@file@device:inode:size:seconds.nanoseconds`.
+    /// file identity: `name@version@file@device:inode:size:seconds.nanoseconds`. The store
+    /// keeps it as text, so a U+0000 (a host's hello may say any name or version) becomes
+    /// U+FFFD (`StorableText`).
     public func rendererIdentity(name: String, version: String, file: String) -> String {
-        "\(name)@\(version)@\(file)@\(device):\(inode):\(size):\(modifiedSeconds).\(modifiedNanoseconds)"
+        StorableText.replacingNUL(
+            "\(name)@\(version)@\(file)@\(device):\(inode):\(size):\(modifiedSeconds).\(modifiedNanoseconds)")
     }
 }
 

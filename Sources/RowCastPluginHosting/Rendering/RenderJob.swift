@@ -30,11 +30,12 @@ public struct PluginFaultReport: Sendable, Equatable {
     /// The plugin's file.
     public var file: String
 
-    /// A report from its parts.
+    /// A report from its parts. The texts are stored with a quarantined item, so each U+0000
+    /// in them (a plugin host may report any text) becomes U+FFFD (`StorableText`).
     public init(code: ErrorCode, reason: String, plugin: String, file: String) {
         self.code = code
-        self.reason = reason
-        self.plugin = plugin
-        self.file = file
+        self.reason = StorableText.replacingNUL(reason)
+        self.plugin = StorableText.replacingNUL(plugin)
+        self.file = StorableText.replacingNUL(file)
     }
 }

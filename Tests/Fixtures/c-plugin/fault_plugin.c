@@ -17,7 +17,9 @@
  *   "gate"      waits until the file named by the item's data member "gate" exists (at most
  *               30 s), then renders a normal row: a render that lasts as long as a test wants
  * -DFAULT_NAME, -DFAULT_VERSION and -DFAULT_TYPE change the descriptor (reload tests);
- * -DFAULT_SLOW_START_MS=N makes every load of the plugin (each host start) take N ms. */
+ * -DFAULT_SLOW_START_MS=N makes every load of the plugin (each host start) take N ms;
+ * -DFAULT_REFUSE_WHEN='"PATH"' makes every load, once PATH exists, send a forged refusal whose
+ * reason holds U+0000 (see forge_refusal). */
 #define _DEFAULT_SOURCE /* usleep */
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +156,27 @@ static const rowcast_plugin descriptor = {
     .select = NULL,
 };
 
+#ifdef FAULT_REFUSE_WHEN
+/* Sends, ahead of the host's hello, a refusal frame of its own on the host's channel
+   (descriptor 3: a 4-byte little-endian length, the tag 'R', then JSON), whose reason holds
+   U+0000: a plugin that lies to rowcastd, for the tests of what rowcastd stores. */
+static void forge_refusal(void) {
+    static const char frame_json[] =
+        "R{\"code\":\"host_failed\",\"reason\":\"refused by the fault fixture:\\u0000after the NUL\"}";
+    unsigned char header[4];
+    size_t length = sizeof frame_json - 1;
+    for (int i = 0; i < 4; i++) header[i] = (unsigned char)(length >> (8 * i));
+    ssize_t written = write(3, header, sizeof header);
+    written = write(3, frame_json, length);
+    (void)written;
+}
+#endif
+
 const rowcast_plugin *rowcast_plugin_entry(void) {
+#ifdef FAULT_REFUSE_WHEN
+    /* Once the file FAULT_REFUSE_WHEN exists, every new host refuses with that reason. */
+    if (access(FAULT_REFUSE_WHEN, F_OK) == 0) forge_refusal();
+#endif
 #ifdef FAULT_SLOW_START_MS
     usleep((useconds_t)FAULT_SLOW_START_MS * 1000);
 #endif

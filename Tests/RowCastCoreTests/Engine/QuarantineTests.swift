@@ -11,6 +11,16 @@ import Testing
 struct QuarantineTests {
     static let fault = PluginFaultReport(code: .pluginCrashed, reason: "killed", plugin: "p", file: "p.so")
 
+    @Test("a fault report's texts carry no U+0000 (the stores refuse or cut it): U+FFFD takes its place")
+    func faultReportWithoutNUL() {
+        let report = PluginFaultReport(
+            code: .pluginCrashed, reason: "refused:\u{0}after", plugin: "p\u{0}", file: "/x\u{0}.so")
+        #expect(report.reason == "refused:\u{FFFD}after")
+        #expect(report.plugin == "p\u{FFFD}")
+        #expect(report.file == "/x\u{FFFD}.so")
+        #expect(PluginFaultReport(code: .pluginCrashed, reason: "killed", plugin: "p", file: "p.so") == Self.fault)
+    }
+
     func ids(_ quarantine: Quarantine) -> [String] {
         quarantine.keys(feed: nil, id: nil).map { "\($0.feed)/\($0.id)" }
     }
