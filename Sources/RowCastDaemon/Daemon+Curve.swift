@@ -3,6 +3,12 @@ import RowCastEngine
 import RowCastJSON
 import ZeroMQ
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// CURVE on the TCP endpoints (docs/OPERATIONS.md, "Who can connect"): the server key pair,
 /// the ZAP handler with the client keyring, and what `status` says about them.
 extension Daemon {
@@ -67,6 +73,15 @@ extension Daemon {
         try socket.setOption(.curveServer, true)
         try socket.setOption(.curveSecretKey, Array(keyPair.secretKey.utf8))
         try socket.setOption(.zapDomain, Array(ZAPHandler.domain.utf8))
+        // Closed, not open, when the ZAP handler is gone (a stop, a failure): without it,
+        // libzmq admits any key with no User-Id, which rowcastd treats as unchecked. A library
+        // without libzmq's draft options refuses the option (EINVAL); every path that closes
+        // the handler closes the public sockets first, so this is a second wall, not the only.
+        do {
+            try socket.setOption(.zapEnforceDomain, true)
+        } catch {
+            guard error.errno == EINVAL else { throw error }
+        }
     }
 
     /// Whether CURVE applies to `endpoint`: TCP and WebSocket, not `ipc://` or `inproc://`.

@@ -60,6 +60,11 @@ extension SocketOption where Value == Bool {
     /// This socket is a CURVE server (`ZMQ_CURVE_SERVER`): peers must connect with CURVE and
     /// this socket's public key; set `curveSecretKey` too. Set before binding.
     public static var curveServer: Self { .init(code: ZMQ_CURVE_SERVER, name: "ZMQ_CURVE_SERVER") }
+    /// Refuse a handshake when no ZAP handler answers (`ZMQ_ZAP_ENFORCE_DOMAIN`, default
+    /// false): without it, a CURVE server lets any key in unchecked while no handler is bound.
+    /// A draft option of libzmq 4.3 (code 93, not in its stable header), which Debian's
+    /// library carries; one built without draft options refuses it with `EINVAL`.
+    public static var zapEnforceDomain: Self { .init(code: 93, name: "ZMQ_ZAP_ENFORCE_DOMAIN") }
     /// XPUB only: subscriptions are passed up to the application, which applies them itself
     /// with `subscribe`/`unsubscribe` on the XPUB socket (`ZMQ_XPUB_MANUAL`). Write-only.
     public static var xpubManual: Self { .init(code: ZMQ_XPUB_MANUAL, name: "ZMQ_XPUB_MANUAL", isWriteOnly: true) }

@@ -104,4 +104,36 @@ struct CurveTests {
         _ = try push.send(bytes("let me in"), dontWait: true)
         #expect(try pull.receive() == nil)
     }
+
+    @Test(
+        "with no ZAP handler bound, a CURVE server admits any key unchecked; with ZMQ_ZAP_ENFORCE_DOMAIN it admits none"
+    )
+    func enforcedDomainWithoutHandler() throws {
+        let server = try Curve.keyPair()
+        for enforced in [false, true] {
+            let context = try Context()
+            let client = try Curve.keyPair()
+            let pull = try openSocket(context, .pull, timeoutMilliseconds: enforced ? 500 : 10_000)
+            let push = try openSocket(context, .push)
+            try pull.setOption(.curveServer, true)
+            try pull.setOption(.curveSecretKey, bytes(server.secretKey))
+            try pull.setOption(.zapDomain, bytes("test"))
+            if enforced { try pull.setOption(.zapEnforceDomain, true) }
+            let endpoint = try bindReal(pull, "tcp://127.0.0.1:*")
+            try push.setOption(.curveServerKey, bytes(server.publicKey))
+            try push.setOption(.curvePublicKey, bytes(client.publicKey))
+            try push.setOption(.curveSecretKey, bytes(client.secretKey))
+            try push.setOption(.linger, 0)
+            try push.connect(endpoint)
+            _ = try push.send(bytes("unchecked"), dontWait: true)
+            let received = try pull.receiveMultipart(property: "User-Id")
+            if enforced {
+                #expect(received == nil, "a key was admitted with no ZAP handler")
+            } else {
+                #expect(received?.frames == [bytes("unchecked")] && received?.property == nil)
+            }
+            push.close()
+            pull.close()
+        }
+    }
 }

@@ -67,6 +67,8 @@ final class EngineThreadGroup {
         do {
             curve = try startCurve(context: context)
         } catch {
+            // No loop started to close it: record the clean stop of a start that served nothing.
+            store.underlying.close()
             throw DaemonStartError(underlying: error)
         }
         // The ZAP handler's socket closes last: the public sockets' handshakes need it.
@@ -106,6 +108,34 @@ final class EngineThreadGroup {
         }
         let proxyEnded = sockets.startProxy(logger: logger)
         announceReady(sockets)
+        do {
+            try serve(front: front, sockets: sockets, until: signal)
+        } catch {
+            // The front failed: nothing reads the public sockets any more. Close them and stop
+            // the loops before the ZAP handler closes (deferred above), so no connection is
+            // ever served without its CURVE check.
+            logger.error("rowcastd front failed; stopping", metadata: ["error": "\(error)"])
+            stopLoops()
+            front.close()
+            sockets.close(proxyEnded: proxyEnded)
+            for lock in socketLocks { lock.release() }
+            socketLocks = []
+            throw error
+        }
+        _ = environment.notifier.send(
+            NotifyMessage.stopping.adding(.status("stopping: sending the last deltas and replies")))
+        logger.info("rowcastd stopping: every engine loop answered what it read, the sockets close")
+        front.close()
+        sockets.close(proxyEnded: proxyEnded)
+        for lock in socketLocks { lock.release() }
+        socketLocks = []
+        if let failure = failedLoop() { throw failure }
+        if let failure = store.closeFailure { throw failure }
+    }
+
+    /// Runs the front until `signal` asks for a stop (or a loop fails) and every loop ended
+    /// having answered what it read, then passes their last replies on.
+    private func serve(front: FrontRouter, sockets: PublicSockets, until signal: StopSignal) throws {
         var stopping = false
         var loopsStopping = false
         while true {
@@ -129,15 +159,6 @@ final class EngineThreadGroup {
             try front.pass(timeoutMilliseconds: 100, reading: !stopping)
             sockets.countSubscribers()
         }
-        _ = environment.notifier.send(
-            NotifyMessage.stopping.adding(.status("stopping: sending the last deltas and replies")))
-        logger.info("rowcastd stopping: every engine loop answered what it read, the sockets close")
-        front.close()
-        sockets.close(proxyEnded: proxyEnded)
-        for lock in socketLocks { lock.release() }
-        socketLocks = []
-        if let failure = failedLoop() { throw failure }
-        if let failure = store.closeFailure { throw failure }
     }
 
     /// Starts loop `slot.index` on its thread; its start's outcome is recorded under the key

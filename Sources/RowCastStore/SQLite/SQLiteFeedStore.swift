@@ -242,7 +242,10 @@ public final class SQLiteFeedStore: FeedStore {
         checkpointer?.stop()
         checkpointer = nil
         do {
-            try Self.writeMetaDurably(queue, ["clean": "1"], synchronous: synchronous)
+            // The count too, which commits leave in the feed rows (`StoredCommitCount`): an
+            // older rowcastd reads only meta, and must reach its newer-schema refusal, not a
+            // lost-state one.
+            try Self.writeMetaDurably(queue, ["clean": "1", "commits": String(commits)], synchronous: synchronous)
             try queue.close()
             if committedThisRun { marker.writeAndSync(CommitMarker.Position(storeID: storeID, commits: commits)) }
         } catch {

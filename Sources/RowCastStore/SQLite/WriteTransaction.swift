@@ -14,6 +14,12 @@ enum WriteTransaction {
         try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
         do {
             try body()
+            // SQLite may have rolled back on its own after an error the body did not throw
+            // (GRDB's `inTransaction` guards the same way): commit nothing of it.
+            guard db.isInsideTransaction else {
+                throw DatabaseError(
+                    resultCode: .SQLITE_ABORT, message: "the transaction was rolled back before its commit")
+            }
             try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
         } catch {
             // SQLite may have rolled back already (SQLITE_FULL, SQLITE_IOERR, ...): GRDB's
