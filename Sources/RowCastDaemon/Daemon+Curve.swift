@@ -165,21 +165,12 @@ extension Daemon {
                 try publish.unsubscribe(prefix)
                 continue
             }
-            let client = Self.principal(userID)
-            if let client,
-                !SubscriptionFilter.allows(prefix, principal: client, access: KeyringAccess(keyring: zap.keyring))
-            {
+            let refused = Self.refuses(subscription: prefix, userID: userID, keyring: zap.keyring, logger: logger) {
                 refusedSubscriptions += 1
                 updateCurveStatus(engine: engine)
-                // A flood logs sparsely.
-                guard refusedSubscriptions <= 100 || refusedSubscriptions.isMultiple(of: 1000) else { continue }
-                logger.notice(
-                    "refused a subscription: the client may not read it",
-                    metadata: [
-                        "client": "\(client)", "topic": "\(String(decoding: prefix.filter { $0 != 0 }, as: UTF8.self))",
-                    ])
-                continue
+                return refusedSubscriptions
             }
+            if refused { continue }
             try publish.subscribe(prefix)
             if let position = positions.announcement(forSubscription: prefix) {
                 try publishAll([position], on: publish)
@@ -200,5 +191,27 @@ extension Daemon {
     /// connection, which is not checked).
     static func principal(_ userID: String?) -> String? {
         userID.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether the client a subscription's `userID` names may not read `prefix` (nil, an
+    /// `ipc://` connection: unchecked). A refusal is counted by `countRefusal`, which returns
+    /// the count so far, and logged: the first 100, then every 1,000th, so a flood logs
+    /// sparsely. One engine loop's publish socket and the proxy of several both ask it.
+    static func refuses(
+        subscription prefix: [UInt8], userID: String?, keyring: ClientKeyring, logger: Logger,
+        countRefusal: () -> Int
+    ) -> Bool {
+        guard let client = principal(userID),
+            !SubscriptionFilter.allows(prefix, principal: client, access: KeyringAccess(keyring: keyring))
+        else { return false }
+        let refused = countRefusal()
+        if refused <= 100 || refused.isMultiple(of: 1000) {
+            logger.notice(
+                "refused a subscription: the client may not read it",
+                metadata: [
+                    "client": "\(client)", "topic": "\(String(decoding: prefix.filter { $0 != 0 }, as: UTF8.self))",
+                ])
+        }
+        return true
     }
 }

@@ -189,17 +189,10 @@ private struct ProxySockets: @unchecked Sendable {
                 try publish.unsubscribe(prefix)
                 continue
             }
-            if let client = Daemon.principal(userID),
-                !SubscriptionFilter.allows(prefix, principal: client, access: KeyringAccess(keyring: curve.keyring))
+            if Daemon.refuses(
+                subscription: prefix, userID: userID, keyring: curve.keyring, logger: logger,
+                countRefusal: curve.countRefusedSubscription)
             {
-                let refused = curve.countRefusedSubscription()
-                // A flood logs sparsely.
-                guard refused <= 100 || refused.isMultiple(of: 1000) else { continue }
-                logger.notice(
-                    "refused a subscription: the client may not read it",
-                    metadata: [
-                        "client": "\(client)", "topic": "\(String(decoding: prefix.filter { $0 != 0 }, as: UTF8.self))",
-                    ])
                 continue
             }
             try publish.subscribe(prefix)

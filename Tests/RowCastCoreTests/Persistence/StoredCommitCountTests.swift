@@ -31,6 +31,13 @@ struct StoredCommitCountTests {
         return commit
     }
 
+    /// A commit that drops `feed`.
+    func dropping(_ feed: String) -> StoreCommit {
+        var commit = StoreCommit()
+        commit.droppedFeeds = [feed]
+        return commit
+    }
+
     /// `meta`'s `commits` (nil when never written) and the feeds' highest `last_commit`.
     func recorded(_ directory: ScratchDirectory) throws -> (meta: String?, feeds: Int64?) {
         let queue = try DatabaseQueue(path: directory.file(SQLiteFeedStore.databaseFileName))
@@ -69,9 +76,7 @@ struct StoredCommitCountTests {
         let store = try open(directory)
         try store.commit([feedCommit("f", seq: 1)])
         try store.commit([feedCommit("g", seq: 1)])
-        var drop = StoreCommit()
-        drop.droppedFeeds = ["g"]
-        try store.commit([drop])
+        try store.commit([dropping("g")])
         #expect(try recorded(directory).meta == "3")
         try store.commit([StoreCommit()])
         let (meta, feeds) = try recorded(directory)
@@ -93,14 +98,10 @@ struct StoredCommitCountTests {
         let store = try open(directory)
         try store.commit([feedCommit("f", seq: 1)])
         try store.commit([feedCommit("g", seq: 1)])
-        var drop = StoreCommit()
-        drop.droppedFeeds = ["g"]
-        try store.commit([feedCommit("f", seq: 2), drop])
+        try store.commit([feedCommit("f", seq: 2), dropping("g")])
         #expect(try recorded(directory).meta == "3")
         #expect(try recorded(directory).feeds == 3)
-        var dropF = StoreCommit()
-        dropF.droppedFeeds = ["f"]
-        try store.commit([dropF, feedCommit("f", seq: 1)])
+        try store.commit([dropping("f"), feedCommit("f", seq: 1)])
         #expect(try recorded(directory).meta == "4")
         #expect(try recorded(directory).feeds == 4)
         try store.commit([feedCommit("f", seq: 2)])
