@@ -60,8 +60,19 @@ public final class Feed {
 
     // The published view, as of the last `finishBatch`.
     private var rowIndexes: [String: OrderedRowIndex] = [:]
-    private var visibleSections: [SectionMatcher.Summary] = []
+    private var visibleSections: [SectionMatcher.Summary] = [] {
+        didSet {
+            visibleSectionNumbers = Dictionary(minimumCapacity: visibleSections.count)
+            for (number, section) in visibleSections.enumerated() { visibleSectionNumbers[section.id] = number }
+        }
+    }
+    /// Each shown section's place in `visibleSections`, by id.
+    private var visibleSectionNumbers: [String: Int] = [:]
     private var sectionBytes: [String: [UInt8]] = [:]
+    /// Whether the batch in progress declared, changed, created or removed a section. Only then,
+    /// or when a section gains its first row or loses its last, can the shown sections change:
+    /// otherwise the diff leaves them as they are (O(touched rows), not O(sections)).
+    private var sectionsChangedInBatch = false
 
     /// An item the batch in progress touched: its id, how it was shown before the batch (nil:
     /// not shown), and the stored item now (nil: deleted), so that the diff reads it without
@@ -231,6 +242,7 @@ public final class Feed {
     /// Declares a section, or replaces its order, type, header and header row.
     func declareSection(_ input: SectionInput, headerRow: [UInt8]?) {
         dirtySections.insert(input.id)
+        sectionsChangedInBatch = true
         sectionBytes[input.id] = nil
         if var existing = sections[input.id] {
             existing.input = input
@@ -246,6 +258,7 @@ public final class Feed {
     /// Replaces the header row of a section.
     func setHeaderRow(_ headerRow: [UInt8]?, forSection id: String) {
         sectionBytes[id] = nil
+        sectionsChangedInBatch = true
         sections[id]?.headerRow = headerRow
     }
 
@@ -256,6 +269,7 @@ public final class Feed {
     func deleteSection(id: String) -> Bool {
         guard let removed = sections.removeValue(forKey: id) else { return false }
         dirtySections.insert(id)
+        sectionsChangedInBatch = true
         sectionBytes[id] = nil
         guard removed.memberCount > 0 else { return true }
         let members = items.compactMap { $0.input.section == id ? $0.input.id : nil }
@@ -279,6 +293,7 @@ public final class Feed {
         pendingCount = 0
         sections.removeAll(keepingCapacity: true)
         sectionBytes.removeAll(keepingCapacity: true)
+        sectionsChangedInBatch = true
         batchReplacedAll = true
         replacedAll = true
         dirtyItems.removeAll()
@@ -322,6 +337,7 @@ public final class Feed {
         sections[id] = StoredSection(
             input: SectionInput(id: id), declared: false, arrival: takeArrival(), memberCount: 1)
         dirtySections.insert(id)
+        sectionsChangedInBatch = true
     }
 
     private func leaveSection(_ id: String, id item: String) {
@@ -331,6 +347,7 @@ public final class Feed {
             sections.removeValue(forKey: id)
             sectionBytes[id] = nil
             dirtySections.insert(id)
+            sectionsChangedInBatch = true
         }
     }
 
@@ -349,6 +366,7 @@ public final class Feed {
             removedInBatch.removeAll(keepingCapacity: removedInBatch.count <= Self.keptDirtyCapacity)
             batchNumber += 1
             batchReplacedAll = false
+            sectionsChangedInBatch = false
         }
         let full: Bool
         switch diffMode {
@@ -395,8 +413,6 @@ public final class Feed {
     }
 
     private func incrementalDiff() -> FeedDelta {
-        var oldSectionIndex: [String: Int] = Dictionary(minimumCapacity: visibleSections.count)
-        for (index, section) in visibleSections.enumerated() { oldSectionIndex[section.id] = index }
         var moves = [RowMove](repeating: RowMove(), count: before.count)
         // The sections the touched rows were shown in, each looked up once: its place in the
         // view and its index's position in `rowIndexes` (which stays valid until a section is
@@ -406,7 +422,7 @@ public final class Feed {
             moves[offset].oldSlot = before[offset].shownBefore.map { oldSlots.slot(of: $0.section) }
         }
         let oldPositions = oldSlots.ids.map { rowIndexes.index(forKey: $0)! }
-        let oldSectionNumbers = oldSlots.ids.map { oldSectionIndex[$0]! }
+        let oldSectionNumbers = oldSlots.ids.map { visibleSectionNumbers[$0]! }
         // Old paths, from the untouched view.
         for offset in before.indices {
             guard let slot = moves[offset].oldSlot, let shown = before[offset].shownBefore else { continue }
@@ -430,7 +446,11 @@ public final class Feed {
             moves[offset].current = current
             moves[offset].newSlot = current.map { newSlots.slot(of: $0.section) }
         }
-        for id in newSlots.ids where rowIndexes[id] == nil { rowIndexes[id] = OrderedRowIndex() }
+        var indexesCreated = false
+        for id in newSlots.ids where rowIndexes[id] == nil {
+            rowIndexes[id] = OrderedRowIndex()
+            indexesCreated = true
+        }
         let newPositions = newSlots.ids.map { rowIndexes.index(forKey: $0)! }
         // A row placed after every other row of its section (as rows arriving in order are)
         // knows its rank from the insert, and keeps it unless a row goes before it later in
@@ -446,32 +466,35 @@ public final class Feed {
                 placedBefore[slot] += 1
             }
         }
-        let newSections = computeVisibleSections()
         var delta = FeedDelta()
-        var insertedSections: [(id: String, at: Int)] = []
-        let match = SectionMatcher(old: visibleSections, new: newSections, into: &delta, inserted: &insertedSections)
-        for (id, at) in insertedSections {
-            var rows: [[UInt8]] = []
-            // The index's entries carry their rows (set just above for every touched one).
-            rowIndexes[id]?.forEach { rows.append($0.row) }
-            delta.insertedSections.append(.init(id: id, at: at, section: newSections[at].bytes, rows: rows))
+        // The sections are matched only when they may have changed (nil: none did).
+        var match: SectionMatcher?
+        if sectionsChangedInBatch || !emptied.isEmpty || indexesCreated {
+            let newSections = computeVisibleSections()
+            var insertedSections: [(id: String, at: Int)] = []
+            match = SectionMatcher(old: visibleSections, new: newSections, into: &delta, inserted: &insertedSections)
+            for (id, at) in insertedSections {
+                var rows: [[UInt8]] = []
+                // The index's entries carry their rows (set just above for every touched one).
+                rowIndexes[id]?.forEach { rows.append($0.row) }
+                delta.insertedSections.append(.init(id: id, at: at, section: newSections[at].bytes, rows: rows))
+            }
+            visibleSections = newSections
         }
-        var newSectionIndex: [String: Int] = Dictionary(minimumCapacity: newSections.count)
-        for (index, section) in newSections.enumerated() { newSectionIndex[section.id] = index }
-        let newSectionNumbers = newSlots.ids.map { newSectionIndex[$0]! }
+        let newSectionNumbers = newSlots.ids.map { visibleSectionNumbers[$0]! }
 
         for offset in before.indices {
             let id = before[offset].id
             let shown = before[offset].shownBefore
             let move = moves[offset]
             let oldPath = move.oldPath
-            let oldGone = oldPath.map { match.oldDeleted[$0.section] } ?? true
+            let oldGone = oldPath.map { match?.oldDeleted[$0.section] ?? false } ?? true
             guard let current = move.current, let slot = move.newSlot else {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
                 continue
             }
             let sectionIndex = newSectionNumbers[slot]
-            if match.newInserted[sectionIndex] {
+            if match?.newInserted[sectionIndex] == true {
                 if let oldPath, !oldGone { delta.deletedRows.append(.init(id: id, at: oldPath)) }
                 continue
             }
@@ -498,7 +521,6 @@ public final class Feed {
                 }
             }
         }
-        visibleSections = newSections
         delta.normalizeOrder()
         return delta
     }
@@ -523,7 +545,7 @@ public final class Feed {
         guard let item = items[id], item.row != nil,
             let index = rowIndexes[item.input.section],
             let row = index.position(of: item.orderKey),
-            let section = visibleSections.firstIndex(where: { $0.id == item.input.section })
+            let section = visibleSectionNumbers[item.input.section]
         else { return nil }
         return (section, item.input.section, row)
     }
@@ -607,6 +629,7 @@ public final class Feed {
     /// Puts back a section exactly as stored (rank and declaration included).
     func restoreSection(_ section: PersistedSection, headerRow: [UInt8]?) {
         sectionBytes[section.id] = nil
+        sectionsChangedInBatch = true
         let memberCount = sections[section.id]?.memberCount ?? 0
         sections[section.id] = StoredSection(
             input: SectionInput(id: section.id, order: section.order, type: section.type, header: section.header),
@@ -625,6 +648,7 @@ public final class Feed {
         if sections[input.section] == nil {
             sections[input.section] = StoredSection(
                 input: SectionInput(id: input.section), declared: false, arrival: arrival)
+            sectionsChangedInBatch = true
         }
         sections[input.section]?.memberCount += 1
         account(Self.bytes(of: input, row: row))
@@ -660,6 +684,7 @@ public final class Feed {
         removedInBatch.removeAll()
         batchNumber += 1
         batchReplacedAll = false
+        sectionsChangedInBatch = false
         dirtyItems.removeAll()
         changesNumber += 1
         dirtySections.removeAll()

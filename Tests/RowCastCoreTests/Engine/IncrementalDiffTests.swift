@@ -128,6 +128,54 @@ struct IncrementalDiffTests {
         #expect(widest > SectionSlots.linearLimit)
     }
 
+    @Test("batches that change only items, in sections that stay shown, keep the sections and apply exactly")
+    func itemOnlyBatchesKeepTheSections() throws {
+        // Declared sections are shown with or without rows, so no batch here changes the
+        // sections: the diff takes its path that leaves them as they were.
+        let harness = EngineHarness(renderer: FakeRenderer(itemTypes: ["product", "ad"], headerTypes: ["banner"]))
+        var random = SplitMix64(state: 2718)
+        let sections: [JSONValue] = (0..<12).map { index in
+            ["id": .string("s\(index)"), "order": .number(Double((index * 7) % 12)), "type": "banner"]
+        }
+        _ = harness.control(sections.map { ["op": "section", "feed": "f", "section": $0] })
+        harness.engine.feeds["f"]!.diffMode = .incremental
+        var replica = ReferenceReplica(snapshot: harness.snapshot("f"))
+        var rowsMoved = 0
+        for round in 0..<400 {
+            var batch: [JSONValue] = []
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                let id = "i\(Int.random(in: 0..<50, using: &random))"
+                if Int.random(in: 0..<5, using: &random) == 0 {
+                    batch.append(["op": "delete", "feed": "f", "id": .string(id)])
+                    continue
+                }
+                let data: JSONObject = [
+                    "name": .number(Double(Int.random(in: 0..<3, using: &random))),
+                    "cell": Bool.random(using: &random) ? "A" : "B",
+                ]
+                batch.append(
+                    upsert(
+                        "f",
+                        item(
+                            id, type: Bool.random(using: &random) ? "product" : "ad",
+                            section: "s\(Int.random(in: 0..<12, using: &random))",
+                            sort: Double(Int.random(in: 0..<4, using: &random)), data: data)))
+            }
+            let old = harness.engine.feeds["f"]!.snapshot
+            let result = harness.control(batch)
+            for published in result.deltas {
+                for kind in ["deleted", "inserted", "moved", "updated"] { #expect(published["sections"]?[kind] == []) }
+                rowsMoved += published["rows"]?["moved"]?.arrayValue?.count ?? 0
+                try BatchUpdateValidator.check(
+                    Self.delta(fromJSON: published), old: old, new: harness.engine.feeds["f"]!.snapshot)
+                try replica.apply(published)
+            }
+            #expect(replica == ReferenceReplica(snapshot: harness.snapshot("f")), "round \(round)")
+        }
+        #expect(harness.engine.feeds["f"]!.sectionCount == 12)
+        #expect(rowsMoved > 50)
+    }
+
     /// The index paths of a published delta (row and section bytes are not needed to validate).
     static func delta(fromJSON json: JSONValue) -> FeedDelta {
         func path(_ value: JSONValue?) -> IndexPath {
