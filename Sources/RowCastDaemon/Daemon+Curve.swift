@@ -25,7 +25,7 @@ extension Daemon {
         guard configuration.curve else { return }
         let keyPair = try Self.loadServerKeyPair(configuration)
         serverKeyPair = keyPair
-        let keyring = loadKeyring(configuration.curveClientsDirectory)
+        let keyring = Self.loadKeyring(configuration.curveClientsDirectory, logger: logger)
         // A cluster node admits the others by the server key they share (docs/SECURITY.md,
         // "Cluster nodes").
         zap = try ZAPHandler(
@@ -89,12 +89,6 @@ extension Daemon {
         !(endpoint.hasPrefix("ipc://") || endpoint.hasPrefix("inproc://"))
     }
 
-    /// Reads the client keys, logging every refused file with its fix (of several engine
-    /// loops, the first logs them).
-    func loadKeyring(_ directory: String) -> ClientKeyring {
-        Self.loadKeyring(directory, logger: (slot?.index ?? 0) == 0 ? logger : nil)
-    }
-
     /// Reads the client keys in `directory`, logging every refused file with its fix to
     /// `logger` (nil: not logged).
     static func loadKeyring(_ directory: String, logger: Logger?) -> ClientKeyring {
@@ -128,14 +122,13 @@ extension Daemon {
         ]
     }
 
-    /// Reload: the client keys are read again. Connections already admitted stay; a removed
-    /// client's next connection is refused (and its permissions are gone at once).
-    func reloadKeyring(_ next: DaemonConfiguration, engine: Engine) -> JSONValue {
-        guard let zap else { return .null }
-        zap.keyring = loadKeyring(next.curveClientsDirectory)
-        // Behind the front of several loops, its ZAP handler and the publish proxy check with
-        // the keys the loops read last.
-        slot?.curve?.keyring = zap.keyring
+    /// Reload: the client keys the reload read (`keyring`, nil with CURVE off) take over.
+    /// Connections already admitted stay; a removed client's next connection is refused (and
+    /// its permissions are gone at once). Behind the front of several loops, its ZAP handler
+    /// and the publish proxy take them once every loop has (`SharedReload`).
+    func reloadKeyring(_ keyring: ClientKeyring?, engine: Engine) -> JSONValue {
+        guard let zap, let keyring else { return .null }
+        zap.keyring = keyring
         engine.accessCheck = KeyringAccess(keyring: zap.keyring)
         updateCurveStatus(engine: engine)
         return [

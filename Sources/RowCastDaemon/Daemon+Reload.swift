@@ -15,30 +15,52 @@ import Glibc
 /// files take over their types, and the items concerned are rendered again and published as
 /// ordinary deltas. A reload that fails keeps the running configuration and plugins and says
 /// why. Settings that need a restart (endpoints, state, high-water marks) keep their values,
-/// with a warning naming them.
+/// with a warning naming them. What is read is one `ReloadDecision`; several engine loops
+/// apply the one their group decided (`SharedReload`).
 extension Daemon {
     /// Reloads and returns the members of the `reload` reply, or the error that made the
     /// reload fail (code `reload_failed`). A socket error while publishing is thrown.
     func reload(engine: Engine, publish: Socket) throws -> Result<JSONObject, RowCastError> {
         send(.reloading(monotonicMicroseconds: Self.monotonicMicroseconds()), what: "RELOADING=1")
-        logger.info(
-            "reloading configuration and plugins", metadata: ["config": "\(environment.configurationFile ?? "-")"])
-        let outcome = try prepareAndApplyReload(engine: engine, publish: publish)
+        var metadata: Logger.Metadata = ["config": "\(environment.configurationFile ?? "-")"]
+        if let slot { metadata["loop"] = "\(slot.index)" }
+        logger.info("reloading configuration and plugins", metadata: metadata)
+        let decision =
+            slot?.reload.decision()
+            ?? ReloadDecision(
+                generation: (lastReload?.generation ?? 0) + 1, running: configuration, environment: environment,
+                logger: logger)
+        let outcome: Result<JSONObject, RowCastError>
+        if let lastReload, lastReload.generation == decision.generation {
+            // A loop asked twice for one reload (a SIGHUP and a request at once) applied it once.
+            outcome = lastReload.outcome
+        } else {
+            outcome = try prepareAndApplyReload(decision, engine: engine, publish: publish)
+            lastReload = (decision.generation, outcome)
+            slot?.reload.applied(
+                decision, loop: slot?.index ?? 0, refusals: (try? outcome.get())?["refusals"]?.arrayValue ?? [])
+        }
+        // Of several loops the first says how it went: every loop applied the same decision.
+        let logsOutcome = (slot?.index ?? 0) == 0
         switch outcome {
         case .success(let members):
             reloadFailure = nil
-            logger.info(
-                "reloaded",
-                metadata: [
-                    "plugins": "\(renderer?.pluginCount ?? 0)",
-                    "loaded": "\(members["loaded"].map { "\($0)" } ?? "[]")",
-                    "applied": "\(members["applied"].map { "\($0)" } ?? "[]")",
-                ])
+            if logsOutcome {
+                logger.info(
+                    "reloaded",
+                    metadata: [
+                        "plugins": "\(renderer?.pluginCount ?? 0)",
+                        "loaded": "\(members["loaded"].map { "\($0)" } ?? "[]")",
+                        "applied": "\(members["applied"].map { "\($0)" } ?? "[]")",
+                    ])
+            }
         case .failure(let error):
             reloadFailure = error.message
-            logger.error(
-                "reload failed; keeping the running configuration and plugins", metadata: ["reason": "\(error.message)"]
-            )
+            if logsOutcome {
+                logger.error(
+                    "reload failed; keeping the running configuration and plugins",
+                    metadata: ["reason": "\(error.message)"])
+            }
         }
         send(NotifyMessage.ready.adding(.status(currentStatus(engine: engine))), what: "READY=1")
         return outcome
@@ -59,37 +81,23 @@ extension Daemon {
         sendReply(route.replyFrames(body), on: control, engine: engine)
     }
 
-    private func prepareAndApplyReload(engine: Engine, publish: Socket) throws -> Result<JSONObject, RowCastError> {
-        var next = configuration
-        if let reloadConfiguration = environment.reloadConfiguration {
-            do {
-                next = try reloadConfiguration()
-            } catch {
-                return .failure(RowCastError(.reloadFailed, "the configuration is not valid: \(error)"))
-            }
+    /// Applies `decision`: the settings a reload changes, the plugins and cells it lists (each
+    /// loop starts its own plugin hosts), the client keys; returns the reply's members.
+    private func prepareAndApplyReload(
+        _ decision: ReloadDecision, engine: Engine, publish: Socket
+    ) throws -> Result<JSONObject, RowCastError> {
+        let plan: ReloadDecision.Plan
+        switch decision.plan {
+        case .success(let decided): plan = decided
+        case .failure(let error): return .failure(error)
         }
-        var applied: [String] = []
-        var restartRequired: [String] = []
-        for setting in ConfigurationSchema.settings where setting.read(configuration) != setting.read(next) {
-            if setting.appliesOnReload {
-                applied.append(setting.key)
-            } else {
-                restartRequired.append(setting.key)
-                logger.warning(
-                    "this setting changed but only a restart applies it; the running value stays",
-                    metadata: [
-                        "key": "\(setting.key)", "running": "\(setting.read(configuration))",
-                        "configured": "\(setting.read(next))",
-                    ])
-                setting.write(&next, setting.read(configuration))
-            }
-        }
+        let next = plan.configuration
+        let applied = ConfigurationSchema.settings.filter { $0.read(configuration) != $0.read(next) }.map(\.key)
 
         // A refused file never blocks the others: it keeps its previous version, if any, and
         // the refusal is in the reply and in `plugins`.
         let previous = renderer
-        let candidate = makeRenderer(next, previous: previous)
-
+        let candidate = makeRenderer(plugins: plan.plugins, cells: plan.cells, previous: previous)
         try applyLive(next, engine: engine)
         renderer = candidate
         observePlugins(of: candidate)
@@ -136,8 +144,8 @@ extension Daemon {
             key: "rerendered",
             value: .array(rerendered.map { ["feed": .string($0.feed), "seq": .number(Double($0.seq))] }))
         members.append(key: "applied", value: .array(applied.map(JSONValue.string)))
-        members.append(key: "restartRequired", value: .array(restartRequired.map(JSONValue.string)))
-        let curve = reloadKeyring(next, engine: engine)
+        members.append(key: "restartRequired", value: .array(plan.restartRequired.map(JSONValue.string)))
+        let curve = reloadKeyring(plan.keyring, engine: engine)
         if curve != .null { members.append(key: "curve", value: curve) }
         return .success(members)
     }

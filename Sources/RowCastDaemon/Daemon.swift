@@ -5,6 +5,7 @@ import RowCastPostgres
 import RowCastStore
 import RowCastJSON
 import RowCastSupport
+import RowCastWire
 import ZeroMQ
 
 #if canImport(Glibc)
@@ -26,7 +27,7 @@ public final class Daemon {
 
     let logger: Logger
     let environment: DaemonEnvironment
-    let loadRenderer: ([String], (any RowRendering)?) -> any RowRendering
+    let loadRenderer: (PluginScan, (any RowRendering)?) -> any RowRendering
     var renderer: (any RowRendering)?
     let context: Context
     var ingest: Socket?
@@ -61,6 +62,8 @@ public final class Daemon {
     /// Messages refused for their client frame (``ForwardedClient``): a client posing as another.
     var refusedClientFrames = 0
     var reloadFailure: String?
+    /// The last reload applied: its decision's generation and what it answered.
+    var lastReload: (generation: Int, outcome: Result<JSONObject, RowCastError>)?
     /// The locks on the `ipc://` socket paths bound, held until `close`.
     private var socketLocks: [PIDLockFile] = []
     /// Outputs released while plugin hosts rendered that must wait for the loop's next `send`
@@ -102,25 +105,26 @@ public final class Daemon {
                 unconfinedPlugins: configuration.pluginUnconfined
             )
             try self.init(configuration: configuration, logger: logger, environment: environment, slot: slot) {
-                directories, previous in
+                scan, previous in
                 HostedRenderer.load(
-                    directories: directories, settings: settings, logger: logger, previous: previous as? HostedRenderer)
+                    scan: scan, settings: settings, logger: logger, previous: previous as? HostedRenderer)
             }
         case .inProcess:
             logger.warning(
                 "plugin_isolation is in_process: plugins run inside rowcastd, unconfined (no seccomp, no Landlock, no limits, a crash stops rowcastd); use it for trusted plugins only"
             )
             try self.init(configuration: configuration, logger: logger, environment: environment, slot: slot) {
-                directories, previous in
-                PluginRenderer.load(directories: directories, logger: logger, previous: previous as? PluginRenderer)
+                scan, previous in
+                PluginRenderer.load(scan: scan, logger: logger, previous: previous as? PluginRenderer)
             }
         }
     }
 
-    /// A daemon that loads its renderer with `loadRenderer` (directories, previous renderer).
+    /// A daemon that loads its renderer with `loadRenderer` (the plugin files a scan of the
+    /// plugin directories found, the previous renderer).
     public convenience init(
         configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment = DaemonEnvironment(),
-        loadRenderer: @escaping ([String], (any RowRendering)?) -> any RowRendering
+        loadRenderer: @escaping (PluginScan, (any RowRendering)?) -> any RowRendering
     ) throws {
         try self.init(
             configuration: configuration, logger: logger, environment: environment, slot: nil,
@@ -131,7 +135,7 @@ public final class Daemon {
     /// when `slot` is given.
     init(
         configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment, slot: EngineLoopSlot?,
-        loadRenderer: @escaping ([String], (any RowRendering)?) -> any RowRendering
+        loadRenderer: @escaping (PluginScan, (any RowRendering)?) -> any RowRendering
     ) throws {
         self.slot = slot
         self.configuration = configuration

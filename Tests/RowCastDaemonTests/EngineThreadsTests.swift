@@ -169,6 +169,50 @@ struct EngineThreadsTests {
         #expect(last["next"] == .none)
     }
 
+    @Test(
+        "reload from every loop: the first loop's decision, every loop's re-rendered feeds, and each plugin file only some loops refused, per loop"
+    )
+    func mergedReload() throws {
+        func reply(rerendered: [String], refused: [String]) -> [UInt8] {
+            let object: JSONValue = [
+                "ok": true, "op": "reload", "applied": ["limits.max_items_per_feed"], "restartRequired": [],
+                "refusals": .array(
+                    refused.map {
+                        ["file": .string($0), "code": "host_failed", "reason": .string("no host for \($0)")]
+                    }),
+                "rerendered": .array(rerendered.map { ["feed": .string($0), "seq": 2] }), "req": 9,
+            ]
+            return object.serialized()
+        }
+        let merged = try JSONParser.parse(
+            FanOutReplies.merge(
+                op: "reload",
+                [
+                    reply(rerendered: ["d", "b"], refused: ["/p/broken.so"]),
+                    reply(rerendered: ["a"], refused: ["/p/broken.so", "/p/flaky.so"]),
+                    reply(rerendered: [], refused: ["/p/broken.so"]),
+                ], endpoints: .null))
+        #expect(merged["ok"] == true)
+        #expect(merged["req"] == 9)
+        #expect(merged["applied"] == ["limits.max_items_per_feed"])
+        #expect(merged["rerendered"]?.arrayValue?.compactMap { $0["feed"]?.stringValue } == ["a", "b", "d"])
+        // Refused by every loop: an ordinary refusal, in `refusals`. Refused by loop 1 only: named.
+        #expect(merged["refusals"]?.arrayValue?.count == 1)
+        #expect(
+            merged["refusedInSomeLoops"] == [
+                ["loop": 1, "file": "/p/flaky.so", "code": "host_failed", "reason": "no host for /p/flaky.so"]
+            ])
+
+        let agreed = try JSONParser.parse(
+            FanOutReplies.merge(
+                op: "reload", [reply(rerendered: [], refused: []), reply(rerendered: [], refused: [])],
+                endpoints: .null))
+        #expect(agreed["refusedInSomeLoops"] == [])
+        // A failed reload fails alike in every loop: the one error, as one loop sends it.
+        let failure = Array(#"{"ok":false,"op":"reload","error":{"code":"reload_failed","message":"m"}}"#.utf8)
+        #expect(FanOutReplies.merge(op: "reload", [failure, failure, failure], endpoints: .null) == failure)
+    }
+
     @Test("a merged status page stays within half of max_message_bytes, and its next continues it")
     func mergedPageBudget() throws {
         func reply(_ names: [String]) -> [UInt8] {
@@ -211,7 +255,8 @@ struct EngineThreadsTests {
         let failure = Array(#"{"ok":false,"op":"reload","error":{"code":"plugin_error","message":"x"}}"#.utf8)
         let success = Array(#"{"ok":true,"op":"reload","plugins":1}"#.utf8)
         #expect(FanOutReplies.merge(op: "reload", [success, failure], endpoints: .null) == failure)
-        #expect(FanOutReplies.merge(op: "reload", [success, success], endpoints: .null) == success)
+        let reloaded = try JSONParser.parse(FanOutReplies.merge(op: "reload", [success, success], endpoints: .null))
+        #expect(reloaded == ["ok": true, "op": "reload", "plugins": 1, "refusedInSomeLoops": []])
         let first = Array(#"{"ok":true,"op":"quarantine","retried":1,"items":[{"feed":"a"}]}"#.utf8)
         let second = Array(#"{"ok":true,"op":"quarantine","retried":2,"items":[{"feed":"b"},{"feed":"c"}]}"#.utf8)
         let merged = try JSONParser.parse(FanOutReplies.merge(op: "quarantine", [first, second], endpoints: .null))

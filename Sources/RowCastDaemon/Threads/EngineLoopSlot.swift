@@ -22,6 +22,9 @@ struct EngineLoopSlot: @unchecked Sendable {
     let ledgerOrder: LedgerOrder
     /// The feeds each client owns on every loop, for its `max_feeds`.
     let owners: FeedOwnerCounts
+    /// The reload the group decided: every loop applies the same configuration, client keys
+    /// and plugin and cell files.
+    let reload: SharedReload
     /// With CURVE on: the key pair and client keys the loops share with the front (the front
     /// names each message's client; docs/OPERATIONS.md, "Engine threads"); nil with it off.
     var curve: SharedCurve? = nil

@@ -21,6 +21,9 @@ import Glibc
 /// (`SharedCurve`), and the front serves the ZAP handler of the shared context and names each
 /// message's client to its loop, which checks the grants as one rowcastd does.
 ///
+/// A reload is one decision for every loop (`SharedReload`): the configuration, the client
+/// keys and the plugin and cell directories are read once, and every loop applies the same.
+///
 /// Each loop ticks a pass clock of its own in the shared `LoopHealth`, so `/healthz` names a
 /// loop that stops passing and the first loop's watchdog pings stop with it.
 ///
@@ -76,11 +79,13 @@ final class EngineThreadGroup {
         let totals = LoopTotals(loops: count)
         let ledgerOrder = LedgerOrder()
         let owners = FeedOwnerCounts()
+        let reload = SharedReload(
+            running: configuration, environment: environment, logger: logger, loops: count, curve: curve?.shared)
         for index in 0..<count {
             startLoop(
                 EngineLoopSlot(
                     index: index, count: count, context: context, store: store, totals: totals,
-                    ledgerOrder: ledgerOrder, owners: owners, curve: curve?.shared))
+                    ledgerOrder: ledgerOrder, owners: owners, reload: reload, curve: curve?.shared))
         }
         for _ in 0..<count { started.wait() }
         let sockets: PublicSockets
@@ -99,7 +104,7 @@ final class EngineThreadGroup {
             front = try FrontRouter(
                 configuration: configuration, context: context, loops: count, ingest: sockets.ingest,
                 control: sockets.control, endpoints: sockets.endpointsJSON, metrics: environment.metrics,
-                logger: logger, curve: curve?.shared, zap: curve?.zap)
+                logger: logger, reload: reload, curve: curve?.shared, zap: curve?.zap)
         } catch {
             stopLoops()
             sockets.close(proxyEnded: nil)
@@ -109,7 +114,7 @@ final class EngineThreadGroup {
         let proxyEnded = sockets.startProxy(logger: logger)
         announceReady(sockets)
         do {
-            try serve(front: front, sockets: sockets, until: signal)
+            try serve(front: front, sockets: sockets, reload: reload, until: signal)
         } catch {
             // The front failed: nothing reads the public sockets any more. Close them and stop
             // the loops before the ZAP handler closes (deferred above), so no connection is
@@ -134,8 +139,11 @@ final class EngineThreadGroup {
     }
 
     /// Runs the front until `signal` asks for a stop (or a loop fails) and every loop ended
-    /// having answered what it read, then passes their last replies on.
-    private func serve(front: FrontRouter, sockets: PublicSockets, until signal: StopSignal) throws {
+    /// having answered what it read, then passes their last replies on. A reload `signal` asks
+    /// for is counted in `reload` before every loop is asked to apply it.
+    private func serve(
+        front: FrontRouter, sockets: PublicSockets, reload: SharedReload, until signal: StopSignal
+    ) throws {
         var stopping = false
         var loopsStopping = false
         while true {
@@ -149,7 +157,10 @@ final class EngineThreadGroup {
                 loopsStopping = true
                 for loopSignal in loopSignals { loopSignal.requestStop() }
             }
-            if signal.takeReloadRequest() { for loopSignal in loopSignals { loopSignal.requestReload() } }
+            if signal.takeReloadRequest() {
+                reload.request()
+                for loopSignal in loopSignals { loopSignal.requestReload() }
+            }
             let ended = outcomes.withLock { $0.count } == count + count
             if loopsStopping, ended {
                 try front.drainReplies()

@@ -2,7 +2,8 @@ import RowCastJSON
 
 /// The one reply a client gets to a request every engine loop answered (`status`, `reload`,
 /// `quarantine` without a feed): the loops' replies, in loop order, made into the reply one
-/// loop holding every feed would have sent (docs/OPERATIONS.md, "Engine threads").
+/// loop holding every feed would have sent (docs/OPERATIONS.md, "Engine threads"), with what
+/// only several loops can add (`refusedInSomeLoops` of `reload`).
 enum FanOutReplies {
     /// The ops whose request goes to every loop.
     static func goesToEveryLoop(op: String?, namesFeed: Bool) -> Bool {
@@ -48,7 +49,8 @@ enum FanOutReplies {
                 merged["curve"] = .object(curve)
             }
         case "quarantine": mergeSums(&merged, objects, keys: ["items", "retried"])
-        default: break  // reload: every loop reloaded; the first one's reply says so
+        case "reload": mergeReload(&merged, objects)
+        default: break
         }
         var bytes = JSONValue.object(merged).serialized()
         guard let tail = correlationTail(of: first) else { return bytes }
@@ -107,6 +109,39 @@ enum FanOutReplies {
             merged["next"] = .string(stop)
         }
         merged["feeds"] = .array(feeds)
+    }
+
+    /// `reload`: every loop applied the one decision of its group (`SharedReload`), so the
+    /// configuration, the settings applied, the keys and the cells are the first loop's; the
+    /// feeds rendered again are every loop's, in name order; and `refusedInSomeLoops` lists,
+    /// per loop, each plugin file that some loops refused and others loaded (a plugin host that
+    /// failed to start), the one way the loops can end a reload apart.
+    private static func mergeReload(_ merged: inout JSONObject, _ objects: [JSONObject]) {
+        if merged["rerendered"] != nil {
+            var rerendered = objects.flatMap { $0["rerendered"]?.arrayValue ?? [] }
+            rerendered.sort { ($0["feed"]?.stringValue ?? "") < ($1["feed"]?.stringValue ?? "") }
+            merged["rerendered"] = .array(rerendered)
+        }
+        merged["refusedInSomeLoops"] = .array(
+            refusedInSomeLoops(objects.map { $0["refusals"]?.arrayValue ?? [] }))
+    }
+
+    /// The refusals (`file`, `code`, `reason`) of the loops, one list per loop in loop order,
+    /// whose file some loops refused and at least one did not, each with its `loop` first, in
+    /// loop order; empty when every loop refused the same files.
+    static func refusedInSomeLoops(_ refusals: [[JSONValue]]) -> [JSONValue] {
+        let refusedFiles = refusals.map { Set($0.compactMap { $0["file"]?.stringValue }) }
+        var partial: [JSONValue] = []
+        for (loop, loopRefusals) in refusals.enumerated() {
+            for refusal in loopRefusals {
+                guard let file = refusal["file"]?.stringValue, !refusedFiles.allSatisfy({ $0.contains(file) })
+                else { continue }
+                var entry: JSONObject = ["loop": .number(Double(loop))]
+                for (key, value) in refusal.objectValue?.entries ?? [] { entry.append(key: key, value: value) }
+                partial.append(.object(entry))
+            }
+        }
+        return partial
     }
 
     /// Adds up `keys` over `objects`: numbers are summed, arrays joined, objects summed member

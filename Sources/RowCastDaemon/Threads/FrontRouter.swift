@@ -29,6 +29,7 @@ final class FrontRouter {
     private let pushes: [Socket]
     private let dealers: [Socket]
     private let poller = Poller()
+    private let reload: SharedReload?
     private let curve: SharedCurve?
     private let zap: ZAPHandler?
     private var fanOuts: [UInt64: FanOut] = [:]
@@ -54,13 +55,15 @@ final class FrontRouter {
         var replies: [[UInt8]?]
     }
 
-    /// A front for `loops` loops over `context`, its public sockets already bound.
+    /// A front for `loops` loops over `context`, its public sockets already bound; each
+    /// `reload` request is counted in `reload` before the loops get it.
     init(
         configuration: DaemonConfiguration, context: Context, loops: Int, ingest: Socket, control: Socket,
-        endpoints: JSONValue, metrics: (any MetricsFactory)?, logger: Logger, curve: SharedCurve? = nil,
-        zap: ZAPHandler? = nil
+        endpoints: JSONValue, metrics: (any MetricsFactory)?, logger: Logger, reload: SharedReload? = nil,
+        curve: SharedCurve? = nil, zap: ZAPHandler? = nil
     ) throws {
         self.configuration = configuration
+        self.reload = reload
         self.curve = curve
         self.zap = zap
         self.ingest = ingest
@@ -104,7 +107,7 @@ final class FrontRouter {
         poller.register(control, for: canRead ? .readable : [])
         _ = try poller.poll(timeoutMilliseconds: held == nil ? timeoutMilliseconds : 1)
         if let zap, let curve, let socket = zap.socket, poller.isReadable(socket) {
-            // The keys in force: those the loops read at the start or their last reload.
+            // The keys in force: those read at the start or by the last reload every loop applied.
             zap.keyring = curve.keyring
             try zap.serve()
         }
@@ -180,6 +183,8 @@ final class FrontRouter {
             let message = [header.bytes] + identities + [[]] + bodyFrames
             let waiting: Held
             if everyLoop {
+                // One reload decided for every loop: counted before any loop can read it.
+                if routing.op == "reload" { reload?.request() }
                 nextFanOut &+= 1
                 waiting = .everyLoop(message, fanOut: fanOut, op: routing.op ?? "")
             } else {

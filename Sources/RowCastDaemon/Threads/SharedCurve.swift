@@ -3,8 +3,8 @@ import RowCastSupport
 /// CURVE with several engine loops (docs/OPERATIONS.md, "Engine threads"): what the front, the
 /// publish proxy and every loop share. The group loads the server key pair and the client keys
 /// once, before any loop starts; the front's ZAP handler admits connections to the public
-/// sockets with the keyring in force here, the proxy checks each subscription with it, and
-/// each loop that reloads puts the keyring it read here too.
+/// sockets with the keyring in force here, the proxy checks each subscription with it, and a
+/// reload puts the keyring it read once here when every loop has applied it (`SharedReload`).
 final class SharedCurve: Sendable {
     /// The server's key pair, which the public sockets serve CURVE with.
     let keyPair: ServerKeyPair
@@ -18,7 +18,8 @@ final class SharedCurve: Sendable {
         refused = LockedValue(0)
     }
 
-    /// The client keys in force: the last a loop read.
+    /// The client keys in force: those read at the start, or by the last reload every loop
+    /// applied.
     var keyring: ClientKeyring {
         get { current.withLock { $0 } }
         set { current.withLock { $0 = newValue } }

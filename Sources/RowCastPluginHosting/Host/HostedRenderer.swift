@@ -19,7 +19,14 @@ public final class HostedRenderer: RowRendering {
     public static func load(
         directories: [String], settings: PluginHostSettings, logger: Logger, previous: HostedRenderer? = nil
     ) -> HostedRenderer {
-        let registry = PluginLoader.build(directories: directories, previous: previous?.registry, logger: logger) {
+        load(scan: PluginScan(directories: directories), settings: settings, logger: logger, previous: previous)
+    }
+
+    /// As ``load(directories:settings:logger:previous:)``, for the plugin files `scan` found.
+    public static func load(
+        scan: PluginScan, settings: PluginHostSettings, logger: Logger, previous: HostedRenderer? = nil
+    ) -> HostedRenderer {
+        let registry = PluginLoader.build(scan: scan, previous: previous?.registry, logger: logger) {
             file, candidate throws(PluginRefusal) in
             if let candidate, candidate.fileIdentity == PluginFileIdentity.of(file) { return candidate }
             return try HostedPlugin.start(file, settings: settings, logger: logger)

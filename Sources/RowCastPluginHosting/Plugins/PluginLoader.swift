@@ -54,34 +54,40 @@ public struct PluginLoader: Sendable {
     /// new registry. Plugins of `previous` whose files are unchanged are reused instead of
     /// loaded again.
     public func load(directories: [String], reusing previous: PluginRegistry? = nil) -> PluginRegistry {
-        Self.build(directories: directories, previous: previous, logger: logger) {
+        load(scan: PluginScan(directories: directories), reusing: previous)
+    }
+
+    /// Loads the plugin files `scan` found into a new registry, reusing those of `previous`
+    /// whose files are unchanged.
+    public func load(scan: PluginScan, reusing previous: PluginRegistry? = nil) -> PluginRegistry {
+        Self.build(scan: scan, previous: previous, logger: logger) {
             file, candidate throws(PluginRefusal) in
             try loadPlugin(file, reusing: candidate)
         }
     }
 
-    /// Scans `directories` and builds a table with `load` (which gets each file and the plugin
-    /// `previous` had from that file, if any). A file that `load` refuses keeps the plugin
-    /// `previous` had from it, when there was one, and the refusal is recorded all the same.
+    /// Builds a table of the plugin files `scan` found with `load` (which gets each file and
+    /// the plugin `previous` had from that file, if any). A file that `load` refuses keeps the
+    /// plugin `previous` had from it, when there was one, and the refusal is recorded all the
+    /// same; so is each directory the scan refused.
     public static func build<Plugin: RegisteredPlugin>(
-        directories: [String], previous: PluginTable<Plugin>?, logger: Logger,
+        scan: PluginScan, previous: PluginTable<Plugin>?, logger: Logger,
         load: (String, Plugin?) throws(PluginRefusal) -> Plugin
     ) -> PluginTable<Plugin> {
         var reusable: [String: Plugin] = [:]
         for plugin in previous?.plugins ?? [] { reusable[plugin.file] = plugin }
 
         var builder = PluginTable<Plugin>.Builder()
-        var seen = Set<String>()
         func refuse(_ refusal: PluginRefusal) {
             builder.refuse(refusal)
             log(refusal, logger: logger)
         }
-        for directory in directories where seen.insert(directory).inserted {
+        for directory in scan.directories {
             let files: [String]
-            do {
-                files = try pluginFiles(in: directory)
-            } catch {
-                refuse(error)
+            switch directory.files {
+            case .success(let found): files = found
+            case .failure(let refusal):
+                refuse(refusal)
                 continue
             }
             for file in files {

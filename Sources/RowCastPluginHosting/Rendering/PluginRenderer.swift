@@ -14,8 +14,13 @@ public final class PluginRenderer: RowRendering {
 
     /// Scans `directories` for plugins, reusing those of `previous` whose files are unchanged.
     public static func load(directories: [String], logger: Logger, previous: PluginRenderer? = nil) -> PluginRenderer {
+        load(scan: PluginScan(directories: directories), logger: logger, previous: previous)
+    }
+
+    /// Loads the plugin files `scan` found, reusing those of `previous` whose files are unchanged.
+    public static func load(scan: PluginScan, logger: Logger, previous: PluginRenderer? = nil) -> PluginRenderer {
         let loader = PluginLoader(logger: logger)
-        return PluginRenderer(registry: loader.load(directories: directories, reusing: previous?.registry))
+        return PluginRenderer(registry: loader.load(scan: scan, reusing: previous?.registry))
     }
 
     /// Renders an item with the plugin registered for its type.
