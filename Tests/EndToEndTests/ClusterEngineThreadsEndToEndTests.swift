@@ -143,7 +143,7 @@ struct ClusterEngineThreadsEndToEndTests {
     }
 
     @Test(
-        "a request for a feed of any loop of another node is forwarded through every node, control and ingest, and status shows the node's cluster once",
+        "a request for a feed of any loop of another node is forwarded through every node, control and ingest, status shows the node's cluster once, and a node stopped cleanly hands its leases back",
         .timeLimit(.minutes(3)))
     func forwardingReachesEveryLoop() throws {
         let url = try PostgreSQLTestServer.shared().makeDatabase()
@@ -189,6 +189,19 @@ struct ClusterEngineThreadsEndToEndTests {
                 Thread.sleep(forTimeInterval: 0.1)
             }
             #expect(stored.sorted() == ids, "\(feed) through \(entry): \(stored)")
+        }
+
+        // A clean stop: every loop stops, then the node hands its leases back, and the others'
+        // loops take its partitions over and answer for its feeds.
+        let leaving = cluster.node("n3")
+        leaving.signal(SIGTERM)
+        #expect(leaving.waitForExit(timeout: ClusterEndToEndTests.patience) == 0, "\(leaving.log)")
+        #expect(leaving.log.contains("left the cluster"), "\(leaving.log)")
+        try cluster.settle(["n1", "n2"])
+        for (entry, feed, ids) in expected where entry != "n3" {
+            let stored = PostgreSQLStoreEndToEndTests.rowIDs(
+                try RawPeer(cluster.node(entry)).request(["op": "snapshot", "feed": .string(feed)]))
+            #expect(stored.sorted() == ids, "\(feed) through \(entry) after n3 left: \(stored)")
         }
     }
 }
