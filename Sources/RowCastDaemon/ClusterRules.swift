@@ -3,7 +3,8 @@
 /// process). CURVE is allowed: the nodes share one server key pair, and a node forwards each
 /// request with the original client's key, whose grants the owner applies (docs/SECURITY.md,
 /// "Cluster nodes"); a node whose server key differs is found at forwarding time, since only
-/// the store knows the others' keys.
+/// the store knows the others' keys. So are several engine threads: the node's one coordinator
+/// hands each loop the leases of its partitions (docs/OPERATIONS.md, "Engine threads").
 public enum ClusterRules {
     /// A node name in words, for errors and help.
     public static let allowedNodeName = "1 to 64 letters, digits, '.', '_' or '-', or \"\" to run alone"
@@ -32,29 +33,12 @@ public enum ClusterRules {
     /// Throws an `invalid_value` error when a node name is set with a store other than
     /// PostgreSQL.
     public static func check(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
-        try checkEngineThreads(configuration, file: file)
         guard !configuration.nodeName.isEmpty else { return }
         guard case .postgresql = try? StoreLocation(parsing: configuration.store) else {
             throw ConfigurationError(
                 .invalidValue, file: file, key: "cluster.node_name",
                 problem:
                     "a cluster node needs a PostgreSQL store that every node shares: set store: postgresql://USER@HOST:PORT/DATABASE (--store), or leave node_name empty to run alone"
-            )
-        }
-    }
-}
-
-extension ClusterRules {
-    /// Throws an `invalid_value` error when `engine.threads` is above 1 with a node name: the
-    /// front that hands messages to the loops does not carry a cluster node's forwarding. (It
-    /// carries a client's CURVE identity: CURVE runs with several loops.)
-    static func checkEngineThreads(_ configuration: DaemonConfiguration, file: String?) throws(ConfigurationError) {
-        guard configuration.engineThreads > 1 else { return }
-        if !configuration.nodeName.isEmpty {
-            throw ConfigurationError(
-                .invalidValue, file: file, key: "engine.threads",
-                problem:
-                    "a cluster node runs one engine thread: set engine.threads to 1 (--engine-threads 1), or leave cluster.node_name empty to run several threads alone"
             )
         }
     }

@@ -34,6 +34,7 @@ extension Daemon {
             node: configuration.nodeName, url: url, lease: .milliseconds(configuration.leaseMilliseconds),
             endpoints: endpoints, plugins: pluginSummary(), tokens: tokens, logger: logger)
         cluster = coordinator
+        clusterExchange = coordinator.exchange
         forwarder = ClusterForwarder(
             node: configuration.nodeName, context: context, poller: poller,
             timeout: .milliseconds(configuration.leaseMilliseconds) + .seconds(2), curve: serverKeyPair,
@@ -51,6 +52,24 @@ extension Daemon {
             ])
     }
 
+    /// Joins the cluster as engine loop `index` of several: the group runs the node's one
+    /// coordinator (started once the public sockets are bound, which the other nodes forward
+    /// to), and this loop takes the changes of its partitions from its exchange as it runs; the
+    /// group announces readiness once every loop applied the first round's.
+    func joinCluster(asLoop index: Int, of coordinator: ClusterCoordinator, context: Context) {
+        let exchange = coordinator.exchanges[index]
+        clusterExchange = exchange
+        let forwarder = ClusterForwarder(
+            node: configuration.nodeName, context: context, poller: poller,
+            timeout: .milliseconds(configuration.leaseMilliseconds) + .seconds(2), curve: serverKeyPair,
+            logger: logger)
+        self.forwarder = forwarder
+        poller.register(fileDescriptor: exchange.wakeDescriptor, for: .readable)
+        // Every loop loads the same plugins: the first one's summary is the node's.
+        if index == 0 { coordinator.pluginsChanged(pluginSummary()) }
+        engine?.statusMembers["cluster"] = clusterStatus(exchange.view, forwarder: forwarder)
+    }
+
     /// Takes what the coordinator changed: gives up lost and unwanted partitions and loads the
     /// acquired ones (after flushing the pipeline: both need every commit done). Returns the
     /// error events of loaded feeds to publish.
@@ -58,20 +77,21 @@ extension Daemon {
     func applyClusterChanges(durable: DurableEngine) throws -> [Publication] {
         // Checked before the changes are taken, so none is lost (the loop flushes first).
         guard !durable.hasHeldOutputs else { throw ClusterStateError.pipelineBusy }
-        guard let cluster, let changes = cluster.exchange.take() else { return [] }
+        guard let exchange = clusterExchange, let changes = exchange.take() else { return [] }
+        defer { exchange.applied() }
         clusterView = changes.view
         let served = durable.engine.servedPartitions ?? []
         let leaving = served.intersection(changes.lost.union(changes.unwanted))
         let adopting = changes.acquired.subtracting(changes.lost).subtracting(changes.unwanted).subtracting(served)
         guard !leaving.isEmpty || !adopting.isEmpty else {
-            cluster.exchange.handBack(changes.unwanted)
+            exchange.handBack(changes.unwanted)
             return []
         }
         if !leaving.isEmpty {
             durable.release(leaving)
             positions.forget { leaving.contains(Partition(feed: $0)) }
         }
-        cluster.exchange.handBack(changes.unwanted)
+        exchange.handBack(changes.unwanted)
         guard !adopting.isEmpty else { return [] }
         do {
             let reports = try durable.adopt(adopting)
@@ -84,7 +104,7 @@ extension Daemon {
                 "could not load partitions taken over; their leases are handed back",
                 metadata: ["partitions": "\(adopting.count)", "error": "\(error.message)"])
             durable.release(adopting)
-            cluster.exchange.handBack(adopting)
+            exchange.handBack(adopting)
             return []
         }
     }
@@ -93,8 +113,8 @@ extension Daemon {
     /// the forwarded requests' answers, and, at most every 250 ms, moves requests whose
     /// partition changed owner and answers those past their time.
     func serveCluster(durable: DurableEngine, control: Socket, publish: Socket, engine: Engine) throws {
-        guard let cluster, let forwarder else { return }
-        if cluster.exchange.hasChanges {
+        guard let exchange = clusterExchange, let forwarder else { return }
+        if exchange.hasChanges {
             try settleCarried(durable: durable, control: control, publish: publish)
             try send(try durable.flush(), control: control, publish: publish, engine: engine)
             try publishAll(try applyClusterChanges(durable: durable), on: publish)
@@ -105,13 +125,14 @@ extension Daemon {
         let now = ContinuousClock.now
         guard now >= nextForwardCheck else { return }
         nextForwardCheck = now + .milliseconds(250)
-        let view = cluster.exchange.view
+        let view = exchange.view
         clusterView = view
         for answer in forwarder.update(view: view, served: engine.servedPartitions ?? [], now: now) {
             sendReply(answer.route.replyFrames(answer.body), on: control, engine: engine)
         }
         engine.statusMembers["cluster"] = clusterStatus(view, forwarder: forwarder)
-        metrics?.recordCluster(view, forwarder: forwarder)
+        // Of several loops, the first records the node's leases; each its own forwarding.
+        metrics?.recordCluster(view, forwarder: forwarder, leases: (slot?.index ?? 0) == 0)
     }
 
     /// Where a message received on `route` (nil: ingest) from `principal` goes: applied here
@@ -146,7 +167,7 @@ extension Daemon {
             } else {
                 try publishAll([routing.refusalEvent(.partitionUnavailable, message)], on: publish)
             }
-        } else if let route, ClusterForwarder.isForwarded(route) {
+        } else if let route, ClusterForwarder.isForwarded(route, behindFront: slot != nil) {
             // Sent by a node whose view differs from this one's for a moment: not passed on.
             refuse(
                 "\(partition) is not served by the node it was forwarded to (its lease is moving); nothing was applied, send it again shortly",
@@ -174,14 +195,17 @@ extension Daemon {
     }
 
     /// Leaves the cluster at a stop, after the last commits: hands every lease back so the other
-    /// nodes take the partitions over at their next round.
+    /// nodes take the partitions over at their next round. One loop of several only answers
+    /// what it forwarded: its group leaves once every loop stopped.
     func leaveCluster(control: Socket, engine: Engine) {
         for answer in forwarder?.abandon() ?? [] {
             sendReply(answer.route.replyFrames(answer.body), on: control, engine: engine)
         }
         forwarder?.close()
         forwarder = nil
-        if let cluster { poller.unregister(fileDescriptor: cluster.exchange.wakeDescriptor) }
+        if let clusterExchange { poller.unregister(fileDescriptor: clusterExchange.wakeDescriptor) }
+        clusterExchange = nil
+        // Of several loops, the group leaves once every loop stopped serving.
         cluster?.stop(leaving: true)
         cluster = nil
     }

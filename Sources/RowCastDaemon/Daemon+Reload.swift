@@ -101,7 +101,8 @@ extension Daemon {
         try applyLive(next, engine: engine)
         renderer = candidate
         observePlugins(of: candidate)
-        cluster?.pluginsChanged(pluginSummary())
+        // Of several loops, the first tells the node's coordinator (they load the same plugins).
+        if (slot?.index ?? 0) == 0 { (cluster ?? slot?.cluster)?.pluginsChanged(pluginSummary()) }
         // Through the durable engine: the re-rendered feeds' new seqs are committed before their deltas go out.
         let seqs = engine.feeds.mapValues(\.seq)
         try publishAll(durable!.replaceRenderer(candidate), on: publish)

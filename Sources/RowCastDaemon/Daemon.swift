@@ -74,8 +74,12 @@ public final class Daemon {
     var carriedRoutes: [ReplyRoute] = []
     /// The plugin hosts' descriptors the loop's poller watches while carried messages wait.
     var watchedHostDescriptors: [Int32] = []
-    /// A cluster node's leases (`cluster.node_name`), nil when rowcastd runs alone.
+    /// A cluster node's leases (`cluster.node_name`), nil when rowcastd runs alone or as one
+    /// engine loop of several (their group owns the node's one coordinator).
     var cluster: ClusterCoordinator?
+    /// Where this loop takes the lease changes of its partitions from the coordinator, on a
+    /// cluster node; nil otherwise.
+    var clusterExchange: ClusterExchange?
     /// A cluster node's forwarding of requests for feeds other nodes own.
     var forwarder: ClusterForwarder?
     /// The cluster as the loop last took it from the coordinator.
@@ -162,12 +166,14 @@ public final class Daemon {
         engine.limits = configuration.stateLimits
         engine.writesSnapshotsLater = true
         self.engine = engine
-        let clusterStore = try clusterStoreURL()
+        // Of several loops, the group runs the node's coordinator and opens its store.
+        let clusterStore = slot == nil ? try clusterStoreURL() : nil
         let tokens = clusterStore.map { _ in LeaseTokens(node: configuration.nodeName) }
         let store: any FeedStore
         if let slot {
-            // One loop of several: the feeds of its partitions, in the store the loops share.
-            engine.servedPartitions = slot.partitions
+            // One loop of several: the feeds of its partitions, in the store the loops share;
+            // on a cluster node, those its leases give it once the group joined the cluster.
+            engine.servedPartitions = slot.cluster == nil ? slot.partitions : []
             engine.ledger.sharedOrder = slot.ledgerOrder
             engine.sharedOwners = slot.owners
             store = slot.store
@@ -179,7 +185,12 @@ public final class Daemon {
         } else {
             store = try configuration.openStore(logger: logger)
         }
-        if let postgres = store as? PostgreSQLFeedStore { metrics?.storeRoundTrips = { postgres.roundTrips } }
+        // Of several loops sharing one PostgreSQL store, the first reports its round trips.
+        if let postgres = store as? PostgreSQLFeedStore
+            ?? (slot?.index == 0 ? slot?.store.underlying as? PostgreSQLFeedStore : nil)
+        {
+            metrics?.storeRoundTrips = { postgres.roundTrips }
+        }
         let durable = DurableEngine(engine: engine, store: store, logger: logger)
         durable.ingestCommitInterval = .microseconds(configuration.commitIntervalMicroseconds)
         if let metrics { durable.commitObserver = { metrics.recordCommit(duration: $0, messages: $1) } }
@@ -262,6 +273,8 @@ public final class Daemon {
         updateCurveStatus(engine: engine)
         if let clusterStore, let tokens {
             try joinCluster(url: clusterStore, tokens: tokens, durable: durable, context: context)
+        } else if let coordinator = slot?.cluster, let slot {
+            joinCluster(asLoop: slot.index, of: coordinator, context: context)
         }
         logger.debug(
             "sockets bound",

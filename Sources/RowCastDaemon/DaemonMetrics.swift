@@ -67,10 +67,11 @@ final class DaemonMetrics {
         rows.record(0)
     }
 
-    /// A cluster node's leases, nodes and forwarding (`ClusterMetrics`).
-    func recordCluster(_ view: ClusterView, forwarder: ClusterForwarder) {
+    /// A cluster node's leases, nodes and forwarding (`ClusterMetrics`); the leases and nodes
+    /// only with `leases` (of several engine loops, the first records them).
+    func recordCluster(_ view: ClusterView, forwarder: ClusterForwarder, leases: Bool = true) {
         if cluster == nil { cluster = ClusterMetrics(factory: factory) }
-        cluster?.record(view, forwarder: forwarder)
+        cluster?.record(view, forwarder: forwarder, leases: leases)
     }
 
     /// Notes bytes sent on the publish socket (added to the counter at the next flush).

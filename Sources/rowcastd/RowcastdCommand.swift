@@ -292,7 +292,7 @@ struct RowcastdCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Run this many engine loops, each serving the feeds of its partitions on a thread of its own behind the same endpoints (docs/OPERATIONS.md, \"Engine threads\"); more than 1 needs no --node-name. [default: 1]",
+            "Run this many engine loops, each serving the feeds of its partitions on a thread of its own behind the same endpoints (docs/OPERATIONS.md, \"Engine threads\"); a cluster node (--node-name) holds its leases once for all of them. [default: 1]",
             valueName: "n"))
     var engineThreads: Int?
 

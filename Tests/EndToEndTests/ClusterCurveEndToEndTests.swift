@@ -23,9 +23,11 @@ struct ClusterCurveEndToEndTests {
         let plugins: TemporaryDirectory
         private(set) var nodes: [String: DaemonProcess] = [:]
 
-        /// With `ownKeys`, those nodes generate a server key pair of their own instead.
+        /// With `ownKeys`, those nodes generate a server key pair of their own instead; every
+        /// node runs `threads` engine threads.
         init(
-            url: String, clients: TemporaryDirectory, names: [String] = ["n1", "n2"], ownKeys: Set<String> = []
+            url: String, clients: TemporaryDirectory, names: [String] = ["n1", "n2"], ownKeys: Set<String> = [],
+            threads: Int = 1
         ) throws {
             self.clients = clients
             self.names = names
@@ -42,7 +44,8 @@ struct ClusterCurveEndToEndTests {
                     extraArguments: [
                         "--store", url, "--node-name", name, "--lease-ms", "\(ClusterEndToEndTests.leaseMilliseconds)",
                         "--curve", "--curve-clients", clients.path,
-                    ] + (ownKeys.contains(name) ? [] : ["--curve-server-key", file]),
+                    ] + (ownKeys.contains(name) ? [] : ["--curve-server-key", file])
+                        + (threads > 1 ? ["--engine-threads", "\(threads)"] : []),
                     timeout: 60)
             }
         }
@@ -102,9 +105,9 @@ struct ClusterCurveEndToEndTests {
     }
 
     @Test(
-        "a client allowed one feed reaches the node that does not own it: its request there is applied on the owner, one for another feed gets the owner's forbidden, a forged client frame is refused, ingest is checked the same way, and a CURVE relay of both nodes delivers",
-        .timeLimit(.minutes(4)))
-    func grantsCheckedOnTheOwner() throws {
+        "a client allowed one feed reaches the node that does not own it: its request there is applied on the owner, one for another feed gets the owner's forbidden, a forged client frame is refused, ingest is checked the same way, and a CURVE relay of both nodes delivers (nodes with 1 and 3 engine threads)",
+        .timeLimit(.minutes(4)), arguments: [1, 3])
+    func grantsCheckedOnTheOwner(threads: Int) throws {
         let url = try PostgreSQLTestServer.shared().makeDatabase()
         let names = ["n1", "n2"]
         let allowed = ClusterEndToEndTests.feed(ownedBy: "n2", among: names, prefix: "allowed")
@@ -113,11 +116,12 @@ struct ClusterCurveEndToEndTests {
         let admin = try Curve.client("admin", in: clients, allow: ["all *"])
         let producer = try Curve.client("producer", in: clients, allow: ["publish,read \(allowed)"])
         let relayKey = try Curve.client("relay", in: clients, allow: ["read *"])
-        let cluster = try CurveCluster(url: url, clients: clients)
+        let cluster = try CurveCluster(url: url, clients: clients, threads: threads)
         defer { cluster.stopAll() }
         let adminPeers = try Dictionary(uniqueKeysWithValues: cluster.names.map { ($0, try cluster.peer($0, admin)) })
         try cluster.settle(admin: adminPeers)
         let status = try adminPeers["n1"]!.request(["op": "status"])
+        #expect(status["engineThreads"] == (threads > 1 ? .number(Double(threads)) : nil), "\(status)")
         for node in status["cluster"]?["nodes"]?.arrayValue ?? [] {
             #expect(node["serverKey"] == .string(cluster.serverKey.publicKey), "\(node)")
             #expect(node["serverKeyDiffers"] == false, "\(node)")

@@ -23,9 +23,12 @@ struct ClusterEndToEndTests {
         let plugins: TemporaryDirectory
         private(set) var nodes: [String: DaemonProcess] = [:]
         let names = ["n1", "n2", "n3"]
+        /// More options of each node, by name (`--engine-threads`, say).
+        let extraArguments: [String: [String]]
 
-        init(url: String, count: Int = 3) throws {
+        init(url: String, count: Int = 3, extraArguments: [String: [String]] = [:]) throws {
             self.url = url
+            self.extraArguments = extraArguments
             plugins = try DaemonProcess.pluginDirectory()
             for name in names.prefix(count) { try start(name) }
         }
@@ -35,7 +38,7 @@ struct ClusterEndToEndTests {
                 pluginDirectory: plugins,
                 extraArguments: [
                     "--store", url, "--node-name", name, "--lease-ms", "\(ClusterEndToEndTests.leaseMilliseconds)",
-                ],
+                ] + (extraArguments[name] ?? []),
                 timeout: 60)
         }
 

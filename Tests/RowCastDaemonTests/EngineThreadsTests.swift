@@ -128,6 +128,28 @@ struct EngineThreadsTests {
         return JSONValue.object(object).serialized()
     }
 
+    @Test("a cluster node's status from every loop: the node's cluster member once, with every loop's forwarding")
+    func mergedClusterStatus() throws {
+        func status(_ forwarding: Int) -> [UInt8] {
+            let cluster: JSONValue = [
+                "node": "n1", "held": [["partition": 0, "token": 4]], "unowned": 0,
+                "forwarding": .number(Double(forwarding)),
+            ]
+            return (["ok": true, "op": "status", "feeds": [], "cluster": cluster, "req": 1] as JSONValue).serialized()
+        }
+        let merged = try JSONParser.parse(
+            FanOutReplies.merge(op: "status", [status(2), status(0), status(3)], endpoints: .null))
+        #expect(merged["cluster"]?["forwarding"] == 5)
+        #expect(merged["cluster"]?["node"] == "n1")
+        #expect(merged["cluster"]?["held"]?.arrayValue?.count == 1)
+        #expect(merged["cluster"]?["unowned"] == 0)
+        let alone = try JSONParser.parse(
+            FanOutReplies.merge(
+                op: "status", [Self.status(["a"], stored: 1, hosts: 1), Self.status(["b"], stored: 1, hosts: 1)],
+                endpoints: .null))
+        #expect(alone["cluster"] == nil)
+    }
+
     @Test("status from every loop: counts added, feeds in name order, a page ending where the first full page ended")
     func mergedStatus() throws {
         let endpoints: JSONValue = ["control": "tcp://127.0.0.1:7702"]
@@ -268,17 +290,19 @@ struct EngineThreadsTests {
         #expect(!FanOutReplies.goesToEveryLoop(op: "plugins", namesFeed: false))
     }
 
-    @Test("more than one engine thread runs with CURVE, and is refused with a node name")
-    func refusedCombinations() {
+    @Test("more than one engine thread runs with CURVE and on a cluster node, whose store must be PostgreSQL")
+    func allowedCombinations() {
         var configuration = DaemonConfiguration()
         configuration.engineThreads = 2
         #expect(throws: Never.self) { try ClusterRules.check(configuration, file: nil) }
         configuration.curve = true
         #expect(throws: Never.self) { try ClusterRules.check(configuration, file: nil) }
         configuration.nodeName = "a"
-        configuration.store = "postgresql://u@127.0.0.1:5432/d"
         #expect(throws: ConfigurationError.self) { try ClusterRules.check(configuration, file: nil) }
-        configuration.engineThreads = 1
+        configuration.store = "postgresql://u@127.0.0.1:5432/d"
+        #expect(throws: Never.self) { try ClusterRules.check(configuration, file: nil) }
+        configuration.curve = false
+        configuration.engineThreads = 16
         #expect(throws: Never.self) { try ClusterRules.check(configuration, file: nil) }
     }
 }

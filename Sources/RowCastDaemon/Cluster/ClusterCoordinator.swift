@@ -20,6 +20,11 @@ import RowCastWire
 /// Times of leases are the store server's (`clock_timestamp()`), so nodes' clocks need not
 /// agree; only the lease's length, measured here, must be roughly right.
 ///
+/// A node with several engine loops (`engine.threads`) runs one coordinator: one heartbeat,
+/// one set of leases and tokens. Each loop has an exchange of its own (`exchanges`), which is
+/// posted the changes of that loop's partitions (`p % loops`) only, and a lease is released
+/// once the loop that served it handed it back.
+///
 /// `@unchecked Sendable`: its state is used by its own thread only, after `start`; `stop`
 /// only sets a flag under `condition`.
 final class ClusterCoordinator: @unchecked Sendable {
@@ -29,10 +34,13 @@ final class ClusterCoordinator: @unchecked Sendable {
     let lease: Duration
     /// The store's fencing tokens, shared with the store's commits.
     let tokens: LeaseTokens
-    /// Shared with the loop.
-    let exchange: ClusterExchange
+    /// One per engine loop, shared with it: loop `i` is posted the changes of the partitions
+    /// `p % exchanges.count == i`.
+    let exchanges: [ClusterExchange]
     private let url: String
-    private let endpoints: NodeEndpoints
+    /// What the heartbeat advertises; set before `start` when the endpoints are bound later
+    /// (the public sockets of several engine loops).
+    var endpoints: NodeEndpoints
     private let logger: Logger
     private let condition = NSCondition()
     private var stopping = false
@@ -45,10 +53,10 @@ final class ClusterCoordinator: @unchecked Sendable {
     /// Lease events since the start, posted with each view.
     private var counts = ClusterView.LeaseCounts()
 
-    /// A coordinator for `node`, whose leases last `lease`.
+    /// A coordinator for `node`, whose leases last `lease`, serving `loops` engine loops.
     init(
         node: String, url: String, lease: Duration, endpoints: NodeEndpoints, plugins: String, tokens: LeaseTokens,
-        logger: Logger
+        loops: Int = 1, logger: Logger
     ) {
         self.node = node
         self.url = url
@@ -57,8 +65,14 @@ final class ClusterCoordinator: @unchecked Sendable {
         self.plugins = plugins
         self.tokens = tokens
         self.logger = logger
-        exchange = ClusterExchange(node: node)
+        exchanges = (0..<max(loops, 1)).map { _ in ClusterExchange(node: node) }
     }
+
+    /// The exchange of the first (with one engine loop, the only) loop.
+    var exchange: ClusterExchange { exchanges[0] }
+
+    /// Whether every loop has applied what was posted to it (readiness waits for it).
+    var isSettled: Bool { exchanges.allSatisfy(\.isSettled) }
 
     /// How often a round runs: a third of a lease, so two rounds can fail before it runs out.
     var interval: Duration { lease / 3 }
@@ -141,7 +155,8 @@ final class ClusterCoordinator: @unchecked Sendable {
                     metadata: ["partitions": "\(lost.sorted().map(\.index))"])
             }
             lastRenewal = started
-            let released = exchange.takeReleased().filter { renewed[$0] != nil }
+            let released = exchanges.reduce(into: Set<Partition>()) { $0.formUnion($1.takeReleased()) }
+                .filter { renewed[$0] != nil }
             if !released.isEmpty {
                 try table.release(released, node: node)
                 tokens.remove(released)
@@ -163,8 +178,7 @@ final class ClusterCoordinator: @unchecked Sendable {
             view.counts = counts
             view.pluginMismatches = nodes.filter { $0.name != node && $0.plugins != plugins }.map(\.name)
             reportMismatches(view.pluginMismatches)
-            exchange.post(
-                acquired: Set(acquired.keys), lost: lost, unwanted: holding.subtracting(wanted), view: view)
+            post(acquired: Set(acquired.keys), lost: lost, unwanted: holding.subtracting(wanted), view: view)
         } catch {
             counts.failedRounds += 1
             table?.close()
@@ -189,7 +203,17 @@ final class ClusterCoordinator: @unchecked Sendable {
             }
             view.held = tokens.held
             view.counts = counts
-            exchange.post(acquired: [], lost: lost, unwanted: [], view: view)
+            post(acquired: [], lost: lost, unwanted: [], view: view)
+        }
+    }
+
+    /// Posts to each loop's exchange the changes of its partitions, and the view to all.
+    private func post(acquired: Set<Partition>, lost: Set<Partition>, unwanted: Set<Partition>, view: ClusterView) {
+        let count = exchanges.count
+        for (index, exchange) in exchanges.enumerated() {
+            let mine = { (partition: Partition) in partition.index % count == index }
+            exchange.post(
+                acquired: acquired.filter(mine), lost: lost.filter(mine), unwanted: unwanted.filter(mine), view: view)
         }
     }
 

@@ -29,6 +29,8 @@ final class ClusterExchange: @unchecked Sendable {
     private let lock = NSLock()
     private var pending: Changes
     private var hasPending = false
+    /// Between a `take` that returned changes and the loop's `applied`.
+    private var applying = false
     private var released: Set<Partition> = []
     /// Readable while changes wait for the loop.
     let wakeDescriptor: Int32
@@ -73,7 +75,23 @@ final class ClusterExchange: @unchecked Sendable {
         return hasPending
     }
 
-    /// The loop's turn: what changed since it last took, or nil when nothing did.
+    /// Whether the loop applied everything posted: nothing waits, and nothing taken is still
+    /// being applied.
+    var isSettled: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return !hasPending && !applying
+    }
+
+    /// The loop finished applying what it took last (`take`).
+    func applied() {
+        lock.lock()
+        applying = false
+        lock.unlock()
+    }
+
+    /// The loop's turn: what changed since it last took, or nil when nothing did; call
+    /// `applied` once they are applied.
     func take() -> Changes? {
         var count: UInt64 = 0
         _ = read(wakeDescriptor, &count, 8)
@@ -85,6 +103,7 @@ final class ClusterExchange: @unchecked Sendable {
         pending.lost = []
         pending.unwanted = []
         hasPending = false
+        applying = true
         return taken
     }
 

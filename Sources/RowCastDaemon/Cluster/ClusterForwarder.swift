@@ -77,9 +77,12 @@ final class ClusterForwarder {
     /// moment would pass it back and forth).
     static let identityPrefix: [UInt8] = Array("rowcast-node:".utf8)
 
-    /// Whether a control request on `route` was forwarded by another node.
-    static func isForwarded(_ route: ReplyRoute) -> Bool {
-        guard let first = route.frames.first, first.count > identityPrefix.count else { return false }
+    /// Whether a control request on `route` was forwarded by another node. Behind the front of
+    /// several engine loops, the route starts with the front's identity and header
+    /// (`FrontHeader`): the client's identity comes after them.
+    static func isForwarded(_ route: ReplyRoute, behindFront: Bool = false) -> Bool {
+        let frames = behindFront ? route.frames.dropFirst(2) : route.frames[...]
+        guard let first = frames.first, first.count > identityPrefix.count else { return false }
         return first.starts(with: identityPrefix)
     }
 

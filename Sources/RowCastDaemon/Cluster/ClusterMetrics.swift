@@ -30,16 +30,19 @@ final class ClusterMetrics {
         forwardTimeouts = Counter(label: Names.clusterForwardTimeouts, factory: factory)
     }
 
-    /// Takes the view's and the forwarder's figures.
-    func record(_ view: ClusterView, forwarder: ClusterForwarder) {
-        partitions.record(view.held.count)
-        nodes.record(view.nodes.count)
-        let counts = view.counts
-        acquired.increment(by: max(0, counts.acquired - seen.acquired))
-        lost.increment(by: max(0, counts.lost - seen.lost))
-        released.increment(by: max(0, counts.released - seen.released))
-        storeFailures.increment(by: max(0, counts.failedRounds - seen.failedRounds))
-        seen = counts
+    /// Takes the forwarder's figures and, with `leases` (one engine loop of several records
+    /// the node's), the view's.
+    func record(_ view: ClusterView, forwarder: ClusterForwarder, leases: Bool = true) {
+        if leases {
+            partitions.record(view.held.count)
+            nodes.record(view.nodes.count)
+            let counts = view.counts
+            acquired.increment(by: max(0, counts.acquired - seen.acquired))
+            lost.increment(by: max(0, counts.lost - seen.lost))
+            released.increment(by: max(0, counts.released - seen.released))
+            storeFailures.increment(by: max(0, counts.failedRounds - seen.failedRounds))
+            seen = counts
+        }
         forwardedControl.increment(by: forwarder.forwardedControl - seenForwarded.control)
         forwardedIngest.increment(by: forwarder.forwardedIngest - seenForwarded.ingest)
         forwardTimeouts.increment(by: forwarder.timedOut - seenForwarded.timedOut)

@@ -28,6 +28,9 @@ struct EngineLoopSlot: @unchecked Sendable {
     /// With CURVE on: the key pair and client keys the loops share with the front (the front
     /// names each message's client; docs/OPERATIONS.md, "Engine threads"); nil with it off.
     var curve: SharedCurve? = nil
+    /// On a cluster node: the node's one coordinator, which the group runs; the loop takes the
+    /// lease changes of its partitions from its exchange (`exchanges[index]`). Nil otherwise.
+    var cluster: ClusterCoordinator? = nil
 
     /// The partitions this loop serves: those whose index leaves `index` divided by `count`.
     var partitions: Set<Partition> { Self.partitions(of: index, count: count) }

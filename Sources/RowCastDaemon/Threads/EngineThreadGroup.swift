@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RowCastEngine
 import RowCastJSON
+import RowCastPostgres
 import RowCastSupport
 import ZeroMQ
 
@@ -30,6 +31,13 @@ import Glibc
 /// Readiness (the ready line, READY=1) comes once every loop has loaded its feeds and the
 /// public sockets are bound; a stop stops reading the public sockets, lets every loop answer
 /// what it read, forwards the last replies, and only then closes.
+///
+/// On a cluster node (`cluster.node_name`) the group runs the node's one `ClusterCoordinator`:
+/// one heartbeat advertising the public endpoints, one set of leases whose tokens fence the
+/// one shared PostgreSQL store. Each loop takes the lease changes of its own partitions from
+/// its exchange and forwards the requests of its partitions other nodes own; readiness waits
+/// until every loop applied the first round's partitions, and the node leaves the cluster
+/// once every loop stopped serving.
 final class EngineThreadGroup {
     private let configuration: DaemonConfiguration
     private let logger: Logger
@@ -39,6 +47,8 @@ final class EngineThreadGroup {
     private let outcomes: LockedValue<[Int: Result<Void, any Error>]>
     private let started = DispatchSemaphore(value: 0)
     private var socketLocks: [PIDLockFile] = []
+    /// On a cluster node: the node's leases, and whether its thread was started.
+    private var cluster: (coordinator: ClusterCoordinator, started: Bool)?
 
     /// A group of `configuration.engineThreads` loops.
     init(configuration: DaemonConfiguration, logger: Logger, environment: DaemonEnvironment) {
@@ -62,7 +72,7 @@ final class EngineThreadGroup {
         let context = try Context()
         let store: SharedFeedStore
         do {
-            store = SharedFeedStore(try configuration.openStore(logger: logger), users: count)
+            store = try openStore()
         } catch {
             throw DaemonStartError(underlying: error)
         }
@@ -85,7 +95,8 @@ final class EngineThreadGroup {
             startLoop(
                 EngineLoopSlot(
                     index: index, count: count, context: context, store: store, totals: totals,
-                    ledgerOrder: ledgerOrder, owners: owners, reload: reload, curve: curve?.shared))
+                    ledgerOrder: ledgerOrder, owners: owners, reload: reload, curve: curve?.shared,
+                    cluster: cluster?.coordinator))
         }
         for _ in 0..<count { started.wait() }
         let sockets: PublicSockets
@@ -97,6 +108,7 @@ final class EngineThreadGroup {
         } catch {
             stopLoops()
             for lock in socketLocks { lock.release() }
+            leaveCluster(store)
             throw DaemonStartError(underlying: error)
         }
         let front: FrontRouter
@@ -109,9 +121,11 @@ final class EngineThreadGroup {
             stopLoops()
             sockets.close(proxyEnded: nil)
             for lock in socketLocks { lock.release() }
+            leaveCluster(store)
             throw DaemonStartError(underlying: error)
         }
         let proxyEnded = sockets.startProxy(logger: logger)
+        joinCluster(sockets, curve: curve?.shared, until: signal)
         announceReady(sockets)
         do {
             try serve(front: front, sockets: sockets, reload: reload, until: signal)
@@ -125,6 +139,7 @@ final class EngineThreadGroup {
             sockets.close(proxyEnded: proxyEnded)
             for lock in socketLocks { lock.release() }
             socketLocks = []
+            leaveCluster(store)
             throw error
         }
         _ = environment.notifier.send(
@@ -134,6 +149,7 @@ final class EngineThreadGroup {
         sockets.close(proxyEnded: proxyEnded)
         for lock in socketLocks { lock.release() }
         socketLocks = []
+        leaveCluster(store)
         if let failure = failedLoop() { throw failure }
         if let failure = store.closeFailure { throw failure }
     }
@@ -224,9 +240,65 @@ final class EngineThreadGroup {
         guard configuration.curve else { return nil }
         let keyPair = try Daemon.loadServerKeyPair(configuration)
         let keyring = Daemon.loadKeyring(configuration.curveClientsDirectory, logger: logger)
-        let zap = try ZAPHandler(context: context, keyring: keyring, logger: logger)
+        // A cluster node admits the others by the server key they share (docs/SECURITY.md,
+        // "Cluster nodes").
+        let zap = try ZAPHandler(
+            context: context, keyring: keyring, nodeKey: configuration.nodeName.isEmpty ? nil : keyPair.publicKey,
+            logger: logger)
         Daemon.logCurveOn(keyPair: keyPair, keyring: keyring, configuration: configuration, logger: logger)
         return (SharedCurve(keyPair: keyPair, keyring: keyring), zap)
+    }
+
+    /// The store the loops share; on a cluster node, the PostgreSQL store fenced by the node's
+    /// lease tokens, with the coordinator that holds them (`cluster`), which keeps a share of
+    /// the store until it left the cluster (`leaveCluster`).
+    private func openStore() throws -> SharedFeedStore {
+        guard !configuration.nodeName.isEmpty,
+            case .postgresql(let url) = try StoreLocation(parsing: configuration.store)
+        else {
+            return SharedFeedStore(try configuration.openStore(logger: logger), users: count)
+        }
+        let tokens = LeaseTokens(node: configuration.nodeName)
+        let store = try PostgreSQLFeedStore(url: url, node: configuration.nodeName, logger: logger)
+        store.fence = tokens
+        // What it advertises and which plugins it runs are known once the public sockets are
+        // bound and the first loop loaded its plugins (`joinCluster`).
+        let coordinator = ClusterCoordinator(
+            node: configuration.nodeName, url: url, lease: .milliseconds(configuration.leaseMilliseconds),
+            endpoints: NodeEndpoints(ingest: "", control: "", publish: ""), plugins: "", tokens: tokens,
+            loops: count, logger: logger)
+        cluster = (coordinator, false)
+        return SharedFeedStore(store, users: count + 1)
+    }
+
+    /// On a cluster node: advertises the public endpoints, runs the first round of leases, and
+    /// waits until every loop applied its partitions of it (or one failed, or a stop came), so
+    /// READY=1 means this node serves them, as with one loop.
+    private func joinCluster(_ sockets: PublicSockets, curve: SharedCurve?, until signal: StopSignal) {
+        guard let coordinator = cluster?.coordinator else { return }
+        var endpoints = NodeEndpoints(bound: sockets.bound, advertising: configuration.advertiseHost)
+        endpoints.serverKey = curve?.keyPair.publicKey
+        coordinator.endpoints = endpoints
+        coordinator.start()
+        cluster?.started = true
+        while !coordinator.isSettled, failedLoop() == nil, !signal.isStopRequested { usleep(5_000) }
+        logger.info(
+            "joined the cluster",
+            metadata: [
+                "node": "\(configuration.nodeName)", "partitions": "\(coordinator.tokens.held.count)",
+                "nodes": "\(coordinator.exchange.view.nodes.count)", "control": "\(endpoints.control)",
+                "engineThreads": "\(count)",
+            ])
+    }
+
+    /// On a cluster node, once every loop stopped serving: hands every lease back so the other
+    /// nodes take the partitions over at their next round, then closes the group's share of the
+    /// store. Does nothing elsewhere, or a second time.
+    private func leaveCluster(_ store: SharedFeedStore) {
+        guard let cluster else { return }
+        self.cluster = nil
+        if cluster.started { cluster.coordinator.stop(leaving: true) }
+        store.close()
     }
 
     /// Asks every loop to stop and waits until each has ended (a start that failed).

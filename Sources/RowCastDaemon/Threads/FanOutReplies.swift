@@ -76,12 +76,20 @@ enum FanOutReplies {
     }
 
     /// `status`: counts added up, the feed lists merged in name order (a page ends where the
-    /// first loop's page ended), each loop's plugin hosts listed.
+    /// first loop's page ended), each loop's plugin hosts listed, a cluster node's `cluster`
+    /// once with every loop's forwarded requests waiting.
     private static func mergeStatus(_ merged: inout JSONObject, _ objects: [JSONObject], endpoints: JSONValue) {
         merged["endpoints"] = endpoints
         merged["engineThreads"] = .number(Double(objects.count))
         mergeSums(
             &merged, objects, keys: ["storedBytes", "feedCount", "quarantined", "staleRows", "pluginHosts", "counters"])
+        // A cluster node's `cluster` is the node's (one coordinator; the first loop's view of
+        // it), but each loop forwards requests of its own partitions: their waits add up.
+        if var cluster = merged["cluster"]?.objectValue {
+            let forwarding = objects.map { $0["cluster"]?["forwarding"]?.numberValue ?? 0 }.reduce(0, +)
+            cluster["forwarding"] = .number(JSONNumber(forwarding))
+            merged["cluster"] = .object(cluster)
+        }
         var feeds = objects.flatMap { $0["feeds"]?.arrayValue ?? [] }
         feeds.sort { ($0["feed"]?.stringValue ?? "") < ($1["feed"]?.stringValue ?? "") }
         // A loop whose page was full says where it stopped: the merged page stops at the

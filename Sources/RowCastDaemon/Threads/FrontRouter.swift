@@ -207,12 +207,13 @@ final class FrontRouter {
     }
 
     /// The `curve` counts of `status` that the front and the proxy keep: connections admitted
-    /// and refused, subscriptions refused.
+    /// and refused, subscriptions refused, and on a cluster node the other nodes' connections.
     private var curveCounts: JSONObject? {
         guard let zap, let curve else { return nil }
         return [
             "admitted": .number(Double(zap.admitted)), "refused": .number(Double(zap.refused)),
             "refusedSubscriptions": .number(Double(curve.refusedSubscriptions)),
+            "admittedNodes": .number(Double(zap.admittedNodes)),
         ]
     }
 
