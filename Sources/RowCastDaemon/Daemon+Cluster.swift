@@ -35,13 +35,17 @@ extension Daemon {
             endpoints: endpoints, plugins: pluginSummary(), tokens: tokens, logger: logger)
         cluster = coordinator
         clusterExchange = coordinator.exchange
+        leaseGate = LeaseGate(deadline: coordinator.deadline)
         forwarder = ClusterForwarder(
             node: configuration.nodeName, context: context, poller: poller,
             timeout: .milliseconds(configuration.leaseMilliseconds) + .seconds(2), curve: serverKeyPair,
             logger: logger)
         poller.register(fileDescriptor: coordinator.exchange.wakeDescriptor, for: .readable)
         coordinator.start()
+        // Taken before the first round's changes are applied (`LeaseGate`).
+        leaseGate?.sample()
         restoreReports += try applyClusterChanges(durable: durable)
+        checkLease(engine: durable.engine)
         let view = clusterView ?? coordinator.exchange.view
         durable.engine.statusMembers["cluster"] = clusterStatus(view, forwarder: forwarder!)
         logger.info(
@@ -59,6 +63,8 @@ extension Daemon {
     func joinCluster(asLoop index: Int, of coordinator: ClusterCoordinator, context: Context) {
         let exchange = coordinator.exchanges[index]
         clusterExchange = exchange
+        // Closed until the loop takes the first round's changes (`serveCluster`).
+        leaseGate = LeaseGate(deadline: coordinator.deadline)
         let forwarder = ClusterForwarder(
             node: configuration.nodeName, context: context, poller: poller,
             timeout: .milliseconds(configuration.leaseMilliseconds) + .seconds(2), curve: serverKeyPair,
@@ -114,6 +120,8 @@ extension Daemon {
     /// partition changed owner and answers those past their time.
     func serveCluster(durable: DurableEngine, control: Socket, publish: Socket, engine: Engine) throws {
         guard let exchange = clusterExchange, let forwarder else { return }
+        // Taken before the changes: a deadline comes with the changes posted before it.
+        leaseGate?.sample()
         if exchange.hasChanges {
             try settleCarried(durable: durable, control: control, publish: publish)
             try send(try durable.flush(), control: control, publish: publish, engine: engine)
@@ -127,7 +135,9 @@ extension Daemon {
         nextForwardCheck = now + .milliseconds(250)
         let view = exchange.view
         clusterView = view
-        for answer in forwarder.update(view: view, served: engine.servedPartitions ?? [], now: now) {
+        // While the leases may have run out, requests kept for this node's partitions wait.
+        let served = checkLease(engine: engine) ? engine.servedPartitions ?? [] : []
+        for answer in forwarder.update(view: view, served: served, now: now) {
             sendReply(answer.route.replyFrames(answer.body), on: control, engine: engine)
         }
         engine.statusMembers["cluster"] = clusterStatus(view, forwarder: forwarder)
@@ -143,7 +153,10 @@ extension Daemon {
             body.count == size
         else { return true }
         let routing = RequestRouting(body: body)
-        guard let partition = routing.partition, !served.contains(partition) else { return true }
+        // While its leases may have run out, the node serves none of its partitions: their
+        // requests go as those for a partition without an owner (`leaseGate`).
+        guard let partition = routing.partition, !served.contains(partition) || leaseGate?.isCurrent == false
+        else { return true }
         let owner = clusterView?.owner(of: partition)
         func refuse(_ message: String, on route: ReplyRoute, code: ErrorCode = .partitionUnavailable) {
             sendReply(route.replyFrames(routing.refusal(code, message)), on: control, engine: engine)
@@ -192,6 +205,18 @@ extension Daemon {
             try publishAll([routing.refusalEvent(.partitionUnavailable, message)], on: publish)
         }
         return false
+    }
+
+    /// Checks the node's lease deadline against the clock (once per pass) and tells the
+    /// engine, which refuses requests for every partition while it passed; returns whether the
+    /// leases surely still hold (true when rowcastd runs alone).
+    @discardableResult
+    func checkLease(engine: Engine) -> Bool {
+        guard var gate = leaseGate else { return true }
+        let current = gate.check()
+        leaseGate = gate
+        engine.servesNoPartition = !current
+        return current
     }
 
     /// Leaves the cluster at a stop, after the last commits: hands every lease back so the other

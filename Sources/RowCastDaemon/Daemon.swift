@@ -84,6 +84,9 @@ public final class Daemon {
     var forwarder: ClusterForwarder?
     /// The cluster as the loop last took it from the coordinator.
     var clusterView: ClusterView?
+    /// On a cluster node: whether its leases surely still hold, checked once per pass; the
+    /// loop serves none of its partitions while they may have run out.
+    var leaseGate: LeaseGate?
     /// When the loop next moves forwarded requests whose partition changed owner.
     var nextForwardCheck = ContinuousClock.now
     /// Its place among several engine loops (`engine.threads`), nil when it is the only one.
@@ -339,6 +342,8 @@ public final class Daemon {
             }
             if let socket = zap?.socket, ready.includes(socket) { try serveZAP(engine: engine) }
             if ready.includes(publish) { try serveSubscriptions(on: publish, engine: engine) }
+            // Before reading: what the pass reads is served only while the leases surely hold.
+            if leaseGate != nil { checkLease(engine: engine) }
             if reads.ingest || reads.control {
                 try read(
                     ingest: reads.ingest ? ingest : nil, control: reads.control ? control : nil,

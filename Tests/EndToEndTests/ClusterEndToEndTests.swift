@@ -246,13 +246,82 @@ struct ClusterEndToEndTests {
         if late["ok"] == true {
             #expect(late["seq"] == .number((taken["seq"]?.numberValue ?? 0) + 1), "\(late) \(taken)")
         }
-        // n1 serves the partition no more, and says which node does (at its next round).
+        // n1 answers from the partition's owner once its round ran (the successor's, or its
+        // own again once the successor handed it back: n1 is live again).
         let settled = Date().addingTimeInterval(Self.patience)
-        while try cluster.owner(of: feed, through: "n1") != successor {
+        while try !Set(PostgreSQLStoreEndToEndTests.rowIDs(peer.request(["op": "snapshot", "feed": .string(feed)])))
+            .isSuperset(of: ["a", "b"])
+        {
             guard Date() < settled else {
-                throw TestFailure("n1 still does not say \(successor) owns \(feed)\n\(paused.log)")
+                throw TestFailure("n1 still does not answer \(feed) from its owner\n\(paused.log)")
             }
             Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
+    @Test(
+        "a node woken past its lease serves no stale read: its snapshot and since wait for the owner or are refused",
+        .timeLimit(.minutes(3)))
+    func pausedOwnerServesNoStaleRead() throws {
+        let url = try PostgreSQLTestServer.shared().makeDatabase()
+        let cluster = try Cluster(url: url)
+        defer { cluster.stopAll() }
+        let live = cluster.names
+        try cluster.settle(live)
+        let feed = Self.feed(ownedBy: "n1", among: live, prefix: "stale")
+        let successor = PartitionAssignment(nodes: ["n2", "n3"]).owner(of: Partition(feed: feed))!
+        let paused = cluster.node("n1")
+        let peer = try RawPeer(paused)
+        let first = try peer.request(["op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("a")])
+        #expect(first["ok"] == true, "\(first)")
+
+        paused.signal(SIGSTOP)
+        defer { paused.signal(SIGCONT) }
+        let deadline = Date().addingTimeInterval(Self.patience)
+        while try cluster.owner(of: feed, through: successor) != successor {
+            guard Date() < deadline else { throw TestFailure("\(successor) did not take \(feed) over") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let taken = try RawPeer(cluster.node(successor)).request([
+            "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("b"),
+        ])
+        #expect(taken["ok"] == true, "\(taken)")
+
+        // Sent while n1 is stopped, so it reads them the moment it continues, before its
+        // coordinator's next round; then again until both come from the partition's owner.
+        let reads: [JSONValue] = [
+            ["op": "snapshot", "feed": .string(feed), "req": "snapshot"],
+            ["op": "since", "feed": .string(feed), "epoch": first["epoch"]!, "seq": first["seq"]!, "req": "since"],
+        ]
+        func send() throws {
+            for read in reads { _ = try peer.dealer.send([[], read.serialized()]) }
+        }
+        try send()
+        paused.signal(SIGCONT)
+        let settled = Date().addingTimeInterval(Self.patience)
+        var fresh: Set<String> = []
+        while fresh.count < reads.count {
+            guard Date() < settled else { throw TestFailure("n1 did not answer from \(feed)'s owner\n\(paused.log)") }
+            for _ in reads {
+                guard let frames = try peer.dealer.receiveMultipart() else { throw TestFailure("n1 did not answer") }
+                let answer = try JSONParser.parse(frames.last ?? [])
+                let req = answer["req"]?.stringValue ?? ""
+                if answer["ok"] == true {
+                    // The state n1 held before its pause has "a" only: never that.
+                    let current =
+                        req == "snapshot"
+                        ? PostgreSQLStoreEndToEndTests.rowIDs(answer).contains("b")
+                        : (answer["deltas"]?.arrayValue ?? []).count == 1
+                    #expect(current, "a stale \(req) from n1: \(answer)")
+                    if current { fresh.insert(req) }
+                } else {
+                    #expect(answer["error"]?["code"]?.stringValue == "partition_unavailable", "\(answer)")
+                }
+            }
+            if fresh.count < reads.count {
+                Thread.sleep(forTimeInterval: 0.2)
+                try send()
+            }
         }
     }
 

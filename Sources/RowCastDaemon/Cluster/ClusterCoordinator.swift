@@ -17,6 +17,10 @@ import RowCastWire
 /// round. When the store cannot be reached for a whole lease, the node stops serving every
 /// partition: their leases may have gone to other nodes by then.
 ///
+/// Each renewal moves `deadline` on (a lease from the round's start, less a margin); the loops
+/// serve nothing once it passed (a node paused past its lease), until the next round renews or
+/// finds the leases lost.
+///
 /// Times of leases are the store server's (`clock_timestamp()`), so nodes' clocks need not
 /// agree; only the lease's length, measured here, must be roughly right.
 ///
@@ -34,6 +38,9 @@ final class ClusterCoordinator: @unchecked Sendable {
     let lease: Duration
     /// The store's fencing tokens, shared with the store's commits.
     let tokens: LeaseTokens
+    /// Until when the leases last renewed surely hold, by this node's monotonic clock: every
+    /// loop serves its partitions only before it.
+    let deadline = LeaseDeadline()
     /// One per engine loop, shared with it: loop `i` is posted the changes of the partitions
     /// `p % exchanges.count == i`.
     let exchanges: [ClusterExchange]
@@ -138,6 +145,10 @@ final class ClusterCoordinator: @unchecked Sendable {
     /// One round with the store (see the type's description).
     func round() {
         let started = ContinuousClock.now
+        // Taken before the round's first query: the store's time of the renewal is later.
+        let deadlineStart = LeaseDeadline.now()
+        // Leases found lost are posted to the loops even when a later step of the round fails.
+        var lost: Set<Partition> = []
         condition.lock()
         let plugins = self.plugins
         condition.unlock()
@@ -146,7 +157,7 @@ final class ClusterCoordinator: @unchecked Sendable {
             try table.heartbeat(node: node, endpoints: endpoints.json, plugins: plugins)
             let held = tokens.held
             let renewed = try table.renew(held, node: node, lease: lease)
-            let lost = Set(held.keys).subtracting(renewed.keys)
+            lost = Set(held.keys).subtracting(renewed.keys)
             if !lost.isEmpty {
                 tokens.remove(lost)
                 counts.lost += lost.count
@@ -179,23 +190,25 @@ final class ClusterCoordinator: @unchecked Sendable {
             view.pluginMismatches = nodes.filter { $0.name != node && $0.plugins != plugins }.map(\.name)
             reportMismatches(view.pluginMismatches)
             post(acquired: Set(acquired.keys), lost: lost, unwanted: holding.subtracting(wanted), view: view)
+            // After the post: a loop that sees this deadline takes the round's changes first.
+            deadline.renewed(at: deadlineStart, lease: lease)
         } catch {
             counts.failedRounds += 1
             table?.close()
             table = nil
             var view = exchange.view
             view.storeFailure = error.message
-            var lost: Set<Partition> = []
             if let lastRenewal, ContinuousClock.now - lastRenewal >= lease, !tokens.held.isEmpty {
                 // Other nodes may hold these leases by now: serving them would only earn
                 // fencing errors. They are taken again once the store answers.
-                lost = Set(tokens.held.keys)
-                tokens.remove(lost)
-                counts.lost += lost.count
+                let expired = Set(tokens.held.keys)
+                tokens.remove(expired)
+                lost.formUnion(expired)
+                counts.lost += expired.count
                 self.lastRenewal = nil
                 logger.error(
                     "the store was unreachable for a whole lease; this node stops serving its partitions until it answers",
-                    metadata: ["partitions": "\(lost.count)", "error": "\(error.message)"])
+                    metadata: ["partitions": "\(expired.count)", "error": "\(error.message)"])
             } else if lastFailureLog.map({ ContinuousClock.now - $0 >= .seconds(10) }) ?? true {
                 lastFailureLog = .now
                 logger.warning(

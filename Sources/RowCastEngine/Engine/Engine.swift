@@ -100,6 +100,9 @@ public final class Engine {
     /// request naming a feed of another partition is refused with `partition_unavailable`, and
     /// `DurableEngine.start` loads only these partitions' feeds.
     public var servedPartitions: Set<Partition>?
+    /// Set while a cluster node's leases may have run out (its loop checks once per pass): a
+    /// request naming a feed of any partition is refused as one of a partition not served.
+    public var servesNoPartition = false
     let logger: Logger
     let makeEpoch: () -> String
     let started = ContinuousClock.now
@@ -170,11 +173,14 @@ public final class Engine {
             return .failure(refusal, op: request.op, req: request.req, client: request.client)
         }
         if let servedPartitions, case .request(let request) = outcome, let feed = request.feed,
-            !servedPartitions.contains(Partition(feed: feed))
+            servesNoPartition || !servedPartitions.contains(Partition(feed: feed))
         {
+            let reason =
+                servesNoPartition
+                ? "which this node does not serve until it renews its lease" : "which this node does not serve now"
             let refusal = RowCastError(
                 .partitionUnavailable,
-                "feed \(feed) is in \(Partition(feed: feed)), which this node does not serve now; nothing was applied, send it again",
+                "feed \(feed) is in \(Partition(feed: feed)), \(reason); nothing was applied, send it again",
                 feed: feed)
             return .failure(refusal, op: request.op, req: request.req, client: request.client)
         }
