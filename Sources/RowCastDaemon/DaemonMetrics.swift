@@ -170,7 +170,11 @@ final class DaemonMetrics {
                 feeds.record(engine.feeds.count)
                 rows.record(rowCount)
             }
-            feedSeries.refresh(feeds: engine.feeds)
+            if let (totals, index) = loopTotals {
+                feedSeries.refresh(feeds: engine.feeds) { totals.recordSeriesOmitted(loop: index, $0) }
+            } else {
+                feedSeries.refresh(feeds: engine.feeds)
+            }
             if let storeRoundTrips {
                 let total = storeRoundTrips()
                 let counter =

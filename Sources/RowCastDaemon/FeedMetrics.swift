@@ -1,7 +1,7 @@
 import CoreMetrics
 import RowCastEngine
 
-/// Per-feed series in rowcastd's metrics, for the largest feeds only: `rowcast_feed_rows` and
+/// Per-feed series in rowcastd's metrics, for the largest feeds only (of each engine loop): `rowcast_feed_rows` and
 /// `rowcast_feed_deltas_total`, labelled `feed`, for at most `limit` feeds, those with the most
 /// rows (chosen again every `reselectEvery` refreshes; a feed that leaves the set loses its
 /// series). `rowcast_feed_series_omitted` counts the feeds without series, so a dashboard
@@ -37,8 +37,9 @@ final class FeedMetrics {
 
     /// Records each chosen feed's rows and the deltas it published since the last refresh (its
     /// seq's growth; a new epoch counts from 0), choosing the feeds again when due, or when
-    /// there is room for feeds that have no series yet.
-    func refresh<Measured: FeedMeasure>(feeds: [String: Measured]) {
+    /// there is room for feeds that have no series yet. `omittedTotal` turns the count of
+    /// `feeds` without series into the whole daemon's (the sum over its engine loops).
+    func refresh<Measured: FeedMeasure>(feeds: [String: Measured], omittedTotal: (Int) -> Int = { $0 }) {
         let live = series.keys.count { feeds[$0] != nil }
         let room = live < Self.limit && feeds.count > live
         if room || refreshes % Self.reselectEvery == 0 { choose(from: feeds) }
@@ -52,7 +53,7 @@ final class FeedMetrics {
             entry.epoch = feed.epoch
             series[name] = entry
         }
-        omitted.record(max(0, feeds.count - series.keys.count { feeds[$0] != nil }))
+        omitted.record(omittedTotal(max(0, feeds.count - series.keys.count { feeds[$0] != nil })))
     }
 
     /// Keeps series for the `limit` feeds with the most rows (ties: by name), and drops the

@@ -42,4 +42,25 @@ struct FeedMetricsTests {
         #expect(lines(registry, "rowcast_feed_rows{feed=\"f30\"}").isEmpty)
         #expect(lines(registry, "rowcast_feed_rows{").count == 50)
     }
+
+    @Test("with several engine loops, the omitted feeds are those of every loop, whichever refreshed last")
+    func omittedOverLoops() {
+        let registry = PrometheusCollectorRegistry()
+        let factory = DescribedPrometheusFactory(registry: registry, descriptions: DaemonMetricNames.descriptions)
+        let totals = LoopTotals(loops: 2)
+        let loops = [FeedMetrics(factory: factory), FeedMetrics(factory: factory)]
+        // Loop 0 has 80 feeds (30 without series), loop 1 has 60 (10 without).
+        let feeds = [80, 60].map { count in
+            Dictionary(uniqueKeysWithValues: (0..<count).map { ("f\(count)-\($0)", Measured(rowCount: $0, seq: 1)) })
+        }
+        for order in [[0, 1], [1, 0]] {
+            for index in order {
+                loops[index].refresh(feeds: feeds[index]) { totals.recordSeriesOmitted(loop: index, $0) }
+            }
+            #expect(lines(registry, "rowcast_feed_series_omitted 40.0").count == 1, "refreshed in the order \(order)")
+        }
+        // A loop whose feeds all fit leaves only the other's.
+        loops[0].refresh(feeds: [String: Measured]()) { totals.recordSeriesOmitted(loop: 0, $0) }
+        #expect(lines(registry, "rowcast_feed_series_omitted 10.0").count == 1)
+    }
 }

@@ -1,8 +1,9 @@
 import RowCastSupport
 
-/// The feed, row and applied-operation counts of each engine loop, so the `rowcast_feeds` and
-/// `rowcast_rows` gauges and systemd's `STATUS=` say the whole daemon's, whichever loop
-/// refreshes them last.
+/// The feed, row and applied-operation counts of each engine loop, and its feeds without
+/// per-feed metric series, so the `rowcast_feeds`, `rowcast_rows` and
+/// `rowcast_feed_series_omitted` gauges and systemd's `STATUS=` say the whole daemon's,
+/// whichever loop refreshes them last.
 final class LoopTotals: Sendable {
     /// One loop's counts, or their sums.
     struct Counts: Sendable, Equatable {
@@ -15,10 +16,22 @@ final class LoopTotals: Sendable {
     }
 
     private let counts: LockedValue<[Counts]>
+    /// Each loop's feeds without series of their own (`FeedMetrics`).
+    private let seriesOmitted: LockedValue<[Int]>
 
     /// Counts for `loops` loops, all zero.
     init(loops: Int) {
         counts = LockedValue(Array(repeating: Counts(), count: loops))
+        seriesOmitted = LockedValue(Array(repeating: 0, count: loops))
+    }
+
+    /// Records how many of loop `index`'s feeds have no series of their own and returns the
+    /// sum over every loop.
+    func recordSeriesOmitted(loop index: Int, _ count: Int) -> Int {
+        seriesOmitted.withLock { counts in
+            counts[index] = count
+            return counts.reduce(0, +)
+        }
     }
 
     /// Records loop `index`'s feed and row counts and returns the sums over every loop.
