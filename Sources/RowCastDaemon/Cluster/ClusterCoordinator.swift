@@ -147,8 +147,12 @@ final class ClusterCoordinator: @unchecked Sendable {
         let started = ContinuousClock.now
         // Taken before the round's first query: the store's time of the renewal is later.
         let deadlineStart = LeaseDeadline.now()
-        // Leases found lost are posted to the loops even when a later step of the round fails.
+        // Leases found lost or taken are posted to the loops even when a later step of the
+        // round fails: a lease taken but never posted would be held with its partition served
+        // nowhere. Once the leases were renewed, the deadline moves on too.
         var lost: Set<Partition> = []
+        var taken: Set<Partition> = []
+        var renewedLeases = false
         condition.lock()
         let plugins = self.plugins
         condition.unlock()
@@ -166,6 +170,7 @@ final class ClusterCoordinator: @unchecked Sendable {
                     metadata: ["partitions": "\(lost.sorted().map(\.index))"])
             }
             lastRenewal = started
+            renewedLeases = true
             let released = exchanges.reduce(into: Set<Partition>()) { $0.formUnion($1.takeReleased()) }
                 .filter { renewed[$0] != nil }
             if !released.isEmpty {
@@ -179,6 +184,7 @@ final class ClusterCoordinator: @unchecked Sendable {
             let holding = Set(renewed.keys).subtracting(released)
             let acquired = try table.acquire(wanted.subtracting(holding), node: node, lease: lease)
             for (partition, token) in acquired { tokens.set(partition, token: token) }
+            taken = Set(acquired.keys)
             counts.acquired += acquired.count
             var view = ClusterView(node: node)
             view.nodes = nodes
@@ -189,7 +195,7 @@ final class ClusterCoordinator: @unchecked Sendable {
             view.counts = counts
             view.pluginMismatches = nodes.filter { $0.name != node && $0.plugins != plugins }.map(\.name)
             reportMismatches(view.pluginMismatches)
-            post(acquired: Set(acquired.keys), lost: lost, unwanted: holding.subtracting(wanted), view: view)
+            post(acquired: taken, lost: lost, unwanted: holding.subtracting(wanted), view: view)
             // After the post: a loop that sees this deadline takes the round's changes first.
             deadline.renewed(at: deadlineStart, lease: lease)
         } catch {
@@ -216,7 +222,8 @@ final class ClusterCoordinator: @unchecked Sendable {
             }
             view.held = tokens.held
             view.counts = counts
-            post(acquired: [], lost: lost, unwanted: [], view: view)
+            post(acquired: taken.intersection(tokens.held.keys), lost: lost, unwanted: [], view: view)
+            if renewedLeases, self.lastRenewal != nil { deadline.renewed(at: deadlineStart, lease: lease) }
         }
     }
 
