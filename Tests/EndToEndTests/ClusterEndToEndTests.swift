@@ -101,6 +101,51 @@ struct ClusterEndToEndTests {
     }
 
     /// A feed whose partition `PartitionAssignment` gives to `owner` among `nodes`.
+    /// A feed of n1's with an item ("a") acked by n1, then n1 stopped (SIGSTOP) until the
+    /// feed's successor took it over and acked a second item ("b"). The caller sends SIGCONT.
+    struct StoppedOwner {
+        let feed: String
+        /// n1, stopped.
+        let paused: DaemonProcess
+        /// A connection to n1's control socket, opened before the stop.
+        let peer: RawPeer
+        /// n1's answer to "a".
+        let first: JSONValue
+        /// A connection to the successor's control socket.
+        let successorPeer: RawPeer
+        /// The successor's answer to "b".
+        let taken: JSONValue
+
+        init(in cluster: Cluster, prefix: String) throws {
+            let live = cluster.names
+            try cluster.settle(live)
+            feed = ClusterEndToEndTests.feed(ownedBy: "n1", among: live, prefix: prefix)
+            let successor = PartitionAssignment(nodes: ["n2", "n3"]).owner(of: Partition(feed: feed))!
+            paused = cluster.node("n1")
+            peer = try RawPeer(paused)
+            first = try peer.request(["op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("a")])
+            #expect(first["ok"] == true, "\(first)")
+
+            paused.signal(SIGSTOP)
+            do {
+                // The successor takes the partition over once n1's lease runs out.
+                let deadline = Date().addingTimeInterval(ClusterEndToEndTests.patience)
+                while try cluster.owner(of: feed, through: successor) != successor {
+                    guard Date() < deadline else { throw TestFailure("\(successor) did not take \(feed) over") }
+                    Thread.sleep(forTimeInterval: 0.2)
+                }
+                successorPeer = try RawPeer(cluster.node(successor))
+                taken = try successorPeer.request([
+                    "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("b"),
+                ])
+                #expect(taken["ok"] == true, "\(taken)")
+            } catch {
+                paused.signal(SIGCONT)
+                throw error
+            }
+        }
+    }
+
     static func feed(ownedBy owner: String, among nodes: [String], prefix: String) -> String {
         let assignment = PartitionAssignment(nodes: nodes)
         return (0..<10_000).lazy.map { "\(prefix)-\($0)" }.first { assignment.owner(of: Partition(feed: $0)) == owner }!
@@ -199,30 +244,11 @@ struct ClusterEndToEndTests {
         let url = try PostgreSQLTestServer.shared().makeDatabase()
         let cluster = try Cluster(url: url)
         defer { cluster.stopAll() }
-        let live = cluster.names
-        try cluster.settle(live)
-        let feed = Self.feed(ownedBy: "n1", among: live, prefix: "fenced")
-        // The node that takes the partition over from n1.
-        let successor = PartitionAssignment(nodes: ["n2", "n3"]).owner(of: Partition(feed: feed))!
-        let paused = cluster.node("n1")
-        let peer = try RawPeer(paused)
-        #expect(
-            try peer.request(["op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("a")])["ok"]
-                == true)
-
-        paused.signal(SIGSTOP)
-        defer { paused.signal(SIGCONT) }
-        // The successor takes the partition over once n1's lease runs out.
-        let deadline = Date().addingTimeInterval(Self.patience)
-        while try cluster.owner(of: feed, through: successor) != successor {
-            guard Date() < deadline else { throw TestFailure("\(successor) did not take \(feed) over") }
-            Thread.sleep(forTimeInterval: 0.2)
-        }
-        let other = try RawPeer(cluster.node(successor))
-        let taken = try other.request([
-            "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("b"),
-        ])
-        #expect(taken["ok"] == true, "\(taken)")
+        let stopped = try StoppedOwner(in: cluster, prefix: "fenced")
+        defer { stopped.paused.signal(SIGCONT) }
+        let (feed, paused, peer, other, taken) = (
+            stopped.feed, stopped.paused, stopped.peer, stopped.successorPeer, stopped.taken
+        )
         // Sent while n1 is stopped: it reads it the moment it continues, before or after it
         // learns that its lease is gone.
         _ = try peer.dealer.send([
@@ -266,26 +292,9 @@ struct ClusterEndToEndTests {
         let url = try PostgreSQLTestServer.shared().makeDatabase()
         let cluster = try Cluster(url: url)
         defer { cluster.stopAll() }
-        let live = cluster.names
-        try cluster.settle(live)
-        let feed = Self.feed(ownedBy: "n1", among: live, prefix: "stale")
-        let successor = PartitionAssignment(nodes: ["n2", "n3"]).owner(of: Partition(feed: feed))!
-        let paused = cluster.node("n1")
-        let peer = try RawPeer(paused)
-        let first = try peer.request(["op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("a")])
-        #expect(first["ok"] == true, "\(first)")
-
-        paused.signal(SIGSTOP)
-        defer { paused.signal(SIGCONT) }
-        let deadline = Date().addingTimeInterval(Self.patience)
-        while try cluster.owner(of: feed, through: successor) != successor {
-            guard Date() < deadline else { throw TestFailure("\(successor) did not take \(feed) over") }
-            Thread.sleep(forTimeInterval: 0.2)
-        }
-        let taken = try RawPeer(cluster.node(successor)).request([
-            "op": "upsert", "feed": .string(feed), "item": DaemonEndToEndTests.product("b"),
-        ])
-        #expect(taken["ok"] == true, "\(taken)")
+        let stopped = try StoppedOwner(in: cluster, prefix: "stale")
+        defer { stopped.paused.signal(SIGCONT) }
+        let (feed, paused, peer, first) = (stopped.feed, stopped.paused, stopped.peer, stopped.first)
 
         // Sent while n1 is stopped, so it reads them the moment it continues, before its
         // coordinator's next round; then again until both come from the partition's owner.
