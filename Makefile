@@ -141,7 +141,8 @@ test-python:
 SANITIZER_BUILD_FLAGS := -Xswiftc -use-ld=lld -Xswiftc -gline-tables-only -Xcc -gline-tables-only
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build-asan $(SANITIZER_BUILD_FLAGS)
-	ASAN_OPTIONS="detect_leaks=0 $(ASAN_OPTIONS)" $(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
+	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/Tests/sanitizers/asan.supp $(ASAN_OPTIONS)" \
+		$(SWIFT) test --skip-build --sanitize=address --build-path .build-asan
 
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build-tsan -Xlinker --export-dynamic $(SANITIZER_BUILD_FLAGS)
