@@ -1,12 +1,12 @@
 import CoreMetrics
 import RowCastEngine
 
-/// Per-feed series in rowcastd's metrics, for the largest feeds only (of each engine loop): `rowcast_feed_rows` and
-/// `rowcast_feed_deltas_total`, labelled `feed`, for at most `limit` feeds, those with the most
-/// rows (chosen again every `reselectEvery` refreshes; a feed that leaves the set loses its
-/// series). `rowcast_feed_series_omitted` counts the feeds without series, so a dashboard
-/// knows the picture is partial. The bound keeps a daemon with 100,000 feeds from exporting
-/// 200,000 series.
+/// Per-feed series in rowcastd's metrics, for the largest feeds only (of each engine loop):
+/// `rowcast_feed_rows` and `rowcast_feed_deltas_total`, labelled `feed`, for at most `limit`
+/// feeds, those with the most rows (chosen again every `reselectEvery` refreshes; a feed that
+/// leaves the set loses its series). `rowcast_feed_series_omitted` counts the feeds without
+/// series, so a dashboard knows the picture is partial. The bound keeps a daemon with 100,000
+/// feeds from exporting 200,000 series.
 ///
 /// Not `Sendable`: the loop thread alone refreshes it (through `DaemonMetrics`).
 final class FeedMetrics {
