@@ -7,6 +7,9 @@ final class CommandRunner {
     private let directory: TemporaryDirectory
     private let outURL: URL
     private let errURL: URL
+    /// The child's standard input, output and error, closed here once it exited: the process
+    /// object keeps them open otherwise, and a whole test run would hold thousands.
+    private var handles: [FileHandle]
 
     /// Starts `rowcast arguments` with `input` on standard input, under `launcher` (a program
     /// and its arguments, such as setpriv) when one is given.
@@ -25,10 +28,24 @@ final class CommandRunner {
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        process.standardInput = try FileHandle(forReadingFrom: inURL)
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        try process.run()
+        handles = [
+            try FileHandle(forReadingFrom: inURL), try FileHandle(forWritingTo: outURL),
+            try FileHandle(forWritingTo: errURL),
+        ]
+        process.standardInput = handles[0]
+        process.standardOutput = handles[1]
+        process.standardError = handles[2]
+        do {
+            try process.run()
+        } catch {
+            closeHandles()
+            throw error
+        }
+    }
+
+    private func closeHandles() {
+        for handle in handles { try? handle.close() }
+        handles = []
     }
 
     var stdout: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
@@ -42,8 +59,10 @@ final class CommandRunner {
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
+            closeHandles()
             return -1
         }
+        closeHandles()
         return process.terminationStatus
     }
 
@@ -67,5 +86,7 @@ final class CommandRunner {
 
     deinit {
         if process.isRunning { process.terminate() }
+        // The child has its own copies: closing these costs it nothing.
+        closeHandles()
     }
 }

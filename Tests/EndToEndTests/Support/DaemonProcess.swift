@@ -70,9 +70,9 @@ final class DaemonProcess {
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         let buffer = output
-        stdoutPipe.fileHandleForReading.readabilityHandler = { handle in buffer.append(handle.availableData) }
-        stderrPipe.fileHandleForReading.readabilityHandler = { handle in buffer.appendLog(handle.availableData) }
         try process.run()
+        PipeReader.start(stdoutPipe.fileHandleForReading, name: "rowcastd-stdout") { buffer.append($0) }
+        PipeReader.start(stderrPipe.fileHandleForReading, name: "rowcastd-stderr") { buffer.appendLog($0) }
         if waitForReady { try waitForReadyLine(timeout: timeout) }
     }
 
@@ -134,8 +134,6 @@ final class DaemonProcess {
                 _ = waitForExit(timeout: 5)
             }
         }
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        stderrPipe.fileHandleForReading.readabilityHandler = nil
     }
 
     deinit { stop() }

@@ -17,8 +17,15 @@ func runRowcastdToExit(
             "--ingest", "tcp://127.0.0.1:*", "--control", "tcp://127.0.0.1:*", "--publish", "tcp://127.0.0.1:*",
             "--http", "tcp://127.0.0.1:0",
         ] + arguments
-    process.standardOutput = try FileHandle(forWritingTo: outURL)
-    process.standardError = try FileHandle(forWritingTo: errURL)
+    let output = try FileHandle(forWritingTo: outURL)
+    let error = try FileHandle(forWritingTo: errURL)
+    // Closed here: the process object would keep them open for the rest of the test run.
+    defer {
+        try? output.close()
+        try? error.close()
+    }
+    process.standardOutput = output
+    process.standardError = error
     try process.run()
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
