@@ -19,7 +19,9 @@ extension Daemon {
 
     /// The PostgreSQL store of a cluster node, fenced by the node's lease tokens.
     func openClusterStore(url: String, tokens: LeaseTokens) throws -> PostgreSQLFeedStore {
-        let store = try PostgreSQLFeedStore(url: url, node: configuration.nodeName, logger: logger)
+        let store = try PostgreSQLFeedStore(
+            url: url, node: configuration.nodeName, lease: .milliseconds(configuration.leaseMilliseconds),
+            logger: logger)
         store.fence = tokens
         return store
     }

@@ -92,8 +92,11 @@ public final class PartitionLeaseTable {
     /// `node`'s, in one statement. The token goes up by one when the owner changes (it stays
     /// when `node` renews its own). Returns the partitions taken, with their tokens.
     ///
-    /// The UPDATE waits for any commit in flight that checked the old lease (`check_leases`
-    /// holds its rows `FOR SHARE`), so what the old owner committed is there to read after.
+    /// A partition whose lease row a commit in flight holds (`check_leases` locks it `FOR
+    /// SHARE`) is left for a later call (`SKIP LOCKED`): the old owner's commit ends first, so
+    /// what it committed is there to read after a takeover, and a node paused in the middle of
+    /// a commit stalls neither this call nor the round around it (its session ends after its
+    /// lease, `PostgreSQLFeedStore.openConnection`).
     public func acquire(
         _ partitions: Set<Partition>, node: String, lease: Duration
     ) throws(StoreError)
@@ -109,7 +112,7 @@ public final class PartitionLeaseTable {
                             SELECT partition FROM rowcast.partitions
                             WHERE partition = ANY($2::integer[])
                                 AND (owner IS NULL OR owner = $1 OR expires_at < clock_timestamp())
-                            ORDER BY partition FOR NO KEY UPDATE
+                            ORDER BY partition FOR NO KEY UPDATE SKIP LOCKED
                         )
                         UPDATE rowcast.partitions AS p SET
                             token = CASE WHEN p.owner IS NOT DISTINCT FROM $1 THEN p.token ELSE p.token + 1 END,

@@ -11,14 +11,23 @@ extension PostgreSQLFeedStore {
     enum LockMode: Equatable {
         /// The store-wide lock, exclusive: one rowcastd per database.
         case single
-        /// The store-wide lock shared (with the other nodes of a cluster), and the node's own.
-        case node(String)
+        /// The store-wide lock shared (with the other nodes of a cluster), and the node's own;
+        /// the server ends the session once it idles in a transaction for longer than `lease`.
+        case node(String, lease: Duration)
     }
 
     /// Connects to `url` and sets the session up (no lock): a server older than 14 is
     /// refused (`foreign`), one that cannot be reached is `unavailable`.
+    ///
+    /// The server is told to probe the connection when it is idle (`tcp_keepalives_*`), so a
+    /// session of a machine that died or was cut off ends within about 25 s, and with it the
+    /// advisory locks it held (a replacement could not start before, or a node could not hold
+    /// its own lock again after a cut healed, for the kernel's two hours). With
+    /// `idleInTransaction`, the server also ends a session that waits that long inside a
+    /// transaction: a node paused in the middle of a commit, whose lease check holds lease
+    /// rows, lets them go (and its commit fails) instead of holding them while it sleeps.
     static func openConnection(
-        url: String, applicationName: String = "rowcastd"
+        url: String, applicationName: String = "rowcastd", idleInTransaction: Duration? = nil
     ) throws(StoreError)
         -> PostgresConnection
     {
@@ -43,12 +52,33 @@ extension PostgreSQLFeedStore {
                     "the PostgreSQL server at \(url) is version \(connection.serverVersion / 10000); rowcastd needs 14 or newer (pipeline mode)."
             )
         }
+        do {
+            try connection.execute(sessionSettings(idleInTransaction: idleInTransaction))
+        } catch {
+            connection.close()
+            throw storeError(error, url: url, during: "setting up a session with")
+        }
         return connection
+    }
+
+    /// The SQL that sets a session's timeouts up (see `openConnection`).
+    static func sessionSettings(idleInTransaction: Duration?) -> String {
+        var settings = [("tcp_keepalives_idle", "10"), ("tcp_keepalives_interval", "5"), ("tcp_keepalives_count", "3")]
+        if let idleInTransaction {
+            let milliseconds = max(
+                1,
+                idleInTransaction.components.seconds * 1000 + idleInTransaction.components.attoseconds
+                    / 1_000_000_000_000_000)
+            settings.append(("idle_in_transaction_session_timeout", String(milliseconds)))
+        }
+        return "SELECT " + settings.map { "set_config('\($0.0)', '\($0.1)', false)" }.joined(separator: ", ")
     }
 
     /// Connects to `url`, sets the session up and takes the store's locks as `mode` says.
     static func connect(url: String, mode: LockMode = .single) throws(StoreError) -> PostgresConnection {
-        let connection = try openConnection(url: url)
+        var idleInTransaction: Duration?
+        if case .node(_, let lease) = mode { idleInTransaction = lease }
+        let connection = try openConnection(url: url, idleInTransaction: idleInTransaction)
         do {
             switch mode {
             case .single:
@@ -71,7 +101,7 @@ extension PostgreSQLFeedStore {
                             "another rowcastd uses the PostgreSQL store \(url) (it holds the store's advisory lock). Stop it, or point --store at another database."
                     )
                 }
-            case .node(let node):
+            case .node(let node, _):
                 guard try tryLock(connection, "SELECT pg_try_advisory_lock_shared($1)", [.int(lockKey)]) else {
                     throw StoreError(
                         .locked, path: url,

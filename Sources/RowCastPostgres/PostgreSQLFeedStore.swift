@@ -59,17 +59,18 @@ public final class PostgreSQLFeedStore: FeedStore {
     /// Opens the store as cluster node `node`: as `init(url:logger:)`, but holding the
     /// store-wide lock shared with the other nodes (a rowcastd that is no node is refused with
     /// `locked`, and refuses the nodes while it runs) and an exclusive lock of the node's name
-    /// (a second process as the same node is refused with `locked`). Set `fence` before the
-    /// first commit.
-    public convenience init(url: String, node: String, logger: Logger) throws(StoreError) {
-        try self.init(url: url, lockMode: .node(node), logger: logger)
+    /// (a second process as the same node is refused with `locked`), and the server ends its
+    /// session when it idles inside a transaction for longer than `lease` (a paused node's
+    /// commit lets its lease rows go). Set `fence` before the first commit.
+    public convenience init(url: String, node: String, lease: Duration, logger: Logger) throws(StoreError) {
+        try self.init(url: url, lockMode: .node(node, lease: lease), logger: logger)
     }
 
     private init(url: String, lockMode: LockMode, logger: Logger) throws(StoreError) {
         self.url = url
         self.logger = logger
         self.lockMode = lockMode
-        if case .node(let name) = lockMode { node = name } else { node = nil }
+        if case .node(let name, _) = lockMode { node = name } else { node = nil }
         let connection = try Self.connect(url: url, mode: lockMode)
         connection.onRoundTrip = counter.increment
         do {

@@ -92,11 +92,13 @@ import Testing
             ])
     }
 
-    @Test("a cluster node's status shows each node's partitions, plugins and CURVE server key")
+    @Test(
+        "a cluster node's status shows its tokens, and each node's endpoints, partitions, plugins and CURVE server key")
     func clusterReport() {
         let node: (String, JSONValue, Bool) -> JSONValue = { name, key, differs in
             [
-                "name": .string(name), "control": .string("tcp://\(name):7702"), "heartbeatAgeMs": 120,
+                "name": .string(name), "control": .string("tcp://\(name):7702"),
+                "publish": .string("tcp://\(name):7703"), "heartbeatAgeMs": 120,
                 "partitions": [0, 1, 2, 5], "pluginsDiffer": false, "serverKey": key,
                 "serverKeyDiffers": .bool(differs),
             ]
@@ -107,7 +109,11 @@ import Testing
                 "serverKey": "K", "clients": ["alice"], "refused": 0, "refusedSubscriptions": 0, "admittedNodes": 2,
             ],
             "cluster": [
-                "node": "a", "leaseMs": 3000, "held": [], "unowned": 0, "forwarding": 0,
+                "node": "a", "leaseMs": 3000, "unowned": 0, "forwarding": 0,
+                "held": [
+                    ["partition": 0, "token": 1], ["partition": 1, "token": 1], ["partition": 2, "token": 1],
+                    ["partition": 5, "token": 3],
+                ],
                 "nodes": [node("a", "K", false), node("b", "L", true), node("c", .null, true)],
             ],
         ]
@@ -116,6 +122,8 @@ import Testing
         let rows = lines.filter { $0.hasPrefix("a ") || $0.hasPrefix("b ") || $0.hasPrefix("c ") }
         #expect(lines.contains { $0.hasPrefix("NODE") && $0.hasSuffix("CURVE") }, "\(lines)")
         #expect(rows.map { $0.split(separator: " ").last.map(String.init) } == ["same", "DIFFER", "DIFFER"], "\(rows)")
+        #expect(lines.contains("tokens     token 1: 0-2  token 3: 5"), "\(lines)")
+        #expect(rows.first?.contains("tcp://a:7703") == true, "\(rows)")
     }
 
     @Test func reloadReport() {

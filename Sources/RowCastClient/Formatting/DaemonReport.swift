@@ -194,22 +194,37 @@ public enum DaemonReport {
         return lines
     }
 
-    /// A cluster node's view (`cluster` in `status`): one line about this node, then one table
-    /// row per live node with its partitions as ranges (`0-3,7`), whether its plugins differ
-    /// from this node's, and its CURVE (`same` server key, `DIFFER`, or `off`).
+    /// A cluster node's view (`cluster` in `status`): one line about this node, one with the
+    /// fencing tokens of the partitions it holds (`token 2: 0-3,7`), then one table row per
+    /// live node with its control and publish endpoints, its partitions as ranges, whether its
+    /// plugins differ from this node's, and its CURVE (`same` server key, `DIFFER`, or `off`).
     static func cluster(_ value: JSONValue?, width: Int?) -> [String] {
         guard let cluster = value, cluster.objectValue != nil else { return [] }
+        let held = cluster["held"]?.arrayValue ?? []
         var lines = [
-            "cluster    node \(text(cluster["node"]))  lease \(number(cluster["leaseMs"])) ms  held=\(cluster["held"]?.arrayValue?.count ?? 0)"
+            "cluster    node \(text(cluster["node"]))  lease \(number(cluster["leaseMs"])) ms  held=\(held.count)"
                 + "  unowned=\(text(cluster["unowned"]))  forwarding=\(text(cluster["forwarding"]))"
         ]
+        var byToken: [Int: [Int]] = [:]
+        for lease in held {
+            guard let partition = lease["partition"]?.numberValue, let token = lease["token"]?.numberValue else {
+                continue
+            }
+            byToken[Int(token), default: []].append(Int(partition))
+        }
+        if !byToken.isEmpty {
+            lines.append(
+                "tokens     "
+                    + byToken.keys.sorted().map { "token \($0): \(ranges(byToken[$0]!))" }.joined(separator: "  "))
+        }
         if let failure = cluster["storeFailure"], !failure.isNull { lines.append("cluster store: \(text(failure))") }
         var table = TextTable(
-            headers: ["NODE", "CONTROL", "HEARTBEAT", "PARTITIONS", "PLUGINS", "CURVE"], width: width)
+            headers: ["NODE", "CONTROL", "PUBLISH", "HEARTBEAT", "PARTITIONS", "PLUGINS", "CURVE"], width: width)
         for node in cluster["nodes"]?.arrayValue ?? [] {
             let partitions = (node["partitions"]?.arrayValue ?? []).compactMap { $0.numberValue.map(Int.init) }
             table.append([
-                text(node["name"]), text(node["control"]), "\(number(node["heartbeatAgeMs"])) ms ago",
+                text(node["name"]), text(node["control"]), text(node["publish"]),
+                "\(number(node["heartbeatAgeMs"])) ms ago",
                 "\(partitions.count): \(ranges(partitions))", node["pluginsDiffer"] == true ? "DIFFER" : "same",
                 node["serverKeyDiffers"] == true ? "DIFFER" : (node["serverKey"]?.stringValue == nil ? "off" : "same"),
             ])

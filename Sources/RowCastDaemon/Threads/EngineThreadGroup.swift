@@ -259,7 +259,9 @@ final class EngineThreadGroup {
             return SharedFeedStore(try configuration.openStore(logger: logger), users: count)
         }
         let tokens = LeaseTokens(node: configuration.nodeName)
-        let store = try PostgreSQLFeedStore(url: url, node: configuration.nodeName, logger: logger)
+        let store = try PostgreSQLFeedStore(
+            url: url, node: configuration.nodeName, lease: .milliseconds(configuration.leaseMilliseconds),
+            logger: logger)
         store.fence = tokens
         // What it advertises and which plugins it runs are known once the public sockets are
         // bound and the first loop loaded its plugins (`joinCluster`).

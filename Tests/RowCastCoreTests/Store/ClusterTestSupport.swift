@@ -11,6 +11,10 @@ enum ClusterTest {
     /// A logger that says nothing.
     static let logger = Logger(label: "rowcast.test") { _ in SwiftLogNoOpLogHandler() }
 
+    /// The lease the stores of these tests open with (their sessions may idle that long in a
+    /// transaction); the leases the tests take are their own.
+    static let lease = Duration.seconds(30)
+
     /// A commit that writes feed `feed` with counters `seq` and one item.
     static func commit(_ feed: String, seq: UInt64, nextArrival: UInt64 = 2, owner: String? = nil) -> StoreCommit {
         var changes = FeedChanges(

@@ -11,7 +11,7 @@ struct PartitionLeaseTableTests {
     /// A new database with the store's schema, and a lease table on it.
     func table() throws -> (url: String, table: PartitionLeaseTable) {
         let url = try PostgreSQLTestServer.shared().makeDatabase()
-        try PostgreSQLFeedStore(url: url, node: "schema", logger: ClusterTest.logger).close()
+        try PostgreSQLFeedStore(url: url, node: "schema", lease: ClusterTest.lease, logger: ClusterTest.logger).close()
         return (url, try PartitionLeaseTable(url: url, logger: ClusterTest.logger))
     }
 
@@ -118,7 +118,7 @@ struct PartitionLeaseTableTests {
         let server = try PostgreSQLTestServer()
         defer { server.stop() }
         let url = try server.makeDatabase()
-        let store = try PostgreSQLFeedStore(url: url, node: "a", logger: ClusterTest.logger)
+        let store = try PostgreSQLFeedStore(url: url, node: "a", lease: ClusterTest.lease, logger: ClusterTest.logger)
         defer { store.close() }
         let table = try PartitionLeaseTable(url: url, logger: ClusterTest.logger)
         defer { table.close() }
@@ -138,7 +138,7 @@ struct PartitionLeaseTableTests {
         _ = try? store.feeds(named: ["f"])  // may find the old connection broken first
         #expect(try store.feeds(named: ["f"]).isEmpty)
         do {
-            try PostgreSQLFeedStore(url: url, node: "a", logger: ClusterTest.logger).close()
+            try PostgreSQLFeedStore(url: url, node: "a", lease: ClusterTest.lease, logger: ClusterTest.logger).close()
             Issue.record("a second node a opened after the first reconnected")
         } catch {
             #expect(error.kind == .locked, "\(error)")

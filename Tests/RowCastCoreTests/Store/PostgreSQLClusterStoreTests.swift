@@ -11,7 +11,7 @@ import Testing
 @Suite(.enabled(if: PostgreSQLTestServer.testsEnabled))
 struct PostgreSQLClusterStoreTests {
     func openNode(_ url: String, _ node: String) throws(StoreError) -> PostgreSQLFeedStore {
-        try PostgreSQLFeedStore(url: url, node: node, logger: ClusterTest.logger)
+        try PostgreSQLFeedStore(url: url, node: node, lease: ClusterTest.lease, logger: ClusterTest.logger)
     }
 
     /// Why opening the store at `url` (as `node`, or as a single rowcastd when nil) is
