@@ -28,8 +28,12 @@ struct CrashEndToEndTests {
         let plugins = try DaemonProcess.pluginDirectory()
         let state = try TemporaryDirectory("rowcast-crash-state")
         let endpoints = try FreePorts.endpoints()
+        // No HTTP: the kernel's pick for an HTTP port 0, bound before the ZeroMQ sockets, was
+        // once the fixed control port of the run before a restart.
+        let noHTTP = ["--http", ""]
         let daemon = Locked<DaemonProcess?>(
-            try DaemonProcess(pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints))
+            try DaemonProcess(
+                pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints, extraArguments: noHTTP))
         let killerDone = Locked(false)
         let stopReplica = Locked(false)
         let targetSeq = Locked<Int?>(nil)
@@ -47,7 +51,8 @@ struct CrashEndToEndTests {
                     process = nil
                     do {
                         process = try DaemonProcess(
-                            pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints)
+                            pluginDirectory: plugins, stateDirectory: state, endpoints: endpoints,
+                            extraArguments: noHTTP)
                     } catch {
                         restartFailures.update { $0.append("restart \(cycle): \(error)") }
                     }

@@ -26,7 +26,7 @@ final class DaemonProcess {
     ///   - pluginDirectory: a directory that already holds the plugins (a restart keeps
     ///     using the same files, so feeds keep their epochs).
     ///   - stateDirectory: the state to start from (a restart), or a new empty one.
-    ///   - endpoints: (ingest, control, publish) to bind instead of wildcard ports (no HTTP then).
+    ///   - endpoints: (ingest, control, publish) to bind instead of wildcard ports.
     ///   - extraArguments: more options; they win over the defaults above them.
     ///   - fileSizeLimitKiB: run under `ulimit -f` (writes past it fail, like a full disk).
     ///   - environment: variables added to this process's environment (NOTIFY_SOCKET, say).
@@ -45,17 +45,15 @@ final class DaemonProcess {
             self.pluginDirectory = try Self.pluginDirectory(plugins)
         }
         self.stateDirectory = try stateDirectory ?? TemporaryDirectory("rowcast-state")
-        let bound = endpoints ?? ("tcp://127.0.0.1:*", "tcp://127.0.0.1:*", "tcp://127.0.0.1:*")
+        let endpoints = endpoints ?? ("tcp://127.0.0.1:*", "tcp://127.0.0.1:*", "tcp://127.0.0.1:*")
         let executable = try BuildProducts.path("rowcastd")
         let arguments =
             [
-                "--ingest", bound.0, "--control", bound.1, "--publish", bound.2,
+                "--ingest", endpoints.0, "--control", endpoints.1, "--publish", endpoints.2,
                 "--plugins", self.pluginDirectory.path, "--state-dir", self.stateDirectory.path, "--heartbeat-ms",
                 "200",
                 // A free port: daemons run side by side (the default, 7780, is for one daemon per host).
-                // None on given endpoints (a restart on the ports of the run before): the
-                // kernel's pick for the HTTP port, bound first, was once one of those ports.
-                "--http", endpoints == nil ? "tcp://127.0.0.1:0" : "",
+                "--http", "tcp://127.0.0.1:0",
             ] + sanitizerArguments + extraArguments
         if let fileSizeLimitKiB {
             // A file size limit with SIGXFSZ ignored: writes past it fail (EFBIG), like a full disk.
