@@ -32,6 +32,8 @@ public final class FeedGateway: Service, @unchecked Sendable {
     let context: Context
     /// The requests besides replicas.
     let queries: DaemonQueries
+    /// The other cluster nodes' publishers, which every replica follows too.
+    let publishers: ClusterPublishers
     /// The hubs, by feed; `nil` once stopped.
     private let hubs = LockedValue<[String: FeedHub]?>([:])
     /// What it counts, when ``GatewayOptions/metricsFactory`` is set.
@@ -48,6 +50,7 @@ public final class FeedGateway: Service, @unchecked Sendable {
             throw RowCastClientError(code: "socket_error", message: "cannot create a ZeroMQ context: \(error)")
         }
         queries = DaemonQueries(options: options, context: context)
+        publishers = ClusterPublishers(options: options, context: context)
         metrics = options.metricsFactory.map(GatewayMetrics.init(factory:))
     }
 
@@ -107,7 +110,7 @@ public final class FeedGateway: Service, @unchecked Sendable {
             if let existing = hubs![feed] {
                 hub = existing
             } else {
-                hub = FeedHub(feed: feed, options: options, context: context, logger: logger)
+                hub = FeedHub(feed: feed, options: options, context: context, publishers: publishers, logger: logger)
                 hubs![feed] = hub
                 metrics?.replicas(hubs!.count)
                 hub.start()

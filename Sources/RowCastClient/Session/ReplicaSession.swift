@@ -61,6 +61,12 @@ public final class ReplicaSession {
         try self.init(feed: feed, control: control, subscriber: subscriber)
     }
 
+    /// Also receives the deltas that the publisher at `endpoint` sends (another node of a
+    /// cluster, which publishes the feeds it serves: the feed may move there).
+    public func connectPublisher(_ endpoint: String) throws(RowCastClientError) {
+        try subscriber.connect(also: endpoint)
+    }
+
     /// Also hands out messages of `topic` as ``ReplicaEvent/message(_:)``.
     public func subscribe(_ topic: Topic) throws(RowCastClientError) {
         try subscriber.subscribe(topic)

@@ -57,6 +57,16 @@ final class ClientSocket {
         socket.close()
     }
 
+    /// Connects the socket to `other` as well (a SUB socket then receives from both), with the
+    /// same options and CURVE credentials.
+    func connect(also other: String) throws(RowCastClientError) {
+        do {
+            try socket.connect(other)
+        } catch {
+            throw .socket(error, endpoint: other, doing: "connecting to")
+        }
+    }
+
     /// Sends one message; false when it could not be queued before `deadline`.
     func send(_ frames: [[UInt8]], deadline: Deadline) throws(RowCastClientError) -> Bool {
         while true {

@@ -27,6 +27,12 @@ public final class Subscriber {
         }
     }
 
+    /// Also receives from the publisher at `other` (another node of a cluster: each publishes
+    /// the feeds it serves), with the same topics and CURVE credentials.
+    public func connect(also other: String) throws(RowCastClientError) {
+        try socket.connect(also: other)
+    }
+
     /// Starts receiving messages whose topic frame begins with `topic`'s prefix.
     public func subscribe(_ topic: Topic) throws(RowCastClientError) {
         guard !topics.contains(topic) else { return }

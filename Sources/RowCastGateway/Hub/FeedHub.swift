@@ -20,6 +20,8 @@ final class FeedHub: @unchecked Sendable {
     private let options: GatewayOptions
     /// The ZeroMQ context the hub's sockets are made on (shared by the gateway).
     private let context: Context
+    /// The other cluster nodes' publishers, which the replica's SUB socket connects to as well.
+    private let publishers: ClusterPublishers
     /// The log.
     private let logger: Logger
     /// The replica, history and connections.
@@ -36,10 +38,11 @@ final class FeedHub: @unchecked Sendable {
     private let idleSince = LockedValue<ContinuousClock.Instant?>(ContinuousClock.now)
 
     /// A hub for `feed`; call ``start()``.
-    init(feed: String, options: GatewayOptions, context: Context, logger: Logger) {
+    init(feed: String, options: GatewayOptions, context: Context, publishers: ClusterPublishers, logger: Logger) {
         self.feed = feed
         self.options = options
         self.context = context
+        self.publishers = publishers
         self.logger = logger
         state = LockedValue(FeedStreamState(feed: feed, historyLimit: options.historyDeltas))
     }
@@ -149,6 +152,10 @@ final class FeedHub: @unchecked Sendable {
         var session: ReplicaSession?
         var lastPosition = ContinuousClock.now
         var failing = false
+        // The other nodes' publishers the session's SUB socket is connected to, and when the
+        // list was last looked at.
+        var connected: Set<String> = []
+        var lookedAt = ContinuousClock.now
         while !stopping.withLock({ $0 }) {
             do throws(RowCastClientError) {
                 if session == nil {
@@ -157,6 +164,15 @@ final class FeedHub: @unchecked Sendable {
                         context: context, timeout: options.timeout, curve: options.curve)
                     try made.subscribe(.actions(feed))
                     session = made
+                    connected = []
+                    lookedAt = .now - ClusterPublishers.refreshInterval
+                }
+                if lookedAt.duration(to: .now) >= .seconds(1) {
+                    lookedAt = .now
+                    for endpoint in publishers.endpoints() where !connected.contains(endpoint) {
+                        try session!.connectPublisher(endpoint)
+                        connected.insert(endpoint)
+                    }
                 }
                 // Short waits: a connection that needs a snapshot is served within one.
                 let event = try session!.next(timeout: .milliseconds(50))
