@@ -46,7 +46,7 @@ public enum DaemonMetricNames {
     public static let clusterPartitions = "rowcast_cluster_partitions_held"
     /// Live cluster nodes, this one included.
     public static let clusterNodes = "rowcast_cluster_nodes"
-    /// Lease events of this node, labelled `event` (acquired, lost, released).
+    /// Lease events of this node, labelled `event` (acquired, taken_over, lost, released).
     public static let clusterLeases = "rowcast_cluster_lease_events_total"
     /// Lease rounds that could not reach the store.
     public static let clusterStoreFailures = "rowcast_cluster_store_failures_total"
@@ -121,7 +121,7 @@ public enum DaemonMetricNames {
         MetricDescription(
             clusterLeases,
             help:
-                "Lease events of this cluster node, by event: acquired, lost (to another node or the store), released."
+                "Lease events of this cluster node, by event: acquired, taken_over (of those, from another node's expired lease), lost (to another node or the store), released."
         ),
         MetricDescription(
             clusterStoreFailures, help: "Lease rounds of this cluster node that could not reach the store."),

@@ -102,33 +102,47 @@ public final class PartitionLeaseTable {
     ) throws(StoreError)
         -> [Partition: Int64]
     {
+        var takenOver: Set<Partition> = []
+        return try acquire(partitions, node: node, lease: lease, takenOver: &takenOver)
+    }
+
+    /// `acquire(_:node:lease:)`, adding to `takenOver` each partition taken from another
+    /// node's expired lease (a takeover, as opposed to a free partition).
+    public func acquire(
+        _ partitions: Set<Partition>, node: String, lease: Duration, takenOver: inout Set<Partition>
+    ) throws(StoreError)
+        -> [Partition: Int64]
+    {
         guard !partitions.isEmpty else { return [:] }
-        return try withConnection(during: "taking partitions in") { connection in
-            Self.tokens(
-                try connection.query(
-                    PostgresStatement(
-                        """
-                        WITH locked AS MATERIALIZED (
-                            SELECT partition FROM rowcast.partitions
-                            WHERE partition = ANY($2::integer[])
-                                AND (owner IS NULL OR owner = $1 OR expires_at < clock_timestamp())
-                            ORDER BY partition FOR NO KEY UPDATE SKIP LOCKED
-                        )
-                        UPDATE rowcast.partitions AS p SET
-                            token = CASE WHEN p.owner IS NOT DISTINCT FROM $1 THEN p.token ELSE p.token + 1 END,
-                            owner = $1,
-                            expires_at = clock_timestamp() + $3::bigint * interval '1 microsecond'
-                        FROM locked
-                        WHERE p.partition = locked.partition
-                            AND (p.owner IS NULL OR p.owner = $1 OR p.expires_at < clock_timestamp())
-                        RETURNING p.partition, p.token
-                        """,
-                        [
-                            .text(node), .bigintArray(partitions.sorted().map { Int64($0.index) }),
-                            .int(Self.microseconds(lease)),
-                        ]
-                    )))
+        let rows = try withConnection(during: "taking partitions in") { connection in
+            try connection.query(
+                PostgresStatement(
+                    """
+                    WITH locked AS MATERIALIZED (
+                        SELECT partition, owner AS previous FROM rowcast.partitions
+                        WHERE partition = ANY($2::integer[])
+                            AND (owner IS NULL OR owner = $1 OR expires_at < clock_timestamp())
+                        ORDER BY partition FOR NO KEY UPDATE SKIP LOCKED
+                    )
+                    UPDATE rowcast.partitions AS p SET
+                        token = CASE WHEN p.owner IS NOT DISTINCT FROM $1 THEN p.token ELSE p.token + 1 END,
+                        owner = $1,
+                        expires_at = clock_timestamp() + $3::bigint * interval '1 microsecond'
+                    FROM locked
+                    WHERE p.partition = locked.partition
+                        AND (p.owner IS NULL OR p.owner = $1 OR p.expires_at < clock_timestamp())
+                    RETURNING p.partition, p.token, locked.previous IS NOT NULL AND locked.previous <> $1
+                    """,
+                    [
+                        .text(node), .bigintArray(partitions.sorted().map { Int64($0.index) }),
+                        .int(Self.microseconds(lease)),
+                    ]
+                ))
         }
+        for row in rows where row.bool(2) == true {
+            if let index = row.integer(0), let partition = Partition(index: Int(index)) { takenOver.insert(partition) }
+        }
+        return Self.tokens(rows)
     }
 
     /// Extends to `lease` from now each of `held` that `node` still holds with that token.

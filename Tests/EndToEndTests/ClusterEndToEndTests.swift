@@ -383,16 +383,23 @@ struct ClusterEndToEndTests {
             "rowcast_cluster_partitions_held ", "rowcast_cluster_nodes 2.0\n", "rowcast_store_round_trips_total ",
             "rowcast_cluster_forwarded_total{socket=\"control\"} ",
             "rowcast_cluster_lease_events_total{event=\"acquired\"} ",
+            // n3 was killed: n1 took some of its partitions over.
+            "rowcast_cluster_lease_events_total{event=\"taken_over\"} ",
         ]
+        func takeovers() -> Double {
+            metrics.split(separator: "\n").first { $0.hasPrefix(names.last!) }
+                .flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+        }
         // The gauges refresh on the node's own rounds: wait (bounded) until every one is there.
         while Date() < deadline2 {
             metrics = try HTTPGet.get(cluster.node("n1").http, "/metrics").body
-            if names.allSatisfy(metrics.contains) { break }
+            if names.allSatisfy(metrics.contains) && takeovers() > 0 { break }
             Thread.sleep(forTimeInterval: 0.3)
         }
         for name in names {
             #expect(metrics.contains(name), "\(name) missing from /metrics:\n\(metrics)")
         }
+        #expect(takeovers() > 0, "no takeover counted:\n\(metrics)")
     }
 
     @Test(

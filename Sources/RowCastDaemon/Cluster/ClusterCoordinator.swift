@@ -182,10 +182,13 @@ final class ClusterCoordinator: @unchecked Sendable {
             let assignment = PartitionAssignment(nodes: nodes.map(\.name) + [node])
             let wanted = assignment.partitions(of: node)
             let holding = Set(renewed.keys).subtracting(released)
-            let acquired = try table.acquire(wanted.subtracting(holding), node: node, lease: lease)
+            var takenOver: Set<Partition> = []
+            let acquired = try table.acquire(
+                wanted.subtracting(holding), node: node, lease: lease, takenOver: &takenOver)
             for (partition, token) in acquired { tokens.set(partition, token: token) }
             taken = Set(acquired.keys)
             counts.acquired += acquired.count
+            counts.takenOver += takenOver.count
             var view = ClusterView(node: node)
             view.nodes = nodes
             view.readAt = .now

@@ -7,6 +7,7 @@ final class ClusterMetrics {
     private let partitions: Gauge
     private let nodes: Gauge
     private let acquired: Counter
+    private let takenOver: Counter
     private let lost: Counter
     private let released: Counter
     private let storeFailures: Counter
@@ -22,6 +23,7 @@ final class ClusterMetrics {
         partitions = Gauge(label: Names.clusterPartitions, factory: factory)
         nodes = Gauge(label: Names.clusterNodes, factory: factory)
         acquired = Counter(label: Names.clusterLeases, dimensions: [("event", "acquired")], factory: factory)
+        takenOver = Counter(label: Names.clusterLeases, dimensions: [("event", "taken_over")], factory: factory)
         lost = Counter(label: Names.clusterLeases, dimensions: [("event", "lost")], factory: factory)
         released = Counter(label: Names.clusterLeases, dimensions: [("event", "released")], factory: factory)
         storeFailures = Counter(label: Names.clusterStoreFailures, factory: factory)
@@ -38,6 +40,7 @@ final class ClusterMetrics {
             nodes.record(view.nodes.count)
             let counts = view.counts
             acquired.increment(by: max(0, counts.acquired - seen.acquired))
+            takenOver.increment(by: max(0, counts.takenOver - seen.takenOver))
             lost.increment(by: max(0, counts.lost - seen.lost))
             released.increment(by: max(0, counts.released - seen.released))
             storeFailures.increment(by: max(0, counts.failedRounds - seen.failedRounds))

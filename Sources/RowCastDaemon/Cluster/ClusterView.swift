@@ -29,6 +29,8 @@ public struct ClusterView: Sendable {
     public struct LeaseCounts: Sendable {
         /// Leases taken (at start, after another node left or died, or when given one).
         public var acquired = 0
+        /// Of those, leases taken from another node's expired lease (a takeover).
+        public var takenOver = 0
         /// Leases lost to another node or to the store being unreachable.
         public var lost = 0
         /// Leases handed back because another node should own them.

@@ -72,11 +72,17 @@ struct PartitionLeaseTableTests {
         #expect(held == [p0: 1, p1: 1])
         #expect(try table.acquire([p0], node: "b", lease: .seconds(30)) == [:])
         var taken: [Partition: Int64] = [:]
+        var takenOver: Set<Partition> = []
         let expired = try ClusterTest.waitUntil {
-            taken = try table.acquire([p0], node: "b", lease: .seconds(30))
+            taken = try table.acquire([p0], node: "b", lease: .seconds(30), takenOver: &takenOver)
             return !taken.isEmpty
         }
         #expect(expired && taken == [p0: 2])
+        #expect(takenOver == [p0])
+        // A free partition taken, or one's own renewed through acquire, is no takeover.
+        var none: Set<Partition> = []
+        #expect(try table.acquire([p0, p2], node: "b", lease: .seconds(30), takenOver: &none) == [p0: 2, p2: 1])
+        #expect(none.isEmpty)
         #expect(try table.leases()[1].expiresIn.map { $0 < .zero } == true)
         // p1 expired too but nobody took it: still a's, with the same token.
         #expect(try table.renew(held, node: "a", lease: .seconds(30)) == [p1: 1])
