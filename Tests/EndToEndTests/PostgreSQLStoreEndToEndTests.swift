@@ -205,4 +205,22 @@ struct PostgreSQLStoreEndToEndTests {
         let line = down.log.split(separator: "\n").first { $0.hasPrefix("rowcastd: cannot start") }
         #expect(line?.contains(unreachable) == true && line?.contains("cannot be reached") == true, "\(down.log)")
     }
+
+    @Test(
+        "a database whose schema a newer rowcastd wrote is refused at start with exit 65, a single rowcastd and a node alike",
+        .timeLimit(.minutes(2)))
+    func newerSchemaRefused() throws {
+        let server = try PostgreSQLTestServer.shared()
+        let url = try server.makeDatabase()
+        let first = try DaemonProcess(extraArguments: ["--store", url])
+        first.stop()
+        try server.execute("UPDATE rowcast.meta SET value = '99' WHERE key = 'schema'", url: url)
+        for extra in [[], ["--node-name", "n1"]] {
+            let newer = try DaemonProcess(extraArguments: ["--store", url] + extra, waitForReady: false)
+            defer { newer.stop() }
+            #expect(newer.waitForExit(timeout: 30) == 65, "\(newer.log)")
+            let line = newer.log.split(separator: "\n").first { $0.hasPrefix("rowcastd: cannot start") }
+            #expect(line?.contains("schema version 99") == true, "\(newer.log)")
+        }
+    }
 }
