@@ -170,8 +170,15 @@ final class FeedHub: @unchecked Sendable {
                 if lookedAt.duration(to: .now) >= .seconds(1) {
                     lookedAt = .now
                     for endpoint in publishers.endpoints() where !connected.contains(endpoint) {
-                        try session!.connectPublisher(endpoint)
                         connected.insert(endpoint)
+                        do {
+                            try session!.connectPublisher(endpoint)
+                        } catch {
+                            // One node's bad endpoint costs only that node's deltas.
+                            logger.warning(
+                                "cannot follow another cluster node's publisher",
+                                metadata: ["feed": "\(feed)", "endpoint": "\(endpoint)", "error": "\(error)"])
+                        }
                     }
                 }
                 // Short waits: a connection that needs a snapshot is served within one.
