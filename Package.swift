@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "RowCastPostgres",
             dependencies: [
-                json, "RowCastEngine", "RowCastWire", "RowCastStore", "CPostgreSQL",
+                json, "RowCastEngine", "RowCastWire", "RowCastStore", "RowCastSupport", "CPostgreSQL",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -2,6 +2,7 @@ import Logging
 import RowCastEngine
 import RowCastJSON
 import RowCastPostgres
+import RowCastSupport
 import RowCastWire
 import ZeroMQ
 
@@ -265,7 +266,7 @@ extension Daemon {
                 "control": endpoints.map { .string($0.control) } ?? .null,
                 "ingest": endpoints.map { .string($0.ingest) } ?? .null,
                 "publish": endpoints.map { .string($0.publish) } ?? .null,
-                "heartbeatAgeMs": .number(Double(node.heartbeatAge.milliseconds)),
+                "heartbeatAgeMs": .number(Double(node.heartbeatAge.wholeMilliseconds)),
                 "partitions": .array(owned[node.name] ?? []),
                 "pluginsDiffer": .bool(view.pluginMismatches.contains(node.name)),
                 "serverKey": endpoints?.serverKey.map(JSONValue.string) ?? .null,
@@ -292,11 +293,4 @@ extension Daemon {
 /// flushes before it applies one).
 enum ClusterStateError: Error {
     case pipelineBusy
-}
-
-extension Duration {
-    /// The duration in whole milliseconds.
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
 }

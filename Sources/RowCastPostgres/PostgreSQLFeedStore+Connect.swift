@@ -1,5 +1,6 @@
 import Foundation
 import RowCastEngine
+import RowCastSupport
 
 extension PostgreSQLFeedStore {
     /// How long a connection attempt may take before it counts as unreachable, in seconds.
@@ -65,11 +66,8 @@ extension PostgreSQLFeedStore {
     static func sessionSettings(idleInTransaction: Duration?) -> String {
         var settings = [("tcp_keepalives_idle", "10"), ("tcp_keepalives_interval", "5"), ("tcp_keepalives_count", "3")]
         if let idleInTransaction {
-            let milliseconds = max(
-                1,
-                idleInTransaction.components.seconds * 1000 + idleInTransaction.components.attoseconds
-                    / 1_000_000_000_000_000)
-            settings.append(("idle_in_transaction_session_timeout", String(milliseconds)))
+            settings.append(
+                ("idle_in_transaction_session_timeout", String(max(1, idleInTransaction.wholeMilliseconds))))
         }
         return "SELECT " + settings.map { "set_config('\($0.0)', '\($0.1)', false)" }.joined(separator: ", ")
     }

@@ -1,3 +1,5 @@
+import RowCastSupport
+
 /// How a hosted plugin runs batches: a batch is sent whole, its results are read in chunks
 /// as the engine asks for them, and a fault costs the call in progress only: the host is
 /// restarted and the calls it had not answered go to the new one. A plugin that faults again
@@ -109,7 +111,7 @@ extension HostedPlugin {
             logger.warning(
                 "plugin paused after faults in a row; its calls are answered plugin_unavailable meanwhile",
                 metadata: [
-                    "plugin": "\(name)", "file": "\(file)", "pause_ms": "\(pause.milliseconds)",
+                    "plugin": "\(name)", "file": "\(file)", "pause_ms": "\(pause.wholeMilliseconds)",
                     "last_fault": "\(fault.reason)",
                 ])
         }
@@ -174,7 +176,7 @@ extension HostedPlugin {
             // `recordFault` set the state to `.backoff` when the pause began.
             let fault = HostFault(
                 .unavailable,
-                "plugin \(name) is paused for \(pause.milliseconds) ms more: its host crashed or hung on \(CrashLoopBreaker.faultsToPause) calls in a row (last: \(statistics.lastFault?.reason ?? "unknown")); send the request again later; `rowcast plugins` shows the faults"
+                "plugin \(name) is paused for \(pause.wholeMilliseconds) ms more: its host crashed or hung on \(CrashLoopBreaker.faultsToPause) calls in a row (last: \(statistics.lastFault?.reason ?? "unknown")); send the request again later; `rowcast plugins` shows the faults"
             )
             for call in pending { batch.resolve(call, .failure(fault)) }
             if active === batch { activeBatchEnded() }

@@ -1,4 +1,5 @@
 import Logging
+import RowCastSupport
 import RowCastJSON
 
 #if canImport(Glibc)
@@ -190,7 +191,7 @@ public final class HostedPlugin: RegisteredPlugin {
         ]
         object.append(key: "lastFault", value: statistics.lastFault?.json ?? .null)
         let pause = breaker.remainingPause(at: .now)
-        object.append(key: "pausedFor", value: pause.map { .number(Double($0.milliseconds)) } ?? .null)
+        object.append(key: "pausedFor", value: pause.map { .number(Double($0.wholeMilliseconds)) } ?? .null)
         object.append(key: "confinement", value: confinement.json)
         return .object(object)
     }

@@ -1,5 +1,6 @@
 import CRowCastHost
 import Logging
+import RowCastSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -244,10 +245,11 @@ final class PluginHostProcess {
                 killGroup()
                 _ = reap()
                 return .fault(
-                    HostFault(.timeout, "a callback ran longer than \(timeout.milliseconds) ms; the host was killed"),
+                    HostFault(
+                        .timeout, "a callback ran longer than \(timeout.wholeMilliseconds) ms; the host was killed"),
                     index: index)
             }
-            switch wait(milliseconds: waiting ? min(100, max(1, (timeout - waited).milliseconds)) : 0) {
+            switch wait(milliseconds: waiting ? Int(min(100, max(1, (timeout - waited).wholeMilliseconds))) : 0) {
             case .readable: continue
             case .idle: if !waiting { return nil }
             case .closed:
@@ -350,11 +352,6 @@ final class PluginHostProcess {
         let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
         return "killed by signal \(signal) (\(name))"
     }
-}
-
-extension Duration {
-    /// Whole milliseconds.
-    var milliseconds: Int { Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000) }
 }
 
 @available(*, unavailable)
