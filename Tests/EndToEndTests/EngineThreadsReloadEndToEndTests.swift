@@ -27,6 +27,13 @@ struct EngineThreadsReloadEndToEndTests {
         daemon.log.components(separatedBy: text).count - 1
     }
 
+    /// Waits (at most 10 s) until `text` is in the log at least `times` times: the log comes
+    /// through a pipe, and may trail the reply that followed it. The caller then checks the
+    /// exact count.
+    static func awaitLog(_ text: String, times: Int, in daemon: DaemonProcess) throws {
+        try waitUntil("\(times) × \"\(text)\" in the log", seconds: 10) { count(text, in: daemon) >= times }
+    }
+
     @Test(
         "a reload that raises a limit and finds a new plugin applies both in every loop; the file is read once",
         .timeLimit(.minutes(2)))
@@ -66,6 +73,8 @@ struct EngineThreadsReloadEndToEndTests {
             "\(reload)")
         // Each loop reloaded, from one reading of the file: the setting only a restart applies
         // is named once, not once per loop.
+        try Self.awaitLog("reloading configuration and plugins", times: 3, in: daemon)
+        try Self.awaitLog("this setting changed but only a restart applies it", times: 1, in: daemon)
         #expect(Self.count("reloading configuration and plugins", in: daemon) == 3)
         #expect(Self.count("this setting changed but only a restart applies it", in: daemon) == 1, "\(daemon.log)")
 
@@ -107,6 +116,8 @@ struct EngineThreadsReloadEndToEndTests {
         #expect(failed["req"] == 5)
         // One error in the reply, one in the log, though three loops reloaded.
         #expect(reply.components(separatedBy: "reload_failed").count - 1 == 1, "\(reply)")
+        try Self.awaitLog("reloading configuration and plugins", times: 3, in: daemon)
+        try Self.awaitLog("reload failed; keeping the running configuration", times: 1, in: daemon)
         #expect(Self.count("reloading configuration and plugins", in: daemon) == 3)
         #expect(Self.count("reload failed; keeping the running configuration", in: daemon) == 1, "\(daemon.log)")
 
@@ -157,6 +168,7 @@ struct EngineThreadsReloadEndToEndTests {
         #expect(reload["ok"] == true, "\(reload)")
         #expect(reload["curve"]?["clients"] == ["admin", "newcomer"], "\(reload)")
         #expect(reload["curve"]?["keyProblems"]?.arrayValue?.count == 1, "\(reload)")
+        try Self.awaitLog("refused client key file", times: 1, in: daemon)
         #expect(Self.count("refused client key file", in: daemon) == 1, "\(daemon.log)")
 
         let admitted = try RawPeer(daemon, curve: try Curve.keys(daemon, newcomer))
